@@ -1,0 +1,27 @@
+//! Mathematics of dg: everything a discontinuous Galerkin discretization needs that does not depend on a
+//! device or on a particular physical law.
+//!
+//! - [`jacobi`]: Jacobi polynomials, their Gauss and Gauss–Lobatto points.
+//! - [`quadrature`]: 1D Gauss–Legendre and Gauss–Lobatto rules.
+//! - [`triangle`]: the reference triangle of order N (warp-and-blend nodes, orthonormal basis, Vandermonde,
+//!   differentiation, mass, face masks, LIFT, cubature).
+//! - [`mesh`]: triangle meshes (structured generators, refinement, Gmsh reader), connectivity and geometry.
+//! - [`space`]: the DG space on a mesh: node coordinates, face maps, geometric factors.
+//! - [`vtu`]: VTU output of high-order fields for ParaView.
+//! - [`law`]: the trait a conservation law implements; the macro of `dg-macros` generates its implementations.
+//!
+//! Everything is computed in `f64`; operators convert to `f32` with [`matrix::to_row_major`].
+
+pub mod error;
+pub mod jacobi;
+pub mod law;
+pub mod matrix;
+pub mod mesh;
+pub mod quadrature;
+pub mod real;
+pub mod space;
+pub mod triangle;
+pub mod vtu;
+
+pub use error::{CoreError, MeshError};
+pub use real::Real;

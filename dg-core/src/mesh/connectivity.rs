@@ -1,0 +1,123 @@
+//! Element-to-element connectivity through faces, with checks for non-manifold and non-conforming faces.
+
+use super::{dist, sorted_pair, TriMesh, DEFAULT_BOUNDARY_TAG};
+use crate::MeshError;
+use std::collections::HashMap;
+
+/// What lies across a face.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaceLink {
+    /// Another element (possibly through periodicity), and its local face.
+    Interior {
+        /// Neighbouring element.
+        element: usize,
+        /// Its local face index.
+        face: usize,
+    },
+    /// The domain boundary, with the index of its tag in [`TriMesh::tag_names`].
+    Boundary {
+        /// Tag index.
+        tag: usize,
+    },
+}
+
+/// Face connectivity of a mesh: `links[k][f]` tells what lies across local face `f` of element `k`.
+/// Local face `f` joins vertices `f` and `(f + 1) % 3`.
+#[derive(Debug, Clone)]
+pub struct Connectivity {
+    /// Per element, per local face.
+    pub links: Vec<[FaceLink; 3]>,
+    /// Tag names, possibly extended by [`DEFAULT_BOUNDARY_TAG`] for untagged boundary faces.
+    pub tag_names: Vec<String>,
+}
+
+impl Connectivity {
+    /// Matches faces by their (periodically identified) vertices and checks the mesh is conforming and
+    /// manifold. Boundary faces without a tag get [`DEFAULT_BOUNDARY_TAG`].
+    pub fn build(mesh: &TriMesh) -> Result<Self, MeshError> {
+        let mut faces: HashMap<[usize; 2], Vec<(usize, usize)>> = HashMap::with_capacity(3 * mesh.num_elements() / 2 + 8);
+        for (k, e) in mesh.elements.iter().enumerate() {
+            for f in 0..3 {
+                let key = sorted_pair(mesh.canonical_vertex(e[f]), mesh.canonical_vertex(e[(f + 1) % 3]));
+                faces.entry(key).or_default().push((k, f));
+            }
+        }
+        let mut tag_names = mesh.tag_names.clone();
+        let mut links = vec![[FaceLink::Boundary { tag: usize::MAX }; 3]; mesh.num_elements()];
+        let mut open_faces = Vec::new();
+        for (key, owners) in &faces {
+            match owners.as_slice() {
+                [(k1, f1), (k2, f2)] => {
+                    links[*k1][*f1] = FaceLink::Interior { element: *k2, face: *f2 };
+                    links[*k2][*f2] = FaceLink::Interior { element: *k1, face: *f1 };
+                }
+                [(k, f)] => {
+                    let e = mesh.elements[*k];
+                    let geometric = sorted_pair(e[*f], e[(*f + 1) % 3]);
+                    let tag = match mesh.boundary_tags.get(&geometric) {
+                        Some(&t) => t,
+                        None => default_tag(&mut tag_names),
+                    };
+                    links[*k][*f] = FaceLink::Boundary { tag };
+                    open_faces.push((*k, *f));
+                }
+                many => {
+                    let mut elements: Vec<usize> = many.iter().map(|&(k, _)| k).collect();
+                    elements.sort_unstable();
+                    let origins = elements.iter().map(|&k| mesh.origin(k)).collect::<String>();
+                    return Err(MeshError::NonManifold { a: key[0], b: key[1], elements, origins });
+                }
+            }
+        }
+        check_conforming(mesh, &open_faces)?;
+        Ok(Self { links, tag_names })
+    }
+}
+
+fn default_tag(tag_names: &mut Vec<String>) -> usize {
+    match tag_names.iter().position(|t| t == DEFAULT_BOUNDARY_TAG) {
+        Some(t) => t,
+        None => {
+            tag_names.push(DEFAULT_BOUNDARY_TAG.to_string());
+            tag_names.len() - 1
+        }
+    }
+}
+
+/// A hanging node shows up as an unmatched face with a vertex of another unmatched face inside it.
+fn check_conforming(mesh: &TriMesh, open_faces: &[(usize, usize)]) -> Result<(), MeshError> {
+    let mut open_vertices: Vec<usize> = open_faces
+        .iter()
+        .flat_map(|&(k, f)| [mesh.elements[k][f], mesh.elements[k][(f + 1) % 3]])
+        .collect();
+    open_vertices.sort_unstable();
+    open_vertices.dedup();
+    // bucket the vertices on a grid so each face only looks at vertices near it
+    let h = mesh.max_edge_length().max(f64::MIN_POSITIVE);
+    let cell = |p: [f64; 2]| ((p[0] / h).floor() as i64, (p[1] / h).floor() as i64);
+    let mut grid: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
+    for &v in &open_vertices {
+        grid.entry(cell(mesh.vertices[v])).or_default().push(v);
+    }
+    for &(k, f) in open_faces {
+        let (a, b) = (mesh.elements[k][f], mesh.elements[k][(f + 1) % 3]);
+        let (pa, pb) = (mesh.vertices[a], mesh.vertices[b]);
+        let len = dist(pa, pb);
+        let (ca, cb) = (cell(pa), cell(pb));
+        for i in ca.0.min(cb.0) - 1..=ca.0.max(cb.0) + 1 {
+            for j in ca.1.min(cb.1) - 1..=ca.1.max(cb.1) + 1 {
+                for &v in grid.get(&(i, j)).into_iter().flatten() {
+                    if v == a || v == b {
+                        continue;
+                    }
+                    let p = mesh.vertices[v];
+                    let on_line = (dist(pa, p) + dist(p, pb) - len).abs() <= 1e-10 * len;
+                    if on_line && dist(pa, p) > 1e-9 * len && dist(p, pb) > 1e-9 * len {
+                        return Err(MeshError::NonConforming { element: k, face: f, vertex: v, origin: mesh.origin(k) });
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

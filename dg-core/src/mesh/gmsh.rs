@@ -1,0 +1,373 @@
+//! Reader for Gmsh MSH 4.1 and 2.2 ASCII files (3-node triangles; 2-node lines carry boundary tags).
+//!
+//! Physical groups of lines become boundary tags named after `$PhysicalNames` (or `physical-<id>` when a
+//! group has no name). Points and other 0D/1D elements without a group are ignored; any other element type is
+//! an error. Every error names the file and line.
+
+use super::{sorted_pair, TriMesh};
+use crate::MeshError;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Reads a Gmsh mesh file.
+pub fn read_gmsh(path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
+    let path = path.as_ref();
+    let text = std::fs::read(path).map_err(|source| MeshError::Io { path: path.to_path_buf(), source })?;
+    let text = String::from_utf8(text).map_err(|e| {
+        let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|&&b| b == b'\n').count();
+        MeshError::Parse { path: path.to_path_buf(), line, message: "not a text file (binary MSH files are not supported; save as ASCII)".into() }
+    })?;
+    read_gmsh_str(&text, path)
+}
+
+/// Parses Gmsh text; `path` is only used in messages.
+pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
+    let mut p = Parser { lines: text.lines().enumerate().peekable(), path: path.as_ref().to_path_buf(), last: 0 };
+    let mut version = None;
+    let mut names: HashMap<i64, String> = HashMap::new();
+    let mut entity_physical: HashMap<(i64, i64), i64> = HashMap::new();
+    let mut nodes: Option<(HashMap<i64, usize>, Vec<[f64; 2]>)> = None;
+    let mut elements_seen = false;
+    let mut triangles: Vec<([i64; 3], usize)> = Vec::new();
+    let mut segments: Vec<([i64; 2], i64, usize)> = Vec::new();
+    while let Some((line_no, header)) = p.next_nonempty() {
+        let header = header.trim();
+        match header {
+            "$MeshFormat" => version = Some(p.mesh_format()?),
+            _ if version.is_none() => return Err(p.err_at(line_no, format!("expected `$MeshFormat` first, found `{}`", clip(header)))),
+            "$PhysicalNames" => names = p.physical_names()?,
+            "$Entities" => entity_physical = p.entities()?,
+            "$Nodes" => {
+                nodes = Some(if version == Some(Version::V41) { p.nodes_41()? } else { p.nodes_22()? });
+            }
+            "$Elements" => {
+                if version == Some(Version::V41) {
+                    p.elements_41(&entity_physical, &mut triangles, &mut segments)?
+                } else {
+                    p.elements_22(&mut triangles, &mut segments)?
+                }
+                elements_seen = true;
+            }
+            h if h.starts_with("$End") => return Err(p.err_at(line_no, format!("`{h}` without a matching section start"))),
+            h if h.starts_with('$') => p.skip_section(line_no, &h[1..])?,
+            other => return Err(p.err_at(line_no, format!("expected a section header like `$Nodes`, found `{}`", clip(other)))),
+        }
+    }
+    let end = p.last + 1;
+    let Some((node_index, vertices)) = nodes else {
+        return Err(p.err_at(end, "the file has no `$Nodes` section".into()));
+    };
+    if !elements_seen {
+        return Err(p.err_at(end, "the file has no `$Elements` section".into()));
+    }
+    if triangles.is_empty() {
+        return Err(p.err_at(end, "the file holds no 3-node triangles (element type 2)".into()));
+    }
+    let lookup = |tag: i64, line: usize| {
+        node_index.get(&tag).copied().ok_or_else(|| p.err_at(line, format!("element refers to node {tag}, which `$Nodes` does not define")))
+    };
+    let mut elements = Vec::with_capacity(triangles.len());
+    let mut origins = Vec::with_capacity(triangles.len());
+    for (tags, line) in &triangles {
+        elements.push([lookup(tags[0], *line)?, lookup(tags[1], *line)?, lookup(tags[2], *line)?]);
+        origins.push(format!("{}:{}", p.path.display(), line));
+    }
+    let mut tag_names: Vec<String> = Vec::new();
+    let mut tag_of_group: HashMap<i64, usize> = HashMap::new();
+    let mut boundary_tags = HashMap::new();
+    for (tags, group, line) in &segments {
+        let (a, b) = (lookup(tags[0], *line)?, lookup(tags[1], *line)?);
+        let tag = *tag_of_group.entry(*group).or_insert_with(|| {
+            tag_names.push(names.get(group).cloned().unwrap_or_else(|| format!("physical-{group}")));
+            tag_names.len() - 1
+        });
+        boundary_tags.insert(sorted_pair(a, b), tag);
+    }
+    TriMesh::new(vertices, elements, tag_names, boundary_tags, origins)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Version {
+    V22,
+    V41,
+}
+
+fn clip(s: &str) -> String {
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+struct Parser<'a> {
+    lines: std::iter::Peekable<std::iter::Enumerate<std::str::Lines<'a>>>,
+    path: PathBuf,
+    last: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn err_at(&self, line: usize, message: String) -> MeshError {
+        MeshError::Parse { path: self.path.clone(), line, message }
+    }
+
+    fn next_nonempty(&mut self) -> Option<(usize, &'a str)> {
+        for (i, l) in self.lines.by_ref() {
+            self.last = i + 1;
+            if !l.trim().is_empty() {
+                return Some((i + 1, l));
+            }
+        }
+        None
+    }
+
+    /// The next line, which must exist; `what` says what was expected.
+    fn line(&mut self, what: &str) -> Result<(usize, &'a str), MeshError> {
+        match self.next_nonempty() {
+            Some(l) => Ok(l),
+            None => Err(self.err_at(self.last + 1, format!("unexpected end of file: expected {what}"))),
+        }
+    }
+
+    /// The next line split into at least `min` whitespace-separated tokens.
+    fn tokens(&mut self, what: &str, min: usize) -> Result<(usize, Vec<&'a str>), MeshError> {
+        let (n, l) = self.line(what)?;
+        let t: Vec<&str> = l.split_whitespace().collect();
+        if t.first().is_some_and(|s| s.starts_with('$')) {
+            return Err(self.err_at(n, format!("section ends early: expected {what}, found `{}`", clip(l.trim()))));
+        }
+        if t.len() < min {
+            return Err(self.err_at(n, format!("expected {what} ({min} values), found `{}`", clip(l.trim()))));
+        }
+        Ok((n, t))
+    }
+
+    fn int(&self, line: usize, tok: &str, what: &str) -> Result<i64, MeshError> {
+        tok.parse().map_err(|_| self.err_at(line, format!("{what}: `{}` is not an integer", clip(tok))))
+    }
+
+    fn count(&self, line: usize, tok: &str, what: &str) -> Result<usize, MeshError> {
+        tok.parse().map_err(|_| self.err_at(line, format!("{what}: `{}` is not a non-negative integer", clip(tok))))
+    }
+
+    fn real(&self, line: usize, tok: &str, what: &str) -> Result<f64, MeshError> {
+        match tok.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            _ => Err(self.err_at(line, format!("{what}: `{}` is not a finite number", clip(tok)))),
+        }
+    }
+
+    fn expect_end(&mut self, section: &str) -> Result<(), MeshError> {
+        let (n, l) = self.line(&format!("`$End{section}`"))?;
+        if l.trim() != format!("$End{section}") {
+            return Err(self.err_at(n, format!("expected `$End{section}`, found `{}` (more entries than the section's count says?)", clip(l.trim()))));
+        }
+        Ok(())
+    }
+
+    fn skip_section(&mut self, start: usize, name: &str) -> Result<(), MeshError> {
+        let end = format!("$End{name}");
+        while let Some((_, l)) = self.next_nonempty() {
+            if l.trim() == end {
+                return Ok(());
+            }
+        }
+        Err(self.err_at(start, format!("section `${name}` is never closed by `{end}`")))
+    }
+
+    fn mesh_format(&mut self) -> Result<Version, MeshError> {
+        let (n, t) = self.tokens("`version file-type data-size`", 3)?;
+        let version = match t[0] {
+            "4.1" => Version::V41,
+            "2.2" | "2.1" | "2" | "2.0" => Version::V22,
+            other => return Err(self.err_at(n, format!("MSH version {other} is not supported (supported: 4.1 and 2.2 ASCII)"))),
+        };
+        if t[1] != "0" {
+            return Err(self.err_at(n, "binary MSH files are not supported; save the mesh as ASCII".into()));
+        }
+        self.expect_end("MeshFormat")?;
+        Ok(version)
+    }
+
+    fn physical_names(&mut self) -> Result<HashMap<i64, String>, MeshError> {
+        let (n, t) = self.tokens("the number of physical names", 1)?;
+        let count = self.count(n, t[0], "number of physical names")?;
+        let mut names = HashMap::new();
+        for _ in 0..count {
+            let (n, t) = self.tokens("`dimension tag \"name\"`", 3)?;
+            let tag = self.int(n, t[1], "physical tag")?;
+            let name = t[2..].join(" ").trim_matches('"').to_string();
+            if name.is_empty() {
+                return Err(self.err_at(n, "empty physical name".into()));
+            }
+            names.insert(tag, name);
+        }
+        self.expect_end("PhysicalNames")?;
+        Ok(names)
+    }
+
+    /// `$Entities` of MSH 4.1: maps (dimension, entity tag) to its first physical tag.
+    fn entities(&mut self) -> Result<HashMap<(i64, i64), i64>, MeshError> {
+        let (n, t) = self.tokens("`numPoints numCurves numSurfaces numVolumes`", 4)?;
+        let counts = [
+            self.count(n, t[0], "number of points")?,
+            self.count(n, t[1], "number of curves")?,
+            self.count(n, t[2], "number of surfaces")?,
+            self.count(n, t[3], "number of volumes")?,
+        ];
+        let mut map = HashMap::new();
+        for (dim, &count) in counts.iter().enumerate() {
+            // points: tag x y z nphys tags…; others: tag minx miny minz maxx maxy maxz nphys tags… nbound …
+            let phys_at = if dim == 0 { 4 } else { 7 };
+            for _ in 0..count {
+                let (n, t) = self.tokens("an entity", phys_at + 1)?;
+                let tag = self.int(n, t[0], "entity tag")?;
+                let nphys = self.count(n, t[phys_at], "number of physical tags")?;
+                if t.len() < phys_at + 1 + nphys {
+                    return Err(self.err_at(n, format!("entity {tag} lists {nphys} physical tags but the line is shorter")));
+                }
+                if nphys > 0 {
+                    let phys = self.int(n, t[phys_at + 1], "physical tag")?;
+                    map.insert((dim as i64, tag), phys.abs());
+                }
+            }
+        }
+        self.expect_end("Entities")?;
+        Ok(map)
+    }
+
+    fn node_xy(&self, n: usize, x: &str, y: &str) -> Result<[f64; 2], MeshError> {
+        Ok([self.real(n, x, "x coordinate")?, self.real(n, y, "y coordinate")?])
+    }
+
+    fn nodes_22(&mut self) -> Result<(HashMap<i64, usize>, Vec<[f64; 2]>), MeshError> {
+        let (n, t) = self.tokens("the number of nodes", 1)?;
+        let count = self.count(n, t[0], "number of nodes")?;
+        let mut index = HashMap::with_capacity(count);
+        let mut coords = Vec::with_capacity(count);
+        for _ in 0..count {
+            let (n, t) = self.tokens("`node-number x y z`", 4)?;
+            let tag = self.int(n, t[0], "node number")?;
+            if index.insert(tag, coords.len()).is_some() {
+                return Err(self.err_at(n, format!("node {tag} is defined twice")));
+            }
+            coords.push(self.node_xy(n, t[1], t[2])?);
+        }
+        self.expect_end("Nodes")?;
+        Ok((index, coords))
+    }
+
+    fn nodes_41(&mut self) -> Result<(HashMap<i64, usize>, Vec<[f64; 2]>), MeshError> {
+        let (n, t) = self.tokens("`numEntityBlocks numNodes minNodeTag maxNodeTag`", 4)?;
+        let blocks = self.count(n, t[0], "number of entity blocks")?;
+        let total = self.count(n, t[1], "number of nodes")?;
+        let mut index = HashMap::with_capacity(total);
+        let mut coords = Vec::with_capacity(total);
+        for _ in 0..blocks {
+            let (n, t) = self.tokens("`entityDim entityTag parametric numNodesInBlock`", 4)?;
+            let in_block = self.count(n, t[3], "number of nodes in block")?;
+            let mut tags = Vec::with_capacity(in_block);
+            for _ in 0..in_block {
+                let (n, t) = self.tokens("a node tag", 1)?;
+                tags.push((n, self.int(n, t[0], "node tag")?));
+            }
+            for (tag_line, tag) in tags {
+                let (n, t) = self.tokens("`x y z`", 3)?;
+                if index.insert(tag, coords.len()).is_some() {
+                    return Err(self.err_at(tag_line, format!("node {tag} is defined twice")));
+                }
+                coords.push(self.node_xy(n, t[0], t[1])?);
+            }
+        }
+        if coords.len() != total {
+            return Err(self.err_at(n, format!("header announces {total} nodes, the blocks hold {}", coords.len())));
+        }
+        self.expect_end("Nodes")?;
+        Ok((index, coords))
+    }
+
+    fn element_kind(&self, n: usize, ty: i64) -> Result<Option<usize>, MeshError> {
+        match ty {
+            2 => Ok(Some(3)),
+            1 => Ok(Some(2)),
+            15 => Ok(None),
+            3 => Err(self.err_at(n, "element type 3 (quadrangle) is not supported: dg reads triangle meshes".into())),
+            9 | 8 | 21 | 10 | 16 => Err(self.err_at(n, format!("element type {ty} is a curved (high-order) element; only straight 3-node triangles (type 2) are supported"))),
+            4..=7 | 11..=14 | 17..=19 => Err(self.err_at(n, format!("element type {ty} is a 3D element; this reader handles 2D triangle meshes"))),
+            _ => Err(self.err_at(n, format!("element type {ty} is not supported (expected 2: triangle, 1: line, 15: point)"))),
+        }
+    }
+
+    fn element_nodes<const K: usize>(&self, n: usize, t: &[&str]) -> Result<[i64; K], MeshError> {
+        let mut out = [0i64; K];
+        for (o, tok) in out.iter_mut().zip(t) {
+            *o = self.int(n, tok, "node reference")?;
+        }
+        Ok(out)
+    }
+
+    fn elements_22(&mut self, triangles: &mut Vec<([i64; 3], usize)>, segments: &mut Vec<([i64; 2], i64, usize)>) -> Result<(), MeshError> {
+        let (n, t) = self.tokens("the number of elements", 1)?;
+        let count = self.count(n, t[0], "number of elements")?;
+        for _ in 0..count {
+            let (n, t) = self.tokens("`number type ntags tags… nodes…`", 3)?;
+            let ty = self.int(n, t[1], "element type")?;
+            let ntags = self.count(n, t[2], "number of tags")?;
+            let Some(nn) = self.element_kind(n, ty)? else { continue };
+            let first = 3 + ntags;
+            if t.len() != first + nn {
+                return Err(self.err_at(n, format!("element of type {ty} with {ntags} tags needs {} values, found {}", first + nn, t.len())));
+            }
+            let phys = if ntags > 0 { self.int(n, t[3], "physical tag")? } else { 0 };
+            if nn == 3 {
+                triangles.push((self.element_nodes(n, &t[first..])?, n));
+            } else if phys != 0 {
+                segments.push((self.element_nodes(n, &t[first..])?, phys, n));
+            }
+        }
+        self.expect_end("Elements")
+    }
+
+    fn elements_41(
+        &mut self,
+        entity_physical: &HashMap<(i64, i64), i64>,
+        triangles: &mut Vec<([i64; 3], usize)>,
+        segments: &mut Vec<([i64; 2], i64, usize)>,
+    ) -> Result<(), MeshError> {
+        let (n0, t) = self.tokens("`numEntityBlocks numElements minElementTag maxElementTag`", 4)?;
+        let blocks = self.count(n0, t[0], "number of entity blocks")?;
+        let total = self.count(n0, t[1], "number of elements")?;
+        let mut seen = 0;
+        for _ in 0..blocks {
+            let (n, t) = self.tokens("`entityDim entityTag elementType numElementsInBlock`", 4)?;
+            let dim = self.int(n, t[0], "entity dimension")?;
+            let entity = self.int(n, t[1], "entity tag")?;
+            let ty = self.int(n, t[2], "element type")?;
+            let in_block = self.count(n, t[3], "number of elements in block")?;
+            let kind = self.element_kind(n, ty)?;
+            let phys = entity_physical.get(&(dim, entity)).copied();
+            for _ in 0..in_block {
+                let need = 1 + kind.unwrap_or(1);
+                let (n, t) = self.tokens("`elementTag nodeTags…`", need)?;
+                if t.len() != need {
+                    return Err(self.err_at(n, format!("element of type {ty} needs {need} values, found {}", t.len())));
+                }
+                self.int(n, t[0], "element tag")?;
+                match kind {
+                    Some(3) => triangles.push((self.element_nodes(n, &t[1..])?, n)),
+                    Some(2) => {
+                        if let Some(p) = phys {
+                            segments.push((self.element_nodes(n, &t[1..])?, p, n));
+                        }
+                    }
+                    _ => {}
+                }
+                seen += 1;
+            }
+        }
+        if seen != total {
+            return Err(self.err_at(n0, format!("header announces {total} elements, the blocks hold {seen}")));
+        }
+        self.expect_end("Elements")
+    }
+}

@@ -1,0 +1,21 @@
+//! The reference triangle {(r, s) : r, s ≥ −1, r + s ≤ 0} with vertices (−1,−1), (1,−1), (−1,1).
+//!
+//! Faces are numbered as in Hesthaven & Warburton: face 0 is s = −1 (vertices 0→1), face 1 is r + s = 0
+//! (vertices 1→2), face 2 is r = −1 (vertices 2→0).
+
+mod basis;
+mod cubature;
+mod element;
+mod nodes;
+
+pub use basis::{grad_simplex_2d, rs_to_ab, simplex_2d};
+pub use cubature::{triangle_cubature, TriangleRule};
+pub use element::{
+    face_parameter, grad_vandermonde, vandermonde, vandermonde_1d, ReferenceTriangle, MAX_ORDER, MIN_ORDER,
+};
+pub use nodes::{equispaced_nodes, warp_blend_nodes};
+
+/// Number of nodes of a degree-`n` triangle: (n + 1)(n + 2) / 2.
+pub const fn num_nodes(n: usize) -> usize {
+    (n + 1) * (n + 2) / 2
+}
