@@ -1,1 +1,33 @@
-//! dg facade
+//! dg: discontinuous Galerkin solvers for conservation laws, from a flux description to tuned kernels.
+//!
+//! This facade re-exports the workspace crates and holds what the `dg` command line runs:
+//! [`cases`] (named problems with meshes, initial data and exact solutions) and [`simulate`] (running a case,
+//! convergence studies).
+//!
+//! ```no_run
+//! use dg::prelude::*;
+//! let case = dg::cases::find("maxwell-cavity").unwrap();
+//! let mesh = case.default_mesh(8, 8).unwrap();
+//! let space = DgSpace2d::new(mesh, 4).unwrap();
+//! let report = dg::simulate::run::<f64>(&space, case.as_ref(), &RunOptions::default(), &mut |_, _| {}).unwrap();
+//! println!("L2 error {:?}", report.l2_error);
+//! ```
+
+pub mod cases;
+pub mod simulate;
+
+pub use dg_core;
+pub use dg_laws;
+pub use dg_runtime;
+
+/// The names most programs need.
+pub mod prelude {
+    pub use crate::cases::Case;
+    pub use crate::simulate::{RunOptions, RunReport};
+    pub use dg_core::law::ConservationLaw;
+    pub use dg_core::mesh::{read_gmsh, rectangle, refine_uniform, Diagonal, RectangleSpec, TriMesh};
+    pub use dg_core::space::DgSpace2d;
+    pub use dg_core::Real;
+    pub use dg_laws::MaxwellTm;
+    pub use dg_runtime::time::{Integrator, OdeSystem, Scheme};
+}

@@ -6,8 +6,8 @@ pub trait Real:
 {
     /// Converts from `f64` (rounding for `f32`).
     fn from_f64(x: f64) -> Self;
-    /// Converts to `f64`.
-    fn to_f64(self) -> f64;
+    /// Converts to `f64` (exact).
+    fn as_f64(self) -> f64;
     /// Name used in kernel specs and reports (`f32`, `f64`).
     const NAME: &'static str;
 }
@@ -16,7 +16,7 @@ impl Real for f32 {
     fn from_f64(x: f64) -> Self {
         x as f32
     }
-    fn to_f64(self) -> f64 {
+    fn as_f64(self) -> f64 {
         self as f64
     }
     const NAME: &'static str = "f32";
@@ -26,7 +26,7 @@ impl Real for f64 {
     fn from_f64(x: f64) -> Self {
         x
     }
-    fn to_f64(self) -> f64 {
+    fn as_f64(self) -> f64 {
         self
     }
     const NAME: &'static str = "f64";

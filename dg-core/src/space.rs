@@ -124,12 +124,12 @@ impl DgSpace2d {
         self.x.len()
     }
 
-    /// Shortest distance between nodes, the length scale of the explicit time-step limit:
-    /// min over elements of the inradius, times the smallest Gauss–Lobatto spacing on [−1, 1] / 2.
+    /// Length scale of the explicit time-step limit (Hesthaven & Warburton): the smallest inradius over the
+    /// elements times the smallest spacing of N + 1 Gauss points on [−1, 1]. dt = CFL · scale / wave speed.
     pub fn dt_length_scale(&self) -> f64 {
         let n = self.element.order;
-        let gll = crate::jacobi::jacobi_gl(0.0, 0.0, n);
-        let rmin = gll[1] - gll[0];
+        let (gauss, _) = crate::jacobi::jacobi_gq(0.0, 0.0, n);
+        let rmin = gauss[1] - gauss[0];
         let inradius = (0..self.num_elements())
             .map(|k| {
                 let e = self.mesh.elements[k];
@@ -139,5 +139,77 @@ impl DgSpace2d {
             })
             .fold(f64::INFINITY, f64::min);
         inradius * rmin
+    }
+}
+
+/// Operations on states of `nvars` variables stored element-major, then variable, then node:
+/// entry `(k * nvars + v) * np + i` (the layout of the CPU operator).
+impl DgSpace2d {
+    /// Samples `f(x, y, q)` at every node into a new state.
+    pub fn interpolate<T: crate::Real>(&self, nvars: usize, f: impl Fn(f64, f64, &mut [f64])) -> Vec<T> {
+        let np = self.element.np;
+        let mut state = vec![T::zero(); self.num_elements() * nvars * np];
+        let mut q = vec![0.0; nvars];
+        for k in 0..self.num_elements() {
+            for i in 0..np {
+                f(self.x[k * np + i], self.y[k * np + i], &mut q);
+                for v in 0..nvars {
+                    state[(k * nvars + v) * np + i] = T::from_f64(q[v]);
+                }
+            }
+        }
+        state
+    }
+
+    /// L2 norm of (q_h − q_exact) over the domain, all variables together, with a cubature rule exact to
+    /// degree 2N + 2 on each element.
+    pub fn l2_error<T: crate::Real>(&self, nvars: usize, state: &[T], exact: impl Fn(f64, f64, &mut [f64])) -> Result<f64, CoreError> {
+        let el = &self.element;
+        let np = el.np;
+        let rule = crate::triangle::triangle_cubature(2 * el.order + 2);
+        let interp = el.interpolation_matrix(&rule.r, &rule.s)?;
+        let mut q = vec![0.0; nvars];
+        let mut total = 0.0;
+        for k in 0..self.num_elements() {
+            let j = self.geometry[k].j;
+            let e = self.mesh.elements[k];
+            let [p0, p1, p2] = [self.mesh.vertices[e[0]], self.mesh.vertices[e[1]], self.mesh.vertices[e[2]]];
+            for (p, &w) in rule.w.iter().enumerate() {
+                let (r, s) = (rule.r[p], rule.s[p]);
+                let (l0, l1, l2) = (-0.5 * (r + s), 0.5 * (1.0 + r), 0.5 * (1.0 + s));
+                let x = l0 * p0[0] + l1 * p1[0] + l2 * p2[0];
+                let y = l0 * p0[1] + l1 * p1[1] + l2 * p2[1];
+                exact(x, y, &mut q);
+                for v in 0..nvars {
+                    let base = (k * nvars + v) * np;
+                    let uh: f64 = (0..np).map(|i| interp[(p, i)] * state[base + i].as_f64()).sum();
+                    total += w * j * (uh - q[v]).powi(2);
+                }
+            }
+        }
+        Ok(total.sqrt())
+    }
+
+    /// ∫ Σ_v q_v² over the domain, exactly for the polynomial state (Σ_k J_k q_vᵀ M q_v).
+    pub fn square_norm<T: crate::Real>(&self, nvars: usize, state: &[T]) -> f64 {
+        let np = self.element.np;
+        let m = &self.element.mass;
+        let mut total = 0.0;
+        for k in 0..self.num_elements() {
+            let j = self.geometry[k].j;
+            for v in 0..nvars {
+                let u = &state[(k * nvars + v) * np..(k * nvars + v + 1) * np];
+                let mut quad = 0.0;
+                for a in 0..np {
+                    let mut row = 0.0;
+                    for b in 0..np {
+                        row += m[(a, b)] * u[b].as_f64();
+                    }
+                    quad += u[a].as_f64() * row;
+                }
+                total += j * quad;
+            }
+        }
+        total
     }
 }

@@ -1,1 +1,10 @@
-//! runtime
+//! Execution of dg operators.
+//!
+//! - [`time`]: explicit time integrators (low-storage RK4(5), SSP-RK3, classical RK4, Adams–Bashforth 3) written
+//!   once over [`time::OdeSystem`], so every backend reuses them.
+//! - [`cpu`]: the native CPU backend: the nodal strong-form DG operator for any
+//!   [`dg_core::law::ConservationLaw`], multithreaded with rayon. It is the reference every generated kernel is
+//!   verified against.
+
+pub mod cpu;
+pub mod time;

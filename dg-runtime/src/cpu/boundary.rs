@@ -1,0 +1,69 @@
+//! Binding of mesh boundary tags to a law's boundary conditions.
+
+use std::collections::HashMap;
+
+/// A mesh boundary tag that cannot be bound to a boundary condition of the law.
+#[derive(Debug, thiserror::Error)]
+pub enum BoundaryError {
+    /// No condition was given for a tag and none matches its name.
+    #[error("boundary tag `{tag}` has no boundary condition: bind it to one of {offered:?} (the law `{law}` offers these)")]
+    Unbound {
+        /// The mesh tag.
+        tag: String,
+        /// The law.
+        law: String,
+        /// Conditions the law offers.
+        offered: Vec<String>,
+    },
+    /// A binding names a condition the law does not have.
+    #[error("boundary condition `{condition}` (for tag `{tag}`) is not offered by the law `{law}`; it offers {offered:?}")]
+    UnknownCondition {
+        /// The mesh tag.
+        tag: String,
+        /// The requested condition.
+        condition: String,
+        /// The law.
+        law: String,
+        /// Conditions the law offers.
+        offered: Vec<String>,
+    },
+}
+
+/// Which boundary condition (index into the law's list) each mesh tag uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundaryBinding {
+    /// Condition index per tag index.
+    pub condition_of_tag: Vec<usize>,
+}
+
+impl BoundaryBinding {
+    /// Binds every tag: an explicit entry of `explicit` (tag → condition) first; otherwise a condition of the
+    /// same name; otherwise, when the law has exactly one condition, that one.
+    pub fn resolve(
+        law: &str,
+        offered: &[&str],
+        tags: &[String],
+        explicit: &HashMap<String, String>,
+    ) -> Result<Self, BoundaryError> {
+        let offered_owned = || offered.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut condition_of_tag = Vec::with_capacity(tags.len());
+        for tag in tags {
+            let index = if let Some(cond) = explicit.get(tag) {
+                offered.iter().position(|o| o == cond).ok_or_else(|| BoundaryError::UnknownCondition {
+                    tag: tag.clone(),
+                    condition: cond.clone(),
+                    law: law.to_string(),
+                    offered: offered_owned(),
+                })?
+            } else if let Some(i) = offered.iter().position(|o| o == tag) {
+                i
+            } else if offered.len() == 1 {
+                0
+            } else {
+                return Err(BoundaryError::Unbound { tag: tag.clone(), law: law.to_string(), offered: offered_owned() });
+            };
+            condition_of_tag.push(index);
+        }
+        Ok(Self { condition_of_tag })
+    }
+}

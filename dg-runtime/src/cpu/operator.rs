@@ -1,0 +1,212 @@
+//! Nodal strong-form DG right-hand side on triangles (Hesthaven & Warburton; seed 000):
+//!
+//! dq/dt = −(rx·Dr + sx·Ds) F_x − (ry·Dr + sy·Ds) F_y + LIFT · (Fscale ⊙ (n·F(q⁻) − F*(q⁻, q⁺, n)))
+//!
+//! State layout: element-major, then variable, then node: entry `(k * nvars + v) * np + i`.
+
+use super::boundary::BoundaryBinding;
+use crate::time::OdeSystem;
+use dg_core::law::ConservationLaw;
+use dg_core::matrix::to_row_major;
+use dg_core::space::DgSpace2d;
+use dg_core::Real;
+use rayon::prelude::*;
+
+/// Sentinel for "interior face" in the per-face boundary-condition table.
+const INTERIOR: usize = usize::MAX;
+
+/// The nodal DG operator of a 2D law on a [`DgSpace2d`], in precision `T`.
+pub struct NodalOperator2d<L: ConservationLaw, T: Real> {
+    law: L,
+    np: usize,
+    nfp: usize,
+    num_elements: usize,
+    dr: Vec<T>,
+    ds: Vec<T>,
+    lift: Vec<T>,
+    /// Per element: rx, sx, ry, sy.
+    metric: Vec<[T; 4]>,
+    /// Per element face: nx, ny, fscale.
+    face: Vec<[T; 3]>,
+    /// Per element face: boundary condition index, or `INTERIOR`.
+    face_condition: Vec<usize>,
+    /// Per face node: state offset of the interior and exterior node (add `v * np` for variable v).
+    offset_m: Vec<usize>,
+    offset_p: Vec<usize>,
+}
+
+/// Per-thread scratch of one element's evaluation.
+struct Scratch<T> {
+    fx: Vec<T>,
+    fy: Vec<T>,
+    flux_at_node: Vec<T>,
+    qm: Vec<T>,
+    qp: Vec<T>,
+    fstar: Vec<T>,
+    jump: Vec<T>,
+}
+
+impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
+    /// Builds the operator. `binding` says which condition of the law each boundary tag of the space uses.
+    pub fn new(law: L, space: &DgSpace2d, binding: &BoundaryBinding) -> Self {
+        assert_eq!(L::DIM, 2, "NodalOperator2d needs a 2D law");
+        let el = &space.element;
+        let (np, nfp) = (el.np, el.nfp);
+        let nv = L::NVARS;
+        let offset = |g: usize| (g / np) * nv * np + g % np;
+        let face_condition = space
+            .face_tag
+            .iter()
+            .map(|t| t.map_or(INTERIOR, |tag| binding.condition_of_tag[tag]))
+            .collect();
+        Self {
+            law,
+            np,
+            nfp,
+            num_elements: space.num_elements(),
+            dr: to_row_major(&el.dr),
+            ds: to_row_major(&el.ds),
+            lift: to_row_major(&el.lift),
+            metric: space.geometry.iter().map(|g| [g.rx, g.sx, g.ry, g.sy].map(T::from_f64)).collect(),
+            face: space.faces.iter().map(|f| [f.nx, f.ny, f.fscale].map(T::from_f64)).collect(),
+            face_condition,
+            offset_m: space.vmap_m.iter().map(|&g| offset(g)).collect(),
+            offset_p: space.vmap_p.iter().map(|&g| offset(g)).collect(),
+        }
+    }
+
+    /// The law.
+    pub fn law(&self) -> &L {
+        &self.law
+    }
+
+    /// Length of a state vector: K · NVARS · Np.
+    pub fn state_len(&self) -> usize {
+        self.num_elements * L::NVARS * self.np
+    }
+
+    /// Evaluates the right-hand side of `q` into `out`, in parallel over elements.
+    pub fn apply(&self, q: &[T], out: &mut [T]) {
+        assert_eq!(q.len(), self.state_len(), "state has the wrong length");
+        assert_eq!(out.len(), self.state_len(), "output has the wrong length");
+        let chunk = L::NVARS * self.np;
+        out.par_chunks_mut(chunk).enumerate().for_each_init(
+            || self.scratch(),
+            |scratch, (k, out_k)| self.element_rhs(k, q, out_k, scratch),
+        );
+    }
+
+    fn scratch(&self) -> Scratch<T> {
+        let nv = L::NVARS;
+        Scratch {
+            fx: vec![T::zero(); nv * self.np],
+            fy: vec![T::zero(); nv * self.np],
+            flux_at_node: vec![T::zero(); 2 * nv],
+            qm: vec![T::zero(); nv],
+            qp: vec![T::zero(); nv],
+            fstar: vec![T::zero(); nv],
+            jump: vec![T::zero(); nv * 3 * self.nfp],
+        }
+    }
+
+    fn element_rhs(&self, k: usize, q: &[T], out: &mut [T], s: &mut Scratch<T>) {
+        let (np, nv, nfp) = (self.np, L::NVARS, self.nfp);
+        let qk = &q[k * nv * np..(k + 1) * nv * np];
+        // physical flux at the nodes
+        for i in 0..np {
+            for v in 0..nv {
+                s.qm[v] = qk[v * np + i];
+            }
+            self.law.flux(&s.qm, &mut s.flux_at_node);
+            for v in 0..nv {
+                s.fx[v * np + i] = s.flux_at_node[v];
+                s.fy[v * np + i] = s.flux_at_node[nv + v];
+            }
+        }
+        // volume: −∇·F
+        let [rx, sx, ry, sy] = self.metric[k];
+        for v in 0..nv {
+            let (fx, fy) = (&s.fx[v * np..(v + 1) * np], &s.fy[v * np..(v + 1) * np]);
+            for i in 0..np {
+                let (dr_row, ds_row) = (&self.dr[i * np..(i + 1) * np], &self.ds[i * np..(i + 1) * np]);
+                let (mut dfx_dr, mut dfx_ds, mut dfy_dr, mut dfy_ds) = (T::zero(), T::zero(), T::zero(), T::zero());
+                for j in 0..np {
+                    dfx_dr += dr_row[j] * fx[j];
+                    dfx_ds += ds_row[j] * fx[j];
+                    dfy_dr += dr_row[j] * fy[j];
+                    dfy_ds += ds_row[j] * fy[j];
+                }
+                out[v * np + i] = -(rx * dfx_dr + sx * dfx_ds + ry * dfy_dr + sy * dfy_ds);
+            }
+        }
+        // surface: Fscale (n·F(q⁻) − F*) at every face node
+        for f in 0..3 {
+            let [nx, ny, fscale] = self.face[3 * k + f];
+            let n = [nx, ny];
+            let condition = self.face_condition[3 * k + f];
+            for a in 0..nfp {
+                let idx = (3 * k + f) * nfp + a;
+                let (om, op) = (self.offset_m[idx], self.offset_p[idx]);
+                for v in 0..nv {
+                    s.qm[v] = q[om + v * np];
+                }
+                if condition == INTERIOR {
+                    for v in 0..nv {
+                        s.qp[v] = q[op + v * np];
+                    }
+                } else {
+                    self.law.boundary_state(condition, &s.qm, &n, &mut s.qp);
+                }
+                self.law.numerical_flux(&s.qm, &s.qp, &n, &mut s.fstar);
+                self.law.flux(&s.qm, &mut s.flux_at_node);
+                for v in 0..nv {
+                    let normal_flux = nx * s.flux_at_node[v] + ny * s.flux_at_node[nv + v];
+                    s.jump[v * 3 * nfp + f * nfp + a] = fscale * (normal_flux - s.fstar[v]);
+                }
+            }
+        }
+        // lift
+        let nf = 3 * nfp;
+        for v in 0..nv {
+            let jump = &s.jump[v * nf..(v + 1) * nf];
+            for i in 0..np {
+                let row = &self.lift[i * nf..(i + 1) * nf];
+                let mut acc = T::zero();
+                for j in 0..nf {
+                    acc += row[j] * jump[j];
+                }
+                out[v * np + i] += acc;
+            }
+        }
+    }
+}
+
+impl<L: ConservationLaw, T: Real> OdeSystem for NodalOperator2d<L, T> {
+    type State = Vec<T>;
+    type Error = std::convert::Infallible;
+
+    fn rhs(&mut self, _t: f64, q: &Vec<T>, out: &mut Vec<T>) -> Result<(), Self::Error> {
+        self.apply(q, out);
+        Ok(())
+    }
+
+    fn zeros_like(&mut self, like: &Vec<T>) -> Result<Vec<T>, Self::Error> {
+        Ok(vec![T::zero(); like.len()])
+    }
+
+    fn update(&mut self, y: &mut Vec<T>, a: f64, terms: &[(f64, &Vec<T>)]) -> Result<(), Self::Error> {
+        let a = T::from_f64(a);
+        let coeffs: Vec<(T, &Vec<T>)> = terms.iter().map(|&(c, x)| (T::from_f64(c), x)).collect();
+        y.par_chunks_mut(4096).enumerate().for_each(|(c, chunk)| {
+            let base = c * 4096;
+            for (i, yi) in chunk.iter_mut().enumerate() {
+                let mut acc = if a == T::zero() { T::zero() } else { a * *yi };
+                for (c, x) in &coeffs {
+                    acc += *c * x[base + i];
+                }
+                *yi = acc;
+            }
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,40 @@
+//! Command-line interface: argument definitions and dispatch to one module per subcommand.
+
+mod cases;
+mod convergence;
+mod mesh_args;
+mod run;
+
+use clap::{Parser, Subcommand};
+
+/// dg: discontinuous Galerkin solvers for conservation laws.
+#[derive(Debug, Parser)]
+#[command(name = "dg", version, about, long_about = None, after_help = "\
+Examples:
+  dg run maxwell-cavity --order 4 --nx 8 --ny 8 --out cavity.vtu
+  dg run maxwell-pulse --mesh examples/meshes/square_hole.msh --order 3 --t-end 0.5
+  dg convergence maxwell-cavity --orders 1..6 --levels 4 --json
+  dg cases")]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a case and report its error, energy and throughput.
+    Run(run::RunArgs),
+    /// Measure the order of accuracy of a case over refined meshes.
+    Convergence(convergence::ConvergenceArgs),
+    /// List the available cases.
+    Cases,
+}
+
+/// Runs the parsed command.
+pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Run(args) => run::execute(args),
+        Command::Convergence(args) => convergence::execute(args),
+        Command::Cases => cases::execute(),
+    }
+}
