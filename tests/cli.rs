@@ -1,0 +1,105 @@
+//! The `dg` command line as a user meets it.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn dg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dg")).args(args).output().expect("dg starts")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn convergence_of_the_cavity_reaches_order_n_plus_one_for_n_1_to_6() {
+    let out = dg(&["convergence", "maxwell-cavity", "--orders", "1..6", "--levels", "4", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+    assert_eq!(doc["case"], "maxwell-cavity");
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6);
+    for (i, r) in results.iter().enumerate() {
+        let order = r["order"].as_u64().unwrap() as f64;
+        assert_eq!(order as usize, i + 1);
+        let h: Vec<f64> = serde_json::from_value(r["h"].clone()).unwrap();
+        let l2: Vec<f64> = serde_json::from_value(r["l2"].clone()).unwrap();
+        let rates: Vec<f64> = serde_json::from_value(r["rates"].clone()).unwrap();
+        assert_eq!((h.len(), l2.len(), rates.len()), (4, 4, 3));
+        // recompute the finest rate from the reported errors, then check it
+        let finest = (l2[2] / l2[3]).ln() / (h[2] / h[3]).ln();
+        assert!((finest - rates[2]).abs() < 1e-9);
+        assert!((finest - (order + 1.0)).abs() < 0.3, "N={order}: finest rate {finest}, errors {l2:?}");
+    }
+}
+
+#[test]
+fn run_writes_a_vtu_file_and_reports_error_and_throughput() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cavity.vtu");
+    let out = dg(&["run", "maxwell-cavity", "--order", "3", "--nx", "4", "--out", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("L2 error") && text.contains("DOF·RHS/s"), "{text}");
+    let vtu = std::fs::read_to_string(&file).unwrap();
+    assert!(vtu.contains("<VTKFile") && vtu.contains(r#"Name="Ez""#));
+}
+
+#[test]
+fn run_json_reports_a_small_error_for_the_cavity() {
+    let out = dg(&["run", "maxwell-cavity", "--order", "5", "--nx", "4", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let err = doc["l2_error"].as_f64().unwrap();
+    assert!(err < 1e-5, "L2 error {err}");
+    assert_eq!(doc["elements"], 32);
+    assert_eq!(doc["dofs"], 32 * 21 * 3);
+}
+
+#[test]
+fn run_accepts_a_gmsh_mesh() {
+    let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/meshes/square_hole_v22.msh");
+    let out = dg(&["run", "maxwell-pulse", "--mesh", mesh.to_str().unwrap(), "--order", "2", "--t-end", "0.2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("energy"));
+}
+
+#[test]
+fn bad_input_gives_a_clear_error_and_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_mesh = dir.path().join("bad.msh");
+    std::fs::write(&bad_mesh, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 x 0\n$EndNodes\n").unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["run", "no-such-case"], "unknown case `no-such-case`"),
+        (vec!["run", "maxwell-cavity", "--order", "11"], "polynomial order 11 is not supported"),
+        (vec!["run", "maxwell-cavity", "--mesh", bad_mesh.to_str().unwrap()], "bad.msh:6"),
+        (vec!["run", "maxwell-cavity", "--mesh", "/no/such/file.msh"], "/no/such/file.msh"),
+        (vec!["run", "maxwell-cavity", "--cfl=0"], "CFL number must be positive"),
+        (vec!["run", "maxwell-cavity", "--scheme", "euler"], "unknown scheme `euler`"),
+        (vec!["convergence", "maxwell-cavity", "--orders", "3..1"], "orders must lie in 1..10"),
+        (vec!["convergence", "maxwell-pulse"], "no exact solution"),
+        (vec!["run", "maxwell-cavity", "--nx", "0"], "--nx and --ny must be between"),
+    ];
+    for (args, needle) in cases {
+        let out = dg(&args);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?} should fail");
+        assert!(err.contains(needle), "{args:?}: stderr `{err}` should contain `{needle}`");
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    }
+}
+
+#[test]
+fn help_shows_examples() {
+    for args in [vec!["--help"], vec!["run", "--help"], vec!["convergence", "--help"]] {
+        let out = dg(&args);
+        assert!(out.status.success());
+        assert!(stdout(&out).contains("Examples:"), "{args:?}");
+    }
+    let out = dg(&["cases"]);
+    assert!(stdout(&out).contains("maxwell-cavity") && stdout(&out).contains("maxwell-pulse"));
+}
