@@ -152,7 +152,8 @@ pub fn run<T: Real>(
 ) -> Result<RunOutcome, SimulateError> {
     let law = case.law(opts.alpha);
     let nv = MaxwellTm::NVARS;
-    let binding = BoundaryBinding::resolve(law.name(), law.boundary_names(), &space.connectivity.tag_names, &opts.boundary)?;
+    let binding =
+        BoundaryBinding::resolve(law.name(), law.boundary_names(), &space.connectivity.tag_names, &opts.boundary)?;
     let mut op = NodalOperator2d::<MaxwellTm, T>::new(law, space, &binding);
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let (steps, dt) = time_step(space, opts, t_end)?;
@@ -168,10 +169,9 @@ pub fn run<T: Real>(
         if opts.energy_history {
             history.push(energy(&q));
         }
-        if (step + 1) % 64 == 0 || step + 1 == steps {
-            if !q.iter().all(|v| v.is_finite()) {
-                return Err(SimulateError::NotFinite { step: step + 1, time: t + dt });
-            }
+        let check_now = (step + 1) % 64 == 0 || step + 1 == steps;
+        if check_now && !q.iter().all(|v| v.is_finite()) {
+            return Err(SimulateError::NotFinite { step: step + 1, time: t + dt });
         }
         progress(step + 1, steps);
     }

@@ -14,7 +14,8 @@ fn cavity_space(n: usize, order: usize) -> DgSpace2d {
 #[test]
 fn perturbed_unstructured_meshes_converge_at_order_n_plus_one() {
     let case = MaxwellCavity { m: 2, n: 1 };
-    let mut base = rectangle(&RectangleSpec { diagonal: Diagonal::Alternating, ..RectangleSpec::unit_square(3) }).unwrap();
+    let mut base =
+        rectangle(&RectangleSpec { diagonal: Diagonal::Alternating, ..RectangleSpec::unit_square(3) }).unwrap();
     perturb_interior(&mut base, 0.25, 42);
     let opts = RunOptions { t_end: Some(0.3), ..RunOptions::default() };
     let study = convergence(&case, &base, 2..=3, 3, &opts, &mut |_, _| {}).unwrap();
@@ -67,11 +68,14 @@ fn single_precision_matches_double_to_rounding() {
 
 #[test]
 fn constant_fields_on_a_periodic_mesh_have_zero_rhs() {
-    let mut mesh = rectangle(&RectangleSpec { periodic_x: true, periodic_y: true, ..RectangleSpec::unit_square(4) }).unwrap();
+    let mut mesh =
+        rectangle(&RectangleSpec { periodic_x: true, periodic_y: true, ..RectangleSpec::unit_square(4) }).unwrap();
     perturb_interior(&mut mesh, 0.2, 9);
     let space = DgSpace2d::new(mesh, 5).unwrap();
     let law = MaxwellTm { alpha: 1.0 };
-    let binding = BoundaryBinding::resolve("maxwell2d", law.boundary_names(), &space.connectivity.tag_names, &HashMap::new()).unwrap();
+    let binding =
+        BoundaryBinding::resolve("maxwell2d", law.boundary_names(), &space.connectivity.tag_names, &HashMap::new())
+            .unwrap();
     let op = NodalOperator2d::<MaxwellTm, f64>::new(law, &space, &binding);
     let q: Vec<f64> = space.interpolate(3, |_, _, q| q.copy_from_slice(&[0.7, -1.3, 2.1]));
     let mut out = vec![f64::NAN; q.len()];
@@ -89,7 +93,9 @@ fn rhs_of_the_exact_mode_matches_its_time_derivative() {
     for n in [4, 8] {
         let space = cavity_space(n, 4);
         let law = MaxwellTm { alpha: 1.0 };
-        let binding = BoundaryBinding::resolve("maxwell2d", law.boundary_names(), &space.connectivity.tag_names, &HashMap::new()).unwrap();
+        let binding =
+            BoundaryBinding::resolve("maxwell2d", law.boundary_names(), &space.connectivity.tag_names, &HashMap::new())
+                .unwrap();
         let op = NodalOperator2d::<MaxwellTm, f64>::new(law, &space, &binding);
         let q: Vec<f64> = space.interpolate(3, |x, y, q| {
             case.exact(x, y, t, q);
@@ -122,14 +128,22 @@ fn gmsh_mesh_with_a_hole_runs_and_dissipates() {
     let out = run::<f64>(&space, &MaxwellPulse, &opts, &mut |_, _| {}).unwrap();
     assert!(out.state.iter().all(|v| v.is_finite()));
     let r = out.report;
-    assert!(r.energy_final <= r.energy_initial && r.energy_final > 0.5 * r.energy_initial, "{} → {}", r.energy_initial, r.energy_final);
+    assert!(
+        r.energy_final <= r.energy_initial && r.energy_final > 0.5 * r.energy_initial,
+        "{} → {}",
+        r.energy_initial,
+        r.energy_final
+    );
     assert!(r.steps > 10);
 }
 
 #[test]
 fn unknown_boundary_conditions_are_reported() {
     let space = cavity_space(2, 1);
-    let opts = RunOptions { boundary: HashMap::from([("left".to_string(), "absorbing".to_string())]), ..RunOptions::default() };
+    let opts = RunOptions {
+        boundary: HashMap::from([("left".to_string(), "absorbing".to_string())]),
+        ..RunOptions::default()
+    };
     let err = run::<f64>(&space, &MaxwellCavity::default(), &opts, &mut |_, _| {}).err().expect("must fail");
     let msg = err.to_string();
     assert!(msg.contains("absorbing") && msg.contains("pec"), "{msg}");

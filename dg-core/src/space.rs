@@ -163,7 +163,12 @@ impl DgSpace2d {
 
     /// L2 norm of (q_h − q_exact) over the domain, all variables together, with a cubature rule exact to
     /// degree 2N + 2 on each element.
-    pub fn l2_error<T: crate::Real>(&self, nvars: usize, state: &[T], exact: impl Fn(f64, f64, &mut [f64])) -> Result<f64, CoreError> {
+    pub fn l2_error<T: crate::Real>(
+        &self,
+        nvars: usize,
+        state: &[T],
+        exact: impl Fn(f64, f64, &mut [f64]),
+    ) -> Result<f64, CoreError> {
         let el = &self.element;
         let np = el.np;
         let rule = crate::triangle::triangle_cubature(2 * el.order + 2);

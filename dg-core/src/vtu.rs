@@ -23,11 +23,13 @@ pub struct Field<'a> {
 
 /// Sub-triangles of the order-n lattice (local point indices), n² of them, counter-clockwise.
 pub fn sub_triangles(n: usize) -> Vec<[usize; 3]> {
-    let row_start: Vec<usize> = (0..=n).scan(0, |acc, j| {
-        let s = *acc;
-        *acc += n + 1 - j;
-        Some(s)
-    }).collect();
+    let row_start: Vec<usize> = (0..=n)
+        .scan(0, |acc, j| {
+            let s = *acc;
+            *acc += n + 1 - j;
+            Some(s)
+        })
+        .collect();
     let idx = |i: usize, j: usize| row_start[j] + i;
     let mut tris = Vec::with_capacity(n * n);
     for j in 0..n {
@@ -50,12 +52,16 @@ pub fn write_vtu(path: &Path, space: &DgSpace2d, fields: &[Field<'_>]) -> Result
     let nsub = req.len();
     let k_count = space.num_elements();
     let np = el.np;
-    let interpolate = |values: &[f64], k: usize, p: usize| -> f64 { (0..np).map(|i| interp[(p, i)] * values[k * np + i]).sum() };
+    let interpolate =
+        |values: &[f64], k: usize, p: usize| -> f64 { (0..np).map(|i| interp[(p, i)] * values[k * np + i]).sum() };
     let tris = sub_triangles(n);
     let mut out = String::new();
     let w = &mut out;
     let _ = writeln!(w, r#"<?xml version="1.0"?>"#);
-    let _ = writeln!(w, r#"<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">"#);
+    let _ = writeln!(
+        w,
+        r#"<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">"#
+    );
     let _ = writeln!(w, "<UnstructuredGrid>");
     let _ = writeln!(w, r#"<Piece NumberOfPoints="{}" NumberOfCells="{}">"#, k_count * nsub, k_count * tris.len());
     let _ = writeln!(w, "<Points>");

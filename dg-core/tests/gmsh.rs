@@ -134,7 +134,10 @@ fn msh41_errors_name_their_line() {
     let mut short: Vec<&str> = lines.clone();
     short.remove(elements + 3);
     let (_, message) = parse_error(&short.join("\n"));
-    assert!(message.contains("section ends early") || message.contains("values") || message.contains("integer"), "{message}");
+    assert!(
+        message.contains("section ends early") || message.contains("values") || message.contains("integer"),
+        "{message}"
+    );
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Structured meshes, refinement, periodicity, connectivity and geometric factors.
 
-use dg_core::mesh::{perturb_interior, rectangle, refine_uniform, Connectivity, Diagonal, FaceLink, RectangleSpec, TriMesh};
+use dg_core::mesh::{
+    perturb_interior, rectangle, refine_uniform, Connectivity, Diagonal, FaceLink, RectangleSpec, TriMesh,
+};
 use dg_core::space::DgSpace2d;
 use dg_core::MeshError;
 use std::collections::HashMap;
@@ -72,7 +74,13 @@ fn periodic_meshes_have_no_boundary_and_match_shifted_nodes() {
         for mesh in [rectangle(&s).unwrap(), refine_uniform(&rectangle(&s).unwrap())] {
             let conn = Connectivity::build(&mesh).unwrap();
             let boundary = conn.links.iter().flatten().filter(|l| matches!(l, FaceLink::Boundary { .. })).count();
-            let expected = if px && py { 0 } else if px { 2 * mesh_cells(&mesh, 0) } else { 2 * mesh_cells(&mesh, 1) };
+            let expected = if px && py {
+                0
+            } else if px {
+                2 * mesh_cells(&mesh, 0)
+            } else {
+                2 * mesh_cells(&mesh, 1)
+            };
             assert_eq!(boundary, expected, "periodic ({px}, {py})");
             let space = DgSpace2d::new(mesh, 3).unwrap();
             for (g, (&m, &p)) in space.vmap_m.iter().zip(&space.vmap_p).enumerate() {

@@ -15,7 +15,7 @@ fn line_moment(p: usize) -> f64 {
 /// ∫ r^i s^j over the reference triangle, analytically:
 /// ∫_{-1}^{1} s^j ∫_{-1}^{-s} r^i dr ds = (−1)^{i+1} / (i+1) · (∫ s^{i+j+1} ds − ∫ s^j ds).
 fn monomial_integral(i: usize, j: usize) -> f64 {
-    let sign = if (i + 1) % 2 == 0 { 1.0 } else { -1.0 };
+    let sign = if (i + 1).is_multiple_of(2) { 1.0 } else { -1.0 };
     sign / (i as f64 + 1.0) * (line_moment(i + j + 1) - line_moment(j))
 }
 
@@ -26,7 +26,7 @@ fn monomial(r: f64, s: f64, i: usize, j: usize) -> f64 {
 #[test]
 fn monomial_integral_helper_is_right() {
     assert!((monomial_integral(0, 0) - 2.0).abs() < 1e-15); // area
-    // ∫ r over the triangle: centroid r = -1/3, area 2
+                                                            // ∫ r over the triangle: centroid r = -1/3, area 2
     assert!((monomial_integral(1, 0) + 2.0 / 3.0).abs() < 1e-15);
 }
 
@@ -103,7 +103,10 @@ fn cubature_rules_integrate_monomials_up_to_their_degree() {
             for j in 0..=(degree - i) {
                 let got: f64 = (0..rule.w.len()).map(|p| rule.w[p] * monomial(rule.r[p], rule.s[p], i, j)).sum();
                 let exact = monomial_integral(i, j);
-                assert!((got - exact).abs() <= 1e-12 * exact.abs().max(1.0), "degree {degree}: r^{i} s^{j}: {got} vs {exact}");
+                assert!(
+                    (got - exact).abs() <= 1e-12 * exact.abs().max(1.0),
+                    "degree {degree}: r^{i} s^{j}: {got} vs {exact}"
+                );
             }
         }
     }

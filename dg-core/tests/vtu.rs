@@ -44,7 +44,9 @@ fn vtu_file_holds_the_interpolated_high_order_field() {
     let cells: usize = piece.attribute("NumberOfCells").unwrap().parse().unwrap();
     assert_eq!(points, space.num_elements() * 10);
     assert_eq!(cells, space.num_elements() * 9);
-    let array = |name: &str| doc.descendants().find(|n| n.has_tag_name("DataArray") && n.attribute("Name") == Some(name)).unwrap();
+    let array = |name: &str| {
+        doc.descendants().find(|n| n.has_tag_name("DataArray") && n.attribute("Name") == Some(name)).unwrap()
+    };
     let coords = numbers(doc.descendants().find(|n| n.has_tag_name("Points")).unwrap().first_element_child().unwrap());
     let u = numbers(array("u"));
     assert_eq!(coords.len(), 3 * points);

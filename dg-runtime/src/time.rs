@@ -195,7 +195,11 @@ impl<S: OdeSystem> Integrator<S> {
             let [k, stage, sum] = work else { unreachable!("three work states") };
             return rk4_after_k1(sys, t, dt, q, &hist[h0], Rk4Scratch { k, stage, sum }, &mut self.rhs_evaluations);
         }
-        sys.update(q, 1.0, &[(23.0 / 12.0 * dt, &hist[h0]), (-16.0 / 12.0 * dt, &hist[h1]), (5.0 / 12.0 * dt, &hist[h2])])
+        sys.update(
+            q,
+            1.0,
+            &[(23.0 / 12.0 * dt, &hist[h0]), (-16.0 / 12.0 * dt, &hist[h1]), (5.0 / 12.0 * dt, &hist[h2])],
+        )
     }
 }
 
@@ -275,7 +279,13 @@ mod tests {
         }
     }
 
-    fn solve<S: OdeSystem<State = Vec<f64>, Error = std::convert::Infallible>>(sys: &mut S, scheme: Scheme, q0: Vec<f64>, steps: usize, t_end: f64) -> Vec<f64> {
+    fn solve<S: OdeSystem<State = Vec<f64>, Error = std::convert::Infallible>>(
+        sys: &mut S,
+        scheme: Scheme,
+        q0: Vec<f64>,
+        steps: usize,
+        t_end: f64,
+    ) -> Vec<f64> {
         let mut integ = Integrator::new(scheme);
         let mut q = q0;
         let dt = t_end / steps as f64;

@@ -59,7 +59,11 @@ pub fn execute(args: ConvergenceArgs) -> anyhow::Result<()> {
     let opts = args.solver.options(args.t_end)?;
     let total = (args.orders.end() - args.orders.start() + 1) * args.levels;
     let bar = ProgressBar::new(total as u64);
-    bar.set_style(ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} runs").expect("valid template").progress_chars("=> "));
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} runs")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
     let first = *args.orders.start();
     let levels = args.levels;
     let study = convergence(case.as_ref(), &base, args.orders.clone(), args.levels, &opts, &mut |order, level| {

@@ -74,9 +74,8 @@ pub struct SolverArgs {
 }
 
 fn parse_scheme(s: &str) -> Result<Scheme, String> {
-    Scheme::from_name(s).ok_or_else(|| {
-        format!("unknown scheme `{s}`; choose one of {}", Scheme::ALL.map(|s| s.name()).join(", "))
-    })
+    Scheme::from_name(s)
+        .ok_or_else(|| format!("unknown scheme `{s}`; choose one of {}", Scheme::ALL.map(|s| s.name()).join(", ")))
 }
 
 impl SolverArgs {
@@ -85,11 +84,19 @@ impl SolverArgs {
         if !(0.0..=1.0).contains(&self.alpha) {
             bail!("--alpha must be between 0 (central) and 1 (upwind), got {}", self.alpha);
         }
-        Ok(RunOptions { scheme: self.scheme, cfl: self.cfl, dt: self.dt, t_end, alpha: self.alpha, ..RunOptions::default() })
+        Ok(RunOptions {
+            scheme: self.scheme,
+            cfl: self.cfl,
+            dt: self.dt,
+            t_end,
+            alpha: self.alpha,
+            ..RunOptions::default()
+        })
     }
 }
 
 /// Looks a case up, with the list of cases in the error.
 pub fn find_case(name: &str) -> anyhow::Result<Box<dyn Case>> {
-    dg::cases::find(name).with_context(|| format!("unknown case `{name}`; available: {}", dg::cases::names().join(", ")))
+    dg::cases::find(name)
+        .with_context(|| format!("unknown case `{name}`; available: {}", dg::cases::names().join(", ")))
 }

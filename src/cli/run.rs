@@ -80,7 +80,11 @@ pub fn execute(args: RunArgs) -> anyhow::Result<()> {
         let nv = 3;
         let names = ["Hx", "Hy", "Ez"];
         let fields: Vec<Vec<f64>> = (0..nv)
-            .map(|v| (0..space.num_elements()).flat_map(|k| outcome.state[(k * nv + v) * np..(k * nv + v + 1) * np].iter().copied()).collect())
+            .map(|v| {
+                (0..space.num_elements())
+                    .flat_map(|k| outcome.state[(k * nv + v) * np..(k * nv + v + 1) * np].iter().copied())
+                    .collect()
+            })
             .collect();
         let named: Vec<Field<'_>> = names.iter().zip(&fields).map(|(n, v)| Field { name: n, values: v }).collect();
         write_vtu(path, &space, &named).with_context(|| format!("cannot write {}", path.display()))?;
@@ -89,14 +93,34 @@ pub fn execute(args: RunArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(r)?);
         return Ok(());
     }
-    println!("case        {} ({} law, {} flux α = {})", r.case, r.law, if opts.alpha == 0.0 { "central" } else { "upwind" }, opts.alpha);
-    println!("mesh        {} elements, h = {:.4}, order {}, {} DOF ({})", r.elements, r.h, r.order, r.dofs, r.precision);
+    println!(
+        "case        {} ({} law, {} flux α = {})",
+        r.case,
+        r.law,
+        if opts.alpha == 0.0 { "central" } else { "upwind" },
+        opts.alpha
+    );
+    println!(
+        "mesh        {} elements, h = {:.4}, order {}, {} DOF ({})",
+        r.elements, r.h, r.order, r.dofs, r.precision
+    );
     println!("time        t = {} in {} steps of {:.3e} ({})", r.t_end, r.steps, r.dt, r.scheme);
     if let Some(e) = r.l2_error {
         println!("L2 error    {e:.6e}");
     }
-    println!("energy      {:.10e} → {:.10e} (relative change {:+.3e})", r.energy_initial, r.energy_final, (r.energy_final - r.energy_initial) / r.energy_initial);
-    println!("throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.2} s, native CPU, {} threads)", r.throughput, r.rhs_evaluations, r.wall_seconds, rayon_threads());
+    println!(
+        "energy      {:.10e} → {:.10e} (relative change {:+.3e})",
+        r.energy_initial,
+        r.energy_final,
+        (r.energy_final - r.energy_initial) / r.energy_initial
+    );
+    println!(
+        "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.2} s, native CPU, {} threads)",
+        r.throughput,
+        r.rhs_evaluations,
+        r.wall_seconds,
+        rayon_threads()
+    );
     if let Some(path) = &args.out {
         println!("output      {}", path.display());
     }

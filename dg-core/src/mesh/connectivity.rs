@@ -35,7 +35,8 @@ impl Connectivity {
     /// Matches faces by their (periodically identified) vertices and checks the mesh is conforming and
     /// manifold. Boundary faces without a tag get [`DEFAULT_BOUNDARY_TAG`].
     pub fn build(mesh: &TriMesh) -> Result<Self, MeshError> {
-        let mut faces: HashMap<[usize; 2], Vec<(usize, usize)>> = HashMap::with_capacity(3 * mesh.num_elements() / 2 + 8);
+        let mut faces: HashMap<[usize; 2], Vec<(usize, usize)>> =
+            HashMap::with_capacity(3 * mesh.num_elements() / 2 + 8);
         for (k, e) in mesh.elements.iter().enumerate() {
             for f in 0..3 {
                 let key = sorted_pair(mesh.canonical_vertex(e[f]), mesh.canonical_vertex(e[(f + 1) % 3]));
@@ -86,10 +87,8 @@ fn default_tag(tag_names: &mut Vec<String>) -> usize {
 
 /// A hanging node shows up as an unmatched face with a vertex of another unmatched face inside it.
 fn check_conforming(mesh: &TriMesh, open_faces: &[(usize, usize)]) -> Result<(), MeshError> {
-    let mut open_vertices: Vec<usize> = open_faces
-        .iter()
-        .flat_map(|&(k, f)| [mesh.elements[k][f], mesh.elements[k][(f + 1) % 3]])
-        .collect();
+    let mut open_vertices: Vec<usize> =
+        open_faces.iter().flat_map(|&(k, f)| [mesh.elements[k][f], mesh.elements[k][(f + 1) % 3]]).collect();
     open_vertices.sort_unstable();
     open_vertices.dedup();
     // bucket the vertices on a grid so each face only looks at vertices near it
@@ -113,7 +112,12 @@ fn check_conforming(mesh: &TriMesh, open_faces: &[(usize, usize)]) -> Result<(),
                     let p = mesh.vertices[v];
                     let on_line = (dist(pa, p) + dist(p, pb) - len).abs() <= 1e-10 * len;
                     if on_line && dist(pa, p) > 1e-9 * len && dist(p, pb) > 1e-9 * len {
-                        return Err(MeshError::NonConforming { element: k, face: f, vertex: v, origin: mesh.origin(k) });
+                        return Err(MeshError::NonConforming {
+                            element: k,
+                            face: f,
+                            vertex: v,
+                            origin: mesh.origin(k),
+                        });
                     }
                 }
             }

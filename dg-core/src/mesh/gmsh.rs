@@ -15,7 +15,11 @@ pub fn read_gmsh(path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
     let text = std::fs::read(path).map_err(|source| MeshError::Io { path: path.to_path_buf(), source })?;
     let text = String::from_utf8(text).map_err(|e| {
         let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|&&b| b == b'\n').count();
-        MeshError::Parse { path: path.to_path_buf(), line, message: "not a text file (binary MSH files are not supported; save as ASCII)".into() }
+        MeshError::Parse {
+            path: path.to_path_buf(),
+            line,
+            message: "not a text file (binary MSH files are not supported; save as ASCII)".into(),
+        }
     })?;
     read_gmsh_str(&text, path)
 }
@@ -26,7 +30,7 @@ pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, Mesh
     let mut version = None;
     let mut names: HashMap<i64, String> = HashMap::new();
     let mut entity_physical: HashMap<(i64, i64), i64> = HashMap::new();
-    let mut nodes: Option<(HashMap<i64, usize>, Vec<[f64; 2]>)> = None;
+    let mut nodes: Option<NodeTable> = None;
     let mut elements_seen = false;
     let mut triangles: Vec<([i64; 3], usize)> = Vec::new();
     let mut segments: Vec<([i64; 2], i64, usize)> = Vec::new();
@@ -34,7 +38,9 @@ pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, Mesh
         let header = header.trim();
         match header {
             "$MeshFormat" => version = Some(p.mesh_format()?),
-            _ if version.is_none() => return Err(p.err_at(line_no, format!("expected `$MeshFormat` first, found `{}`", clip(header)))),
+            _ if version.is_none() => {
+                return Err(p.err_at(line_no, format!("expected `$MeshFormat` first, found `{}`", clip(header))))
+            }
             "$PhysicalNames" => names = p.physical_names()?,
             "$Entities" => entity_physical = p.entities()?,
             "$Nodes" => {
@@ -48,9 +54,15 @@ pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, Mesh
                 }
                 elements_seen = true;
             }
-            h if h.starts_with("$End") => return Err(p.err_at(line_no, format!("`{h}` without a matching section start"))),
+            h if h.starts_with("$End") => {
+                return Err(p.err_at(line_no, format!("`{h}` without a matching section start")))
+            }
             h if h.starts_with('$') => p.skip_section(line_no, &h[1..])?,
-            other => return Err(p.err_at(line_no, format!("expected a section header like `$Nodes`, found `{}`", clip(other)))),
+            other => {
+                return Err(
+                    p.err_at(line_no, format!("expected a section header like `$Nodes`, found `{}`", clip(other)))
+                )
+            }
         }
     }
     let end = p.last + 1;
@@ -64,7 +76,10 @@ pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, Mesh
         return Err(p.err_at(end, "the file holds no 3-node triangles (element type 2)".into()));
     }
     let lookup = |tag: i64, line: usize| {
-        node_index.get(&tag).copied().ok_or_else(|| p.err_at(line, format!("element refers to node {tag}, which `$Nodes` does not define")))
+        node_index
+            .get(&tag)
+            .copied()
+            .ok_or_else(|| p.err_at(line, format!("element refers to node {tag}, which `$Nodes` does not define")))
     };
     let mut elements = Vec::with_capacity(triangles.len());
     let mut origins = Vec::with_capacity(triangles.len());
@@ -85,6 +100,9 @@ pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, Mesh
     }
     TriMesh::new(vertices, elements, tag_names, boundary_tags, origins)
 }
+
+/// Node tags mapped to their index, and the coordinates.
+type NodeTable = (HashMap<i64, usize>, Vec<[f64; 2]>);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Version {
@@ -160,7 +178,13 @@ impl<'a> Parser<'a> {
     fn expect_end(&mut self, section: &str) -> Result<(), MeshError> {
         let (n, l) = self.line(&format!("`$End{section}`"))?;
         if l.trim() != format!("$End{section}") {
-            return Err(self.err_at(n, format!("expected `$End{section}`, found `{}` (more entries than the section's count says?)", clip(l.trim()))));
+            return Err(self.err_at(
+                n,
+                format!(
+                    "expected `$End{section}`, found `{}` (more entries than the section's count says?)",
+                    clip(l.trim())
+                ),
+            ));
         }
         Ok(())
     }
@@ -180,7 +204,11 @@ impl<'a> Parser<'a> {
         let version = match t[0] {
             "4.1" => Version::V41,
             "2.2" | "2.1" | "2" | "2.0" => Version::V22,
-            other => return Err(self.err_at(n, format!("MSH version {other} is not supported (supported: 4.1 and 2.2 ASCII)"))),
+            other => {
+                return Err(
+                    self.err_at(n, format!("MSH version {other} is not supported (supported: 4.1 and 2.2 ASCII)"))
+                )
+            }
         };
         if t[1] != "0" {
             return Err(self.err_at(n, "binary MSH files are not supported; save the mesh as ASCII".into()));
@@ -224,7 +252,9 @@ impl<'a> Parser<'a> {
                 let tag = self.int(n, t[0], "entity tag")?;
                 let nphys = self.count(n, t[phys_at], "number of physical tags")?;
                 if t.len() < phys_at + 1 + nphys {
-                    return Err(self.err_at(n, format!("entity {tag} lists {nphys} physical tags but the line is shorter")));
+                    return Err(
+                        self.err_at(n, format!("entity {tag} lists {nphys} physical tags but the line is shorter"))
+                    );
                 }
                 if nphys > 0 {
                     let phys = self.int(n, t[phys_at + 1], "physical tag")?;
@@ -240,7 +270,7 @@ impl<'a> Parser<'a> {
         Ok([self.real(n, x, "x coordinate")?, self.real(n, y, "y coordinate")?])
     }
 
-    fn nodes_22(&mut self) -> Result<(HashMap<i64, usize>, Vec<[f64; 2]>), MeshError> {
+    fn nodes_22(&mut self) -> Result<NodeTable, MeshError> {
         let (n, t) = self.tokens("the number of nodes", 1)?;
         let count = self.count(n, t[0], "number of nodes")?;
         let mut index = HashMap::with_capacity(count);
@@ -257,7 +287,7 @@ impl<'a> Parser<'a> {
         Ok((index, coords))
     }
 
-    fn nodes_41(&mut self) -> Result<(HashMap<i64, usize>, Vec<[f64; 2]>), MeshError> {
+    fn nodes_41(&mut self) -> Result<NodeTable, MeshError> {
         let (n, t) = self.tokens("`numEntityBlocks numNodes minNodeTag maxNodeTag`", 4)?;
         let blocks = self.count(n, t[0], "number of entity blocks")?;
         let total = self.count(n, t[1], "number of nodes")?;
@@ -306,7 +336,11 @@ impl<'a> Parser<'a> {
         Ok(out)
     }
 
-    fn elements_22(&mut self, triangles: &mut Vec<([i64; 3], usize)>, segments: &mut Vec<([i64; 2], i64, usize)>) -> Result<(), MeshError> {
+    fn elements_22(
+        &mut self,
+        triangles: &mut Vec<([i64; 3], usize)>,
+        segments: &mut Vec<([i64; 2], i64, usize)>,
+    ) -> Result<(), MeshError> {
         let (n, t) = self.tokens("the number of elements", 1)?;
         let count = self.count(n, t[0], "number of elements")?;
         for _ in 0..count {
@@ -316,7 +350,10 @@ impl<'a> Parser<'a> {
             let Some(nn) = self.element_kind(n, ty)? else { continue };
             let first = 3 + ntags;
             if t.len() != first + nn {
-                return Err(self.err_at(n, format!("element of type {ty} with {ntags} tags needs {} values, found {}", first + nn, t.len())));
+                return Err(self.err_at(
+                    n,
+                    format!("element of type {ty} with {ntags} tags needs {} values, found {}", first + nn, t.len()),
+                ));
             }
             let phys = if ntags > 0 { self.int(n, t[3], "physical tag")? } else { 0 };
             if nn == 3 {

@@ -53,7 +53,11 @@ impl TriMesh {
         let origin = |k: usize| origins.get(k).map(|o| format!(" (defined at {o})")).unwrap_or_default();
         for (k, e) in elements.iter().enumerate() {
             if let Some(&v) = e.iter().find(|&&v| v >= vertices.len()) {
-                return Err(MeshError::Invalid(format!("element {k} refers to vertex {v}, but there are only {} vertices{}", vertices.len(), origin(k))));
+                return Err(MeshError::Invalid(format!(
+                    "element {k} refers to vertex {v}, but there are only {} vertices{}",
+                    vertices.len(),
+                    origin(k)
+                )));
             }
         }
         let scale = bounding_box_diameter(&vertices).max(f64::MIN_POSITIVE);
@@ -70,10 +74,7 @@ impl TriMesh {
             }
         } else if clockwise > 0 {
             let minority_negative = clockwise * 2 <= elements.len();
-            let k = areas
-                .iter()
-                .position(|&a| (a < 0.0) == minority_negative)
-                .expect("a minority element exists");
+            let k = areas.iter().position(|&a| (a < 0.0) == minority_negative).expect("a minority element exists");
             return Err(MeshError::Inverted { element: k, origin: origin(k) });
         }
         Ok(Self { vertices, elements, tag_names, boundary_tags, periodic_vertex: None, origins })

@@ -39,7 +39,15 @@ pub struct RectangleSpec {
 impl RectangleSpec {
     /// The unit square with n × n cells, "/" diagonals, no periodicity.
     pub fn unit_square(n: usize) -> Self {
-        Self { lower: [0.0, 0.0], upper: [1.0, 1.0], nx: n, ny: n, diagonal: Diagonal::Right, periodic_x: false, periodic_y: false }
+        Self {
+            lower: [0.0, 0.0],
+            upper: [1.0, 1.0],
+            nx: n,
+            ny: n,
+            diagonal: Diagonal::Right,
+            periodic_x: false,
+            periodic_y: false,
+        }
     }
 }
 
@@ -50,7 +58,8 @@ pub fn rectangle(spec: &RectangleSpec) -> Result<TriMesh, MeshError> {
     if nx == 0 || ny == 0 {
         return Err(MeshError::Invalid(format!("a rectangle needs at least one cell per direction (got {nx} × {ny})")));
     }
-    if !(upper[0] > lower[0] && upper[1] > lower[1]) || !(lower.iter().chain(&upper).all(|v| v.is_finite())) {
+    let finite = lower.iter().chain(&upper).all(|v| v.is_finite());
+    if !(finite && upper[0] > lower[0] && upper[1] > lower[1]) {
         return Err(MeshError::Invalid(format!("empty or non-finite rectangle {lower:?}–{upper:?}")));
     }
     let id = |i: usize, j: usize| j * (nx + 1) + i;
@@ -141,7 +150,9 @@ pub fn perturb_interior(mesh: &mut TriMesh, fraction: f64, seed: u64) {
     let mut face_count: HashMap<[usize; 2], usize> = HashMap::new();
     for e in &mesh.elements {
         for f in 0..3 {
-            *face_count.entry(sorted_pair(mesh.canonical_vertex(e[f]), mesh.canonical_vertex(e[(f + 1) % 3]))).or_default() += 1;
+            *face_count
+                .entry(sorted_pair(mesh.canonical_vertex(e[f]), mesh.canonical_vertex(e[(f + 1) % 3])))
+                .or_default() += 1;
         }
     }
     for (key, count) in face_count {

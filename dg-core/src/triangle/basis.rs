@@ -16,9 +16,7 @@ pub fn rs_to_ab(r: &[f64], s: &[f64]) -> (Vec<f64>, Vec<f64>) {
 pub fn simplex_2d(a: &[f64], b: &[f64], i: usize, j: usize) -> Vec<f64> {
     let h1 = jacobi_p(a, 0.0, 0.0, i);
     let h2 = jacobi_p(b, 2.0 * i as f64 + 1.0, 0.0, j);
-    (0..a.len())
-        .map(|k| std::f64::consts::SQRT_2 * h1[k] * h2[k] * (1.0 - b[k]).powi(i as i32))
-        .collect()
+    (0..a.len()).map(|k| std::f64::consts::SQRT_2 * h1[k] * h2[k] * (1.0 - b[k]).powi(i as i32)).collect()
 }
 
 /// (∂ψ_ij/∂r, ∂ψ_ij/∂s) at collapsed coordinates (a, b).

@@ -5,8 +5,8 @@ use nalgebra::DMatrix;
 
 /// Optimized blend parameter α for N = 1..15 (Hesthaven & Warburton, Table 6.1).
 const ALPHA_OPT: [f64; 15] = [
-    0.0000, 0.0000, 1.4152, 0.1001, 0.2751, 0.9800, 1.0999, 1.2832, 1.3648, 1.4773, 1.4959, 1.5743, 1.5770,
-    1.6223, 1.6258,
+    0.0000, 0.0000, 1.4152, 0.1001, 0.2751, 0.9800, 1.0999, 1.2832, 1.3648, 1.4773, 1.4959, 1.5743, 1.5770, 1.6223,
+    1.6258,
 ];
 
 /// Warp factor along an edge: moves equispaced points to Gauss–Lobatto positions, divided by the blend.
@@ -28,11 +28,7 @@ fn warp_factor(n: usize, rout: &[f64]) -> Vec<f64> {
             pmat[(i, k)] = v;
         }
     }
-    let lmat = veq
-        .transpose()
-        .lu()
-        .solve(&pmat)
-        .expect("equispaced 1D Vandermonde is invertible");
+    let lmat = veq.transpose().lu().solve(&pmat).expect("equispaced 1D Vandermonde is invertible");
     rout.iter()
         .enumerate()
         .map(|(k, &r)| {
@@ -69,10 +65,8 @@ pub fn warp_blend_nodes(n: usize) -> (Vec<f64>, Vec<f64>) {
     let alpha = if n <= ALPHA_OPT.len() { ALPHA_OPT[n - 1] } else { 5.0 / 3.0 };
     let bary = lattice(n);
     let sqrt3 = 3f64.sqrt();
-    let (mut x, mut y): (Vec<f64>, Vec<f64>) = bary
-        .iter()
-        .map(|&(l1, l2, l3)| (-l2 + l3, (-l2 - l3 + 2.0 * l1) / sqrt3))
-        .unzip();
+    let (mut x, mut y): (Vec<f64>, Vec<f64>) =
+        bary.iter().map(|&(l1, l2, l3)| (-l2 + l3, (-l2 - l3 + 2.0 * l1) / sqrt3)).unzip();
     let d1: Vec<f64> = bary.iter().map(|b| b.2 - b.1).collect();
     let d2: Vec<f64> = bary.iter().map(|b| b.0 - b.2).collect();
     let d3: Vec<f64> = bary.iter().map(|b| b.1 - b.0).collect();

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 #[derive(Debug, thiserror::Error)]
 pub enum BoundaryError {
     /// No condition was given for a tag and none matches its name.
-    #[error("boundary tag `{tag}` has no boundary condition: bind it to one of {offered:?} (the law `{law}` offers these)")]
+    #[error(
+        "boundary tag `{tag}` has no boundary condition: bind it to one of {offered:?} (the law `{law}` offers these)"
+    )]
     Unbound {
         /// The mesh tag.
         tag: String,
@@ -16,7 +18,9 @@ pub enum BoundaryError {
         offered: Vec<String>,
     },
     /// A binding names a condition the law does not have.
-    #[error("boundary condition `{condition}` (for tag `{tag}`) is not offered by the law `{law}`; it offers {offered:?}")]
+    #[error(
+        "boundary condition `{condition}` (for tag `{tag}`) is not offered by the law `{law}`; it offers {offered:?}"
+    )]
     UnknownCondition {
         /// The mesh tag.
         tag: String,
@@ -60,7 +64,11 @@ impl BoundaryBinding {
             } else if offered.len() == 1 {
                 0
             } else {
-                return Err(BoundaryError::Unbound { tag: tag.clone(), law: law.to_string(), offered: offered_owned() });
+                return Err(BoundaryError::Unbound {
+                    tag: tag.clone(),
+                    law: law.to_string(),
+                    offered: offered_owned(),
+                });
             };
             condition_of_tag.push(index);
         }

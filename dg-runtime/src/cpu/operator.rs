@@ -54,11 +54,8 @@ impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
         let (np, nfp) = (el.np, el.nfp);
         let nv = L::NVARS;
         let offset = |g: usize| (g / np) * nv * np + g % np;
-        let face_condition = space
-            .face_tag
-            .iter()
-            .map(|t| t.map_or(INTERIOR, |tag| binding.condition_of_tag[tag]))
-            .collect();
+        let face_condition =
+            space.face_tag.iter().map(|t| t.map_or(INTERIOR, |tag| binding.condition_of_tag[tag])).collect();
         Self {
             law,
             np,
@@ -90,10 +87,9 @@ impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
         assert_eq!(q.len(), self.state_len(), "state has the wrong length");
         assert_eq!(out.len(), self.state_len(), "output has the wrong length");
         let chunk = L::NVARS * self.np;
-        out.par_chunks_mut(chunk).enumerate().for_each_init(
-            || self.scratch(),
-            |scratch, (k, out_k)| self.element_rhs(k, q, out_k, scratch),
-        );
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each_init(|| self.scratch(), |scratch, (k, out_k)| self.element_rhs(k, q, out_k, scratch));
     }
 
     fn scratch(&self) -> Scratch<T> {
