@@ -119,6 +119,18 @@ impl DgSpace2d {
         self.geometry.len()
     }
 
+    /// Global indices of the nodes on boundary faces carrying tag `tag` (sorted, without duplicates).
+    pub fn boundary_nodes(&self, tag: usize) -> Vec<usize> {
+        let nfp = self.element.nfp;
+        let mut nodes: Vec<usize> = (0..self.face_tag.len())
+            .filter(|&face| self.face_tag[face] == Some(tag))
+            .flat_map(|face| self.vmap_m[face * nfp..(face + 1) * nfp].iter().copied())
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
+    }
+
     /// Number of nodes (K·Np).
     pub fn num_nodes(&self) -> usize {
         self.x.len()

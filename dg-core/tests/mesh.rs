@@ -197,3 +197,29 @@ fn invalid_meshes_are_rejected_naming_the_element() {
     let e = Connectivity::build(&m).unwrap_err();
     assert!(matches!(e, MeshError::NonConforming { element: 0, face: 0, vertex: 5, .. }), "{e}");
 }
+
+#[test]
+fn boundary_node_lists_follow_the_tags() {
+    let space = DgSpace2d::new(rectangle(&spec(3, 2, Diagonal::Alternating)).unwrap(), 3).unwrap();
+    for (tag, name) in space.connectivity.tag_names.iter().enumerate() {
+        let nodes = space.boundary_nodes(tag);
+        // a side of c cells carries 3c + 1 distinct positions, each held by one element node except the
+        // interior face ends, which two elements share
+        let cells = if name == "bottom" || name == "top" { 3 } else { 2 };
+        let mut positions: Vec<(i64, i64)> =
+            nodes.iter().map(|&g| ((space.x[g] * 1e9).round() as i64, (space.y[g] * 1e9).round() as i64)).collect();
+        positions.sort_unstable();
+        positions.dedup();
+        assert_eq!(positions.len(), 3 * cells + 1, "{name}");
+        for &g in &nodes {
+            let (x, y) = (space.x[g], space.y[g]);
+            let on_side = match name.as_str() {
+                "bottom" => (y - 0.5).abs() < 1e-12,
+                "top" => (y - 2.5).abs() < 1e-12,
+                "left" => (x + 1.0).abs() < 1e-12,
+                _ => (x - 2.0).abs() < 1e-12,
+            };
+            assert!(on_side, "{name}: node at ({x}, {y})");
+        }
+    }
+}
