@@ -17,8 +17,15 @@ pub mod cases;
 pub mod simulate;
 
 pub use dg_core;
+pub use dg_ir;
 pub use dg_laws;
 pub use dg_runtime;
+
+/// `dg::core` and `dg::ir` are the paths the macro's generated code uses.
+pub use dg_core as core;
+pub use dg_ir as ir;
+/// The macro that declares a conservation law (syntax: `docs/laws.md`).
+pub use dg_macros::conservation_law;
 
 /// The names most programs need.
 pub mod prelude {

@@ -72,14 +72,14 @@ fn constant_fields_on_a_periodic_mesh_have_zero_rhs() {
         rectangle(&RectangleSpec { periodic_x: true, periodic_y: true, ..RectangleSpec::unit_square(4) }).unwrap();
     perturb_interior(&mut mesh, 0.2, 9);
     let space = DgSpace2d::new(mesh, 5).unwrap();
-    let law = MaxwellTm { alpha: 1.0 };
+    let law = MaxwellTm::default();
     let binding =
         BoundaryBinding::resolve("maxwell2d", law.boundary_names(), &space.connectivity.tag_names, &HashMap::new())
             .unwrap();
     let op = NodalOperator2d::<MaxwellTm, f64>::new(law, &space, &binding);
     let q: Vec<f64> = space.interpolate(3, |_, _, q| q.copy_from_slice(&[0.7, -1.3, 2.1]));
     let mut out = vec![f64::NAN; q.len()];
-    op.apply(&q, &mut out);
+    op.apply(&q, 0.0, &mut out);
     let worst = out.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     assert!(worst < 1e-11, "max |rhs| = {worst:e}");
 }
@@ -92,7 +92,7 @@ fn rhs_of_the_exact_mode_matches_its_time_derivative() {
     let mut errors = Vec::new();
     for n in [4, 8] {
         let space = cavity_space(n, 4);
-        let law = MaxwellTm { alpha: 1.0 };
+        let law = MaxwellTm::default();
         let binding =
             BoundaryBinding::resolve("maxwell2d", law.boundary_names(), &space.connectivity.tag_names, &HashMap::new())
                 .unwrap();
@@ -101,7 +101,7 @@ fn rhs_of_the_exact_mode_matches_its_time_derivative() {
             case.exact(x, y, t, q);
         });
         let mut out = vec![f64::NAN; q.len()];
-        op.apply(&q, &mut out);
+        op.apply(&q, 0.0, &mut out);
         let h = 1e-6;
         let dq: Vec<f64> = space.interpolate(3, |x, y, d| {
             let (mut a, mut b) = ([0.0; 3], [0.0; 3]);

@@ -2,7 +2,16 @@
 
 /// A real scalar: `f32` or `f64`. Operators are built in `f64` and converted with [`Real::from_f64`].
 pub trait Real:
-    num_traits::Float + num_traits::NumAssign + Copy + Send + Sync + std::fmt::Debug + std::iter::Sum + 'static
+    num_traits::Float
+    + num_traits::NumAssign
+    + crate::law::LawScalar
+    + crate::law::Scalar<Bool = bool>
+    + Copy
+    + Send
+    + Sync
+    + std::fmt::Debug
+    + std::iter::Sum
+    + 'static
 {
     /// Converts from `f64` (rounding for `f32`).
     fn from_f64(x: f64) -> Self;

@@ -1,8 +1,56 @@
-//! The physics crate of dg: conservation laws as small files of flux functions.
+//! The physics crate of dg: conservation laws as small files of flux functions, each written with the
+//! `#[conservation_law]` macro (syntax: `docs/laws.md`).
 //!
-//! Each law implements [`dg_core::law::ConservationLaw`]. Laws are written by hand for now; the flux-DSL
-//! issue replaces them by `#[conservation_law]` definitions that generate the same trait implementation.
+//! | law | dim | state | materials | linear |
+//! |---|---|---|---|---|
+//! | [`advection2d`], [`advection3d`] | 2, 3 | u | – | yes |
+//! | [`burgers2d`] | 2 | u | – | no |
+//! | [`maxwell2d`] (TM, flux parameter α) | 2 | Hx, Hy, Ez | – | yes |
+//! | [`maxwell3d`] | 3 | Ex, Ey, Ez, Hx, Hy, Hz | – | yes |
+//! | [`euler2d`], [`euler3d`] (Rusanov, HLL, HLLC) | 2, 3 | ρ, ρu, E | – | no |
+//! | [`acoustics2d`], [`acoustics3d`] (seed 002 upwind flux) | 2, 3 | p, v | ρ, c | yes |
+//! | [`elastic3d`] (seed 002 upwind flux) | 3 | v, σ | ρ, λ, μ | yes |
+//! | [`shallow_water2d`] | 2 | h, hu, hv | – | no |
 
-pub mod maxwell_tm;
+pub mod acoustics;
+pub mod advection;
+pub mod burgers;
+pub mod elastic;
+pub mod euler;
+pub mod maxwell;
+pub mod shallow_water;
 
-pub use maxwell_tm::MaxwellTm;
+pub use acoustics::{acoustics2d, acoustics3d};
+pub use advection::{advection2d, advection3d};
+pub use burgers::burgers2d;
+pub use elastic::elastic3d;
+pub use euler::{euler2d, euler3d};
+pub use maxwell::{maxwell2d, maxwell3d};
+pub use shallow_water::shallow_water2d;
+
+/// Maxwell TM (the law of the first cases).
+pub type MaxwellTm = maxwell2d::Law;
+
+/// What the macro's generated code reaches as `dg_path` inside this crate (users of `dg` need none of it).
+#[doc(hidden)]
+pub mod support {
+    pub use dg_core as core;
+    pub use dg_ir as ir;
+}
+
+/// The IR of every law of this crate, for tests and listings.
+pub fn all_ir() -> Vec<dg_ir::LawIr> {
+    vec![
+        advection2d::ir(),
+        advection3d::ir(),
+        burgers2d::ir(),
+        maxwell2d::ir(),
+        maxwell3d::ir(),
+        euler2d::ir(),
+        euler3d::ir(),
+        acoustics2d::ir(),
+        acoustics3d::ir(),
+        elastic3d::ir(),
+        shallow_water2d::ir(),
+    ]
+}

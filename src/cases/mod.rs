@@ -18,7 +18,7 @@ pub trait Case: Send + Sync {
     fn description(&self) -> &'static str;
     /// The law with its parameters (α of the numerical flux).
     fn law(&self, alpha: f64) -> MaxwellTm {
-        MaxwellTm { alpha }
+        MaxwellTm { alpha, ..MaxwellTm::default() }
     }
     /// The mesh used when no mesh file is given, with `nx` × `ny` cells.
     fn default_mesh(&self, nx: usize, ny: usize) -> Result<TriMesh, MeshError>;

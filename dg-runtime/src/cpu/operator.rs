@@ -1,6 +1,9 @@
 //! Nodal strong-form DG right-hand side on triangles (Hesthaven & Warburton; seed 000):
 //!
-//! dq/dt = −(rx·Dr + sx·Ds) F_x − (ry·Dr + sy·Ds) F_y + LIFT · (Fscale ⊙ (n·F(q⁻) − F*(q⁻, q⁺, n)))
+//! dq/dt = −(rx·Dr + sx·Ds) F_x − (ry·Dr + sy·Ds) F_y + LIFT · (Fscale ⊙ (n·F(q⁻) − F*(q⁻, q⁺, n))) + S(q, x, t)
+//!
+//! Materials are per element; on a face the neighbour's material enters the numerical flux (on the boundary,
+//! the own material).
 //!
 //! State layout: element-major, then variable, then node: entry `(k * nvars + v) * np + i`.
 
@@ -8,6 +11,7 @@ use super::boundary::BoundaryBinding;
 use crate::time::OdeSystem;
 use dg_core::law::ConservationLaw;
 use dg_core::matrix::to_row_major;
+use dg_core::mesh::FaceLink;
 use dg_core::space::DgSpace2d;
 use dg_core::Real;
 use rayon::prelude::*;
@@ -30,9 +34,17 @@ pub struct NodalOperator2d<L: ConservationLaw, T: Real> {
     face: Vec<[T; 3]>,
     /// Per element face: boundary condition index, or `INTERIOR`.
     face_condition: Vec<usize>,
+    /// Per element face: the neighbouring element, or `usize::MAX` on the boundary.
+    neighbor: Vec<usize>,
     /// Per face node: state offset of the interior and exterior node (add `v * np` for variable v).
     offset_m: Vec<usize>,
     offset_p: Vec<usize>,
+    /// Per face node: its coordinates (for position-dependent boundary states).
+    face_xy: Vec<[T; 2]>,
+    /// Per element: material parameters (NMATERIALS each).
+    materials: Vec<T>,
+    /// Node coordinates (for the source term), per element node.
+    node_xy: Vec<[T; 2]>,
 }
 
 /// Per-thread scratch of one element's evaluation.
@@ -44,11 +56,26 @@ struct Scratch<T> {
     qp: Vec<T>,
     fstar: Vec<T>,
     jump: Vec<T>,
+    source: Vec<T>,
 }
 
 impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
-    /// Builds the operator. `binding` says which condition of the law each boundary tag of the space uses.
+    /// Builds the operator for a law without materials. `binding` says which condition of the law each
+    /// boundary tag of the space uses.
     pub fn new(law: L, space: &DgSpace2d, binding: &BoundaryBinding) -> Self {
+        assert_eq!(L::NMATERIALS, 0, "this law has material parameters: use NodalOperator2d::with_materials");
+        Self::with_materials(law, space, binding, &[])
+    }
+
+    /// Builds the operator with per-element material parameters (`NMATERIALS` values per element,
+    /// element-major).
+    pub fn with_materials(law: L, space: &DgSpace2d, binding: &BoundaryBinding, materials: &[f64]) -> Self {
+        assert_eq!(
+            materials.len(),
+            space.num_elements() * L::NMATERIALS,
+            "materials: {} values per element expected",
+            L::NMATERIALS
+        );
         assert_eq!(L::DIM, 2, "NodalOperator2d needs a 2D law");
         let el = &space.element;
         let (np, nfp) = (el.np, el.nfp);
@@ -67,8 +94,21 @@ impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
             metric: space.geometry.iter().map(|g| [g.rx, g.sx, g.ry, g.sy].map(T::from_f64)).collect(),
             face: space.faces.iter().map(|f| [f.nx, f.ny, f.fscale].map(T::from_f64)).collect(),
             face_condition,
+            neighbor: space
+                .connectivity
+                .links
+                .iter()
+                .flatten()
+                .map(|l| match l {
+                    FaceLink::Interior { element, .. } => *element,
+                    FaceLink::Boundary { .. } => usize::MAX,
+                })
+                .collect(),
             offset_m: space.vmap_m.iter().map(|&g| offset(g)).collect(),
             offset_p: space.vmap_p.iter().map(|&g| offset(g)).collect(),
+            face_xy: space.vmap_m.iter().map(|&g| [T::from_f64(space.x[g]), T::from_f64(space.y[g])]).collect(),
+            materials: materials.iter().map(|&m| T::from_f64(m)).collect(),
+            node_xy: space.x.iter().zip(&space.y).map(|(&x, &y)| [T::from_f64(x), T::from_f64(y)]).collect(),
         }
     }
 
@@ -82,14 +122,15 @@ impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
         self.num_elements * L::NVARS * self.np
     }
 
-    /// Evaluates the right-hand side of `q` into `out`, in parallel over elements.
-    pub fn apply(&self, q: &[T], out: &mut [T]) {
+    /// Evaluates the right-hand side of `q` at time `t` into `out`, in parallel over elements.
+    pub fn apply(&self, q: &[T], t: f64, out: &mut [T]) {
         assert_eq!(q.len(), self.state_len(), "state has the wrong length");
         assert_eq!(out.len(), self.state_len(), "output has the wrong length");
         let chunk = L::NVARS * self.np;
-        out.par_chunks_mut(chunk)
-            .enumerate()
-            .for_each_init(|| self.scratch(), |scratch, (k, out_k)| self.element_rhs(k, q, out_k, scratch));
+        out.par_chunks_mut(chunk).enumerate().for_each_init(
+            || self.scratch(),
+            |scratch, (k, out_k)| self.element_rhs(k, q, T::from_f64(t), out_k, scratch),
+        );
     }
 
     fn scratch(&self) -> Scratch<T> {
@@ -102,18 +143,24 @@ impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
             qp: vec![T::zero(); nv],
             fstar: vec![T::zero(); nv],
             jump: vec![T::zero(); nv * 3 * self.nfp],
+            source: vec![T::zero(); nv],
         }
     }
 
-    fn element_rhs(&self, k: usize, q: &[T], out: &mut [T], s: &mut Scratch<T>) {
+    fn material(&self, k: usize) -> &[T] {
+        &self.materials[k * L::NMATERIALS..(k + 1) * L::NMATERIALS]
+    }
+
+    fn element_rhs(&self, k: usize, q: &[T], t: T, out: &mut [T], s: &mut Scratch<T>) {
         let (np, nv, nfp) = (self.np, L::NVARS, self.nfp);
         let qk = &q[k * nv * np..(k + 1) * nv * np];
+        let mat = self.material(k);
         // physical flux at the nodes
         for i in 0..np {
             for v in 0..nv {
                 s.qm[v] = qk[v * np + i];
             }
-            self.law.flux(&s.qm, &mut s.flux_at_node);
+            self.law.flux(&s.qm, mat, &mut s.flux_at_node);
             for v in 0..nv {
                 s.fx[v * np + i] = s.flux_at_node[v];
                 s.fy[v * np + i] = s.flux_at_node[nv + v];
@@ -140,6 +187,10 @@ impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
             let [nx, ny, fscale] = self.face[3 * k + f];
             let n = [nx, ny];
             let condition = self.face_condition[3 * k + f];
+            let mat_p = match self.neighbor[3 * k + f] {
+                usize::MAX => mat,
+                k2 => self.material(k2),
+            };
             for a in 0..nfp {
                 let idx = (3 * k + f) * nfp + a;
                 let (om, op) = (self.offset_m[idx], self.offset_p[idx]);
@@ -151,10 +202,10 @@ impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
                         s.qp[v] = q[op + v * np];
                     }
                 } else {
-                    self.law.boundary_state(condition, &s.qm, &n, &mut s.qp);
+                    self.law.boundary_state(condition, &s.qm, mat, &n, &self.face_xy[idx], t, &mut s.qp);
                 }
-                self.law.numerical_flux(&s.qm, &s.qp, &n, &mut s.fstar);
-                self.law.flux(&s.qm, &mut s.flux_at_node);
+                self.law.numerical_flux(&s.qm, &s.qp, mat, mat_p, &n, &mut s.fstar);
+                self.law.flux(&s.qm, mat, &mut s.flux_at_node);
                 for v in 0..nv {
                     let normal_flux = nx * s.flux_at_node[v] + ny * s.flux_at_node[nv + v];
                     s.jump[v * 3 * nfp + f * nfp + a] = fscale * (normal_flux - s.fstar[v]);
@@ -174,6 +225,17 @@ impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
                 out[v * np + i] += acc;
             }
         }
+        if self.law.has_source() {
+            for i in 0..np {
+                for v in 0..nv {
+                    s.qm[v] = qk[v * np + i];
+                }
+                self.law.source(&s.qm, mat, &self.node_xy[k * np + i], t, &mut s.source);
+                for v in 0..nv {
+                    out[v * np + i] += s.source[v];
+                }
+            }
+        }
     }
 }
 
@@ -181,8 +243,8 @@ impl<L: ConservationLaw, T: Real> OdeSystem for NodalOperator2d<L, T> {
     type State = Vec<T>;
     type Error = std::convert::Infallible;
 
-    fn rhs(&mut self, _t: f64, q: &Vec<T>, out: &mut Vec<T>) -> Result<(), Self::Error> {
-        self.apply(q, out);
+    fn rhs(&mut self, t: f64, q: &Vec<T>, out: &mut Vec<T>) -> Result<(), Self::Error> {
+        self.apply(q, t, out);
         Ok(())
     }
 

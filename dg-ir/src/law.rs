@@ -1,0 +1,148 @@
+//! The IR of a whole law, its content hash, and the registry of laws linked into the program.
+
+use crate::function::IrFunction;
+use crate::graph::{InputKind, Op};
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+
+/// What a function of the law is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FunctionRole {
+    /// F(q): DIM × NVARS outputs, dimension-major.
+    Flux,
+    /// Largest wave speed along n: one output.
+    MaxSpeed,
+    /// A numerical flux n·F*(q⁻, q⁺): NVARS outputs.
+    NumericalFlux,
+    /// A boundary ghost state: NVARS outputs.
+    Boundary,
+    /// The source term: NVARS outputs.
+    Source,
+}
+
+/// The intermediate representation of one law.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LawIr {
+    /// Law name.
+    pub name: String,
+    /// Space dimension.
+    pub dim: usize,
+    /// State variable names.
+    pub variables: Vec<String>,
+    /// Material parameter names.
+    pub materials: Vec<String>,
+    /// Law parameters (`#[param]` constants): names and default values.
+    pub params: Vec<(String, f64)>,
+    /// Functions with their roles. Numerical fluxes and boundaries are named `numerical_flux:<name>` and
+    /// `boundary:<name>`.
+    pub functions: Vec<(FunctionRole, IrFunction)>,
+}
+
+impl LawIr {
+    /// The function with this name.
+    pub fn function(&self, name: &str) -> Option<&IrFunction> {
+        self.functions.iter().find(|(_, f)| f.name == name).map(|(_, f)| f)
+    }
+
+    /// Functions of one role.
+    pub fn functions_of(&self, role: FunctionRole) -> impl Iterator<Item = &IrFunction> {
+        self.functions.iter().filter(move |(r, _)| *r == role).map(|(_, f)| f)
+    }
+
+    /// Whether the law is linear: its flux is affine in the state and so is every numerical flux.
+    pub fn is_linear(&self) -> bool {
+        self.functions
+            .iter()
+            .filter(|(r, _)| matches!(r, FunctionRole::Flux | FunctionRole::NumericalFlux))
+            .all(|(_, f)| f.linear_outputs().iter().all(|&l| l))
+    }
+
+    /// Name of an input, as the printer shows it (`qm.rho`, `mp.c`, `n.x`, `alpha`).
+    pub fn input_name(&self, kind: InputKind, index: usize) -> String {
+        let var = |names: &[String]| names.get(index).cloned().unwrap_or_else(|| format!("#{index}"));
+        let axis = ["x", "y", "z"].get(index).copied().unwrap_or("?");
+        match kind {
+            InputKind::StateM => format!("qm.{}", var(&self.variables)),
+            InputKind::StateP => format!("qp.{}", var(&self.variables)),
+            InputKind::MaterialM => format!("mm.{}", var(&self.materials)),
+            InputKind::MaterialP => format!("mp.{}", var(&self.materials)),
+            InputKind::Normal => format!("n.{axis}"),
+            InputKind::Position => format!("x.{axis}"),
+            InputKind::Time => "t".into(),
+            InputKind::Param => self.params.get(index).map(|p| p.0.clone()).unwrap_or_else(|| format!("param#{index}")),
+        }
+    }
+
+    /// Readable listing of every function with its flop counts.
+    pub fn print(&self) -> String {
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "law {} (dim {}, state [{}], material [{}], params [{}]), {} ({}), hash {}",
+            self.name,
+            self.dim,
+            self.variables.join(", "),
+            self.materials.join(", "),
+            self.params.iter().map(|(n, v)| format!("{n} = {v}")).collect::<Vec<_>>().join(", "),
+            if self.is_linear() { "linear" } else { "nonlinear" },
+            if self.is_linear() { "flux affine in q" } else { "flux not affine in q" },
+            self.hash()
+        );
+        let nv = self.variables.len();
+        for (role, f) in &self.functions {
+            let vars = &self.variables;
+            let output_name = |i: usize| -> String {
+                match role {
+                    FunctionRole::Flux => format!("F{}.{}", ["x", "y", "z"][i / nv], vars[i % nv]),
+                    FunctionRole::MaxSpeed => "speed".into(),
+                    _ => format!("out.{}", vars.get(i).cloned().unwrap_or_default()),
+                }
+            };
+            text.push('\n');
+            text.push_str(&f.print(&|k, i| self.input_name(k, i), &output_name));
+        }
+        text
+    }
+
+    /// Stable content hash (hex, 16 digits): SHA-256 of a canonical serialization of names, parameters and
+    /// every function's DAG. Independent of the platform and of the order of unrelated code.
+    pub fn hash(&self) -> String {
+        let mut canon = String::new();
+        let _ =
+            write!(canon, "law:{}|dim:{}|vars:{:?}|mats:{:?}|", self.name, self.dim, self.variables, self.materials);
+        for (name, value) in &self.params {
+            let _ = write!(canon, "param:{name}={:016x}|", value.to_bits());
+        }
+        for (role, f) in &self.functions {
+            let _ = write!(canon, "fn:{role:?}:{}|", f.name);
+            for op in &f.nodes {
+                let _ = match op {
+                    Op::Const(bits) => write!(canon, "c{bits:016x};"),
+                    other => write!(canon, "{other:?};"),
+                };
+            }
+            let _ = write!(canon, "out:{:?}|", f.outputs);
+        }
+        let digest = Sha256::digest(canon.as_bytes());
+        digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// A law linked into the program, as the macro registers it.
+pub struct LawRegistration {
+    /// Law name.
+    pub name: &'static str,
+    /// Space dimension.
+    pub dim: usize,
+    /// Builds the IR.
+    pub ir: fn() -> LawIr,
+}
+
+inventory::collect!(LawRegistration);
+
+/// Every law registered by the macro in the crates linked into this program, sorted by name.
+pub fn registered_laws() -> Vec<&'static LawRegistration> {
+    let mut laws: Vec<&'static LawRegistration> = inventory::iter::<LawRegistration>.into_iter().collect();
+    laws.sort_by_key(|l| l.name);
+    laws
+}
