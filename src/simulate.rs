@@ -150,11 +150,27 @@ pub fn run<T: Real>(
     opts: &RunOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunOutcome, SimulateError> {
-    let law = case.law(opts.alpha);
-    let nv = MaxwellTm::NVARS;
-    let binding =
-        BoundaryBinding::resolve(law.name(), law.boundary_names(), &space.connectivity.tag_names, &opts.boundary)?;
-    let mut op = NodalOperator2d::<MaxwellTm, T>::new(law, space, &binding);
+    run_with_law::<MaxwellTm, T>(space, case.law(opts.alpha), case, opts, progress)
+}
+
+/// Runs `case` with an explicitly given law (the case supplies the initial and exact states).
+pub fn run_with_law<L: ConservationLaw, T: Real>(
+    space: &DgSpace2d,
+    law: L,
+    case: &dyn Case,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<RunOutcome, SimulateError> {
+    let nv = L::NVARS;
+    let binding = BoundaryBinding::resolve(
+        law.name(),
+        law.boundary_names(),
+        &space.connectivity.tag_names,
+        &space.used_tags(),
+        &opts.boundary,
+    )?;
+    let law_name = law.name();
+    let mut op = NodalOperator2d::<L, T>::new(law, space, &binding);
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let (steps, dt) = time_step(space, opts, t_end)?;
     let mut q: Vec<T> = space.interpolate(nv, |x, y, q| case.initial(x, y, q));
@@ -187,7 +203,7 @@ pub fn run<T: Real>(
     let rhs_evaluations = integrator.rhs_evaluations();
     let report = RunReport {
         case: case.name().to_string(),
-        law: law.name().to_string(),
+        law: law_name.to_string(),
         order: space.element.order,
         precision: T::NAME,
         elements: space.num_elements(),

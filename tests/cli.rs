@@ -103,3 +103,36 @@ fn help_shows_examples() {
     let out = dg(&["cases"]);
     assert!(stdout(&out).contains("maxwell-cavity") && stdout(&out).contains("maxwell-pulse"));
 }
+
+#[test]
+fn laws_lists_every_law_with_its_linearity() {
+    let out = dg(&["laws", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let laws = doc.as_array().unwrap();
+    let linear = |name: &str| laws.iter().find(|l| l["name"] == name).map(|l| l["linear"].as_bool().unwrap());
+    for name in ["advection2d", "advection3d", "maxwell2d", "maxwell3d", "acoustics2d", "acoustics3d", "elastic3d"] {
+        assert_eq!(linear(name), Some(true), "{name}");
+    }
+    for name in ["burgers2d", "euler2d", "euler3d", "shallow_water2d"] {
+        assert_eq!(linear(name), Some(false), "{name}");
+    }
+    let table = stdout(&dg(&["laws"]));
+    assert!(table.contains("elastic3d") && table.contains("rho, lambda, mu"), "{table}");
+}
+
+#[test]
+fn ir_prints_the_dag_with_flop_counts() {
+    let out = dg(&["ir", "euler2d"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for needle in ["law euler2d", "fn flux:", "flops", "fn numerical_flux:hllc_flux", "qm.rho", "nonlinear"] {
+        assert!(text.contains(needle), "`{needle}` missing");
+    }
+    let one = stdout(&dg(&["ir", "maxwell2d", "--function", "flux"]));
+    assert!(one.starts_with("fn flux: 6 nodes, 2 flops"), "{one}");
+    let bad = dg(&["ir", "navier-stokes"]);
+    assert!(!bad.status.success() && stderr(&bad).contains("unknown law `navier-stokes`"));
+    let bad = dg(&["ir", "maxwell2d", "--function", "nope"]);
+    assert!(!bad.status.success() && stderr(&bad).contains("has no function `nope`"));
+}

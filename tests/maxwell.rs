@@ -73,9 +73,14 @@ fn constant_fields_on_a_periodic_mesh_have_zero_rhs() {
     perturb_interior(&mut mesh, 0.2, 9);
     let space = DgSpace2d::new(mesh, 5).unwrap();
     let law = MaxwellTm::default();
-    let binding =
-        BoundaryBinding::resolve("maxwell2d", law.boundary_names(), &space.connectivity.tag_names, &HashMap::new())
-            .unwrap();
+    let binding = BoundaryBinding::resolve(
+        "maxwell2d",
+        law.boundary_names(),
+        &space.connectivity.tag_names,
+        &space.used_tags(),
+        &HashMap::new(),
+    )
+    .unwrap();
     let op = NodalOperator2d::<MaxwellTm, f64>::new(law, &space, &binding);
     let q: Vec<f64> = space.interpolate(3, |_, _, q| q.copy_from_slice(&[0.7, -1.3, 2.1]));
     let mut out = vec![f64::NAN; q.len()];
@@ -93,9 +98,14 @@ fn rhs_of_the_exact_mode_matches_its_time_derivative() {
     for n in [4, 8] {
         let space = cavity_space(n, 4);
         let law = MaxwellTm::default();
-        let binding =
-            BoundaryBinding::resolve("maxwell2d", law.boundary_names(), &space.connectivity.tag_names, &HashMap::new())
-                .unwrap();
+        let binding = BoundaryBinding::resolve(
+            "maxwell2d",
+            law.boundary_names(),
+            &space.connectivity.tag_names,
+            &space.used_tags(),
+            &HashMap::new(),
+        )
+        .unwrap();
         let op = NodalOperator2d::<MaxwellTm, f64>::new(law, &space, &binding);
         let q: Vec<f64> = space.interpolate(3, |x, y, q| {
             case.exact(x, y, t, q);

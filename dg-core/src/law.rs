@@ -257,6 +257,7 @@ pub trait ConservationLaw: Send + Sync {
     fn numerical_flux<T: Real>(&self, qm: &[T], qp: &[T], matm: &[T], matp: &[T], n: &[T], out: &mut [T]);
     /// Ghost state q⁺ of boundary condition number `bc` (index into [`Self::boundary_names`]) at point `x` and
     /// time `t`.
+    #[allow(clippy::too_many_arguments)]
     fn boundary_state<T: Real>(&self, bc: usize, qm: &[T], mat: &[T], n: &[T], x: &[T], t: T, qp: &mut [T]);
     /// Whether the law has a source term.
     fn has_source(&self) -> bool;

@@ -119,6 +119,15 @@ impl DgSpace2d {
         self.geometry.len()
     }
 
+    /// For each boundary tag of the connectivity: whether some face carries it.
+    pub fn used_tags(&self) -> Vec<bool> {
+        let mut used = vec![false; self.connectivity.tag_names.len()];
+        for tag in self.face_tag.iter().flatten() {
+            used[*tag] = true;
+        }
+        used
+    }
+
     /// Global indices of the nodes on boundary faces carrying tag `tag` (sorted, without duplicates).
     pub fn boundary_nodes(&self, tag: usize) -> Vec<usize> {
         let nfp = self.element.nfp;

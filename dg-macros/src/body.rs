@@ -281,7 +281,7 @@ impl<'a> Translator<'a> {
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> syn::Result<TokenStream> {
         let Some((_, else_branch)) = &i.else_branch else {
-            return Err(err(i, "`if` needs an `else`: both branches are evaluated and one is selected"));
+            return Err(err(i, "`if` needs an `else`: both branches are evaluated and one is selected\n  = help: write `if c { a } else { b }`"));
         };
         if let Expr::Let(l) = &*i.cond {
             return Err(err(l, "`if let` is not supported"));
@@ -295,20 +295,21 @@ impl<'a> Translator<'a> {
 
     fn struct_literal(&mut self, st: &syn::ExprStruct) -> syn::Result<TokenStream> {
         let name = st.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-        let (ty, fields) =
-            match name.as_str() {
-                "State" => (Ty::State, self.law.state.field_names()),
-                "Material" if self.law.material.is_some() => {
-                    (Ty::Material, self.fields_of(Ty::Material).unwrap_or_default())
-                }
-                _ => return Err(err(
+        let (ty, fields) = match name.as_str() {
+            "State" => (Ty::State, self.law.state.field_names()),
+            "Material" if self.law.material.is_some() => {
+                (Ty::Material, self.fields_of(Ty::Material).unwrap_or_default())
+            }
+            _ => {
+                return Err(err(
                     &st.path,
                     format!(
                         "`{}` cannot be built in a law body\n  = help: struct literals build `State` (or `Material`)",
                         st.path.to_token_stream()
                     ),
-                )),
-            };
+                ))
+            }
+        };
         if let Some(rest) = &st.rest {
             return Err(err(rest, "`..` is not supported: give every field"));
         }

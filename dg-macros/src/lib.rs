@@ -17,7 +17,7 @@ use proc_macro::TokenStream;
 
 /// Declares a conservation law. See `docs/laws.md` for the syntax and a worked example.
 ///
-/// ```ignore
+/// ```text
 /// #[dg::conservation_law(dim = 2)]
 /// pub mod advection2d {
 ///     pub struct State { pub u: Real }

@@ -117,9 +117,9 @@ fn acoustic_penalty_flux_is_the_exact_upwind_flux() {
 
 #[test]
 fn elastic_penalty_flux_is_the_exact_upwind_flux() {
-    for (rho, lambda, mu) in [(1.0, 2.0, 1.0), (2.7, 1.3, 0.6), (1.5, 0.4, 2.2)] {
-        let cp = ((lambda + 2.0 * mu) / rho as f64).sqrt();
-        let cs = (mu / rho as f64).sqrt();
+    for (rho, lambda, mu) in [(1.0f64, 2.0f64, 1.0f64), (2.7, 1.3, 0.6), (1.5, 0.4, 2.2)] {
+        let cp: f64 = ((lambda + 2.0 * mu) / rho).sqrt();
+        let cs: f64 = (mu / rho).sqrt();
         check(&elastic3d::Law::default(), &[rho, lambda, mu], &[cs, cp], 100);
     }
 }

@@ -2,6 +2,7 @@
 
 mod cases;
 mod convergence;
+mod laws;
 mod mesh_args;
 mod run;
 
@@ -14,7 +15,9 @@ Examples:
   dg run maxwell-cavity --order 4 --nx 8 --ny 8 --out cavity.vtu
   dg run maxwell-pulse --mesh examples/meshes/square_hole.msh --order 3 --t-end 0.5
   dg convergence maxwell-cavity --orders 1..6 --levels 4 --json
-  dg cases")]
+  dg cases
+  dg laws
+  dg ir euler2d")]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -28,6 +31,10 @@ enum Command {
     Convergence(convergence::ConvergenceArgs),
     /// List the available cases.
     Cases,
+    /// List the conservation laws linked into this program.
+    Laws(laws::LawsArgs),
+    /// Print a law's intermediate representation with flop counts.
+    Ir(laws::IrArgs),
 }
 
 /// Runs the parsed command.
@@ -36,5 +43,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Run(args) => run::execute(args),
         Command::Convergence(args) => convergence::execute(args),
         Command::Cases => cases::execute(),
+        Command::Laws(args) => laws::list(args),
+        Command::Ir(args) => laws::show(args),
     }
 }

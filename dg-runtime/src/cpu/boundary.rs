@@ -33,7 +33,8 @@ pub enum BoundaryError {
     },
 }
 
-/// Which boundary condition (index into the law's list) each mesh tag uses.
+/// Which boundary condition (index into the law's list) each mesh tag uses (`usize::MAX` for tags no face
+/// carries).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoundaryBinding {
     /// Condition index per tag index.
@@ -41,17 +42,23 @@ pub struct BoundaryBinding {
 }
 
 impl BoundaryBinding {
-    /// Binds every tag: an explicit entry of `explicit` (tag → condition) first; otherwise a condition of the
-    /// same name; otherwise, when the law has exactly one condition, that one.
+    /// Binds every tag that some boundary face carries (`used[t]`): an explicit entry of `explicit`
+    /// (tag → condition) first; otherwise a condition of the same name; otherwise, when the law has exactly one
+    /// condition, that one. Unused tags stay unbound.
     pub fn resolve(
         law: &str,
         offered: &[&str],
         tags: &[String],
+        used: &[bool],
         explicit: &HashMap<String, String>,
     ) -> Result<Self, BoundaryError> {
         let offered_owned = || offered.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let mut condition_of_tag = Vec::with_capacity(tags.len());
-        for tag in tags {
+        for (t, tag) in tags.iter().enumerate() {
+            if !used.get(t).copied().unwrap_or(false) {
+                condition_of_tag.push(usize::MAX);
+                continue;
+            }
             let index = if let Some(cond) = explicit.get(tag) {
                 offered.iter().position(|o| o == cond).ok_or_else(|| BoundaryError::UnknownCondition {
                     tag: tag.clone(),

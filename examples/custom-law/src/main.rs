@@ -1,0 +1,101 @@
+//! A user's own law: linear advection with decay, ∂u/∂t + a·∇u = −κu, on the periodic unit square.
+//! Exact solution: u(x, t) = u₀(x − a t) e^(−κt). The program runs it with dg's CPU solver, prints the error
+//! and the laws this program knows (its own among dg's), and fails if the error is not small.
+
+use dg::cases::Case;
+use dg::prelude::*;
+use dg::simulate::run_with_law;
+use std::f64::consts::PI;
+
+#[dg::conservation_law(dim = 2)]
+pub mod decaying_advection {
+    pub struct State {
+        pub u: Real,
+    }
+
+    /// Velocity.
+    #[param]
+    pub const AX: Real = 1.0;
+    #[param]
+    pub const AY: Real = 0.5;
+    /// Decay rate κ.
+    #[param]
+    pub const KAPPA: Real = 0.8;
+
+    pub fn flux(q: State) -> [State; 2] {
+        [State { u: AX * q.u }, State { u: AY * q.u }]
+    }
+
+    pub fn max_speed(q: State, n: Normal) -> Real {
+        (AX * n.x + AY * n.y).abs()
+    }
+
+    pub fn numerical_flux(qm: State, qp: State, n: Normal) -> State {
+        upwind(qm, qp, n)
+    }
+
+    pub fn source(q: State, x: Position, t: Real) -> State {
+        State { u: -KAPPA * q.u }
+    }
+}
+
+/// The periodic problem with its exact solution.
+struct DecayingWave {
+    law: decaying_advection::Law,
+}
+
+impl DecayingWave {
+    fn profile(x: f64, y: f64) -> f64 {
+        (2.0 * PI * x).sin() * (2.0 * PI * y).cos()
+    }
+}
+
+impl Case for DecayingWave {
+    fn name(&self) -> &'static str {
+        "decaying-wave"
+    }
+    fn description(&self) -> &'static str {
+        "advected, decaying sine wave on the periodic unit square"
+    }
+    fn default_mesh(&self, nx: usize, ny: usize) -> Result<TriMesh, dg::dg_core::MeshError> {
+        rectangle(&RectangleSpec { periodic_x: true, periodic_y: true, ..RectangleSpec { ny, ..RectangleSpec::unit_square(nx) } })
+    }
+    fn default_t_end(&self) -> f64 {
+        0.5
+    }
+    fn initial(&self, x: f64, y: f64, q: &mut [f64]) {
+        q[0] = Self::profile(x, y);
+    }
+    fn exact(&self, x: f64, y: f64, t: f64, q: &mut [f64]) -> bool {
+        q[0] = Self::profile(x - self.law.ax * t, y - self.law.ay * t) * (-self.law.kappa * t).exp();
+        true
+    }
+    fn has_exact(&self) -> bool {
+        true
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let case = DecayingWave { law: decaying_advection::Law::default() };
+    let mut errors = Vec::new();
+    for n in [4, 8] {
+        let mesh = case.default_mesh(n, n).expect("valid mesh");
+        let space = DgSpace2d::new(mesh, 3).expect("valid space");
+        let outcome = run_with_law::<_, f64>(&space, case.law, &case, &RunOptions::default(), &mut |_, _| {})
+            .expect("the run succeeds");
+        let error = outcome.report.l2_error.expect("exact solution");
+        println!("decaying_advection N=3 {n}x{n}: L2 error {error:.3e} after {} steps", outcome.report.steps);
+        errors.push(error);
+    }
+    let rate = (errors[0] / errors[1]).log2();
+    println!("observed order {rate:.2}");
+    let laws: Vec<&str> = dg::ir::registered_laws().iter().map(|l| l.name).collect();
+    println!("laws known to this program: {}", laws.join(", "));
+    if errors[1] < 1e-3 && rate > 3.5 && laws.contains(&"decaying_advection") && laws.contains(&"euler2d") {
+        println!("ok");
+        std::process::ExitCode::SUCCESS
+    } else {
+        eprintln!("unexpected result: errors {errors:?}, laws {laws:?}");
+        std::process::ExitCode::FAILURE
+    }
+}

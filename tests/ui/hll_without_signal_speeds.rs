@@ -1,0 +1,8 @@
+#[dg::conservation_law(dim = 2)]
+mod law {
+    pub struct State { pub u: Real }
+    pub fn flux(q: State) -> [State; 2] { [q, q] }
+    pub fn max_speed(q: State, n: Normal) -> Real { 1.0 }
+    pub fn numerical_flux(qm: State, qp: State, n: Normal) -> State { hll(qm, qp, n) }
+}
+fn main() {}

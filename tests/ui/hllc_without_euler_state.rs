@@ -1,0 +1,9 @@
+#[dg::conservation_law(dim = 2)]
+mod law {
+    pub struct State { pub u: Real, pub v: Real }
+    pub fn flux(q: State) -> [State; 2] { [q, q] }
+    pub fn max_speed(q: State, n: Normal) -> Real { 1.0 }
+    pub fn signal_speeds(q: State, n: Normal) -> [Real; 2] { [-1.0, 1.0] }
+    pub fn numerical_flux(qm: State, qp: State, n: Normal) -> State { hllc(qm, qp, n) }
+}
+fn main() {}

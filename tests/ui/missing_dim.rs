@@ -1,0 +1,5 @@
+#[dg::conservation_law]
+mod law {
+    pub struct State { pub u: Real }
+}
+fn main() {}

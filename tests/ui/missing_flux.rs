@@ -1,0 +1,7 @@
+#[dg::conservation_law(dim = 2)]
+mod law {
+    pub struct State { pub u: Real }
+    pub fn max_speed(q: State, n: Normal) -> Real { 1.0 }
+    pub fn numerical_flux(qm: State, qp: State, n: Normal) -> State { qm }
+}
+fn main() {}
