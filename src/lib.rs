@@ -14,8 +14,11 @@
 //! ```
 
 pub mod cases;
+pub mod kernels;
+pub mod law_dispatch;
 pub mod simulate;
 
+pub use dg_codegen;
 pub use dg_core;
 pub use dg_ir;
 pub use dg_laws;

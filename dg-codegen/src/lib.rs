@@ -1,2 +1,22 @@
-//! Kernel generation of dg: the law IR, the variant space, and kernel rendering from the templates in
-//! `templates/`. It arrives with the flux-DSL and kernel-generation issues; this crate holds nothing else yet.
+//! Kernel generation of dg: from a law's IR, an order and a variant to kernel source text.
+//!
+//! - [`microblock`]: seed 000's padding rule (pad to 16 or 32 values, microblock = fewest elements with less
+//!   than 10% waste).
+//! - [`variant`]: the variant space (work partition, elements per group, sequential microblocks, operator
+//!   storage, surface strategy, layout, precision), its readable SPEC strings and the rules that reject invalid
+//!   combinations with a reason.
+//! - [`cexpr`]: an IR function as C statements (the law's flux, numerical flux and boundary states inside the
+//!   kernels).
+//! - [`render`]: kernel source from the tera templates in `templates/`, for CUDA C or OpenCL C.
+//! - [`cost`]: flops and minimal bytes per kernel (the roofline model).
+//!
+//! Pure functions: no device, no I/O; rendering a spec is deterministic.
+
+pub mod cexpr;
+pub mod cost;
+pub mod microblock;
+pub mod render;
+pub mod variant;
+
+pub use render::{render, KernelSource, RenderError, Target};
+pub use variant::{Layout, Partition, Precision, Storage, Surface, Variant, VariantError};

@@ -6,5 +6,8 @@
 //!   [`dg_core::law::ConservationLaw`], multithreaded with rayon. It is the reference every generated kernel is
 //!   verified against.
 
+pub mod backend;
 pub mod cpu;
+pub mod device_operator;
 pub mod time;
+pub mod verify;

@@ -2,6 +2,7 @@
 
 mod cases;
 mod convergence;
+mod kernel_cmds;
 mod laws;
 mod mesh_args;
 mod run;
@@ -35,6 +36,14 @@ enum Command {
     Laws(laws::LawsArgs),
     /// Print a law's intermediate representation with flop counts.
     Ir(laws::IrArgs),
+    /// List compute devices (CUDA, OpenCL) with fingerprints.
+    Devices(kernel_cmds::DevicesArgs),
+    /// List the kernel variants of a law and order, valid and rejected.
+    Variants(kernel_cmds::VariantsArgs),
+    /// Print the generated kernel source of one variant.
+    Emit(kernel_cmds::EmitArgs),
+    /// Check every valid variant against the CPU reference on a device.
+    Verify(kernel_cmds::VerifyArgs),
 }
 
 /// Runs the parsed command.
@@ -45,5 +54,9 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Cases => cases::execute(),
         Command::Laws(args) => laws::list(args),
         Command::Ir(args) => laws::show(args),
+        Command::Devices(args) => kernel_cmds::devices(args),
+        Command::Variants(args) => kernel_cmds::variants(args),
+        Command::Emit(args) => kernel_cmds::emit(args),
+        Command::Verify(args) => kernel_cmds::verify(args),
     }
 }

@@ -1,0 +1,299 @@
+//! Kernel source from the templates in `templates/` (one concern per file), for CUDA C or OpenCL C.
+
+use crate::cexpr::{emit, literal, InputNames};
+use crate::microblock::{microblock, Microblock};
+use crate::variant::{Layout, Partition, Precision, Storage, Surface, Variant};
+use dg_core::matrix::Matrix;
+use dg_core::triangle::ReferenceTriangle;
+use dg_ir::{FunctionRole, LawIr};
+
+/// Source language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Target {
+    /// CUDA C (compiled with NVRTC).
+    Cuda,
+    /// OpenCL C.
+    OpenCl,
+}
+
+/// Errors of rendering.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// The law is not one the nodal triangle kernels handle.
+    #[error("law `{law}`: {reason}")]
+    Law {
+        /// Law name.
+        law: String,
+        /// Why.
+        reason: String,
+    },
+    /// A template failed (a bug).
+    #[error("template error: {0}")]
+    Template(String),
+}
+
+/// Sizes that follow from the order and the variant.
+#[derive(Debug, Clone, Copy)]
+pub struct Geometry {
+    /// Nodes per element.
+    pub np: usize,
+    /// Nodes per face.
+    pub nfp: usize,
+    /// The microblock.
+    pub microblock: Microblock,
+    /// Work items per group of the volume kernel.
+    pub volume_threads: usize,
+    /// Work items per group of the surface (or flux) kernel.
+    pub surface_threads: usize,
+    /// Work items per group of the lift kernel (split surface).
+    pub lift_threads: usize,
+    /// Elements per work group of the volume kernel (one sequential pass).
+    pub volume_elements: usize,
+    /// Elements per work group of the surface kernels (one sequential pass).
+    pub surface_elements: usize,
+}
+
+impl Geometry {
+    /// The sizes of `variant` at order `order`.
+    pub fn new(order: usize, variant: &Variant) -> Self {
+        let np = dg_core::triangle::num_nodes(order);
+        let nfp = order + 1;
+        let mb = microblock(np, 16, 0.10);
+        match variant.partition {
+            Partition::Node => {
+                let e = variant.group * mb.elements;
+                let per = match variant.surface {
+                    Surface::Fused => np.max(3 * nfp),
+                    Surface::Split => 3 * nfp,
+                };
+                Self {
+                    np,
+                    nfp,
+                    microblock: mb,
+                    volume_threads: variant.group * mb.floats,
+                    surface_threads: e * per,
+                    lift_threads: e * np,
+                    volume_elements: e,
+                    surface_elements: e,
+                }
+            }
+            Partition::Element => Self {
+                np,
+                nfp,
+                microblock: mb,
+                volume_threads: variant.group,
+                surface_threads: variant.group,
+                lift_threads: variant.group,
+                volume_elements: variant.group,
+                surface_elements: variant.group,
+            },
+        }
+    }
+
+    /// Values of Dr, Ds and LIFT together.
+    pub fn matrix_values(&self) -> usize {
+        2 * self.np * self.np + self.np * 3 * self.nfp
+    }
+
+    /// Local memory of the most demanding kernel, in bytes.
+    pub fn local_bytes(&self, nvars: usize, bytes: usize, variant: &Variant) -> usize {
+        let local_mats = variant.storage == Storage::MatrixLocal;
+        let (np, nf) = (self.np, 3 * self.nfp);
+        let values = match variant.partition {
+            Partition::Node => {
+                let volume = 2 * nvars * self.volume_threads + if local_mats { 2 * np * np } else { 0 };
+                let surface = match variant.surface {
+                    Surface::Fused => nvars * self.surface_elements * nf,
+                    Surface::Split => 0,
+                } + if local_mats { np * nf } else { 0 };
+                volume.max(surface)
+            }
+            Partition::Element => {
+                if local_mats {
+                    (2 * np * np).max(np * nf)
+                } else {
+                    0
+                }
+            }
+        };
+        values * bytes
+    }
+}
+
+/// A kernel of the generated program and how to launch it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KernelLaunch {
+    /// Kernel function name.
+    pub name: &'static str,
+    /// Work items per group.
+    pub local_size: usize,
+    /// Elements per group and pass (0 for the update kernel, which is per value).
+    pub elements_per_group: usize,
+}
+
+/// Generated program for one spec.
+#[derive(Debug, Clone)]
+pub struct KernelSource {
+    /// The language.
+    pub target: Target,
+    /// The variant.
+    pub variant: Variant,
+    /// The whole program text.
+    pub source: String,
+    /// The kernels of one right-hand-side evaluation, in launch order.
+    pub rhs_kernels: Vec<KernelLaunch>,
+    /// Sizes.
+    pub geometry: Geometry,
+}
+
+impl KernelSource {
+    /// Work groups for `kernel` on `k` elements: the elements each group handles are
+    /// `elements_per_group · seq` (whole microblocks for the node-partition volume kernel).
+    pub fn groups(&self, kernel: &KernelLaunch, k: usize) -> usize {
+        let seq = self.variant.seq;
+        if kernel.name == "volume" && self.variant.partition == Partition::Node {
+            let microblocks = k.div_ceil(self.geometry.microblock.elements);
+            return microblocks.div_ceil(self.variant.group * seq).max(1);
+        }
+        k.div_ceil(kernel.elements_per_group * seq).max(1)
+    }
+}
+
+fn matrix_text(m: &Matrix, single: bool) -> String {
+    let mut values = Vec::with_capacity(m.nrows() * m.ncols());
+    for i in 0..m.nrows() {
+        for j in 0..m.ncols() {
+            values.push(literal(m[(i, j)], single));
+        }
+    }
+    values.join(", ")
+}
+
+fn indent(code: &str) -> String {
+    code.lines().map(|l| format!("    {l}\n")).collect()
+}
+
+const TEMPLATES: [(&str, &str); 10] = [
+    ("dialect", include_str!("../../templates/dialect.tera")),
+    ("sizes", include_str!("../../templates/sizes.tera")),
+    ("matrices", include_str!("../../templates/matrices.tera")),
+    ("law", include_str!("../../templates/law.tera")),
+    ("face_jump", include_str!("../../templates/face_jump.tera")),
+    ("volume_node", include_str!("../../templates/volume_node.tera")),
+    ("volume_elem", include_str!("../../templates/volume_elem.tera")),
+    ("surface_node", include_str!("../../templates/surface_node.tera")),
+    ("surface_elem", include_str!("../../templates/surface_elem.tera")),
+    ("update", include_str!("../../templates/update.tera")),
+];
+
+/// The law as the kernels see it: its IR, the parameter values to bake in, the numerical flux to use.
+pub struct LawInput<'a> {
+    /// The IR.
+    pub ir: &'a LawIr,
+    /// Parameter values (in the IR's order).
+    pub params: &'a [f64],
+    /// Name of the numerical flux function (as in `numerical_flux_names`).
+    pub numerical_flux: &'a str,
+}
+
+/// Renders the program of `variant` for `law` on `element`.
+pub fn render(
+    law: &LawInput<'_>,
+    element: &ReferenceTriangle,
+    variant: &Variant,
+    target: Target,
+) -> Result<KernelSource, RenderError> {
+    let ir = law.ir;
+    let law_err = |reason: String| RenderError::Law { law: ir.name.clone(), reason };
+    if ir.dim != 2 {
+        return Err(law_err(format!("the nodal triangle kernels need a 2D law (this one is {}D)", ir.dim)));
+    }
+    let single = variant.precision == Precision::F32;
+    let geometry = Geometry::new(element.order, variant);
+    let names = InputNames {
+        state_m: "qm",
+        state_p: "qp",
+        material_m: "mm",
+        material_p: "mp",
+        normal: ["nx", "ny", "0"],
+        position: ["px", "py", "0"],
+        time: "t",
+        params: law.params,
+    };
+    let out = |i: usize| format!("out[{i}]");
+    let flux_fn = ir.function("flux").ok_or_else(|| law_err("no flux".into()))?;
+    let nflux_name = format!("numerical_flux:{}", law.numerical_flux);
+    let nflux_fn =
+        ir.function(&nflux_name).ok_or_else(|| law_err(format!("no numerical flux `{}`", law.numerical_flux)))?;
+    let boundaries: Vec<String> =
+        ir.functions_of(FunctionRole::Boundary).map(|f| indent(&indent(&emit(f, &names, &out, "b", single)))).collect();
+    let mut ctx = tera::Context::new();
+    ctx.insert("cuda", &(target == Target::Cuda));
+    ctx.insert("double", &!single);
+    ctx.insert("np", &geometry.np);
+    ctx.insert("nfp", &geometry.nfp);
+    ctx.insert("nv", &ir.variables.len());
+    ctx.insert("nmat", &ir.materials.len());
+    ctx.insert("mbe", &geometry.microblock.elements);
+    ctx.insert("mbf", &geometry.microblock.floats);
+    ctx.insert("node_major", &(variant.layout == Layout::NodeMajor));
+    ctx.insert("matrix_const", &(variant.storage == Storage::MatrixConst));
+    ctx.insert("matrix_local", &(variant.storage == Storage::MatrixLocal));
+    ctx.insert("dr", &matrix_text(&element.dr, single));
+    ctx.insert("ds", &matrix_text(&element.ds, single));
+    ctx.insert("lift", &matrix_text(&element.lift, single));
+    let (dr_at, ds_at, lift_at) = match variant.storage {
+        Storage::FieldLocal => ("dr", "ds", "lift_mat"),
+        Storage::MatrixLocal => ("s_dr", "s_ds", "s_lift"),
+        Storage::MatrixConst => ("C_DR", "C_DS", "C_LIFT"),
+    };
+    ctx.insert("dr_at", dr_at);
+    ctx.insert("ds_at", ds_at);
+    ctx.insert("lift_at", lift_at);
+    ctx.insert("law_name", &ir.name);
+    ctx.insert("law_hash", &ir.hash());
+    ctx.insert("flux", &indent(&emit(flux_fn, &names, &out, "f", single)));
+    ctx.insert("numerical_flux", &indent(&emit(nflux_fn, &names, &out, "n", single)));
+    ctx.insert("boundaries", &boundaries);
+    ctx.insert("group", &variant.group);
+    ctx.insert("seq", &variant.seq);
+    ctx.insert("fused", &(variant.surface == Surface::Fused));
+    ctx.insert("surface_t", &geometry.np.max(3 * geometry.nfp));
+    let mut tera = tera::Tera::default();
+    tera.add_raw_templates(TEMPLATES.to_vec()).map_err(|e| RenderError::Template(format!("{e:?}")))?;
+    let (volume, surface) = match variant.partition {
+        Partition::Node => ("volume_node", "surface_node"),
+        Partition::Element => ("volume_elem", "surface_elem"),
+    };
+    let mut source = format!("/* dg kernels: {} N={} {} */\n", ir.name, element.order, variant);
+    for name in ["dialect", "sizes", "matrices", "law", "face_jump", volume, surface, "update"] {
+        let text = tera.render(name, &ctx).map_err(|e| RenderError::Template(format!("{name}: {e:?}")))?;
+        source.push_str(&text);
+        source.push('\n');
+    }
+    let mut rhs_kernels = vec![KernelLaunch {
+        name: "volume",
+        local_size: geometry.volume_threads,
+        elements_per_group: geometry.volume_elements,
+    }];
+    match variant.surface {
+        Surface::Fused => rhs_kernels.push(KernelLaunch {
+            name: "surface",
+            local_size: geometry.surface_threads,
+            elements_per_group: geometry.surface_elements,
+        }),
+        Surface::Split => {
+            rhs_kernels.push(KernelLaunch {
+                name: "flux",
+                local_size: geometry.surface_threads,
+                elements_per_group: geometry.surface_elements,
+            });
+            rhs_kernels.push(KernelLaunch {
+                name: "lift",
+                local_size: geometry.lift_threads,
+                elements_per_group: geometry.surface_elements,
+            });
+        }
+    }
+    Ok(KernelSource { target, variant: *variant, source, rhs_kernels, geometry })
+}

@@ -1,0 +1,206 @@
+//! CUDA through cudarc: the driver and NVRTC are loaded at run time, and their presence is checked before any
+//! call, so a machine without them gets an error value, never a panic.
+
+use super::{Arg, BackendError, BufferId, Device, DeviceFingerprint, Launch, ProgramId};
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
+use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+const NAME: &str = "cuda";
+
+fn call<E: std::fmt::Debug>(call: &'static str) -> impl Fn(E) -> BackendError {
+    move |e| BackendError::Call { backend: NAME, call, message: format!("{e:?}") }
+}
+
+/// Whether the CUDA driver and NVRTC libraries can be loaded.
+pub fn libraries_present() -> bool {
+    // SAFETY: these only try to dlopen the libraries.
+    unsafe { cudarc::driver::sys::is_culib_present() && cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// Every CUDA device, with fingerprints; an `Unavailable` error when the libraries or devices are missing.
+pub fn enumerate() -> Result<Vec<DeviceFingerprint>, BackendError> {
+    if !libraries_present() {
+        return Err(BackendError::Unavailable { backend: NAME, message: "libcuda or libnvrtc not found".into() });
+    }
+    let count = CudaContext::device_count()
+        .map_err(|e| BackendError::Unavailable { backend: NAME, message: format!("{e:?}") })?;
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: the library is present (checked above); the pointers are valid for the call.
+    unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+    let mut out = Vec::new();
+    for ordinal in 0..count.max(0) as usize {
+        let ctx = CudaContext::new(ordinal).map_err(call("cuCtxCreate"))?;
+        let (cc_major, cc_minor) = ctx.compute_capability().map_err(call("cuDeviceGetAttribute"))?;
+        let mut driver = 0;
+        // SAFETY: as above.
+        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver) };
+        out.push(DeviceFingerprint {
+            backend: NAME.into(),
+            vendor: "NVIDIA".into(),
+            name: ctx.name().map_err(call("cuDeviceGetName"))?,
+            architecture: format!("sm_{cc_major}{cc_minor}"),
+            driver: format!("driver {}.{} nvrtc {major}.{minor}", driver / 1000, (driver % 1000) / 10),
+            memory_bytes: ctx.total_mem().unwrap_or(0) as u64,
+            selector: format!("cuda:{ordinal}"),
+            is_gpu: true,
+        });
+    }
+    Ok(out)
+}
+
+/// An open CUDA device.
+pub struct CudaDevice {
+    fingerprint: DeviceFingerprint,
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    arch: &'static str,
+    buffers: Vec<CudaSlice<u8>>,
+    programs: Vec<HashMap<&'static str, CudaFunction>>,
+    cache: HashMap<String, ProgramId>,
+    local_memory: usize,
+    max_threads: usize,
+}
+
+impl CudaDevice {
+    /// Opens device `ordinal` (its fingerprint from [`enumerate`]).
+    pub fn open(ordinal: usize, fingerprint: DeviceFingerprint) -> Result<Self, BackendError> {
+        if !libraries_present() {
+            return Err(BackendError::Unavailable { backend: NAME, message: "libcuda or libnvrtc not found".into() });
+        }
+        let ctx = CudaContext::new(ordinal).map_err(call("cuCtxCreate"))?;
+        let stream = ctx.default_stream();
+        let (major, minor) = ctx.compute_capability().map_err(call("cuDeviceGetAttribute"))?;
+        let arch: &'static str = Box::leak(format!("sm_{major}{minor}").into_boxed_str());
+        let local_memory = ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)
+            .map_err(call("cuDeviceGetAttribute"))? as usize;
+        let max_threads = ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+            .map_err(call("cuDeviceGetAttribute"))? as usize;
+        Ok(Self {
+            fingerprint,
+            ctx,
+            stream,
+            arch,
+            buffers: Vec::new(),
+            programs: Vec::new(),
+            cache: HashMap::new(),
+            local_memory,
+            max_threads,
+        })
+    }
+}
+
+impl Device for CudaDevice {
+    fn fingerprint(&self) -> &DeviceFingerprint {
+        &self.fingerprint
+    }
+
+    fn compile(&mut self, source: &str, kernels: &[&'static str]) -> Result<ProgramId, BackendError> {
+        if let Some(&id) = self.cache.get(source) {
+            return Ok(id);
+        }
+        let opts = CompileOptions { arch: Some(self.arch), options: vec!["-std=c++17".into()], ..Default::default() };
+        let ptx = compile_ptx_with_opts(source, opts)
+            .map_err(|e| BackendError::Compile { backend: NAME, log: format!("{e}") })?;
+        let module = self.ctx.load_module(ptx).map_err(call("cuModuleLoadData"))?;
+        let mut map = HashMap::new();
+        for &name in kernels {
+            map.insert(name, module.load_function(name).map_err(call("cuModuleGetFunction"))?);
+        }
+        self.programs.push(map);
+        let id = ProgramId(self.programs.len() - 1);
+        self.cache.insert(source.to_string(), id);
+        Ok(id)
+    }
+
+    fn alloc(&mut self, bytes: usize) -> Result<BufferId, BackendError> {
+        let buffer = self.stream.alloc_zeros::<u8>(bytes.max(1)).map_err(call("cuMemAlloc"))?;
+        self.buffers.push(buffer);
+        Ok(BufferId(self.buffers.len() - 1))
+    }
+
+    fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError> {
+        let mut view = self.buffers[buffer.0].slice_mut(0..data.len());
+        self.stream.memcpy_htod(data, &mut view).map_err(call("cuMemcpyHtoD"))
+    }
+
+    fn download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError> {
+        let view = self.buffers[buffer.0].slice(0..data.len());
+        self.stream.memcpy_dtoh(&view, data).map_err(call("cuMemcpyDtoH"))?;
+        self.stream.synchronize().map_err(call("cuStreamSynchronize"))
+    }
+
+    fn free_buffers(&mut self) {
+        self.buffers.clear();
+    }
+
+    fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        let mut times = Vec::with_capacity(repeats);
+        for _ in 0..repeats.max(1) {
+            let start =
+                self.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(call("cuEventRecord"))?;
+            for launch in launches {
+                let func = self.programs[program.0].get(launch.kernel).ok_or_else(|| BackendError::Call {
+                    backend: NAME,
+                    call: "cuModuleGetFunction",
+                    message: format!("kernel `{}` is not in the program", launch.kernel),
+                })?;
+                let mut builder = self.stream.launch_builder(func);
+                let ints: Vec<i32> =
+                    launch.args.iter().filter_map(|a| if let Arg::I32(v) = a { Some(*v) } else { None }).collect();
+                let f32s: Vec<f32> =
+                    launch.args.iter().filter_map(|a| if let Arg::F32(v) = a { Some(*v) } else { None }).collect();
+                let f64s: Vec<f64> =
+                    launch.args.iter().filter_map(|a| if let Arg::F64(v) = a { Some(*v) } else { None }).collect();
+                let (mut ni, mut nf, mut nd) = (0, 0, 0);
+                for arg in &launch.args {
+                    match arg {
+                        Arg::Buffer(b) => {
+                            builder.arg(&self.buffers[b.0]);
+                        }
+                        Arg::I32(_) => {
+                            builder.arg(&ints[ni]);
+                            ni += 1;
+                        }
+                        Arg::F32(_) => {
+                            builder.arg(&f32s[nf]);
+                            nf += 1;
+                        }
+                        Arg::F64(_) => {
+                            builder.arg(&f64s[nd]);
+                            nd += 1;
+                        }
+                    }
+                }
+                let cfg = LaunchConfig {
+                    grid_dim: (launch.groups as u32, 1, 1),
+                    block_dim: (launch.local as u32, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                // SAFETY: the argument list matches the generated kernel's signature (same launch table).
+                unsafe { builder.launch(cfg) }.map_err(call("cuLaunchKernel"))?;
+            }
+            let end = self.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(call("cuEventRecord"))?;
+            let ms = start.elapsed_ms(&end).map_err(call("cuEventElapsedTime"))?;
+            times.push(ms as f64 * 1e-3);
+        }
+        self.stream.synchronize().map_err(call("cuStreamSynchronize"))?;
+        Ok(times)
+    }
+
+    fn local_memory(&self) -> usize {
+        self.local_memory
+    }
+
+    fn max_work_group(&self) -> usize {
+        self.max_threads
+    }
+
+    fn supports_f64(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,113 @@
+//! Finding devices: CUDA first, then OpenCL GPUs, then OpenCL CPUs; the native CPU path when there is none.
+
+use super::cuda::{self, CudaDevice};
+use super::opencl::{self, OpenClDevice};
+use super::{BackendError, Device};
+
+/// Identity of a device: what the tuning database is keyed by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct DeviceFingerprint {
+    /// `cuda` or `opencl`.
+    pub backend: String,
+    /// Vendor.
+    pub vendor: String,
+    /// Device name.
+    pub name: String,
+    /// Architecture (`sm_90`; OpenCL: platform and device type).
+    pub architecture: String,
+    /// Driver / compiler version.
+    pub driver: String,
+    /// Global memory in bytes.
+    pub memory_bytes: u64,
+    /// How to select it on the command line (`cuda:0`, `opencl:1:0`).
+    pub selector: String,
+    /// Whether it is a GPU.
+    pub is_gpu: bool,
+}
+
+impl DeviceFingerprint {
+    /// The part of the fingerprint that keys tuning results (selector and memory size excluded).
+    pub fn key(&self) -> String {
+        format!("{}|{}|{}|{}|{}", self.backend, self.vendor, self.name, self.architecture, self.driver)
+    }
+}
+
+/// Which device to use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceSelector {
+    /// The best found: CUDA, then an OpenCL GPU, then an OpenCL CPU.
+    Auto,
+    /// A CUDA device by ordinal.
+    Cuda(usize),
+    /// An OpenCL device by platform and device index.
+    OpenCl(usize, usize),
+    /// Any OpenCL device (GPU first).
+    AnyOpenCl,
+}
+
+impl std::str::FromStr for DeviceSelector {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad =
+            || format!("unknown device `{s}`: use auto, cuda, cuda:N, opencl, opencl:P:D or cpu (see `dg devices`)");
+        let parts: Vec<&str> = s.split(':').collect();
+        match parts.as_slice() {
+            ["auto"] => Ok(Self::Auto),
+            ["cuda"] => Ok(Self::Cuda(0)),
+            ["cuda", n] => n.parse().map(Self::Cuda).map_err(|_| bad()),
+            ["opencl"] => Ok(Self::AnyOpenCl),
+            ["opencl", p, d] => Ok(Self::OpenCl(p.parse().map_err(|_| bad())?, d.parse().map_err(|_| bad())?)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// Everything found, with the reasons for what was not found.
+pub struct Discovery {
+    /// Devices, in preference order.
+    pub devices: Vec<DeviceFingerprint>,
+    /// Why a backend offers nothing (missing library, no platform, …).
+    pub missing: Vec<String>,
+}
+
+/// Lists the devices of every backend.
+pub fn discover() -> Discovery {
+    let mut devices = Vec::new();
+    let mut missing = Vec::new();
+    match cuda::enumerate() {
+        Ok(list) if list.is_empty() => missing.push("cuda: no device".to_string()),
+        Ok(list) => devices.extend(list),
+        Err(e) => missing.push(e.to_string()),
+    }
+    match opencl::enumerate() {
+        Ok(list) if list.is_empty() => missing.push("opencl: no device".to_string()),
+        Ok(mut list) => {
+            list.sort_by_key(|c| !c.fingerprint.is_gpu);
+            devices.extend(list.into_iter().map(|c| c.fingerprint));
+        }
+        Err(e) => missing.push(e.to_string()),
+    }
+    Discovery { devices, missing }
+}
+
+/// Opens the selected device.
+pub fn open(selector: &DeviceSelector) -> Result<Box<dyn Device>, BackendError> {
+    let open_cuda = |ordinal: usize| -> Result<Box<dyn Device>, BackendError> {
+        let list = cuda::enumerate()?;
+        let fp = list.into_iter().nth(ordinal).ok_or_else(|| BackendError::NoSuchDevice(format!("cuda:{ordinal}")))?;
+        Ok(Box::new(CudaDevice::open(ordinal, fp)?))
+    };
+    let open_opencl =
+        |pick: &dyn Fn(&opencl::OpenClCandidate) -> bool, what: String| -> Result<Box<dyn Device>, BackendError> {
+            let mut list = opencl::enumerate()?;
+            list.sort_by_key(|c| !c.fingerprint.is_gpu);
+            let candidate = list.iter().find(|c| pick(c)).ok_or(BackendError::NoSuchDevice(what))?;
+            Ok(Box::new(OpenClDevice::open(candidate)?))
+        };
+    match *selector {
+        DeviceSelector::Cuda(n) => open_cuda(n),
+        DeviceSelector::OpenCl(p, d) => open_opencl(&|c| c.platform == p && c.device == d, format!("opencl:{p}:{d}")),
+        DeviceSelector::AnyOpenCl => open_opencl(&|_| true, "opencl".into()),
+        DeviceSelector::Auto => open_cuda(0).or_else(|_| open_opencl(&|_| true, "auto".into())),
+    }
+}

@@ -1,0 +1,113 @@
+//! Compute devices: one backend per folder (CUDA through cudarc + NVRTC, OpenCL through opencl3), behind one
+//! object-safe trait, and discovery with fingerprints.
+
+pub mod cuda;
+pub mod discovery;
+pub mod opencl;
+
+pub use discovery::{discover, open, DeviceFingerprint, DeviceSelector};
+
+/// A failure of a device call, naming the backend and the call.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// The backend's library or device is not available.
+    #[error("{backend} is not available: {message}")]
+    Unavailable {
+        /// `cuda` or `opencl`.
+        backend: &'static str,
+        /// Why.
+        message: String,
+    },
+    /// A call failed.
+    #[error("{backend} call `{call}` failed: {message}")]
+    Call {
+        /// `cuda` or `opencl`.
+        backend: &'static str,
+        /// The call.
+        call: &'static str,
+        /// The error.
+        message: String,
+    },
+    /// The kernel program did not compile; the log is attached.
+    #[error("{backend} compilation failed:\n{log}")]
+    Compile {
+        /// `cuda` or `opencl`.
+        backend: &'static str,
+        /// Compiler log.
+        log: String,
+    },
+    /// No device matches the selector.
+    #[error("no device `{0}`; `dg devices` lists them")]
+    NoSuchDevice(String),
+}
+
+/// A device buffer handle (index into the backend's buffers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferId(pub usize);
+
+/// A compiled program handle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProgramId(pub usize);
+
+/// A kernel argument.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg {
+    /// A device buffer.
+    Buffer(BufferId),
+    /// A 32-bit integer.
+    I32(i32),
+    /// A single-precision scalar.
+    F32(f32),
+    /// A double-precision scalar.
+    F64(f64),
+}
+
+/// One kernel launch: 1D, `groups` work groups of `local` work items.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// Kernel name.
+    pub kernel: &'static str,
+    /// Work groups.
+    pub groups: usize,
+    /// Work items per group.
+    pub local: usize,
+    /// Arguments.
+    pub args: Vec<Arg>,
+}
+
+/// What a compute device offers.
+pub trait Device {
+    /// Identity of the device.
+    fn fingerprint(&self) -> &DeviceFingerprint;
+    /// Compiles a program (cached by the backend where it can).
+    fn compile(&mut self, source: &str, kernels: &[&'static str]) -> Result<ProgramId, BackendError>;
+    /// Allocates `bytes` of device memory.
+    fn alloc(&mut self, bytes: usize) -> Result<BufferId, BackendError>;
+    /// Copies host bytes to a buffer.
+    fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError>;
+    /// Copies a buffer to host bytes (waits for the device).
+    fn download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError>;
+    /// Releases every buffer (programs stay).
+    fn free_buffers(&mut self);
+    /// Runs launches in order; returns the device time of each repetition of the whole sequence, in seconds,
+    /// measured with device events (`repeats` ≥ 1).
+    fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError>;
+    /// Local memory per work group, bytes.
+    fn local_memory(&self) -> usize;
+    /// Largest work-group size.
+    fn max_work_group(&self) -> usize;
+    /// Whether double precision is supported.
+    fn supports_f64(&self) -> bool;
+}
+
+/// Bytes of a slice of plain numbers.
+pub fn as_bytes<T: Copy>(values: &[T]) -> &[u8] {
+    // SAFETY: T is a plain number type (f32, f64, i32); any byte pattern of it is valid to read as u8.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
+}
+
+/// Bytes of a mutable slice of plain numbers.
+pub fn as_bytes_mut<T: Copy>(values: &mut [T]) -> &mut [u8] {
+    // SAFETY: as above; every byte pattern written is a valid f32/f64/i32.
+    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
+}

@@ -1,0 +1,191 @@
+//! OpenCL through opencl3 (the OpenCL library is loaded at run time: no library, no platform, no panic).
+
+use super::{Arg, BackendError, BufferId, Device, DeviceFingerprint, Launch, ProgramId};
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::device::Device as ClDevice;
+use opencl3::kernel::{ExecuteKernel, Kernel};
+use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::program::Program;
+use opencl3::types::{cl_double, cl_float, cl_int, CL_BLOCKING};
+use std::collections::HashMap;
+
+const NAME: &str = "opencl";
+
+fn call(call: &'static str) -> impl Fn(opencl3::error_codes::ClError) -> BackendError {
+    move |e| BackendError::Call { backend: NAME, call, message: e.to_string() }
+}
+
+/// A (platform, device) pair found by discovery.
+pub struct OpenClCandidate {
+    /// Platform index.
+    pub platform: usize,
+    /// Device index within the platform.
+    pub device: usize,
+    /// The fingerprint.
+    pub fingerprint: DeviceFingerprint,
+    id: opencl3::types::cl_device_id,
+}
+
+/// Every OpenCL device on every platform; an empty list (and the reason) when there is none.
+pub fn enumerate() -> Result<Vec<OpenClCandidate>, BackendError> {
+    let platforms = opencl3::platform::get_platforms()
+        .map_err(|e| BackendError::Unavailable { backend: NAME, message: format!("no OpenCL platform ({e})") })?;
+    let mut out = Vec::new();
+    for (p, platform) in platforms.iter().enumerate() {
+        let ids = platform.get_devices(opencl3::device::CL_DEVICE_TYPE_ALL).unwrap_or_default();
+        for (d, &id) in ids.iter().enumerate() {
+            let dev = ClDevice::new(id);
+            let kind = dev.dev_type().unwrap_or(0);
+            let fingerprint = DeviceFingerprint {
+                backend: NAME.into(),
+                vendor: dev.vendor().unwrap_or_default().trim().to_string(),
+                name: dev.name().unwrap_or_default().trim().to_string(),
+                architecture: format!(
+                    "{} ({})",
+                    platform.name().unwrap_or_default().trim(),
+                    if kind & opencl3::device::CL_DEVICE_TYPE_GPU != 0 { "gpu" } else { "cpu" }
+                ),
+                driver: dev.driver_version().unwrap_or_default().trim().to_string(),
+                memory_bytes: dev.global_mem_size().unwrap_or(0),
+                selector: format!("opencl:{p}:{d}"),
+                is_gpu: kind & opencl3::device::CL_DEVICE_TYPE_GPU != 0,
+            };
+            out.push(OpenClCandidate { platform: p, device: d, fingerprint, id });
+        }
+    }
+    Ok(out)
+}
+
+/// An open OpenCL device.
+pub struct OpenClDevice {
+    fingerprint: DeviceFingerprint,
+    device: ClDevice,
+    context: Context,
+    queue: CommandQueue,
+    buffers: Vec<Buffer<u8>>,
+    programs: Vec<(Program, HashMap<&'static str, Kernel>)>,
+    cache: HashMap<String, ProgramId>,
+}
+
+impl OpenClDevice {
+    /// Opens a discovered device.
+    pub fn open(candidate: &OpenClCandidate) -> Result<Self, BackendError> {
+        let device = ClDevice::new(candidate.id);
+        let context = Context::from_device(&device).map_err(call("clCreateContext"))?;
+        #[allow(deprecated)]
+        let queue =
+            CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE).map_err(call("clCreateCommandQueue"))?;
+        Ok(Self {
+            fingerprint: candidate.fingerprint.clone(),
+            device,
+            context,
+            queue,
+            buffers: Vec::new(),
+            programs: Vec::new(),
+            cache: HashMap::new(),
+        })
+    }
+}
+
+impl Device for OpenClDevice {
+    fn fingerprint(&self) -> &DeviceFingerprint {
+        &self.fingerprint
+    }
+
+    fn compile(&mut self, source: &str, kernels: &[&'static str]) -> Result<ProgramId, BackendError> {
+        if let Some(&id) = self.cache.get(source) {
+            return Ok(id);
+        }
+        let program = Program::create_and_build_from_source(&self.context, source, "-cl-std=CL1.2")
+            .map_err(|log| BackendError::Compile { backend: NAME, log })?;
+        let mut map = HashMap::new();
+        for &name in kernels {
+            map.insert(name, Kernel::create(&program, name).map_err(call("clCreateKernel"))?);
+        }
+        self.programs.push((program, map));
+        let id = ProgramId(self.programs.len() - 1);
+        self.cache.insert(source.to_string(), id);
+        Ok(id)
+    }
+
+    fn alloc(&mut self, bytes: usize) -> Result<BufferId, BackendError> {
+        // SAFETY: no host pointer is given; the buffer is device memory of `bytes.max(1)` bytes.
+        let buffer =
+            unsafe { Buffer::<u8>::create(&self.context, CL_MEM_READ_WRITE, bytes.max(1), std::ptr::null_mut()) }
+                .map_err(call("clCreateBuffer"))?;
+        self.buffers.push(buffer);
+        Ok(BufferId(self.buffers.len() - 1))
+    }
+
+    fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError> {
+        let buf = &mut self.buffers[buffer.0];
+        // SAFETY: blocking write of `data` into a buffer at least that large (allocated by `alloc`).
+        unsafe { self.queue.enqueue_write_buffer(buf, CL_BLOCKING, 0, data, &[]) }
+            .map_err(call("clEnqueueWriteBuffer"))?;
+        Ok(())
+    }
+
+    fn download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError> {
+        let buf = &self.buffers[buffer.0];
+        // SAFETY: blocking read into `data`, no larger than the buffer.
+        unsafe { self.queue.enqueue_read_buffer(buf, CL_BLOCKING, 0, data, &[]) }
+            .map_err(call("clEnqueueReadBuffer"))?;
+        Ok(())
+    }
+
+    fn free_buffers(&mut self) {
+        self.buffers.clear();
+    }
+
+    fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        let mut times = Vec::with_capacity(repeats);
+        for _ in 0..repeats.max(1) {
+            let mut events = Vec::with_capacity(launches.len());
+            for launch in launches {
+                let kernel = self.programs[program.0].1.get(launch.kernel).ok_or_else(|| BackendError::Call {
+                    backend: NAME,
+                    call: "clCreateKernel",
+                    message: format!("kernel `{}` is not in the program", launch.kernel),
+                })?;
+                let mut exec = ExecuteKernel::new(kernel);
+                for arg in &launch.args {
+                    // SAFETY: argument types match the kernel signature generated with the same launch list.
+                    unsafe {
+                        match *arg {
+                            Arg::Buffer(b) => exec.set_arg(&self.buffers[b.0]),
+                            Arg::I32(v) => exec.set_arg(&(v as cl_int)),
+                            Arg::F32(v) => exec.set_arg(&(v as cl_float)),
+                            Arg::F64(v) => exec.set_arg(&(v as cl_double)),
+                        };
+                    }
+                }
+                exec.set_global_work_size(launch.groups * launch.local).set_local_work_size(launch.local);
+                // SAFETY: all arguments are set; sizes are multiples of the local size.
+                let event = unsafe { exec.enqueue_nd_range(&self.queue) }.map_err(call("clEnqueueNDRangeKernel"))?;
+                events.push(event);
+            }
+            self.queue.finish().map_err(call("clFinish"))?;
+            let mut total = 0.0;
+            for e in &events {
+                let start = e.profiling_command_start().map_err(call("clGetEventProfilingInfo"))?;
+                let end = e.profiling_command_end().map_err(call("clGetEventProfilingInfo"))?;
+                total += end.saturating_sub(start) as f64 * 1e-9;
+            }
+            times.push(total);
+        }
+        Ok(times)
+    }
+
+    fn local_memory(&self) -> usize {
+        self.device.local_mem_size().unwrap_or(32 * 1024) as usize
+    }
+
+    fn max_work_group(&self) -> usize {
+        self.device.max_work_group_size().unwrap_or(256)
+    }
+
+    fn supports_f64(&self) -> bool {
+        self.device.extensions().map(|e| e.contains("cl_khr_fp64")).unwrap_or(false)
+    }
+}

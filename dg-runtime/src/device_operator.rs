@@ -1,0 +1,269 @@
+//! The nodal DG right-hand side on a compute device: the space's data in the variant's layout, the generated
+//! kernels, and conversion between the CPU state layout and the device's.
+
+use crate::backend::{as_bytes, as_bytes_mut, Arg, BackendError, BufferId, Device, Launch, ProgramId};
+use crate::cpu::BoundaryBinding;
+use dg_codegen::render::{render, KernelSource, LawInput, RenderError};
+use dg_codegen::variant::{DeviceLimits, Layout, Precision, Variant, VariantError};
+use dg_codegen::Target;
+use dg_core::mesh::FaceLink;
+use dg_core::space::DgSpace2d;
+use dg_core::Real;
+use dg_ir::LawIr;
+
+/// Errors of the device operator.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceOperatorError {
+    /// The variant does not fit.
+    #[error(transparent)]
+    Variant(#[from] VariantError),
+    /// Rendering failed.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// A device call failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// The precision does not match the device or the variant.
+    #[error("{0}")]
+    Precision(String),
+}
+
+/// Device buffers of one operator.
+struct Buffers {
+    q: BufferId,
+    rhs: BufferId,
+    jumps: BufferId,
+    geo: BufferId,
+    mat: BufferId,
+    dr: BufferId,
+    ds: BufferId,
+    lift: BufferId,
+    face_geo: BufferId,
+    vmap_m: BufferId,
+    vmap_p: BufferId,
+    face_bc: BufferId,
+    neigh: BufferId,
+    face_xy: BufferId,
+}
+
+/// The right-hand side of a 2D law on a device, for one variant, in precision `T`.
+pub struct DeviceOperator<T: Real> {
+    source: KernelSource,
+    program: ProgramId,
+    buffers: Buffers,
+    np: usize,
+    nv: usize,
+    k: usize,
+    fs: usize,
+    _t: std::marker::PhantomData<T>,
+}
+
+/// Offset of node `i` of element `k` within one field, for a variant's layout.
+fn node_offset(source: &KernelSource, k: usize, i: usize, fs: usize) -> usize {
+    let g = &source.geometry;
+    match source.variant.layout {
+        Layout::ElementMajor => {
+            (k / g.microblock.elements) * g.microblock.floats + (k % g.microblock.elements) * g.np + i
+        }
+        Layout::NodeMajor => i * (fs / g.np) + k,
+    }
+}
+
+/// Values per field for `k` elements.
+fn field_stride(source: &KernelSource, k: usize) -> usize {
+    let g = &source.geometry;
+    match source.variant.layout {
+        Layout::ElementMajor => k.div_ceil(g.microblock.elements) * g.microblock.floats,
+        Layout::NodeMajor => g.np * k.div_ceil(32) * 32,
+    }
+}
+
+fn to_real<T: Real>(values: impl IntoIterator<Item = f64>) -> Vec<T> {
+    values.into_iter().map(T::from_f64).collect()
+}
+
+impl<T: Real> DeviceOperator<T> {
+    /// Renders, compiles and uploads everything for `variant`. The law enters through its IR, parameter
+    /// values and numerical flux name.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        device: &mut dyn Device,
+        target: Target,
+        ir: &LawIr,
+        params: &[f64],
+        numerical_flux: &str,
+        space: &DgSpace2d,
+        binding: &BoundaryBinding,
+        materials: &[f64],
+        variant: &Variant,
+    ) -> Result<Self, DeviceOperatorError> {
+        let want = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+        if variant.precision != want {
+            return Err(DeviceOperatorError::Precision(format!("variant {variant} does not compute in {}", T::NAME)));
+        }
+        if want == Precision::F64 && !device.supports_f64() {
+            return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
+        }
+        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+        variant.check(space.element.order, ir.variables.len(), &limits)?;
+        let el = &space.element;
+        let source = render(&LawInput { ir, params, numerical_flux }, el, variant, target)?;
+        let mut names: Vec<&'static str> = source.rhs_kernels.iter().map(|k| k.name).collect();
+        names.push("update");
+        let program = device.compile(&source.source, &names)?;
+        let (np, nfp, nv, k) = (el.np, el.nfp, ir.variables.len(), space.num_elements());
+        let nmat = ir.materials.len();
+        let fs = field_stride(&source, k);
+        let offset_of = |g: usize| node_offset(&source, g / np, g % np, fs) as i32;
+        let upload_real = |device: &mut dyn Device, values: Vec<T>| -> Result<BufferId, BackendError> {
+            let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
+            device.upload(id, as_bytes(&values))?;
+            Ok(id)
+        };
+        let geo = upload_real(device, to_real(space.geometry.iter().flat_map(|g| [g.rx, g.sx, g.ry, g.sy])))?;
+        let mat = upload_real(device, if nmat == 0 { vec![T::zero()] } else { to_real(materials.iter().copied()) })?;
+        let dr = upload_real(device, dg_core::matrix::to_row_major(&el.dr))?;
+        let ds = upload_real(device, dg_core::matrix::to_row_major(&el.ds))?;
+        let lift = upload_real(device, dg_core::matrix::to_row_major(&el.lift))?;
+        let face_geo = upload_real(device, to_real(space.faces.iter().flat_map(|f| [f.nx, f.ny, f.fscale])))?;
+        let face_xy = upload_real(device, to_real(space.vmap_m.iter().flat_map(|&g| [space.x[g], space.y[g]])))?;
+        let upload_int = |device: &mut dyn Device, values: Vec<i32>| -> Result<BufferId, BackendError> {
+            let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
+            device.upload(id, as_bytes(&values))?;
+            Ok(id)
+        };
+        let vmap_m = upload_int(device, space.vmap_m.iter().map(|&g| offset_of(g)).collect())?;
+        let vmap_p = upload_int(device, space.vmap_p.iter().map(|&g| offset_of(g)).collect())?;
+        let face_bc = upload_int(
+            device,
+            space.face_tag.iter().map(|t| t.map_or(-1, |tag| binding.condition_of_tag[tag] as i32)).collect(),
+        )?;
+        let neigh = upload_int(
+            device,
+            space
+                .connectivity
+                .links
+                .iter()
+                .enumerate()
+                .flat_map(|(k, links)| {
+                    links.iter().map(move |l| match l {
+                        FaceLink::Interior { element, .. } => *element as i32,
+                        FaceLink::Boundary { .. } => k as i32,
+                    })
+                })
+                .collect(),
+        )?;
+        let real = std::mem::size_of::<T>();
+        let q = device.alloc(nv * fs * real)?;
+        let rhs = device.alloc(nv * fs * real)?;
+        let jumps = device.alloc(nv * k * 3 * nfp * real)?;
+        let buffers =
+            Buffers { q, rhs, jumps, geo, mat, dr, ds, lift, face_geo, vmap_m, vmap_p, face_bc, neigh, face_xy };
+        Ok(Self { source, program, buffers, np, nv, k, fs, _t: std::marker::PhantomData })
+    }
+
+    /// The generated program.
+    pub fn source(&self) -> &KernelSource {
+        &self.source
+    }
+
+    fn scalar(value: f64) -> Arg {
+        if T::NAME == "f32" {
+            Arg::F32(value as f32)
+        } else {
+            Arg::F64(value)
+        }
+    }
+
+    /// The launches of one right-hand-side evaluation at time `t`.
+    pub fn rhs_launches(&self, t: f64) -> Vec<Launch> {
+        let b = &self.buffers;
+        let (kk, fs) = (Arg::I32(self.k as i32), Arg::I32(self.fs as i32));
+        let buf = Arg::Buffer;
+        self.source
+            .rhs_kernels
+            .iter()
+            .map(|kernel| {
+                let args = match kernel.name {
+                    "volume" => vec![buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds), kk, fs],
+                    "surface" => vec![
+                        buf(b.q),
+                        buf(b.rhs),
+                        buf(b.face_geo),
+                        buf(b.vmap_m),
+                        buf(b.vmap_p),
+                        buf(b.face_bc),
+                        buf(b.neigh),
+                        buf(b.face_xy),
+                        buf(b.mat),
+                        buf(b.lift),
+                        Self::scalar(t),
+                        kk,
+                        fs,
+                    ],
+                    "flux" => vec![
+                        buf(b.q),
+                        buf(b.jumps),
+                        buf(b.face_geo),
+                        buf(b.vmap_m),
+                        buf(b.vmap_p),
+                        buf(b.face_bc),
+                        buf(b.neigh),
+                        buf(b.face_xy),
+                        buf(b.mat),
+                        Self::scalar(t),
+                        kk,
+                        fs,
+                    ],
+                    _ => vec![buf(b.jumps), buf(b.rhs), buf(b.lift), kk, fs],
+                };
+                Launch {
+                    kernel: kernel.name,
+                    groups: self.source.groups(kernel, self.k),
+                    local: kernel.local_size,
+                    args,
+                }
+            })
+            .collect()
+    }
+
+    /// Uploads a state given in the CPU layout (`(k·nvars + v)·np + i`).
+    pub fn upload_state(&self, device: &mut dyn Device, q: &[T]) -> Result<(), BackendError> {
+        let mut dev = vec![T::zero(); self.nv * self.fs];
+        for k in 0..self.k {
+            for v in 0..self.nv {
+                for i in 0..self.np {
+                    dev[v * self.fs + node_offset(&self.source, k, i, self.fs)] = q[(k * self.nv + v) * self.np + i];
+                }
+            }
+        }
+        device.upload(self.buffers.q, as_bytes(&dev))
+    }
+
+    /// Fills the right-hand-side buffer with NaN (so that unwritten outputs show).
+    pub fn poison_rhs(&self, device: &mut dyn Device) -> Result<(), BackendError> {
+        let nan = vec![T::nan(); self.nv * self.fs];
+        device.upload(self.buffers.rhs, as_bytes(&nan))
+    }
+
+    /// Downloads the right-hand side in the CPU layout.
+    pub fn download_rhs(&self, device: &mut dyn Device) -> Result<Vec<T>, BackendError> {
+        let mut dev = vec![T::zero(); self.nv * self.fs];
+        device.download(self.buffers.rhs, as_bytes_mut(&mut dev))?;
+        let mut out = vec![T::zero(); self.k * self.nv * self.np];
+        for k in 0..self.k {
+            for v in 0..self.nv {
+                for i in 0..self.np {
+                    out[(k * self.nv + v) * self.np + i] = dev[v * self.fs + node_offset(&self.source, k, i, self.fs)];
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Evaluates the right-hand side of the uploaded state; returns the device time of each of `repeats`
+    /// evaluations.
+    pub fn apply(&self, device: &mut dyn Device, t: f64, repeats: usize) -> Result<Vec<f64>, BackendError> {
+        device.run(self.program, &self.rhs_launches(t), repeats)
+    }
+}

@@ -1,0 +1,134 @@
+//! Verification of generated kernels against the native CPU operator: random (not zero) states, outputs
+//! poisoned with NaN before each launch, relative L2 difference of the right-hand sides.
+
+use crate::backend::Device;
+use crate::cpu::{BoundaryBinding, NodalOperator2d};
+use crate::device_operator::{DeviceOperator, DeviceOperatorError};
+use dg_codegen::variant::Variant;
+use dg_codegen::Target;
+use dg_core::law::ConservationLaw;
+use dg_core::space::DgSpace2d;
+use dg_core::Real;
+use rand::{Rng, SeedableRng};
+
+/// Tolerance on the relative L2 difference: 1e-5 in f32, 1e-12 in f64.
+pub fn tolerance<T: Real>() -> f64 {
+    if T::NAME == "f32" {
+        1e-5
+    } else {
+        1e-12
+    }
+}
+
+/// A random state valid for the law: positive density, pressure or depth where the variables say so
+/// (`rho`…`e`: gas dynamics; `h`: shallow water), uniform in [−1, 1] otherwise.
+pub fn random_state<T: Real>(variables: &[&str], np: usize, k: usize, seed: u64) -> Vec<T> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let nv = variables.len();
+    let mut q = vec![T::zero(); k * nv * np];
+    for e in 0..k {
+        for i in 0..np {
+            let mut u = |a: f64, b: f64| rng.random_range(a..b);
+            let values: Vec<f64> = if variables.first() == Some(&"rho") && variables.last() == Some(&"e") {
+                let rho = u(0.8, 1.2);
+                let vel: Vec<f64> = (1..nv - 1).map(|_| u(-0.3, 0.3)).collect();
+                let p = u(0.8, 1.2);
+                let mut s = vec![rho];
+                s.extend(vel.iter().map(|v| rho * v));
+                s.push(p / 0.4 + 0.5 * rho * vel.iter().map(|v| v * v).sum::<f64>());
+                s
+            } else if variables.first() == Some(&"h") {
+                let h = u(0.8, 1.2);
+                (0..nv).map(|v| if v == 0 { h } else { h * u(-0.3, 0.3) }).collect()
+            } else {
+                (0..nv).map(|_| u(-1.0, 1.0)).collect()
+            };
+            for v in 0..nv {
+                q[(e * nv + v) * np + i] = T::from_f64(values[v]);
+            }
+        }
+    }
+    q
+}
+
+/// Result of verifying one variant.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct VerifyOutcome {
+    /// The variant.
+    pub variant: String,
+    /// Relative L2 difference to the CPU operator (NaN if something was not written).
+    pub relative_error: f64,
+    /// Whether it is within tolerance.
+    pub passed: bool,
+    /// Why it failed to build or run, if it did.
+    pub error: Option<String>,
+}
+
+/// Relative L2 difference (NaN anywhere gives NaN).
+pub fn relative_l2<T: Real>(got: &[T], reference: &[T]) -> f64 {
+    let mut diff = 0.0;
+    let mut norm = 0.0;
+    for (a, b) in got.iter().zip(reference) {
+        let (a, b) = (a.as_f64(), b.as_f64());
+        diff += (a - b) * (a - b);
+        norm += b * b;
+    }
+    if got.iter().any(|v| !v.is_finite()) {
+        return f64::NAN;
+    }
+    (diff / norm.max(f64::MIN_POSITIVE)).sqrt()
+}
+
+/// Verifies `variant` for `law` on `space`: the device right-hand side of a random state against the CPU one.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_variant<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    law: &L,
+    ir: &dg_ir::LawIr,
+    space: &DgSpace2d,
+    binding: &BoundaryBinding,
+    materials: &[f64],
+    variant: &Variant,
+    seed: u64,
+) -> VerifyOutcome {
+    let run = |device: &mut dyn Device| -> Result<f64, DeviceOperatorError> {
+        let nflux = law.numerical_flux_names()[0];
+        let op = DeviceOperator::<T>::new(
+            device,
+            target,
+            ir,
+            &law.param_values(),
+            nflux,
+            space,
+            binding,
+            materials,
+            variant,
+        )?;
+        let cpu = NodalOperator2d::<L, T>::with_materials(law.clone(), space, binding, materials);
+        let q = random_state::<T>(law.variable_names(), space.element.np, space.num_elements(), seed);
+        let mut reference = vec![T::nan(); q.len()];
+        cpu.apply(&q, 0.3, &mut reference);
+        op.upload_state(device, &q)?;
+        op.poison_rhs(device)?;
+        op.apply(device, 0.3, 1)?;
+        let got = op.download_rhs(device)?;
+        Ok(relative_l2(&got, &reference))
+    };
+    let outcome = run(device);
+    device.free_buffers();
+    match outcome {
+        Ok(err) => VerifyOutcome {
+            variant: variant.to_string(),
+            relative_error: err,
+            passed: err <= tolerance::<T>(),
+            error: None,
+        },
+        Err(e) => VerifyOutcome {
+            variant: variant.to_string(),
+            relative_error: f64::NAN,
+            passed: false,
+            error: Some(e.to_string()),
+        },
+    }
+}

@@ -1,0 +1,287 @@
+//! `dg devices`, `dg variants`, `dg emit`, `dg verify`: the generated kernels as a user inspects them.
+
+use anyhow::{anyhow, bail, Context};
+use clap::{Args, ValueEnum};
+use dg::dg_codegen::render::{render, LawInput};
+use dg::dg_codegen::variant::{DeviceLimits, Precision, Variant};
+use dg::dg_codegen::Target;
+use dg::dg_core::law::ConservationLaw;
+use dg::dg_core::triangle::ReferenceTriangle;
+use dg::dg_runtime::backend::{self, Device, DeviceSelector};
+use dg::kernels::{law_ir, target_of, valid_variants, verify_all, VerificationSetup};
+use dg::with_law_2d;
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Precision choice on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum PrecisionArg {
+    /// Single precision.
+    F32,
+    /// Double precision.
+    F64,
+    /// Both.
+    Both,
+}
+
+impl PrecisionArg {
+    /// The precisions selected.
+    pub fn list(self) -> Vec<Precision> {
+        match self {
+            PrecisionArg::F32 => vec![Precision::F32],
+            PrecisionArg::F64 => vec![Precision::F64],
+            PrecisionArg::Both => vec![Precision::F32, Precision::F64],
+        }
+    }
+}
+
+/// Kernel language on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum TargetArg {
+    /// CUDA C.
+    Cuda,
+    /// OpenCL C.
+    Opencl,
+}
+
+/// Arguments of `dg devices`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  dg devices\n  dg devices --json")]
+pub struct DevicesArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `dg variants`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  dg variants maxwell2d --order 4\n  dg variants euler2d --order 8 --precision f64")]
+pub struct VariantsArgs {
+    /// Law (a 2D law; see `dg laws`).
+    pub law: String,
+    /// Polynomial order.
+    #[arg(long)]
+    pub order: usize,
+    /// Precision.
+    #[arg(long, value_enum, default_value_t = PrecisionArg::F32)]
+    pub precision: PrecisionArg,
+}
+
+/// Arguments of `dg emit`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  dg emit maxwell2d --order 4 --variant node/mb1/seq1/field-local/fused/elem-major/f32 --target cuda\n  dg emit euler2d --order 2 --variant elem/wg128/seq1/matrix-const/split/node-major/f64 --target opencl --flux hllc_flux"
+)]
+pub struct EmitArgs {
+    /// Law.
+    pub law: String,
+    /// Polynomial order.
+    #[arg(long)]
+    pub order: usize,
+    /// Variant SPEC, e.g. node/mb1/seq1/field-local/fused/elem-major/f32.
+    #[arg(long)]
+    pub variant: String,
+    /// Kernel language.
+    #[arg(long, value_enum, default_value_t = TargetArg::Cuda)]
+    pub target: TargetArg,
+    /// Numerical flux (default: the law's first).
+    #[arg(long)]
+    pub flux: Option<String>,
+}
+
+/// Arguments of `dg verify`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  dg verify maxwell2d --order 3\n  dg verify euler2d --order 1..8 --precision both --device opencl --json"
+)]
+pub struct VerifyArgs {
+    /// Law.
+    pub law: String,
+    /// Order or range of orders (A..B).
+    #[arg(long, default_value = "1..8")]
+    pub order: String,
+    /// Device: auto, cuda:N, opencl, opencl:P:D.
+    #[arg(long, default_value = "auto")]
+    pub device: DeviceSelector,
+    /// Precision.
+    #[arg(long, value_enum, default_value_t = PrecisionArg::Both)]
+    pub precision: PrecisionArg,
+    /// Print one JSON document.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses `N` or `A..B`.
+pub fn parse_orders(s: &str) -> anyhow::Result<Vec<usize>> {
+    let p = |t: &str| t.trim().parse::<usize>().map_err(|_| anyhow!("`{t}` is not an order"));
+    let (a, b) = match s.split_once("..") {
+        Some((a, b)) => (p(a)?, p(b.trim_start_matches('='))?),
+        None => (p(s)?, p(s)?),
+    };
+    if a < 1 || b > 10 || a > b {
+        bail!("orders must lie in 1..10 with A ≤ B (got {s})");
+    }
+    Ok((a..=b).collect())
+}
+
+/// Lists devices.
+pub fn devices(args: DevicesArgs) -> anyhow::Result<()> {
+    let found = backend::discover();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({"devices": found.devices, "missing": found.missing}))?
+        );
+        return Ok(());
+    }
+    for d in &found.devices {
+        println!(
+            "{:<12} {} {} [{}] driver {} , {:.1} GiB",
+            d.selector,
+            d.vendor,
+            d.name,
+            d.architecture,
+            d.driver,
+            d.memory_bytes as f64 / (1u64 << 30) as f64
+        );
+    }
+    println!("{:<12} native CPU ({} threads, always available)", "cpu", dg::dg_runtime::cpu::thread_count());
+    for m in &found.missing {
+        println!("not found: {m}");
+    }
+    Ok(())
+}
+
+/// Lists valid and rejected variants.
+pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
+    let nvars = with_law_2d!(args.law.as_str(), |law| law.variable_names().len()).map_err(|e| anyhow!(e))?;
+    ReferenceTriangle::new(args.order)?;
+    for precision in args.precision.list() {
+        let (valid, rejected) = valid_variants(args.order, nvars, precision, &DeviceLimits::default());
+        println!(
+            "{} N={} {:?}: {} valid, {} rejected (limits: 32 KiB local memory, 256 work items)",
+            args.law,
+            args.order,
+            precision,
+            valid.len(),
+            rejected.len()
+        );
+        for v in &valid {
+            println!("  valid     {v}");
+        }
+        for (v, reason) in &rejected {
+            println!("  rejected  {v}: {}", reason.split(": ").last().unwrap_or(reason));
+        }
+    }
+    Ok(())
+}
+
+/// Prints generated source.
+pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
+    let variant: Variant = args.variant.parse()?;
+    let el = ReferenceTriangle::new(args.order)?;
+    let (ir, params, names) =
+        with_law_2d!(args.law.as_str(), |law| (law_ir(&law), law.param_values(), law.numerical_flux_names()))
+            .map_err(|e| anyhow!(e))?;
+    let flux = args.flux.as_deref().unwrap_or(names[0]);
+    if !names.contains(&flux) {
+        bail!("law `{}` has no numerical flux `{flux}`; it has {}", args.law, names.join(", "));
+    }
+    variant.check(
+        args.order,
+        ir.variables.len(),
+        &DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX },
+    )?;
+    let target = match args.target {
+        TargetArg::Cuda => Target::Cuda,
+        TargetArg::Opencl => Target::OpenCl,
+    };
+    let source = render(&LawInput { ir: &ir, params: &params, numerical_flux: flux }, &el, &variant, target)?;
+    print!("{}", source.source);
+    Ok(())
+}
+
+/// Verifies every valid variant on a device.
+pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
+    let orders = parse_orders(&args.order)?;
+    let mut device = open_device(&args.device)?;
+    let result =
+        with_law_2d!(args.law.as_str(), |law| verify_law(&law, device.as_mut(), &orders, args.precision, args.json))
+            .map_err(|e| anyhow!(e))?;
+    result
+}
+
+/// Opens a device, saying once which and why when falling back.
+pub fn open_device(selector: &DeviceSelector) -> anyhow::Result<Box<dyn Device>> {
+    let device = backend::open(selector).with_context(|| {
+        let found = backend::discover();
+        format!("cannot open device {selector:?} (not found: {})", found.missing.join("; "))
+    })?;
+    let fp = device.fingerprint();
+    eprintln!("device: {} {} ({}, {})", fp.selector, fp.name, fp.architecture, fp.driver);
+    Ok(device)
+}
+
+fn verify_law<L: ConservationLaw + Clone>(
+    law: &L,
+    device: &mut dyn Device,
+    orders: &[usize],
+    precision: PrecisionArg,
+    json: bool,
+) -> anyhow::Result<()> {
+    let target = target_of(device);
+    let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+    let mut tested = 0;
+    let mut passed = 0;
+    let mut failed = Vec::new();
+    let mut rejected_count = 0;
+    for &order in orders {
+        let setup = VerificationSetup::new(law, order, 4)?;
+        for p in precision.list() {
+            if p == Precision::F64 && !device.supports_f64() {
+                eprintln!("skipping f64: the device has no double precision");
+                continue;
+            }
+            let (valid, rejected) = valid_variants(order, L::NVARS, p, &limits);
+            rejected_count += rejected.len();
+            let bar = ProgressBar::new(valid.len() as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}").expect("template").progress_chars("=> "),
+            );
+            bar.set_message(format!("{} N={order} {p:?}", law.name()));
+            let outcomes = match p {
+                Precision::F32 => verify_all::<L, f32>(device, target, law, &setup, &valid, &mut |_| bar.inc(1)),
+                Precision::F64 => verify_all::<L, f64>(device, target, law, &setup, &valid, &mut |_| bar.inc(1)),
+            };
+            bar.finish_and_clear();
+            for o in outcomes {
+                tested += 1;
+                if o.passed {
+                    passed += 1;
+                } else {
+                    failed.push(serde_json::json!({"order": order, "variant": o.variant, "relative_error": o.relative_error, "error": o.error}));
+                }
+            }
+        }
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"law": law.name(), "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": rejected_count, "failed": failed})
+            )?
+        );
+    } else {
+        println!(
+            "{}: {tested} variants tested, {passed} passed, {} failed, {rejected_count} rejected by the rules",
+            law.name(),
+            failed.len()
+        );
+        for f in &failed {
+            println!("  FAILED {f}");
+        }
+    }
+    if !failed.is_empty() {
+        bail!("{} variant(s) failed verification", failed.len());
+    }
+    Ok(())
+}

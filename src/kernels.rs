@@ -1,0 +1,124 @@
+//! Kernel checks the command line runs: the verification mesh, materials and boundary binding of a law, and
+//! verification of many variants.
+
+use dg_codegen::variant::{DeviceLimits, Precision, Variant};
+use dg_codegen::Target;
+use dg_core::law::ConservationLaw;
+use dg_core::mesh::{perturb_interior, rectangle, Diagonal, RectangleSpec};
+use dg_core::space::DgSpace2d;
+use dg_core::Real;
+use dg_runtime::backend::Device;
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::verify::{verify_variant, VerifyOutcome};
+use rand::{Rng, SeedableRng};
+use std::collections::HashMap;
+
+/// A small perturbed mesh whose four sides use the law's boundary conditions in turn (periodic when the law
+/// has none), and random materials (ρ, c, … in [0.5, 2]) so that coefficients jump across faces.
+pub struct VerificationSetup {
+    /// The space.
+    pub space: DgSpace2d,
+    /// Tag → condition.
+    pub binding: BoundaryBinding,
+    /// Per-element materials.
+    pub materials: Vec<f64>,
+}
+
+impl VerificationSetup {
+    /// The setup for `law` at `order` on an n × n mesh.
+    pub fn new<L: ConservationLaw>(law: &L, order: usize, n: usize) -> anyhow::Result<Self> {
+        let conditions = law.boundary_names();
+        let periodic = conditions.is_empty();
+        let mut mesh = rectangle(&RectangleSpec {
+            diagonal: Diagonal::Alternating,
+            periodic_x: periodic,
+            periodic_y: periodic,
+            ..RectangleSpec::unit_square(n)
+        })?;
+        perturb_interior(&mut mesh, 0.2, 17);
+        let space = DgSpace2d::new(mesh, order)?;
+        let explicit: HashMap<String, String> = space
+            .connectivity
+            .tag_names
+            .iter()
+            .enumerate()
+            .filter(|_| !conditions.is_empty())
+            .map(|(i, tag)| (tag.clone(), conditions[i % conditions.len()].to_string()))
+            .collect();
+        let binding = BoundaryBinding::resolve(
+            law.name(),
+            conditions,
+            &space.connectivity.tag_names,
+            &space.used_tags(),
+            &explicit,
+        )?;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let materials = (0..space.num_elements() * L::NMATERIALS).map(|_| rng.random_range(0.5..2.0)).collect();
+        Ok(Self { space, binding, materials })
+    }
+}
+
+/// The variants of one precision that fit the device, and the rejected ones with their reasons.
+pub fn valid_variants(
+    order: usize,
+    nvars: usize,
+    precision: Precision,
+    limits: &DeviceLimits,
+) -> (Vec<Variant>, Vec<(Variant, String)>) {
+    let mut valid = Vec::new();
+    let mut rejected = Vec::new();
+    for v in Variant::all(precision) {
+        match v.check(order, nvars, limits) {
+            Ok(()) => valid.push(v),
+            Err(e) => rejected.push((v, e.to_string())),
+        }
+    }
+    (valid, rejected)
+}
+
+/// Verifies every given variant; `progress` is called after each.
+pub fn verify_all<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    law: &L,
+    setup: &VerificationSetup,
+    variants: &[Variant],
+    progress: &mut dyn FnMut(&VerifyOutcome),
+) -> Vec<VerifyOutcome> {
+    let ir = law_ir(law);
+    variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let outcome = verify_variant::<L, T>(
+                device,
+                target,
+                law,
+                &ir,
+                &setup.space,
+                &setup.binding,
+                &setup.materials,
+                v,
+                100 + i as u64,
+            );
+            progress(&outcome);
+            outcome
+        })
+        .collect()
+}
+
+/// The IR of a law from the registry.
+pub fn law_ir<L: ConservationLaw>(law: &L) -> dg_ir::LawIr {
+    let reg =
+        dg_ir::registered_laws().into_iter().find(|r| r.name == law.name()).expect("every dg-laws law is registered");
+    (reg.ir)()
+}
+
+/// The kernel language of a device.
+pub fn target_of(device: &dyn Device) -> Target {
+    if device.fingerprint().backend == "cuda" {
+        Target::Cuda
+    } else {
+        Target::OpenCl
+    }
+}
