@@ -1,6 +1,7 @@
 //! Kernel checks the command line runs: the verification mesh, materials and boundary binding of a law, and
 //! verification of many variants.
 
+use dg_codegen::render::{render, LawInput};
 use dg_codegen::variant::{DeviceLimits, Precision, Variant};
 use dg_codegen::Target;
 use dg_core::law::ConservationLaw;
@@ -86,6 +87,16 @@ pub fn verify_all<L: ConservationLaw + Clone, T: Real>(
     progress: &mut dyn FnMut(&VerifyOutcome),
 ) -> Vec<VerifyOutcome> {
     let ir = law_ir(law);
+    let el = &setup.space.element;
+    let sources: Vec<String> = variants
+        .iter()
+        .filter_map(|v| {
+            let input =
+                LawInput { ir: &ir, params: &law.param_values(), numerical_flux: law.numerical_flux_names()[0] };
+            render(&input, el, v, target).ok().map(|s| s.source)
+        })
+        .collect();
+    device.prepare(&sources);
     variants
         .iter()
         .enumerate()

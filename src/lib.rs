@@ -17,6 +17,7 @@ pub mod cases;
 pub mod kernels;
 pub mod law_dispatch;
 pub mod simulate;
+pub mod tuning;
 
 pub use dg_codegen;
 pub use dg_core;

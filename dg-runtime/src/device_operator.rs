@@ -111,6 +111,20 @@ impl<T: Real> DeviceOperator<T> {
         let mut names: Vec<&'static str> = source.rhs_kernels.iter().map(|k| k.name).collect();
         names.push("update");
         let program = device.compile(&source.source, &names)?;
+        for kernel in &source.rhs_kernels {
+            if let Some(max) = device.kernel_max_work_group(program, kernel.name) {
+                if kernel.local_size > max {
+                    return Err(VariantError::Rejected {
+                        spec: variant.to_string(),
+                        reason: format!(
+                            "kernel `{}` needs {} work items per group, the compiled kernel allows {max} (registers)",
+                            kernel.name, kernel.local_size
+                        ),
+                    }
+                    .into());
+                }
+            }
+        }
         let (np, nfp, nv, k) = (el.np, el.nfp, ir.variables.len(), space.num_elements());
         let nmat = ir.materials.len();
         let fs = field_stride(&source, k);

@@ -7,7 +7,9 @@
 //!   verified against.
 
 pub mod backend;
+pub mod ceilings;
 pub mod cpu;
 pub mod device_operator;
 pub mod time;
+pub mod tuning_db;
 pub mod verify;

@@ -62,6 +62,8 @@ pub struct VerifyOutcome {
     pub passed: bool,
     /// Why it failed to build or run, if it did.
     pub error: Option<String>,
+    /// Whether the device refused it before any launch (resources), so it is not a failure of the generator.
+    pub rejected: bool,
 }
 
 /// Relative L2 difference (NaN anywhere gives NaN).
@@ -123,11 +125,13 @@ pub fn verify_variant<L: ConservationLaw + Clone, T: Real>(
             relative_error: err,
             passed: err <= tolerance::<T>(),
             error: None,
+            rejected: false,
         },
         Err(e) => VerifyOutcome {
             variant: variant.to_string(),
             relative_error: f64::NAN,
             passed: false,
+            rejected: matches!(e, DeviceOperatorError::Variant(_)),
             error: Some(e.to_string()),
         },
     }

@@ -6,6 +6,7 @@ mod kernel_cmds;
 mod laws;
 mod mesh_args;
 mod run;
+mod tune_cmds;
 
 use clap::{Parser, Subcommand};
 
@@ -44,6 +45,13 @@ enum Command {
     Emit(kernel_cmds::EmitArgs),
     /// Check every valid variant against the CPU reference on a device.
     Verify(kernel_cmds::VerifyArgs),
+    /// Find the fastest verified variant per order and store it in the tuning database.
+    Autotune(tune_cmds::AutotuneArgs),
+    /// Time the tuned variants: ms per RHS, GDOF/s, GFLOP/s, GB/s, % of roofline, speedups.
+    Bench(tune_cmds::BenchArgs),
+    /// Manage the tuning database.
+    #[command(subcommand)]
+    Db(tune_cmds::DbCommand),
 }
 
 /// Runs the parsed command.
@@ -58,5 +66,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Variants(args) => kernel_cmds::variants(args),
         Command::Emit(args) => kernel_cmds::emit(args),
         Command::Verify(args) => kernel_cmds::verify(args),
+        Command::Autotune(args) => tune_cmds::autotune(args),
+        Command::Bench(args) => tune_cmds::bench(args),
+        Command::Db(command) => tune_cmds::db(command),
     }
 }

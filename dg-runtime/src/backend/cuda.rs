@@ -51,6 +51,11 @@ pub fn enumerate() -> Result<Vec<DeviceFingerprint>, BackendError> {
     Ok(out)
 }
 
+fn compile_source(source: &str, arch: &'static str) -> Result<cudarc::nvrtc::Ptx, String> {
+    let opts = CompileOptions { arch: Some(arch), options: vec!["-std=c++17".into()], ..Default::default() };
+    compile_ptx_with_opts(source, opts).map_err(|e| format!("{e}"))
+}
+
 /// An open CUDA device.
 pub struct CudaDevice {
     fingerprint: DeviceFingerprint,
@@ -60,6 +65,7 @@ pub struct CudaDevice {
     buffers: Vec<CudaSlice<u8>>,
     programs: Vec<HashMap<&'static str, CudaFunction>>,
     cache: HashMap<String, ProgramId>,
+    ptx: HashMap<String, Result<cudarc::nvrtc::Ptx, String>>,
     local_memory: usize,
     max_threads: usize,
 }
@@ -88,6 +94,7 @@ impl CudaDevice {
             buffers: Vec::new(),
             programs: Vec::new(),
             cache: HashMap::new(),
+            ptx: HashMap::new(),
             local_memory,
             max_threads,
         })
@@ -99,13 +106,25 @@ impl Device for CudaDevice {
         &self.fingerprint
     }
 
+    fn prepare(&mut self, sources: &[String]) {
+        use rayon::prelude::*;
+        let arch = self.arch;
+        let todo: Vec<&String> =
+            sources.iter().filter(|s| !self.ptx.contains_key(*s) && !self.cache.contains_key(*s)).collect();
+        let compiled: Vec<(String, Result<cudarc::nvrtc::Ptx, String>)> =
+            todo.par_iter().map(|s| ((*s).clone(), compile_source(s, arch))).collect();
+        self.ptx.extend(compiled);
+    }
+
     fn compile(&mut self, source: &str, kernels: &[&'static str]) -> Result<ProgramId, BackendError> {
         if let Some(&id) = self.cache.get(source) {
             return Ok(id);
         }
-        let opts = CompileOptions { arch: Some(self.arch), options: vec!["-std=c++17".into()], ..Default::default() };
-        let ptx = compile_ptx_with_opts(source, opts)
-            .map_err(|e| BackendError::Compile { backend: NAME, log: format!("{e}") })?;
+        let ptx = match self.ptx.remove(source) {
+            Some(result) => result,
+            None => compile_source(source, self.arch),
+        }
+        .map_err(|log| BackendError::Compile { backend: NAME, log })?;
         let module = self.ctx.load_module(ptx).map_err(call("cuModuleLoadData"))?;
         let mut map = HashMap::new();
         for &name in kernels {
@@ -190,6 +209,13 @@ impl Device for CudaDevice {
         }
         self.stream.synchronize().map_err(call("cuStreamSynchronize"))?;
         Ok(times)
+    }
+
+    fn kernel_max_work_group(&self, program: ProgramId, kernel: &str) -> Option<usize> {
+        let func = self.programs.get(program.0)?.get(kernel)?;
+        func.get_attribute(cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+            .ok()
+            .map(|v| v as usize)
     }
 
     fn local_memory(&self) -> usize {

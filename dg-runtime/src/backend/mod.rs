@@ -79,6 +79,11 @@ pub struct Launch {
 pub trait Device {
     /// Identity of the device.
     fn fingerprint(&self) -> &DeviceFingerprint;
+    /// Compiles many programs ahead of use, in parallel where the backend can (NVRTC); later `compile` calls
+    /// of the same sources are then fast. The default does nothing.
+    fn prepare(&mut self, sources: &[String]) {
+        let _ = sources;
+    }
     /// Compiles a program (cached by the backend where it can).
     fn compile(&mut self, source: &str, kernels: &[&'static str]) -> Result<ProgramId, BackendError>;
     /// Allocates `bytes` of device memory.
@@ -92,6 +97,8 @@ pub trait Device {
     /// Runs launches in order; returns the device time of each repetition of the whole sequence, in seconds,
     /// measured with device events (`repeats` ≥ 1).
     fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError>;
+    /// The largest work group `kernel` of `program` can be launched with (registers limit it on GPUs).
+    fn kernel_max_work_group(&self, program: ProgramId, kernel: &str) -> Option<usize>;
     /// Local memory per work group, bytes.
     fn local_memory(&self) -> usize;
     /// Largest work-group size.

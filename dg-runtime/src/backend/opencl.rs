@@ -177,6 +177,11 @@ impl Device for OpenClDevice {
         Ok(times)
     }
 
+    fn kernel_max_work_group(&self, program: ProgramId, kernel: &str) -> Option<usize> {
+        let k = self.programs.get(program.0)?.1.get(kernel)?;
+        k.get_work_group_size(self.device.id()).ok()
+    }
+
     fn local_memory(&self) -> usize {
         self.device.local_mem_size().unwrap_or(32 * 1024) as usize
     }

@@ -1,0 +1,56 @@
+//! Measured device ceilings for the roofline: copy bandwidth and fused-multiply-add throughput.
+
+use crate::backend::{Arg, BackendError, Device, Launch};
+use crate::tuning_db::Ceilings;
+
+fn source(cuda: bool) -> String {
+    let prelude = if cuda {
+        "#define KERNEL extern \"C\" __global__\n#define GPTR\n#define GID ((int)(blockIdx.x * blockDim.x + threadIdx.x))\n"
+    } else {
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define KERNEL __kernel\n#define GPTR __global\n#define GID ((int)get_global_id(0))\n"
+    };
+    let mut s = prelude.to_string();
+    for (t, name) in [("float", "f32"), ("double", "f64")] {
+        s.push_str(&format!(
+            "KERNEL void copy_{name}(GPTR const {t}* a, GPTR {t}* b, const int n) {{ const int i = GID; if (i < n) b[i] = a[i]; }}\n\
+             KERNEL void fma_{name}(GPTR {t}* out, const {t} x) {{\n  {t} a = ({t})GID * ({t})1e-7, b = a + ({t})1, c = a + ({t})2, d = a + ({t})3;\n  \
+             for (int r = 0; r < 1024; ++r) {{ a = a * x + ({t})0.5; b = b * x + ({t})0.5; c = c * x + ({t})0.5; d = d * x + ({t})0.5; }}\n  \
+             out[GID] = a + b + c + d;\n}}\n"
+        ));
+    }
+    s
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Measures copy bandwidth (bytes read + written) and FMA throughput in f32 and f64.
+pub fn measure(device: &mut dyn Device) -> Result<Ceilings, BackendError> {
+    let cuda = device.fingerprint().backend == "cuda";
+    let program = device.compile(&source(cuda), &["copy_f32", "fma_f32", "copy_f64", "fma_f64"])?;
+    let n: usize = if device.fingerprint().is_gpu { 1 << 26 } else { 1 << 22 };
+    let a = device.alloc(n * 4)?;
+    let b = device.alloc(n * 4)?;
+    let local = 256;
+    let groups = n / local;
+    let copy =
+        Launch { kernel: "copy_f32", groups, local, args: vec![Arg::Buffer(a), Arg::Buffer(b), Arg::I32(n as i32)] };
+    device.run(program, std::slice::from_ref(&copy), 3)?;
+    let t_copy = median(device.run(program, &[copy], 20)?);
+    let bandwidth_gbs = 2.0 * (n * 4) as f64 / t_copy * 1e-9;
+    let threads = n / 4;
+    let mut gflops = [0.0; 2];
+    for (slot, (name, x)) in [("fma_f32", Arg::F32(0.999)), ("fma_f64", Arg::F64(0.999))].into_iter().enumerate() {
+        let launch = Launch { kernel: name, groups: threads / local, local, args: vec![Arg::Buffer(a), x] };
+        if slot == 1 && !device.supports_f64() {
+            continue;
+        }
+        device.run(program, std::slice::from_ref(&launch), 2)?;
+        let t = median(device.run(program, &[launch], 10)?);
+        gflops[slot] = threads as f64 * 1024.0 * 4.0 * 2.0 / t * 1e-9;
+    }
+    device.free_buffers();
+    Ok(Ceilings { bandwidth_gbs, gflops_f32: gflops[0], gflops_f64: gflops[1] })
+}

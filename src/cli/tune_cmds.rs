@@ -1,0 +1,356 @@
+//! `dg autotune`, `dg bench` and `dg db`: tuning, measuring and managing the tuning database.
+
+use super::kernel_cmds::{open_device, parse_orders, PrecisionArg};
+use anyhow::{anyhow, bail, Context};
+use clap::{Args, Subcommand};
+use dg::dg_codegen::variant::Precision;
+use dg::dg_core::law::ConservationLaw;
+use dg::dg_runtime::backend::{Device, DeviceSelector};
+use dg::dg_runtime::tuning_db::{self, Entry};
+use dg::tuning::{tune, Strategy, TuneEvent, TuneOptions};
+use dg::with_law_2d;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Arguments of `dg autotune`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  dg autotune maxwell2d --orders 1..8\n  dg autotune euler2d --orders 2..4 --precision f64 --strategy greedy --budget 60\n  dg autotune maxwell2d --orders 1..8 --precision both --db tuning-db   (write the shipped database)"
+)]
+pub struct AutotuneArgs {
+    /// Law (a 2D law).
+    pub law: String,
+    /// Orders, A..B.
+    #[arg(long, default_value = "1..8")]
+    pub orders: String,
+    /// Device.
+    #[arg(long, default_value = "auto")]
+    pub device: DeviceSelector,
+    /// Precision.
+    #[arg(long, value_enum, default_value_t = PrecisionArg::F32)]
+    pub precision: PrecisionArg,
+    /// exhaustive, random[:N] or greedy.
+    #[arg(long, default_value = "exhaustive")]
+    pub strategy: Strategy,
+    /// Seconds of timing per order and precision before the remaining candidates are skipped.
+    #[arg(long)]
+    pub budget: Option<f64>,
+    /// Smallest timing problem (degrees of freedom).
+    #[arg(long, default_value_t = 4_000_000)]
+    pub min_dofs: u64,
+    /// Directory of the database to write (default: the user cache directory).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Print the entries as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `dg bench`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  dg bench maxwell2d --orders 1..8\n  dg bench maxwell2d --orders 4 --precision f64 --json"
+)]
+pub struct BenchArgs {
+    /// Law.
+    pub law: String,
+    /// Orders, A..B.
+    #[arg(long, default_value = "1..8")]
+    pub orders: String,
+    /// Device.
+    #[arg(long, default_value = "auto")]
+    pub device: DeviceSelector,
+    /// Precision.
+    #[arg(long, value_enum, default_value_t = PrecisionArg::F32)]
+    pub precision: PrecisionArg,
+    /// Smallest problem (degrees of freedom).
+    #[arg(long, default_value_t = 4_000_000)]
+    pub min_dofs: u64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `dg db` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum DbCommand {
+    /// List the entries visible for every device file.
+    List,
+    /// Show one entry (every candidate) by key prefix.
+    Show {
+        /// The start of the key (law name, say).
+        key: String,
+    },
+    /// Print the user database file of a device as JSON.
+    Export {
+        /// File name in the user directory (see `dg db list`).
+        file: String,
+    },
+    /// Merge a database file into the user directory.
+    Import {
+        /// A file written by `dg db export` or `dg autotune`.
+        path: PathBuf,
+    },
+    /// Delete the user database (shipped results stay).
+    Clear,
+}
+
+fn shipped_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tuning-db")
+}
+
+fn db_dirs() -> Vec<PathBuf> {
+    vec![shipped_dir(), PathBuf::from("tuning-db"), tuning_db::user_dir()]
+}
+
+/// Tunes and stores.
+pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
+    let orders = parse_orders(&args.orders)?;
+    let mut device = open_device(&args.device)?;
+    let opts = TuneOptions {
+        strategy: args.strategy,
+        budget: args.budget.map(Duration::from_secs_f64),
+        min_dofs: args.min_dofs,
+        ..TuneOptions::default()
+    };
+    let dir = args.db.clone().unwrap_or_else(tuning_db::user_dir);
+    with_law_2d!(args.law.as_str(), |law| autotune_law(
+        &law,
+        device.as_mut(),
+        &orders,
+        args.precision,
+        &opts,
+        &dir,
+        args.json
+    ))
+    .map_err(|e| anyhow!(e))?
+}
+
+fn autotune_law<L: ConservationLaw + Clone>(
+    law: &L,
+    device: &mut dyn Device,
+    orders: &[usize],
+    precision: PrecisionArg,
+    opts: &TuneOptions,
+    dir: &std::path::Path,
+    json: bool,
+) -> anyhow::Result<()> {
+    let fp = device.fingerprint().clone();
+    let (existing, mut ceilings, warnings) = tuning_db::lookup_all(&db_dirs(), &fp);
+    for w in warnings {
+        eprintln!("{w}");
+    }
+    if ceilings.is_none() {
+        eprintln!("measuring the device's ceilings (bandwidth, FMA throughput) for the roofline …");
+        ceilings = Some(dg::dg_runtime::ceilings::measure(device)?);
+    }
+    let mut results = BTreeMap::new();
+    for &order in orders {
+        for p in precision.list() {
+            if p == Precision::F64 && !device.supports_f64() {
+                eprintln!("skipping f64: the device has no double precision");
+                continue;
+            }
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {wide_msg}")
+                    .expect("template")
+                    .progress_chars("=> "),
+            );
+            bar.set_message(format!("{} N={order} {p:?}", law.name()));
+            let mut progress = |e: TuneEvent<'_>| match e {
+                TuneEvent::Start { candidates, .. } => bar.set_length(candidates as u64),
+                TuneEvent::Candidate(_) => bar.inc(1),
+            };
+            let prev = |key: &str| existing.get(key);
+            let (key, entry) = match p {
+                Precision::F32 => tune::<L, f32>(device, law, order, opts, None, ceilings.as_ref(), &mut progress)?,
+                Precision::F64 => tune::<L, f64>(device, law, order, opts, None, ceilings.as_ref(), &mut progress)?,
+            };
+            // hysteresis against the stored winner of the same key
+            let entry = match prev(&key) {
+                Some(old) => keep_old_if_close(old, entry, opts.hysteresis),
+                None => entry,
+            };
+            bar.finish_and_clear();
+            let timed = entry.candidates.iter().filter(|c| c.median_s.is_some()).count();
+            println!(
+                "{} N={order} {:?}: winner {} {:.3} ms/RHS, {:.1} GFLOP/s, {:.1} GB/s{} ({} candidates timed, {} failed verification)",
+                law.name(),
+                p,
+                entry.winner,
+                entry.median_s * 1e3,
+                entry.gflops,
+                entry.gbs,
+                entry.roofline_percent.map(|r| format!(", {r:.1}% of roofline")).unwrap_or_default(),
+                timed,
+                entry.candidates.iter().filter(|c| !c.verified).count()
+            );
+            results.insert(key, entry);
+        }
+    }
+    let path = tuning_db::merge_into(dir, &fp, results.clone(), ceilings)?;
+    eprintln!("stored {} entries in {}", results.len(), path.display());
+    if json {
+        println!("{}", serde_json::to_string_pretty(&results)?);
+    }
+    Ok(())
+}
+
+fn keep_old_if_close(old: &Entry, new: Entry, hysteresis: f64) -> Entry {
+    let old_now = new.candidates.iter().find(|c| c.variant == old.winner).and_then(|c| c.median_s);
+    match old_now {
+        Some(t) if new.median_s > t * (1.0 - hysteresis) && new.winner != old.winner => Entry {
+            winner: old.winner.clone(),
+            gflops: new.gflops * new.median_s / t,
+            gbs: new.gbs * new.median_s / t,
+            median_s: t,
+            ..new
+        },
+        _ => new,
+    }
+}
+
+/// Times the stored winners.
+pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    let orders = parse_orders(&args.orders)?;
+    let device = open_device(&args.device)?;
+    let fp = device.fingerprint().clone();
+    let (entries, _, warnings) = tuning_db::lookup_all(&db_dirs(), &fp);
+    for w in warnings {
+        eprintln!("{w}");
+    }
+    let mut rows = Vec::new();
+    for (key, e) in &entries {
+        if !key.starts_with(&format!("{}@", args.law)) {
+            continue;
+        }
+        let order: usize =
+            key.split("|N").nth(1).and_then(|s| s.split('|').next()).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let precision_ok = args.precision.list().iter().any(|p| {
+            key.contains(match p {
+                Precision::F32 => "|f32|",
+                Precision::F64 => "|f64|",
+            })
+        });
+        if !orders.contains(&order) || !precision_ok {
+            continue;
+        }
+        let baseline = e
+            .candidates
+            .iter()
+            .find(|c| c.variant.starts_with("node/mb1/seq1/field-local/fused/elem-major"))
+            .and_then(|c| c.median_s);
+        let mut timed: Vec<f64> = e.candidates.iter().filter_map(|c| c.median_s).collect();
+        timed.sort_by(f64::total_cmp);
+        let median_valid = timed.get(timed.len() / 2).copied();
+        rows.push(serde_json::json!({
+            "key": key, "order": order, "winner": e.winner, "ms_per_rhs": e.median_s * 1e3, "dofs": e.dofs,
+            "gdofs": e.dofs as f64 / e.median_s * 1e-9, "gflops": e.gflops, "gbs": e.gbs, "roofline_percent": e.roofline_percent,
+            "speedup_over_seed000_baseline": baseline.map(|b| b / e.median_s), "speedup_over_median_variant": median_valid.map(|m| m / e.median_s),
+            "date": e.date,
+        }));
+    }
+    if rows.is_empty() {
+        bail!(
+            "no tuning results for `{}` on {} ({}); run `dg autotune {} --orders {}` first",
+            args.law,
+            fp.name,
+            fp.selector,
+            args.law,
+            args.orders
+        );
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(());
+    }
+    println!(
+        "{:>2} {:<50} {:>9} {:>8} {:>9} {:>8} {:>9} {:>8} {:>8}",
+        "N", "winner", "ms/RHS", "GDOF/s", "GFLOP/s", "GB/s", "roofline", "×seed", "×median"
+    );
+    for r in &rows {
+        let f = |k: &str| r[k].as_f64().map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+        println!(
+            "{:>2} {:<50} {:>9} {:>8} {:>9} {:>8} {:>8}% {:>8} {:>8}",
+            r["order"],
+            r["winner"].as_str().unwrap_or(""),
+            f("ms_per_rhs"),
+            f("gdofs"),
+            f("gflops"),
+            f("gbs"),
+            f("roofline_percent"),
+            f("speedup_over_seed000_baseline"),
+            f("speedup_over_median_variant")
+        );
+    }
+    let _ = args.min_dofs;
+    Ok(())
+}
+
+/// Manages the database.
+pub fn db(command: DbCommand) -> anyhow::Result<()> {
+    match command {
+        DbCommand::List => {
+            for dir in db_dirs() {
+                let Ok(read) = std::fs::read_dir(&dir) else { continue };
+                for f in read.flatten().filter(|f| f.path().extension().is_some_and(|e| e == "json")) {
+                    match tuning_db::read_file(&f.path()) {
+                        Ok(Some(file)) => {
+                            println!(
+                                "{} ({} {}, {} entries)",
+                                f.path().display(),
+                                file.device.name,
+                                file.device.architecture,
+                                file.entries.len()
+                            );
+                            for (key, e) in &file.entries {
+                                println!("  {key}: {} {:.3} ms", e.winner, e.median_s * 1e3);
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(e) => eprintln!("warning: {e}; ignoring it"),
+                    }
+                }
+            }
+        }
+        DbCommand::Show { key } => {
+            let mut found = false;
+            for dir in db_dirs() {
+                let Ok(read) = std::fs::read_dir(&dir) else { continue };
+                for f in read.flatten() {
+                    if let Ok(Some(file)) = tuning_db::read_file(&f.path()) {
+                        for (k, e) in file.entries.iter().filter(|(k, _)| k.starts_with(&key)) {
+                            found = true;
+                            println!("{k}\n{}", serde_json::to_string_pretty(e)?);
+                        }
+                    }
+                }
+            }
+            if !found {
+                bail!("no entry starts with `{key}` (see `dg db list`)");
+            }
+        }
+        DbCommand::Export { file } => {
+            let path = tuning_db::user_dir().join(&file);
+            let data = tuning_db::read_file(&path)?.with_context(|| format!("{} does not exist", path.display()))?;
+            println!("{}", serde_json::to_string_pretty(&data)?);
+        }
+        DbCommand::Import { path } => {
+            let data = tuning_db::read_file(&path)?.with_context(|| format!("{} does not exist", path.display()))?;
+            let n = data.entries.len();
+            let out = tuning_db::merge_into(&tuning_db::user_dir(), &data.device, data.entries, data.ceilings)?;
+            println!("imported {n} entries into {}", out.display());
+        }
+        DbCommand::Clear => {
+            let dir = tuning_db::user_dir();
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+            }
+            println!("cleared {}", dir.display());
+        }
+    }
+    Ok(())
+}

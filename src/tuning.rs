@@ -1,0 +1,335 @@
+//! The autotuner: candidates from a strategy, verification first, device timing (warm-up, repeats, median
+//! and spread) on a problem of at least `min_dofs` degrees of freedom, a winner with hysteresis, and its
+//! tuning-database entry.
+
+use crate::kernels::{law_ir, target_of, valid_variants, VerificationSetup};
+use dg_codegen::cost::rhs_cost;
+use dg_codegen::render::{render, LawInput};
+use dg_codegen::variant::{DeviceLimits, Layout, Partition, Precision, Storage, Surface, Variant};
+use dg_core::law::ConservationLaw;
+use dg_core::mesh::{rectangle, RectangleSpec};
+use dg_core::space::DgSpace2d;
+use dg_core::Real;
+use dg_runtime::backend::Device;
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::device_operator::DeviceOperator;
+use dg_runtime::tuning_db::{key, Candidate, Ceilings, Entry};
+use dg_runtime::verify::{random_state, verify_variant};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// How candidates are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// Every valid variant.
+    Exhaustive,
+    /// A random sample of this many.
+    Random(usize),
+    /// Coordinate descent from seed 000's baseline: one axis at a time, keep the best, until no axis improves.
+    Greedy,
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "exhaustive" => Ok(Self::Exhaustive),
+            "greedy" => Ok(Self::Greedy),
+            _ => match s.strip_prefix("random") {
+                Some(rest) => Ok(Self::Random(rest.trim_start_matches(':').parse().unwrap_or(16))),
+                None => Err(format!("unknown strategy `{s}`: exhaustive, random[:N] or greedy")),
+            },
+        }
+    }
+}
+
+impl Strategy {
+    fn name(&self) -> String {
+        match self {
+            Strategy::Exhaustive => "exhaustive".into(),
+            Strategy::Random(n) => format!("random:{n}"),
+            Strategy::Greedy => "greedy".into(),
+        }
+    }
+}
+
+/// Options of a tuning run.
+#[derive(Debug, Clone)]
+pub struct TuneOptions {
+    /// Candidate strategy.
+    pub strategy: Strategy,
+    /// Stop timing new candidates after this long (per order and precision).
+    pub budget: Option<Duration>,
+    /// Smallest timing problem, in degrees of freedom.
+    pub min_dofs: u64,
+    /// Timed repetitions per candidate (after 3 warm-up runs).
+    pub repeats: usize,
+    /// A previous winner is kept unless the new one is this much faster (relative).
+    pub hysteresis: f64,
+}
+
+impl Default for TuneOptions {
+    fn default() -> Self {
+        Self { strategy: Strategy::Exhaustive, budget: None, min_dofs: 4_000_000, repeats: 20, hysteresis: 0.03 }
+    }
+}
+
+/// Seed 000's demonstration layout: one microblock per group, node per thread, field in local memory, fused
+/// surface.
+pub fn seed_baseline(precision: Precision) -> Variant {
+    Variant {
+        partition: Partition::Node,
+        group: 1,
+        seq: 1,
+        storage: Storage::FieldLocal,
+        surface: Surface::Fused,
+        layout: Layout::ElementMajor,
+        precision,
+    }
+}
+
+fn median_and_spread(mut times: Vec<f64>) -> (f64, f64) {
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    let m = at(0.5);
+    (m, (at(0.9) - at(0.1)) / m)
+}
+
+/// The timing problem: a structured square mesh with at least `min_dofs` DOFs.
+pub fn timing_space(order: usize, nvars: usize, min_dofs: u64) -> anyhow::Result<DgSpace2d> {
+    let np = dg_core::triangle::num_nodes(order) as f64;
+    let n = ((min_dofs as f64 / (2.0 * np * nvars as f64)).sqrt().ceil() as usize).max(2);
+    let mesh = rectangle(&RectangleSpec { periodic_x: true, periodic_y: true, ..RectangleSpec::unit_square(n) })?;
+    Ok(DgSpace2d::new(mesh, order)?)
+}
+
+/// Times one variant on `space`: median seconds per right-hand side and spread.
+pub fn time_variant<L: ConservationLaw, T: Real>(
+    device: &mut dyn Device,
+    law: &L,
+    ir: &dg_ir::LawIr,
+    space: &DgSpace2d,
+    variant: &Variant,
+    repeats: usize,
+) -> anyhow::Result<(f64, f64)> {
+    let binding = BoundaryBinding::resolve(
+        law.name(),
+        law.boundary_names(),
+        &space.connectivity.tag_names,
+        &space.used_tags(),
+        &HashMap::new(),
+    )?;
+    let materials = vec![1.0; space.num_elements() * L::NMATERIALS];
+    let target = target_of(device);
+    let result = (|| -> anyhow::Result<(f64, f64)> {
+        let op = DeviceOperator::<T>::new(
+            device,
+            target,
+            ir,
+            &law.param_values(),
+            law.numerical_flux_names()[0],
+            space,
+            &binding,
+            &materials,
+            variant,
+        )?;
+        let q = random_state::<T>(law.variable_names(), space.element.np, space.num_elements(), 7);
+        op.upload_state(device, &q)?;
+        op.apply(device, 0.0, 3)?;
+        let times = op.apply(device, 0.0, repeats)?;
+        Ok(median_and_spread(times))
+    })();
+    device.free_buffers();
+    result
+}
+
+/// Progress events of a tuning run.
+pub enum TuneEvent<'a> {
+    /// Starting an (order, precision) with this many candidates.
+    Start { order: usize, precision: Precision, candidates: usize },
+    /// One candidate done.
+    Candidate(&'a Candidate),
+}
+
+/// Tunes one order and precision; `previous` is the database entry of the same key, if any.
+#[allow(clippy::too_many_arguments)]
+pub fn tune<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    law: &L,
+    order: usize,
+    opts: &TuneOptions,
+    previous: Option<&Entry>,
+    ceilings: Option<&Ceilings>,
+    progress: &mut dyn FnMut(TuneEvent<'_>),
+) -> anyhow::Result<(String, Entry)> {
+    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+    let ir = law_ir(law);
+    let target = target_of(device);
+    let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+    let (valid, _) = valid_variants(order, L::NVARS, precision, &limits);
+    let setup = VerificationSetup::new(law, order, 4)?;
+    let space = timing_space(order, L::NVARS, opts.min_dofs)?;
+    let dofs = (space.num_nodes() * L::NVARS) as u64;
+    let nflux = law.numerical_flux_names()[0];
+    let db_key = key(law.name(), &ir.hash(), nflux, order, T::NAME, "rhs", dofs);
+    let started = Instant::now();
+    let list: Vec<Variant> = match opts.strategy {
+        Strategy::Exhaustive => valid.clone(),
+        Strategy::Random(n) => {
+            let mut list = valid.clone();
+            list.shuffle(&mut rand::rngs::StdRng::seed_from_u64(order as u64));
+            list.truncate(n);
+            let base = seed_baseline(precision);
+            if valid.contains(&base) && !list.contains(&base) {
+                list.push(base);
+            }
+            list
+        }
+        Strategy::Greedy => Vec::new(),
+    };
+    let announced = if opts.strategy == Strategy::Greedy { valid.len() } else { list.len() };
+    {
+        let input = LawInput { ir: &ir, params: &law.param_values(), numerical_flux: nflux };
+        let ahead = if opts.strategy == Strategy::Greedy { &valid } else { &list };
+        let sources: Vec<String> =
+            ahead.iter().filter_map(|v| render(&input, &space.element, v, target).ok().map(|s| s.source)).collect();
+        device.prepare(&sources);
+    }
+    progress(TuneEvent::Start { order, precision, candidates: announced });
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut evaluate = |v: &Variant, device: &mut dyn Device, candidates: &mut Vec<Candidate>| -> Option<f64> {
+        if let Some(c) = candidates.iter().find(|c| c.variant == v.to_string()) {
+            return c.median_s;
+        }
+        let over_budget = opts.budget.is_some_and(|b| started.elapsed() > b);
+        let verified =
+            verify_variant::<L, T>(device, target, law, &ir, &setup.space, &setup.binding, &setup.materials, v, 11);
+        let candidate = if over_budget {
+            Candidate {
+                variant: v.to_string(),
+                verified: verified.passed,
+                median_s: None,
+                spread: None,
+                note: Some("time budget spent".into()),
+            }
+        } else if !verified.passed {
+            let note = verified.error.unwrap_or_else(|| format!("relative error {:e}", verified.relative_error));
+            Candidate { variant: v.to_string(), verified: false, median_s: None, spread: None, note: Some(note) }
+        } else {
+            match time_variant::<L, T>(device, law, &ir, &space, v, opts.repeats) {
+                Ok((m, s)) => {
+                    Candidate { variant: v.to_string(), verified: true, median_s: Some(m), spread: Some(s), note: None }
+                }
+                Err(e) => Candidate {
+                    variant: v.to_string(),
+                    verified: true,
+                    median_s: None,
+                    spread: None,
+                    note: Some(e.to_string()),
+                },
+            }
+        };
+        let time = candidate.median_s;
+        progress(TuneEvent::Candidate(&candidate));
+        candidates.push(candidate);
+        time
+    };
+    match opts.strategy {
+        Strategy::Exhaustive | Strategy::Random(_) => {
+            for v in &list {
+                evaluate(v, device, &mut candidates);
+            }
+        }
+        Strategy::Greedy => {
+            let mut best = seed_baseline(precision);
+            if !valid.contains(&best) {
+                best = valid.first().copied().ok_or_else(|| anyhow::anyhow!("no valid variant"))?;
+            }
+            let mut best_time = evaluate(&best, device, &mut candidates).unwrap_or(f64::INFINITY);
+            loop {
+                let mut improved = false;
+                let neighbours: Vec<Variant> =
+                    valid.iter().filter(|v| differs_in_one_axis(v, &best)).copied().collect();
+                for v in neighbours {
+                    if let Some(t) = evaluate(&v, device, &mut candidates) {
+                        if t < best_time {
+                            best = v;
+                            best_time = t;
+                            improved = true;
+                        }
+                    }
+                }
+                if !improved || opts.budget.is_some_and(|b| started.elapsed() > b) {
+                    break;
+                }
+            }
+        }
+    }
+    let timed: Vec<&Candidate> = candidates.iter().filter(|c| c.median_s.is_some()).collect();
+    let best = timed
+        .iter()
+        .min_by(|a, b| a.median_s.unwrap_or(f64::INFINITY).total_cmp(&b.median_s.unwrap_or(f64::INFINITY)))
+        .ok_or_else(|| anyhow::anyhow!("no candidate could be verified and timed for N = {order} ({})", T::NAME))?;
+    let mut winner = (*best).clone();
+    if let Some(prev) = previous {
+        if let Some(old) = timed.iter().find(|c| c.variant == prev.winner) {
+            let (new_t, old_t) = (winner.median_s.unwrap_or(f64::INFINITY), old.median_s.unwrap_or(f64::INFINITY));
+            if new_t > old_t * (1.0 - opts.hysteresis) {
+                winner = (*old).clone();
+            }
+        }
+    }
+    let median_s = winner.median_s.unwrap_or(f64::NAN);
+    let cost = rhs_cost(&ir, nflux, order, space.num_elements(), precision);
+    let gflops = cost.flops / median_s * 1e-9;
+    let gbs = cost.bytes / median_s * 1e-9;
+    let roofline_percent = ceilings.map(|c| {
+        let peak = if precision == Precision::F32 { c.gflops_f32 } else { c.gflops_f64 };
+        let bound = (cost.flops / (peak * 1e9)).max(cost.bytes / (c.bandwidth_gbs * 1e9));
+        100.0 * bound / median_s
+    });
+    let entry = Entry {
+        winner: winner.variant.clone(),
+        median_s,
+        dofs,
+        gflops,
+        gbs,
+        roofline_percent,
+        candidates,
+        date: today(),
+        strategy: opts.strategy.name(),
+    };
+    Ok((db_key, entry))
+}
+
+fn differs_in_one_axis(a: &Variant, b: &Variant) -> bool {
+    let axes = [
+        a.partition != b.partition,
+        a.group != b.group,
+        a.seq != b.seq,
+        a.storage != b.storage,
+        a.surface != b.surface,
+        a.layout != b.layout,
+    ];
+    axes.iter().filter(|&&d| d).count() == 1
+        || (a.partition != b.partition && a.storage == b.storage && a.surface == b.surface)
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the system clock.
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let days = (secs / 86_400) as i64;
+    // civil-from-days (Howard Hinnant)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    format!("{:04}-{:02}-{:02}", if m <= 2 { y + 1 } else { y }, m, d)
+}

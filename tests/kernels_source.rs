@@ -1,0 +1,87 @@
+//! Generated kernel source: SPEC strings, rejection rules, and snapshots of the emitted text.
+
+use dg::dg_codegen::render::{render, LawInput};
+use dg::dg_codegen::variant::{DeviceLimits, Precision, Variant};
+use dg::dg_codegen::Target;
+use dg::dg_core::law::ConservationLaw;
+use dg::dg_core::triangle::ReferenceTriangle;
+use std::process::Command;
+
+#[test]
+fn every_variant_spec_round_trips() {
+    for p in [Precision::F32, Precision::F64] {
+        for v in Variant::all(p) {
+            let spec = v.to_string();
+            assert_eq!(spec.parse::<Variant>().unwrap(), v, "{spec}");
+        }
+    }
+}
+
+#[test]
+fn invalid_specs_are_rejected_with_the_valid_values() {
+    for bad in [
+        "node/mb1",
+        "gpu/mb1/seq1/field-local/fused/elem-major/f32",
+        "node/mbx/seq1/field-local/fused/elem-major/f32",
+        "node/mb1/seq1/field-local/fused/elem-major/f16",
+    ] {
+        let err = bad.parse::<Variant>().unwrap_err().to_string();
+        assert!(err.contains("field-local, matrix-local, matrix-const") && err.contains("example:"), "{err}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_dg"))
+        .args(["emit", "maxwell2d", "--order", "2", "--variant", "node/mb1/seq1/shared/fused/elem-major/f32"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown storage `shared`"));
+}
+
+#[test]
+fn rules_reject_what_does_not_fit_with_a_reason() {
+    let small = DeviceLimits { local_memory: 8 * 1024, max_work_group: 128 };
+    let v: Variant = "node/mb4/seq1/matrix-local/fused/elem-major/f64".parse().unwrap();
+    let err = v.check(8, 3, &small).unwrap_err().to_string();
+    assert!(err.contains("exceed the device limit"), "{err}");
+    let nm: Variant = "node/mb1/seq1/field-local/fused/node-major/f32".parse().unwrap();
+    assert!(nm.check(2, 3, &DeviceLimits::default()).unwrap_err().to_string().contains("element-major"));
+    let seq: Variant = "elem/wg32/seq2/field-local/fused/elem-major/f32".parse().unwrap();
+    assert!(seq.check(2, 3, &DeviceLimits::default()).unwrap_err().to_string().contains("seq > 1"));
+}
+
+fn emitted(law: &str, order: usize, spec: &str, target: Target) -> String {
+    let ir = dg::kernels::law_ir(&dg::dg_laws::maxwell2d::Law::default());
+    assert_eq!(ir.name, law);
+    let el = ReferenceTriangle::new(order).unwrap();
+    let params = dg::dg_laws::maxwell2d::Law::default().param_values();
+    render(
+        &LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" },
+        &el,
+        &spec.parse().unwrap(),
+        target,
+    )
+    .unwrap()
+    .source
+}
+
+#[test]
+fn emitted_source_snapshots() {
+    insta::assert_snapshot!(
+        "maxwell2d_n1_node_cuda",
+        emitted("maxwell2d", 1, "node/mb1/seq1/field-local/fused/elem-major/f32", Target::Cuda)
+    );
+    insta::assert_snapshot!(
+        "maxwell2d_n1_elem_opencl",
+        emitted("maxwell2d", 1, "elem/wg32/seq1/matrix-const/split/node-major/f64", Target::OpenCl)
+    );
+    insta::assert_snapshot!(
+        "maxwell2d_n2_node_local_opencl",
+        emitted("maxwell2d", 2, "node/mb4/seq2/matrix-local/split/elem-major/f32", Target::OpenCl)
+    );
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    let a = emitted("maxwell2d", 3, "elem/wg128/seq1/matrix-local/fused/node-major/f32", Target::Cuda);
+    let b = emitted("maxwell2d", 3, "elem/wg128/seq1/matrix-local/fused/node-major/f32", Target::Cuda);
+    assert_eq!(a, b);
+}
