@@ -14,6 +14,7 @@
 //! ```
 
 pub mod cases;
+pub mod device_run;
 pub mod kernels;
 pub mod law_dispatch;
 pub mod simulate;

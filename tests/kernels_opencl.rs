@@ -110,3 +110,31 @@ fn concurrent_autotune_processes_lose_no_entry_and_corrupt_files_are_set_aside()
     let restored: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&corrupt).unwrap()).unwrap();
     assert_eq!(restored["entries"].as_object().unwrap().len(), keys.len());
 }
+
+#[test]
+fn run_on_a_device_tunes_once_then_uses_the_database() {
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let args = ["run", "maxwell-cavity", "--order", "3", "--nx", "4", "--device", "opencl", "--json"];
+    let first = dg(&args, cache.path());
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(
+        String::from_utf8_lossy(&first.stderr).contains("tuning (greedy"),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let second = dg(&args, cache.path());
+    let log = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        log.contains("tuning database hit") && log.contains("no benchmarking") && !log.contains("tuning (greedy"),
+        "{log}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(doc["device"]["choice"]["source"], "database");
+    let cpu = dg(&["run", "maxwell-cavity", "--order", "3", "--nx", "4", "--device", "cpu", "--json"], cache.path());
+    let cpu_doc: serde_json::Value = serde_json::from_slice(&cpu.stdout).unwrap();
+    let (a, b) = (doc["l2_error"].as_f64().unwrap(), cpu_doc["l2_error"].as_f64().unwrap());
+    assert!((a - b).abs() <= 1e-9 * b, "device L2 {a} vs CPU {b}");
+}

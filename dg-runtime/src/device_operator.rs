@@ -29,6 +29,7 @@ pub enum DeviceOperatorError {
 }
 
 /// Device buffers of one operator.
+#[derive(Clone, Copy)]
 struct Buffers {
     q: BufferId,
     rhs: BufferId,
@@ -110,6 +111,7 @@ impl<T: Real> DeviceOperator<T> {
         let source = render(&LawInput { ir, params, numerical_flux }, el, variant, target)?;
         let mut names: Vec<&'static str> = source.rhs_kernels.iter().map(|k| k.name).collect();
         names.push("update");
+        names.push("lincomb");
         let program = device.compile(&source.source, &names)?;
         for kernel in &source.rhs_kernels {
             if let Some(max) = device.kernel_max_work_group(program, kernel.name) {
@@ -191,7 +193,15 @@ impl<T: Real> DeviceOperator<T> {
 
     /// The launches of one right-hand-side evaluation at time `t`.
     pub fn rhs_launches(&self, t: f64) -> Vec<Launch> {
-        let b = &self.buffers;
+        self.rhs_launches_between(self.buffers.q, self.buffers.rhs, t)
+    }
+
+    /// The launches of one right-hand-side evaluation of state buffer `q` into buffer `out`.
+    pub fn rhs_launches_between(&self, q: BufferId, out: BufferId, t: f64) -> Vec<Launch> {
+        let mut b = Buffers { ..self.buffers };
+        b.q = q;
+        b.rhs = out;
+        let b = &b;
         let (kk, fs) = (Arg::I32(self.k as i32), Arg::I32(self.fs as i32));
         let buf = Arg::Buffer;
         self.source
@@ -273,6 +283,66 @@ impl<T: Real> DeviceOperator<T> {
             }
         }
         Ok(out)
+    }
+
+    /// Values in one device state buffer (all fields, padding included).
+    pub fn state_values(&self) -> usize {
+        self.nv * self.fs
+    }
+
+    /// A new zero-filled device state buffer.
+    pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        let id = device.alloc(self.state_values() * std::mem::size_of::<T>())?;
+        device.upload(id, as_bytes(&vec![T::zero(); self.state_values()]))?;
+        Ok(id)
+    }
+
+    /// Copies a CPU-layout state into a device state buffer.
+    pub fn write_state(&self, device: &mut dyn Device, buffer: BufferId, q: &[T]) -> Result<(), BackendError> {
+        let mut dev = vec![T::zero(); self.nv * self.fs];
+        for k in 0..self.k {
+            for v in 0..self.nv {
+                for i in 0..self.np {
+                    dev[v * self.fs + node_offset(&self.source, k, i, self.fs)] = q[(k * self.nv + v) * self.np + i];
+                }
+            }
+        }
+        device.upload(buffer, as_bytes(&dev))
+    }
+
+    /// Reads a device state buffer into the CPU layout.
+    pub fn read_state(&self, device: &mut dyn Device, buffer: BufferId) -> Result<Vec<T>, BackendError> {
+        let mut dev = vec![T::zero(); self.nv * self.fs];
+        device.download(buffer, as_bytes_mut(&mut dev))?;
+        let mut out = vec![T::zero(); self.k * self.nv * self.np];
+        for k in 0..self.k {
+            for v in 0..self.nv {
+                for i in 0..self.np {
+                    out[(k * self.nv + v) * self.np + i] = dev[v * self.fs + node_offset(&self.source, k, i, self.fs)];
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The program handle.
+    pub fn program(&self) -> ProgramId {
+        self.program
+    }
+
+    /// The launch of y = a·y + Σ cᵢxᵢ (at most three terms) on device state buffers.
+    pub fn lincomb_launch(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Launch {
+        let n = self.state_values();
+        let mut args = vec![Arg::Buffer(y)];
+        for i in 0..3 {
+            args.push(Arg::Buffer(terms.get(i).map_or(y, |t| t.1)));
+        }
+        args.push(Self::scalar(a));
+        for i in 0..3 {
+            args.push(Self::scalar(terms.get(i).map_or(0.0, |t| t.0)));
+        }
+        args.push(Arg::I32(n as i32));
+        Launch { kernel: "lincomb", groups: n.div_ceil(256), local: 256, args }
     }
 
     /// Evaluates the right-hand side of the uploaded state; returns the device time of each of `repeats`

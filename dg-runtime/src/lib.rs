@@ -10,6 +10,7 @@ pub mod backend;
 pub mod ceilings;
 pub mod cpu;
 pub mod device_operator;
+pub mod device_system;
 pub mod time;
 pub mod tuning_db;
 pub mod verify;

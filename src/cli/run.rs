@@ -1,9 +1,12 @@
 //! `dg run`: one simulation with a progress bar, error, energy and throughput.
 
+use super::kernel_cmds::open_device;
 use super::mesh_args::{find_case, MeshArgs, SolverArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
+use dg::device_run::{run_on_device, DeviceRunInfo};
 use dg::dg_core::vtu::{write_vtu, Field};
+use dg::dg_runtime::backend::{discover, Device, DeviceSelector};
 use dg::prelude::*;
 use dg::simulate::{run, RunOutcome};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -16,7 +19,9 @@ Examples:
   dg run maxwell-cavity                                  (order 4 on an 8 × 8 mesh, one period)
   dg run maxwell-cavity --order 6 --nx 16 --out cavity.vtu
   dg run maxwell-pulse --mesh examples/meshes/square_hole.msh --order 3 --t-end 0.5 --out pulse.vtu
-  dg run maxwell-cavity --precision f32 --json")]
+  dg run maxwell-cavity --precision f32 --json
+  dg run maxwell-cavity --device cuda:0 --order 6 --nx 64     (generated kernels, tuned on first use)
+  dg run maxwell-cavity --device cpu                          (the native CPU path)")]
 pub struct RunArgs {
     /// Case to run (see `dg cases`).
     pub case: String,
@@ -39,6 +44,13 @@ pub struct RunArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Where to run: auto (a CUDA or OpenCL GPU if there is one, else the native CPU), cpu, cuda:N, opencl,
+    /// opencl:P:D.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+    /// On a device without a tuning result for this problem, use the default variant instead of tuning.
+    #[arg(long)]
+    pub no_tune: bool,
 }
 
 /// Floating-point precision of a run.
@@ -69,9 +81,42 @@ pub fn execute(args: RunArgs) -> anyhow::Result<()> {
         }
         bar.set_position(step);
     };
-    let outcome: RunOutcome = match args.precision {
-        Precision::F32 => run::<f32>(&space, case.as_ref(), &opts, &mut progress)?,
-        Precision::F64 => run::<f64>(&space, case.as_ref(), &opts, &mut progress)?,
+    let mut device = pick_device(&args.device)?;
+    let mut log = |line: &str| bar.suspend(|| eprintln!("{line}"));
+    let (outcome, device_info): (RunOutcome, Option<DeviceRunInfo>) = match device.as_deref_mut() {
+        None => {
+            let outcome = match args.precision {
+                Precision::F32 => run::<f32>(&space, case.as_ref(), &opts, &mut progress)?,
+                Precision::F64 => run::<f64>(&space, case.as_ref(), &opts, &mut progress)?,
+            };
+            (outcome, None)
+        }
+        Some(device) => {
+            let law = case.law(opts.alpha);
+            let (outcome, info) = match args.precision {
+                Precision::F32 => run_on_device::<_, f32>(
+                    device,
+                    &space,
+                    law,
+                    case.as_ref(),
+                    &opts,
+                    args.no_tune,
+                    &mut log,
+                    &mut progress,
+                )?,
+                Precision::F64 => run_on_device::<_, f64>(
+                    device,
+                    &space,
+                    law,
+                    case.as_ref(),
+                    &opts,
+                    args.no_tune,
+                    &mut log,
+                    &mut progress,
+                )?,
+            };
+            (outcome, Some(info))
+        }
     };
     bar.finish_and_clear();
     let r = &outcome.report;
@@ -90,7 +135,9 @@ pub fn execute(args: RunArgs) -> anyhow::Result<()> {
         write_vtu(path, &space, &named).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(r)?);
+        let mut doc = serde_json::to_value(r)?;
+        doc["device"] = serde_json::to_value(&device_info)?;
+        println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
     println!(
@@ -114,17 +161,57 @@ pub fn execute(args: RunArgs) -> anyhow::Result<()> {
         r.energy_final,
         (r.energy_final - r.energy_initial) / r.energy_initial
     );
-    println!(
-        "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.2} s, native CPU, {} threads)",
-        r.throughput,
-        r.rhs_evaluations,
-        r.wall_seconds,
-        rayon_threads()
-    );
+    match &device_info {
+        None => println!(
+            "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.2} s, native CPU, {} threads)",
+            r.throughput,
+            r.rhs_evaluations,
+            r.wall_seconds,
+            rayon_threads()
+        ),
+        Some(info) => {
+            println!(
+                "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.3} s on {}, {:.3} s in kernels)",
+                r.throughput, r.rhs_evaluations, r.wall_seconds, info.device, info.kernel_seconds
+            );
+            println!(
+                "kernels     {} (from the {}; chosen in {:.3} s); first step done {:.3} s after start",
+                info.choice.variant, info.choice.source, info.choice.seconds, info.first_step_seconds
+            );
+        }
+    }
     if let Some(path) = &args.out {
         println!("output      {}", path.display());
     }
     Ok(())
+}
+
+/// The device of `--device`: `None` for the native CPU path.
+fn pick_device(choice: &str) -> anyhow::Result<Option<Box<dyn Device>>> {
+    if choice == "cpu" {
+        return Ok(None);
+    }
+    if choice == "auto" {
+        let found = discover();
+        let gpu = found.devices.iter().find(|d| d.is_gpu);
+        return match gpu {
+            Some(d) => {
+                let selector: DeviceSelector = d.selector.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+                Ok(Some(open_device(&selector)?))
+            }
+            None => {
+                let why = if found.missing.is_empty() {
+                    "only CPU OpenCL devices".to_string()
+                } else {
+                    found.missing.join("; ")
+                };
+                eprintln!("no GPU found ({why}); running on the native CPU path");
+                Ok(None)
+            }
+        };
+    }
+    let selector: DeviceSelector = choice.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+    Ok(Some(open_device(&selector)?))
 }
 
 fn rayon_threads() -> usize {

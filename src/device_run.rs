@@ -1,0 +1,192 @@
+//! Running a case on a compute device: the tuning database's winner for this device and key (tuning first if
+//! the key is missing, unless asked not to), then the generic time integrator on device buffers.
+
+use crate::cases::Case;
+use crate::kernels::{law_ir, target_of, valid_variants};
+use crate::simulate::{time_step, RunOptions, RunOutcome, RunReport};
+use crate::tuning::{seed_baseline, tune, Strategy, TuneOptions};
+use anyhow::Context;
+use dg_codegen::variant::{DeviceLimits, Precision, Variant};
+use dg_core::law::ConservationLaw;
+use dg_core::space::DgSpace2d;
+use dg_core::Real;
+use dg_runtime::backend::Device;
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::device_operator::DeviceOperator;
+use dg_runtime::device_system::DeviceSystem;
+use dg_runtime::time::Integrator;
+use dg_runtime::tuning_db;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Where tuning results are looked up: the shipped `tuning-db/` (of the source tree and of the working
+/// directory), then the user cache directory.
+pub fn db_dirs() -> Vec<PathBuf> {
+    vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tuning-db"), PathBuf::from("tuning-db"), tuning_db::user_dir()]
+}
+
+/// How the variant was chosen.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct VariantChoice {
+    /// The variant.
+    pub variant: String,
+    /// `database`, `tuned` or `default`.
+    pub source: &'static str,
+    /// Seconds spent choosing (tuning included).
+    pub seconds: f64,
+}
+
+/// The variant for `law` at `space`'s order and size on `device`: a database hit does no benchmarking.
+pub fn choose_variant<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    law: &L,
+    space: &DgSpace2d,
+    no_tune: bool,
+    log: &mut dyn FnMut(&str),
+) -> anyhow::Result<VariantChoice> {
+    let start = Instant::now();
+    let ir = law_ir(law);
+    let order = space.element.order;
+    let dofs = (space.num_nodes() * L::NVARS) as u64;
+    let nflux = law.numerical_flux_names()[0];
+    let key = tuning_db::key(law.name(), &ir.hash(), nflux, order, T::NAME, "rhs", dofs);
+    let fp = device.fingerprint().clone();
+    let (entries, ceilings, warnings) = tuning_db::lookup_all(&db_dirs(), &fp);
+    for w in warnings {
+        log(&w);
+    }
+    if let Some(entry) = entries.get(&key) {
+        log(&format!("tuning database hit for {key}: {} (no benchmarking)", entry.winner));
+        return Ok(VariantChoice {
+            variant: entry.winner.clone(),
+            source: "database",
+            seconds: start.elapsed().as_secs_f64(),
+        });
+    }
+    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+    if no_tune {
+        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+        let (valid, _) = valid_variants(order, L::NVARS, precision, &limits);
+        let base = seed_baseline(precision);
+        let v = if valid.contains(&base) {
+            base
+        } else {
+            *valid.first().context("no valid kernel variant for this device")?
+        };
+        log(&format!("no tuning result for {key}; --no-tune: using {v}"));
+        return Ok(VariantChoice { variant: v.to_string(), source: "default", seconds: start.elapsed().as_secs_f64() });
+    }
+    log(&format!("no tuning result for {key}: tuning (greedy, 30 s budget) …"));
+    let opts = TuneOptions {
+        strategy: Strategy::Greedy,
+        budget: Some(Duration::from_secs(30)),
+        min_dofs: dofs,
+        ..TuneOptions::default()
+    };
+    let (key, entry) = tune::<L, T>(device, law, order, &opts, None, ceilings.as_ref(), &mut |_| {})?;
+    let winner = entry.winner.clone();
+    let path = tuning_db::merge_into(&tuning_db::user_dir(), &fp, BTreeMap::from([(key, entry)]), ceilings)?;
+    log(&format!("tuned: {winner}, stored in {}", path.display()));
+    Ok(VariantChoice { variant: winner, source: "tuned", seconds: start.elapsed().as_secs_f64() })
+}
+
+/// What a device run adds to the report.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DeviceRunInfo {
+    /// Device name and selector.
+    pub device: String,
+    /// The kernel variant and how it was chosen.
+    pub choice: VariantChoice,
+    /// Seconds from the start of the run (device open excluded) to the end of the first time step.
+    pub first_step_seconds: f64,
+    /// Device time in kernels, seconds.
+    pub kernel_seconds: f64,
+}
+
+/// Runs `case` with `law` on `device` in precision `T`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_on_device<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    space: &DgSpace2d,
+    law: L,
+    case: &dyn Case,
+    opts: &RunOptions,
+    no_tune: bool,
+    log: &mut dyn FnMut(&str),
+    progress: &mut dyn FnMut(u64, u64),
+) -> anyhow::Result<(RunOutcome, DeviceRunInfo)> {
+    let started = Instant::now();
+    let choice = choose_variant::<L, T>(device, &law, space, no_tune, log)?;
+    let variant: Variant = choice.variant.parse()?;
+    let ir = law_ir(&law);
+    let binding = BoundaryBinding::resolve(
+        law.name(),
+        law.boundary_names(),
+        &space.connectivity.tag_names,
+        &space.used_tags(),
+        &opts.boundary,
+    )?;
+    let target = target_of(device);
+    let nflux = law.numerical_flux_names()[0];
+    let op = DeviceOperator::<T>::new(device, target, &ir, &law.param_values(), nflux, space, &binding, &[], &variant)?;
+    let nv = L::NVARS;
+    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let (steps, dt) = time_step(space, opts, t_end)?;
+    let q0: Vec<T> = space.interpolate(nv, |x, y, q| case.initial(x, y, q));
+    let energy = |q: &[T]| 0.5 * space.square_norm(nv, q);
+    let energy_initial = energy(&q0);
+    let mut q = op.new_state(device)?;
+    op.write_state(device, q, &q0)?;
+    let mut sys = DeviceSystem { device, op: &op, device_seconds: 0.0 };
+    let mut integrator = Integrator::new(opts.scheme);
+    let loop_start = Instant::now();
+    let mut first_step_seconds = 0.0;
+    for step in 0..steps {
+        integrator.step(&mut sys, step as f64 * dt, dt, &mut q)?;
+        if step == 0 {
+            first_step_seconds = started.elapsed().as_secs_f64();
+        }
+        progress(step + 1, steps);
+    }
+    let kernel_seconds = sys.device_seconds;
+    let final_state = op.read_state(sys.device, q)?;
+    let wall_seconds = loop_start.elapsed().as_secs_f64();
+    sys.device.free_buffers();
+    if !final_state.iter().all(|v| v.is_finite()) {
+        anyhow::bail!("the solution is no longer finite at t = {t_end}; reduce --cfl");
+    }
+    let l2_error = if case.has_exact() {
+        Some(space.l2_error(nv, &final_state, |x, y, out| {
+            case.exact(x, y, t_end, out);
+        })?)
+    } else {
+        None
+    };
+    let dofs = space.num_nodes() * nv;
+    let rhs_evaluations = integrator.rhs_evaluations();
+    let report = RunReport {
+        case: case.name().to_string(),
+        law: law.name().to_string(),
+        order: space.element.order,
+        precision: T::NAME,
+        elements: space.num_elements(),
+        dofs,
+        h: space.mesh.max_edge_length(),
+        scheme: opts.scheme.name(),
+        steps,
+        dt,
+        t_end,
+        l2_error,
+        energy_initial,
+        energy_final: energy(&final_state),
+        energy_history: Vec::new(),
+        rhs_evaluations,
+        wall_seconds,
+        throughput: dofs as f64 * rhs_evaluations as f64 / wall_seconds.max(1e-12),
+    };
+    let fp = sys.device.fingerprint();
+    let info =
+        DeviceRunInfo { device: format!("{} ({})", fp.name, fp.selector), choice, first_step_seconds, kernel_seconds };
+    Ok((RunOutcome { report, state: final_state.iter().map(|v| v.as_f64()).collect() }, info))
+}
