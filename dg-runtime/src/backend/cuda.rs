@@ -51,9 +51,30 @@ pub fn enumerate() -> Result<Vec<DeviceFingerprint>, BackendError> {
     Ok(out)
 }
 
+/// Compiles with NVRTC, through an on-disk cache of PTX keyed by SHA-256 of (source, options, architecture,
+/// NVRTC version) in `<user cache>/kernels/`; entries are written to a temporary name and renamed.
 fn compile_source(source: &str, arch: &'static str) -> Result<cudarc::nvrtc::Ptx, String> {
-    let opts = CompileOptions { arch: Some(arch), options: vec!["-std=c++17".into()], ..Default::default() };
-    compile_ptx_with_opts(source, opts).map_err(|e| format!("{e}"))
+    use sha2::{Digest, Sha256};
+    let options = vec!["-std=c++17".to_string()];
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: only called once the library is known present; the pointers are valid.
+    unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+    let digest = Sha256::digest(format!("{source}\u{0}{options:?}\u{0}{arch}\u{0}nvrtc {major}.{minor}").as_bytes());
+    let name: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = crate::tuning_db::user_dir().with_file_name("kernels");
+    let path = dir.join(format!("{name}.ptx"));
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        return Ok(cudarc::nvrtc::Ptx::from_src(text));
+    }
+    let opts = CompileOptions { arch: Some(arch), options, ..Default::default() };
+    let ptx = compile_ptx_with_opts(source, opts).map_err(|e| format!("{e}"))?;
+    if std::fs::create_dir_all(&dir).is_ok() {
+        let tmp = dir.join(format!("{name}.ptx.tmp{}", std::process::id()));
+        if std::fs::write(&tmp, ptx.to_src()).is_ok() {
+            let _ = std::fs::rename(&tmp, &path);
+        }
+    }
+    Ok(ptx)
 }
 
 /// An open CUDA device.

@@ -32,8 +32,15 @@ pub fn enumerate() -> Result<Vec<OpenClCandidate>, BackendError> {
     let platforms = opencl3::platform::get_platforms()
         .map_err(|e| BackendError::Unavailable { backend: NAME, message: format!("no OpenCL platform ({e})") })?;
     let mut out = Vec::new();
+    let mut errors = Vec::new();
     for (p, platform) in platforms.iter().enumerate() {
-        let ids = platform.get_devices(opencl3::device::CL_DEVICE_TYPE_ALL).unwrap_or_default();
+        let ids = match platform.get_devices(opencl3::device::CL_DEVICE_TYPE_ALL) {
+            Ok(ids) => ids,
+            Err(e) => {
+                errors.push(format!("platform {p} ({}): {e}", platform.name().unwrap_or_default().trim()));
+                continue;
+            }
+        };
         for (d, &id) in ids.iter().enumerate() {
             let dev = ClDevice::new(id);
             let kind = dev.dev_type().unwrap_or(0);
@@ -53,6 +60,9 @@ pub fn enumerate() -> Result<Vec<OpenClCandidate>, BackendError> {
             };
             out.push(OpenClCandidate { platform: p, device: d, fingerprint, id });
         }
+    }
+    if out.is_empty() && !errors.is_empty() {
+        return Err(BackendError::Unavailable { backend: NAME, message: format!("no device: {}", errors.join("; ")) });
     }
     Ok(out)
 }
