@@ -3,7 +3,7 @@
 
 use crate::cases::Case;
 use crate::kernels::{law_ir, target_of, valid_variants};
-use crate::simulate::{time_step, RunOptions, RunOutcome, RunReport};
+use crate::simulate::{finish, time_step, LoopSummary, RunOptions, RunOutcome};
 use crate::tuning::{seed_baseline, tune, Strategy, TuneOptions};
 use anyhow::Context;
 use dg_codegen::variant::{DeviceLimits, Precision, Variant};
@@ -156,37 +156,19 @@ pub fn run_on_device<L: ConservationLaw + Clone, T: Real>(
     if !final_state.iter().all(|v| v.is_finite()) {
         anyhow::bail!("the solution is no longer finite at t = {t_end}; reduce --cfl");
     }
-    let l2_error = if case.has_exact() {
-        Some(space.l2_error(nv, &final_state, |x, y, out| {
-            case.exact(x, y, t_end, out);
-        })?)
-    } else {
-        None
-    };
-    let dofs = space.num_nodes() * nv;
-    let rhs_evaluations = integrator.rhs_evaluations();
-    let report = RunReport {
-        case: case.name().to_string(),
-        law: law.name().to_string(),
-        order: space.element.order,
-        precision: T::NAME,
-        elements: space.num_elements(),
-        dofs,
-        h: space.mesh.max_edge_length(),
-        scheme: opts.scheme.name(),
+    let summary = LoopSummary {
+        law: law.name(),
         steps,
         dt,
         t_end,
-        l2_error,
         energy_initial,
-        energy_final: energy(&final_state),
         energy_history: Vec::new(),
-        rhs_evaluations,
+        rhs_evaluations: integrator.rhs_evaluations(),
         wall_seconds,
-        throughput: dofs as f64 * rhs_evaluations as f64 / wall_seconds.max(1e-12),
     };
+    let outcome = finish(space, case, opts, nv, &final_state, summary)?;
     let fp = sys.device.fingerprint();
     let info =
         DeviceRunInfo { device: format!("{} ({})", fp.name, fp.selector), choice, first_step_seconds, kernel_seconds };
-    Ok((RunOutcome { report, state: final_state.iter().map(|v| v.as_f64()).collect() }, info))
+    Ok((outcome, info))
 }

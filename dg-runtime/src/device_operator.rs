@@ -251,17 +251,9 @@ impl<T: Real> DeviceOperator<T> {
             .collect()
     }
 
-    /// Uploads a state given in the CPU layout (`(k·nvars + v)·np + i`).
+    /// Uploads a state given in the CPU layout (`(k·nvars + v)·np + i`) into the operator's own state buffer.
     pub fn upload_state(&self, device: &mut dyn Device, q: &[T]) -> Result<(), BackendError> {
-        let mut dev = vec![T::zero(); self.nv * self.fs];
-        for k in 0..self.k {
-            for v in 0..self.nv {
-                for i in 0..self.np {
-                    dev[v * self.fs + node_offset(&self.source, k, i, self.fs)] = q[(k * self.nv + v) * self.np + i];
-                }
-            }
-        }
-        device.upload(self.buffers.q, as_bytes(&dev))
+        self.write_state(device, self.buffers.q, q)
     }
 
     /// Fills the right-hand-side buffer with NaN (so that unwritten outputs show).
@@ -272,17 +264,7 @@ impl<T: Real> DeviceOperator<T> {
 
     /// Downloads the right-hand side in the CPU layout.
     pub fn download_rhs(&self, device: &mut dyn Device) -> Result<Vec<T>, BackendError> {
-        let mut dev = vec![T::zero(); self.nv * self.fs];
-        device.download(self.buffers.rhs, as_bytes_mut(&mut dev))?;
-        let mut out = vec![T::zero(); self.k * self.nv * self.np];
-        for k in 0..self.k {
-            for v in 0..self.nv {
-                for i in 0..self.np {
-                    out[(k * self.nv + v) * self.np + i] = dev[v * self.fs + node_offset(&self.source, k, i, self.fs)];
-                }
-            }
-        }
-        Ok(out)
+        self.read_state(device, self.buffers.rhs)
     }
 
     /// Values in one device state buffer (all fields, padding included).
