@@ -7,6 +7,16 @@ use dg::prelude::*;
 use dg::simulate::{convergence, run};
 use std::collections::HashMap;
 
+/// The upwind Maxwell TM operator on `space`, every boundary PEC.
+fn maxwell_operator(space: &DgSpace2d) -> NodalOperator2d<MaxwellTm, f64> {
+    let law = MaxwellTm::default();
+    let tags = &space.connectivity.tag_names;
+    let binding =
+        BoundaryBinding::resolve("maxwell2d", law.boundary_names(), tags, &space.used_tags(), &HashMap::new())
+            .expect("PEC binds every tag");
+    NodalOperator2d::new(law, space, &binding)
+}
+
 fn cavity_space(n: usize, order: usize) -> DgSpace2d {
     DgSpace2d::new(MaxwellCavity::default().default_mesh(n, n).unwrap(), order).unwrap()
 }
@@ -72,16 +82,7 @@ fn constant_fields_on_a_periodic_mesh_have_zero_rhs() {
         rectangle(&RectangleSpec { periodic_x: true, periodic_y: true, ..RectangleSpec::unit_square(4) }).unwrap();
     perturb_interior(&mut mesh, 0.2, 9);
     let space = DgSpace2d::new(mesh, 5).unwrap();
-    let law = MaxwellTm::default();
-    let binding = BoundaryBinding::resolve(
-        "maxwell2d",
-        law.boundary_names(),
-        &space.connectivity.tag_names,
-        &space.used_tags(),
-        &HashMap::new(),
-    )
-    .unwrap();
-    let op = NodalOperator2d::<MaxwellTm, f64>::new(law, &space, &binding);
+    let op = maxwell_operator(&space);
     let q: Vec<f64> = space.interpolate(3, |_, _, q| q.copy_from_slice(&[0.7, -1.3, 2.1]));
     let mut out = vec![f64::NAN; q.len()];
     op.apply(&q, 0.0, &mut out);
@@ -97,16 +98,7 @@ fn rhs_of_the_exact_mode_matches_its_time_derivative() {
     let mut errors = Vec::new();
     for n in [4, 8] {
         let space = cavity_space(n, 4);
-        let law = MaxwellTm::default();
-        let binding = BoundaryBinding::resolve(
-            "maxwell2d",
-            law.boundary_names(),
-            &space.connectivity.tag_names,
-            &space.used_tags(),
-            &HashMap::new(),
-        )
-        .unwrap();
-        let op = NodalOperator2d::<MaxwellTm, f64>::new(law, &space, &binding);
+        let op = maxwell_operator(&space);
         let q: Vec<f64> = space.interpolate(3, |x, y, q| {
             case.exact(x, y, t, q);
         });
