@@ -21,7 +21,10 @@ impl Microblock {
 /// less than `max_waste`; if none does, the best of them.
 pub fn microblock(np: usize, align: usize, max_waste: f64) -> Microblock {
     let candidate = |e: usize| Microblock { elements: e, floats: (e * np).div_ceil(align) * align };
-    (1..=64).map(candidate).find(|m| m.waste(np) < max_waste).unwrap_or_else(|| {
+    // padding < max_waste · floats, compared without forming 1 − used/floats, whose rounding turns exactly 10%
+    // into 9.99…%
+    let fits = |m: &Microblock| ((m.floats - m.elements * np) as f64) < max_waste * m.floats as f64;
+    (1..=64).map(candidate).find(fits).unwrap_or_else(|| {
         (1..=64).map(candidate).min_by(|a, b| a.waste(np).total_cmp(&b.waste(np))).expect("non-empty range")
     })
 }
