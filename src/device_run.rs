@@ -120,13 +120,7 @@ pub fn run_on_device<L: ConservationLaw + Clone, T: Real>(
     let choice = choose_variant::<L, T>(device, &law, space, no_tune, log)?;
     let variant: Variant = choice.variant.parse()?;
     let ir = law_ir(&law);
-    let binding = BoundaryBinding::resolve(
-        law.name(),
-        law.boundary_names(),
-        &space.connectivity.tag_names,
-        &space.used_tags(),
-        &opts.boundary,
-    )?;
+    let binding = BoundaryBinding::for_law(&law, space, &opts.boundary)?;
     let target = target_of(device);
     let nflux = law.numerical_flux_names()[0];
     let op = DeviceOperator::<T>::new(device, target, &ir, &law.param_values(), nflux, space, &binding, &[], &variant)?;

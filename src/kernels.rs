@@ -46,13 +46,7 @@ impl VerificationSetup {
             .filter(|_| !conditions.is_empty())
             .map(|(i, tag)| (tag.clone(), conditions[i % conditions.len()].to_string()))
             .collect();
-        let binding = BoundaryBinding::resolve(
-            law.name(),
-            conditions,
-            &space.connectivity.tag_names,
-            &space.used_tags(),
-            &explicit,
-        )?;
+        let binding = BoundaryBinding::for_law(law, &space, &explicit)?;
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let materials = (0..space.num_elements() * L::NMATERIALS).map(|_| rng.random_range(0.5..2.0)).collect();
         Ok(Self { space, binding, materials })

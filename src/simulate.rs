@@ -162,13 +162,7 @@ pub fn run_with_law<L: ConservationLaw, T: Real>(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunOutcome, SimulateError> {
     let nv = L::NVARS;
-    let binding = BoundaryBinding::resolve(
-        law.name(),
-        law.boundary_names(),
-        &space.connectivity.tag_names,
-        &space.used_tags(),
-        &opts.boundary,
-    )?;
+    let binding = BoundaryBinding::for_law(&law, space, &opts.boundary)?;
     let law_name = law.name();
     let mut op = NodalOperator2d::<L, T>::new(law, space, &binding);
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());

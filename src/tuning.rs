@@ -114,13 +114,7 @@ pub fn time_variant<L: ConservationLaw, T: Real>(
     variant: &Variant,
     repeats: usize,
 ) -> anyhow::Result<(f64, f64)> {
-    let binding = BoundaryBinding::resolve(
-        law.name(),
-        law.boundary_names(),
-        &space.connectivity.tag_names,
-        &space.used_tags(),
-        &HashMap::new(),
-    )?;
+    let binding = BoundaryBinding::for_law(law, space, &HashMap::new())?;
     let materials = vec![1.0; space.num_elements() * L::NMATERIALS];
     let target = target_of(device);
     let result = (|| -> anyhow::Result<(f64, f64)> {

@@ -10,10 +10,7 @@ use std::collections::HashMap;
 /// The upwind Maxwell TM operator on `space`, every boundary PEC.
 fn maxwell_operator(space: &DgSpace2d) -> NodalOperator2d<MaxwellTm, f64> {
     let law = MaxwellTm::default();
-    let tags = &space.connectivity.tag_names;
-    let binding =
-        BoundaryBinding::resolve("maxwell2d", law.boundary_names(), tags, &space.used_tags(), &HashMap::new())
-            .expect("PEC binds every tag");
+    let binding = BoundaryBinding::for_law(&law, space, &HashMap::new()).expect("PEC binds every tag");
     NodalOperator2d::new(law, space, &binding)
 }
 

@@ -82,14 +82,7 @@ fn right_hand_sides_agree_for_orders_1_to_6() {
     for order in 1..=6 {
         for alpha in [0.0, 1.0] {
             let space = DgSpace2d::new(MaxwellCavity::default().default_mesh(3, 3).unwrap(), order).unwrap();
-            let binding = BoundaryBinding::resolve(
-                "maxwell2d",
-                &["pec"],
-                &space.connectivity.tag_names,
-                &space.used_tags(),
-                &HashMap::new(),
-            )
-            .unwrap();
+            let binding = BoundaryBinding::for_law(&MaxwellTm::default(), &space, &HashMap::new()).unwrap();
             let generated =
                 NodalOperator2d::<MaxwellTm, f64>::new(MaxwellTm { alpha, ..Default::default() }, &space, &binding);
             let by_hand =

@@ -1,5 +1,7 @@
 //! Binding of mesh boundary tags to a law's boundary conditions.
 
+use dg_core::law::ConservationLaw;
+use dg_core::space::DgSpace2d;
 use std::collections::HashMap;
 
 /// A mesh boundary tag that cannot be bound to a boundary condition of the law.
@@ -42,6 +44,15 @@ pub struct BoundaryBinding {
 }
 
 impl BoundaryBinding {
+    /// Binds the boundary tags that `space`'s faces carry to `law`'s conditions (see [`Self::resolve`]).
+    pub fn for_law<L: ConservationLaw>(
+        law: &L,
+        space: &DgSpace2d,
+        explicit: &HashMap<String, String>,
+    ) -> Result<Self, BoundaryError> {
+        Self::resolve(law.name(), law.boundary_names(), &space.connectivity.tag_names, &space.used_tags(), explicit)
+    }
+
     /// Binds every tag that some boundary face carries (`used[t]`): an explicit entry of `explicit`
     /// (tag → condition) first; otherwise a condition of the same name; otherwise, when the law has exactly one
     /// condition, that one. Unused tags stay unbound.
