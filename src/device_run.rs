@@ -6,6 +6,7 @@ use crate::kernels::{law_ir, target_of, valid_variants};
 use crate::simulate::{finish, time_step, LoopSummary, RunOptions, RunOutcome};
 use crate::tuning::{seed_baseline, tune, Strategy, TuneOptions};
 use anyhow::Context;
+use dg_codegen::variant::LawShape;
 use dg_codegen::variant::{DeviceLimits, Precision, Variant};
 use dg_core::law::ConservationLaw;
 use dg_core::space::DgSpace2d;
@@ -67,7 +68,7 @@ pub fn choose_variant<L: ConservationLaw + Clone, T: Real>(
     let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
     if no_tune {
         let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
-        let (valid, _) = valid_variants(order, L::NVARS, precision, &limits);
+        let (valid, _) = valid_variants(order, &LawShape::of(&law_ir(law)), precision, &limits);
         let base = seed_baseline(precision);
         let v = if valid.contains(&base) {
             base

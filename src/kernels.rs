@@ -1,8 +1,7 @@
 //! Kernel checks the command line runs: the verification mesh, materials and boundary binding of a law, and
 //! verification of many variants.
 
-use dg_codegen::render::{render, LawInput};
-use dg_codegen::variant::{DeviceLimits, Precision, Variant};
+use dg_codegen::variant::{DeviceLimits, LawShape, Precision, Variant};
 use dg_codegen::Target;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::{perturb_interior, rectangle, Diagonal, RectangleSpec};
@@ -10,7 +9,7 @@ use dg_core::space::DgSpace2d;
 use dg_core::Real;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
-use dg_runtime::verify::{verify_variant, VerifyOutcome};
+use dg_runtime::verify::{verify_variants, VerifyOutcome};
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
 
@@ -56,14 +55,14 @@ impl VerificationSetup {
 /// The variants of one precision that fit the device, and the rejected ones with their reasons.
 pub fn valid_variants(
     order: usize,
-    nvars: usize,
+    law: &LawShape,
     precision: Precision,
     limits: &DeviceLimits,
 ) -> (Vec<Variant>, Vec<(Variant, String)>) {
     let mut valid = Vec::new();
     let mut rejected = Vec::new();
     for v in Variant::all(precision) {
-        match v.check(order, nvars, limits) {
+        match v.check(order, law, limits) {
             Ok(()) => valid.push(v),
             Err(e) => rejected.push((v, e.to_string())),
         }
@@ -71,7 +70,9 @@ pub fn valid_variants(
     (valid, rejected)
 }
 
-/// Verifies every given variant; `progress` is called after each.
+/// Verifies every given variant; `progress` is called after each. Variants are compiled in batches: large ones
+/// on a CPU OpenCL device (PoCL pays most of its compile time per program), smaller ones on GPU OpenCL, and
+/// small ones on CUDA so that NVRTC compiles many batches in parallel.
 pub fn verify_all<L: ConservationLaw + Clone, T: Real>(
     device: &mut dyn Device,
     target: Target,
@@ -81,35 +82,24 @@ pub fn verify_all<L: ConservationLaw + Clone, T: Real>(
     progress: &mut dyn FnMut(&VerifyOutcome),
 ) -> Vec<VerifyOutcome> {
     let ir = law_ir(law);
-    let el = &setup.space.element;
-    let sources: Vec<String> = variants
-        .iter()
-        .filter_map(|v| {
-            let input =
-                LawInput { ir: &ir, params: &law.param_values(), numerical_flux: law.numerical_flux_names()[0] };
-            render(&input, el, v, target).ok().map(|s| s.source)
-        })
-        .collect();
-    device.prepare(&sources);
-    variants
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let outcome = verify_variant::<L, T>(
-                device,
-                target,
-                law,
-                &ir,
-                &setup.space,
-                &setup.binding,
-                &setup.materials,
-                v,
-                100 + i as u64,
-            );
-            progress(&outcome);
-            outcome
-        })
-        .collect()
+    let fingerprint = device.fingerprint();
+    let batch_size = match (fingerprint.backend.as_str(), fingerprint.is_gpu) {
+        ("opencl", false) => 64,
+        ("opencl", true) => 16,
+        _ => 4,
+    };
+    verify_variants::<L, T>(
+        device,
+        target,
+        law,
+        &ir,
+        &setup.space,
+        &setup.binding,
+        &setup.materials,
+        variants,
+        batch_size,
+        progress,
+    )
 }
 
 /// The IR of a law from the registry.

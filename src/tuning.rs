@@ -5,7 +5,9 @@
 use crate::kernels::{law_ir, target_of, valid_variants, VerificationSetup};
 use dg_codegen::cost::rhs_cost;
 use dg_codegen::render::{render, LawInput};
-use dg_codegen::variant::{DeviceLimits, Layout, Partition, Precision, Storage, Surface, Variant};
+use dg_codegen::variant::{
+    DeviceLimits, Formulation, LawShape, Layout, Partition, Precision, Storage, Surface, Variant,
+};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::{rectangle, RectangleSpec};
 use dg_core::space::DgSpace2d;
@@ -55,6 +57,10 @@ impl Strategy {
     }
 }
 
+/// Default size of timing problems: 16M DOFs, so that the state and right-hand side (128 MB in f32) are well
+/// above the last-level cache of current GPUs (50 MB L2 on an H100) and launch overheads are amortised.
+pub const DEFAULT_MIN_DOFS: u64 = 16_000_000;
+
 /// Options of a tuning run.
 #[derive(Debug, Clone)]
 pub struct TuneOptions {
@@ -72,7 +78,7 @@ pub struct TuneOptions {
 
 impl Default for TuneOptions {
     fn default() -> Self {
-        Self { strategy: Strategy::Exhaustive, budget: None, min_dofs: 4_000_000, repeats: 20, hysteresis: 0.03 }
+        Self { strategy: Strategy::Exhaustive, budget: None, min_dofs: DEFAULT_MIN_DOFS, repeats: 20, hysteresis: 0.03 }
     }
 }
 
@@ -87,6 +93,7 @@ pub fn seed_baseline(precision: Precision) -> Variant {
         surface: Surface::Fused,
         layout: Layout::ElementMajor,
         precision,
+        formulation: Formulation::FluxFirst,
     }
 }
 
@@ -139,6 +146,24 @@ pub fn time_variant<L: ConservationLaw, T: Real>(
     result
 }
 
+/// Times `variant` again on the timing problem of `min_dofs` DOFs (as `dg bench` does for a stored winner):
+/// median seconds per right-hand side and spread.
+pub fn retime<L: ConservationLaw>(
+    device: &mut dyn Device,
+    law: &L,
+    order: usize,
+    variant: &Variant,
+    min_dofs: u64,
+    repeats: usize,
+) -> anyhow::Result<(f64, f64)> {
+    let ir = law_ir(law);
+    let space = timing_space(order, L::NVARS, min_dofs)?;
+    match variant.precision {
+        Precision::F32 => time_variant::<L, f32>(device, law, &ir, &space, variant, repeats),
+        Precision::F64 => time_variant::<L, f64>(device, law, &ir, &space, variant, repeats),
+    }
+}
+
 /// Progress events of a tuning run.
 pub enum TuneEvent<'a> {
     /// Starting an (order, precision) with this many candidates.
@@ -162,7 +187,7 @@ pub fn tune<L: ConservationLaw + Clone, T: Real>(
     let ir = law_ir(law);
     let target = target_of(device);
     let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
-    let (valid, _) = valid_variants(order, L::NVARS, precision, &limits);
+    let (valid, _) = valid_variants(order, &LawShape::of(&ir), precision, &limits);
     let setup = VerificationSetup::new(law, order, 4)?;
     let space = timing_space(order, L::NVARS, opts.min_dofs)?;
     let dofs = (space.num_nodes() * L::NVARS) as u64;
@@ -276,7 +301,8 @@ pub fn tune<L: ConservationLaw + Clone, T: Real>(
         }
     }
     let median_s = winner.median_s.unwrap_or(f64::NAN);
-    let cost = rhs_cost(&ir, nflux, order, space.num_elements(), precision);
+    let winner_variant: Variant = winner.variant.parse().unwrap_or(seed_baseline(precision));
+    let cost = rhs_cost(&ir, nflux, order, space.num_elements(), &winner_variant);
     let gflops = cost.flops / median_s * 1e-9;
     let gbs = cost.bytes / median_s * 1e-9;
     let roofline_percent = ceilings.map(|c| {
@@ -306,6 +332,7 @@ fn differs_in_one_axis(a: &Variant, b: &Variant) -> bool {
         a.storage != b.storage,
         a.surface != b.surface,
         a.layout != b.layout,
+        a.formulation != b.formulation,
     ];
     axes.iter().filter(|&&d| d).count() == 1
         || (a.partition != b.partition && a.storage == b.storage && a.surface == b.surface)

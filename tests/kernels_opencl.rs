@@ -8,7 +8,14 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn dg(args: &[&str], cache: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dg")).args(args).env("DG_CACHE_DIR", cache).output().expect("dg starts")
+    let mut command = Command::new(env!("CARGO_BIN_EXE_dg"));
+    command.args(args).env("DG_CACHE_DIR", cache);
+    // PoCL's simple work-group method compiles about a quarter faster than its default (loop vectoriser);
+    // results are the same, and these tests check results, not speed
+    if std::env::var_os("POCL_WORK_GROUP_METHOD").is_none() {
+        command.env("POCL_WORK_GROUP_METHOD", "loops");
+    }
+    command.output().expect("dg starts")
 }
 
 /// The OpenCL tests run one at a time: PoCL initialising in several processes at once has been seen to
@@ -50,28 +57,64 @@ fn verify(law: &str, orders: &str, precision: &str) -> serde_json::Value {
     doc
 }
 
+/// The acceptance check: every valid nodal variant of maxwell2d, advection2d and euler2d at N = 1..8
+/// in f32 and f64 matches the CPU operator on random states (outputs poisoned with NaN). Two `dg verify`
+/// processes run at a time (one per core); each compiles its variants in batches.
 #[test]
-fn every_valid_variant_matches_the_cpu_reference_on_opencl() {
+fn every_valid_variant_of_maxwell_advection_and_euler_at_orders_1_to_8_matches_the_cpu_reference() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     if !opencl_available() {
         return;
     }
+    let jobs: Vec<(&str, &str)> =
+        ["maxwell2d", "advection2d", "euler2d"].into_iter().flat_map(|law| [(law, "1..4"), (law, "5..8")]).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for worker in 0..2 {
+            let (jobs, next, results) = (&jobs, &next, &results);
+            scope.spawn(move || {
+                // PoCL starting in two processes at the same instant has been seen to report no device
+                std::thread::sleep(std::time::Duration::from_secs(2 * worker));
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(&(law, orders)) = jobs.get(i) else { break };
+                    let doc = verify(law, orders, "both");
+                    results.lock().unwrap().push((law, orders, doc));
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
     let mut total = 0;
-    for (law, orders, precision) in [
-        ("maxwell2d", "1..2", "both"),
-        ("maxwell2d", "3", "f32"),
-        ("advection2d", "2", "f32"),
-        ("euler2d", "2", "f64"),
-        ("acoustics2d", "2", "f64"),
-        ("shallow_water2d", "1", "f32"),
-    ] {
+    for (law, orders, doc) in &results {
+        let (tested, passed) = (doc["tested"].as_u64().unwrap(), doc["passed"].as_u64().unwrap());
+        // 80 valid variants per order and precision for the linear laws, 56 for euler2d (no diff-first); PoCL's
+        // limits reject none (seen: all of them tested); allow a few refused by a smaller device, not more
+        let per_order = if *law == "euler2d" { 56 } else { 80 };
+        assert!(tested >= 4 * 2 * per_order * 9 / 10, "{law} {orders}: only {tested} variants tested: {doc}");
+        assert_eq!(tested, passed, "{law} {orders}: {doc}");
+        assert!(doc["failed"].as_array().is_some_and(|f| f.is_empty()), "{law} {orders}: {doc}");
+        eprintln!("{law} N={orders} f32+f64: {tested} variants tested, {passed} passed");
+        total += tested;
+    }
+    assert_eq!(results.len(), jobs.len());
+    eprintln!("{total} variants of maxwell2d, advection2d and euler2d (N = 1..8, f32 and f64) verified on OpenCL");
+}
+
+/// Laws with materials that jump across faces, and a law with a positivity-sensitive state, at low order.
+#[test]
+fn variants_of_laws_with_jumping_materials_match_the_cpu_reference_on_opencl() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !opencl_available() {
+        return;
+    }
+    for (law, orders, precision) in [("acoustics2d", "2", "f64"), ("shallow_water2d", "1", "f32")] {
         let doc = verify(law, orders, precision);
         let (tested, passed) = (doc["tested"].as_u64().unwrap(), doc["passed"].as_u64().unwrap());
         assert!(tested >= 30, "{law}: only {tested} variants tested");
         assert_eq!(tested, passed, "{law}: {doc}");
-        total += tested;
     }
-    eprintln!("{total} variants verified on OpenCL");
 }
 
 #[test]

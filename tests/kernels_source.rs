@@ -1,7 +1,7 @@
 //! Generated kernel source: SPEC strings, rejection rules, and snapshots of the emitted text.
 
 use dg::dg_codegen::render::{render, LawInput};
-use dg::dg_codegen::variant::{DeviceLimits, Precision, Variant};
+use dg::dg_codegen::variant::{DeviceLimits, LawShape, Precision, Variant};
 use dg::dg_codegen::Target;
 use dg::dg_core::law::ConservationLaw;
 use dg::dg_core::triangle::ReferenceTriangle;
@@ -39,13 +39,30 @@ fn invalid_specs_are_rejected_with_the_valid_values() {
 #[test]
 fn rules_reject_what_does_not_fit_with_a_reason() {
     let small = DeviceLimits { local_memory: 8 * 1024, max_work_group: 128 };
+    let linear = LawShape { nvars: 3, linear_flux: true };
+    let nonlinear = LawShape { nvars: 4, linear_flux: false };
     let v: Variant = "node/mb4/seq1/matrix-local/fused/elem-major/f64".parse().unwrap();
-    let err = v.check(8, 3, &small).unwrap_err().to_string();
+    let err = v.check(8, &linear, &small).unwrap_err().to_string();
     assert!(err.contains("exceed the device limit"), "{err}");
     let nm: Variant = "node/mb1/seq1/field-local/fused/node-major/f32".parse().unwrap();
-    assert!(nm.check(2, 3, &DeviceLimits::default()).unwrap_err().to_string().contains("element-major"));
+    assert!(nm.check(2, &linear, &DeviceLimits::default()).unwrap_err().to_string().contains("element-major"));
     let seq: Variant = "elem/wg32/seq2/field-local/fused/elem-major/f32".parse().unwrap();
-    assert!(seq.check(2, 3, &DeviceLimits::default()).unwrap_err().to_string().contains("seq > 1"));
+    assert!(seq.check(2, &linear, &DeviceLimits::default()).unwrap_err().to_string().contains("seq > 1"));
+    let diff: Variant = "elem/wg32/seq1/matrix-local/fused/node-major/f32/diff-first".parse().unwrap();
+    assert!(diff.check(4, &linear, &DeviceLimits::default()).is_ok());
+    let err = diff.check(4, &nonlinear, &DeviceLimits::default()).unwrap_err().to_string();
+    assert!(err.contains("linear and homogeneous"), "{err}");
+}
+
+#[test]
+fn diff_first_applies_to_linear_homogeneous_fluxes_only() {
+    for reg in dg::dg_ir::registered_laws() {
+        let ir = (reg.ir)();
+        let expected =
+            ["advection2d", "advection3d", "maxwell2d", "maxwell3d", "acoustics2d", "acoustics3d", "elastic3d"]
+                .contains(&ir.name.as_str());
+        assert_eq!(ir.flux_is_linear_homogeneous(), expected, "{}", ir.name);
+    }
 }
 
 fn emitted(law: &str, order: usize, spec: &str, target: Target) -> String {
@@ -72,6 +89,10 @@ fn emitted_source_snapshots() {
     insta::assert_snapshot!(
         "maxwell2d_n1_elem_opencl",
         emitted("maxwell2d", 1, "elem/wg32/seq1/matrix-const/split/node-major/f64", Target::OpenCl)
+    );
+    insta::assert_snapshot!(
+        "maxwell2d_n2_elem_diff_first_cuda",
+        emitted("maxwell2d", 2, "elem/wg128/seq1/matrix-local/fused/node-major/f32/diff-first", Target::Cuda)
     );
     insta::assert_snapshot!(
         "maxwell2d_n2_node_local_opencl",

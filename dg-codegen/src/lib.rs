@@ -12,6 +12,7 @@
 //!
 //! Pure functions: no device, no I/O; rendering a spec is deterministic.
 
+pub mod batch;
 pub mod cexpr;
 pub mod cost;
 pub mod microblock;
@@ -19,4 +20,4 @@ pub mod render;
 pub mod variant;
 
 pub use render::{render, KernelSource, RenderError, Target};
-pub use variant::{Layout, Partition, Precision, Storage, Surface, Variant, VariantError};
+pub use variant::{Formulation, LawShape, Layout, Partition, Precision, Storage, Surface, Variant, VariantError};

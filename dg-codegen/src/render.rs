@@ -2,7 +2,7 @@
 
 use crate::cexpr::{emit, literal, InputNames};
 use crate::microblock::{microblock, Microblock};
-use crate::variant::{Layout, Partition, Precision, Storage, Surface, Variant};
+use crate::variant::{Formulation, Layout, Partition, Precision, Storage, Surface, Variant};
 use dg_core::matrix::Matrix;
 use dg_core::triangle::ReferenceTriangle;
 use dg_ir::{FunctionRole, LawIr};
@@ -63,7 +63,7 @@ impl Geometry {
             Partition::Node => {
                 let e = variant.group * mb.elements;
                 let per = match variant.surface {
-                    Surface::Fused => np.max(3 * nfp),
+                    Surface::Fused | Surface::Merged => np.max(3 * nfp),
                     Surface::Split => 3 * nfp,
                 };
                 Self {
@@ -103,18 +103,16 @@ impl Geometry {
             Partition::Node => {
                 let volume = 2 * nvars * self.volume_threads + if local_mats { 2 * np * np } else { 0 };
                 let surface = match variant.surface {
-                    Surface::Fused => nvars * self.surface_elements * nf,
+                    Surface::Fused | Surface::Merged => nvars * self.surface_elements * nf,
                     Surface::Split => 0,
                 } + if local_mats { np * nf } else { 0 };
                 volume.max(surface)
             }
-            Partition::Element => {
-                if local_mats {
-                    (2 * np * np).max(np * nf)
-                } else {
-                    0
-                }
-            }
+            Partition::Element => match (local_mats, variant.surface) {
+                (false, _) => 0,
+                (true, Surface::Merged) => 2 * np * np + np * nf,
+                (true, _) => (2 * np * np).max(np * nf),
+            },
         };
         values * bytes
     }
@@ -123,7 +121,7 @@ impl Geometry {
 /// A kernel of the generated program and how to launch it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct KernelLaunch {
-    /// Kernel function name.
+    /// The kernel's role (`volume`, `surface`, `flux`, `lift`); its function name is [`KernelSource::symbol`].
     pub name: &'static str,
     /// Work items per group.
     pub local_size: usize,
@@ -144,9 +142,44 @@ pub struct KernelSource {
     pub rhs_kernels: Vec<KernelLaunch>,
     /// Sizes.
     pub geometry: Geometry,
+    /// Variables of the law.
+    pub nvars: usize,
+    /// Material coefficients per element.
+    pub nmaterials: usize,
+    /// The program in pieces, with symbol placeholders, for batching many variants into one program.
+    pub pieces: ProgramPieces,
+    /// Function name of each kernel role in the program that holds it (`volume` → `volume`, or `volume_k3` in a
+    /// batch).
+    pub symbols: Vec<(&'static str, String)>,
 }
 
+/// Placeholder for the suffix of the law's and the shared functions' names (replaced when a program is assembled).
+pub const PRELUDE_SUFFIX: &str = "@P@";
+/// Placeholder for the suffix of kernel names.
+pub const KERNEL_SUFFIX: &str = "@K@";
+
+/// A program in pieces: the dialect, the prelude (sizes, matrices, law, face jump) and the kernel parts, with
+/// [`PRELUDE_SUFFIX`] and [`KERNEL_SUFFIX`] where names must become unique in a batch.
+#[derive(Debug, Clone)]
+pub struct ProgramPieces {
+    /// Dialect macros and the `real` type.
+    pub dialect: String,
+    /// Sizes, constant matrices, the law's functions and the face jump.
+    pub prelude: String,
+    /// Kernel parts: the kernel roles each defines, and its text.
+    pub parts: Vec<(Vec<&'static str>, String)>,
+}
+
+/// Macros the prelude and kernel parts define; a batch undefines them before each prelude.
+pub const PRELUDE_MACROS: [&str; 10] =
+    ["NP", "NFP", "NFACE_NODES", "NV", "NMAT", "MBE", "MBF", "NODE_OFF", "SURF_E", "SURF_T"];
+
 impl KernelSource {
+    /// Function name of the kernel with role `name` (`volume`, `surface`, `flux`, `lift`, `update`, `lincomb`).
+    pub fn symbol<'a>(&'a self, name: &'a str) -> &'a str {
+        self.symbols.iter().find(|(role, _)| *role == name).map_or(name, |(_, symbol)| symbol.as_str())
+    }
+
     /// Work groups for `kernel` on `k` elements: the elements each group handles are
     /// `elements_per_group · seq` (whole microblocks for the node-partition volume kernel).
     pub fn groups(&self, kernel: &KernelLaunch, k: usize) -> usize {
@@ -208,6 +241,9 @@ pub fn render(
     if ir.dim != 2 {
         return Err(law_err(format!("the nodal triangle kernels need a 2D law (this one is {}D)", ir.dim)));
     }
+    if variant.formulation == Formulation::DiffFirst && !ir.flux_is_linear_homogeneous() {
+        return Err(law_err("diff-first needs a flux linear and homogeneous in the state".into()));
+    }
     let single = variant.precision == Precision::F32;
     let geometry = Geometry::new(element.order, variant);
     let names = InputNames {
@@ -243,13 +279,17 @@ pub fn render(
     ctx.insert("ds", &matrix_text(&element.ds, single));
     ctx.insert("lift", &matrix_text(&element.lift, single));
     let (dr_at, ds_at, lift_at) = match variant.storage {
-        Storage::FieldLocal => ("dr", "ds", "lift_mat"),
-        Storage::MatrixLocal => ("s_dr", "s_ds", "s_lift"),
-        Storage::MatrixConst => ("C_DR", "C_DS", "C_LIFT"),
+        Storage::FieldLocal => ("dr".to_string(), "ds".to_string(), "lift_mat".to_string()),
+        Storage::MatrixLocal => ("s_dr".to_string(), "s_ds".to_string(), "s_lift".to_string()),
+        Storage::MatrixConst => {
+            (format!("C_DR{PRELUDE_SUFFIX}"), format!("C_DS{PRELUDE_SUFFIX}"), format!("C_LIFT{PRELUDE_SUFFIX}"))
+        }
     };
-    ctx.insert("dr_at", dr_at);
-    ctx.insert("ds_at", ds_at);
-    ctx.insert("lift_at", lift_at);
+    ctx.insert("dr_at", &dr_at);
+    ctx.insert("ds_at", &ds_at);
+    ctx.insert("lift_at", &lift_at);
+    ctx.insert("p", PRELUDE_SUFFIX);
+    ctx.insert("k", KERNEL_SUFFIX);
     ctx.insert("law_name", &ir.name);
     ctx.insert("law_hash", &ir.hash());
     ctx.insert("flux", &indent(&emit(flux_fn, &names, &out, "f", single)));
@@ -258,6 +298,8 @@ pub fn render(
     ctx.insert("group", &variant.group);
     ctx.insert("seq", &variant.seq);
     ctx.insert("fused", &(variant.surface == Surface::Fused));
+    ctx.insert("merged", &(variant.surface == Surface::Merged));
+    ctx.insert("diff_first", &(variant.formulation == Formulation::DiffFirst));
     ctx.insert("surface_t", &geometry.np.max(3 * geometry.nfp));
     let mut tera = tera::Tera::default();
     tera.add_raw_templates(TEMPLATES.to_vec()).map_err(|e| RenderError::Template(format!("{e:?}")))?;
@@ -265,18 +307,47 @@ pub fn render(
         Partition::Node => ("volume_node", "surface_node"),
         Partition::Element => ("volume_elem", "surface_elem"),
     };
-    let mut source = format!("/* dg kernels: {} N={} {} */\n", ir.name, element.order, variant);
-    for name in ["dialect", "sizes", "matrices", "law", "face_jump", volume, surface, "update"] {
-        let text = tera.render(name, &ctx).map_err(|e| RenderError::Template(format!("{name}: {e:?}")))?;
-        source.push_str(&text);
-        source.push('\n');
+    let piece = |names: &[&str]| -> Result<String, RenderError> {
+        let mut text = String::new();
+        for name in names {
+            text.push_str(&tera.render(name, &ctx).map_err(|e| RenderError::Template(format!("{name}: {e:?}")))?);
+            text.push('\n');
+        }
+        Ok(text)
+    };
+    let mut parts = Vec::new();
+    match variant.surface {
+        Surface::Fused => {
+            parts.push((vec!["volume"], piece(&[volume])?));
+            parts.push((vec!["surface"], piece(&[surface])?));
+        }
+        Surface::Split => {
+            parts.push((vec!["volume"], piece(&[volume])?));
+            parts.push((vec!["flux", "lift"], piece(&[surface])?));
+        }
+        Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
     }
+    parts.push((vec!["update", "lincomb"], piece(&["update"])?));
+    let pieces = ProgramPieces {
+        dialect: piece(&["dialect"])?,
+        prelude: piece(&["sizes", "matrices", "law", "face_jump"])?,
+        parts,
+    };
+    let mut source = format!("/* dg kernels: {} N={} {} */\n", ir.name, element.order, variant);
+    source.push_str(&pieces.dialect);
+    source.push_str(&pieces.prelude);
+    for (_, text) in &pieces.parts {
+        source.push_str(text);
+    }
+    let source = source.replace(PRELUDE_SUFFIX, "").replace(KERNEL_SUFFIX, "");
+    let symbols = pieces.parts.iter().flat_map(|(roles, _)| roles.iter().map(|r| (*r, r.to_string()))).collect();
     let mut rhs_kernels = vec![KernelLaunch {
-        name: "volume",
+        name: if variant.surface == Surface::Merged { "rhs" } else { "volume" },
         local_size: geometry.volume_threads,
         elements_per_group: geometry.volume_elements,
     }];
     match variant.surface {
+        Surface::Merged => {}
         Surface::Fused => rhs_kernels.push(KernelLaunch {
             name: "surface",
             local_size: geometry.surface_threads,
@@ -295,5 +366,15 @@ pub fn render(
             });
         }
     }
-    Ok(KernelSource { target, variant: *variant, source, rhs_kernels, geometry })
+    Ok(KernelSource {
+        target,
+        variant: *variant,
+        source,
+        rhs_kernels,
+        geometry,
+        nvars: ir.variables.len(),
+        nmaterials: ir.materials.len(),
+        pieces,
+        symbols,
+    })
 }

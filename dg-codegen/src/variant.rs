@@ -1,7 +1,9 @@
 //! The variant space of the nodal strong-form kernels, SPEC strings and validity rules.
 //!
-//! SPEC grammar: `<partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>`, e.g.
-//! `node/mb2/seq1/field-local/fused/elem-major/f32` or `elem/wg64/seq1/matrix-const/split/node-major/f64`.
+//! SPEC grammar: `<partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/diff-first]`, e.g.
+//! `node/mb2/seq1/field-local/fused/elem-major/f32` or `elem/wg64/seq1/matrix-const/split/node-major/f64/diff-first`.
+//! The optional last part is the volume formulation; without it, the flux is evaluated at the nodes and then
+//! differentiated (`flux-first`, valid for every law).
 
 use std::fmt;
 use std::str::FromStr;
@@ -33,6 +35,9 @@ pub enum Surface {
     Fused,
     /// A flux kernel writing face jumps, then a lift kernel.
     Split,
+    /// Volume and surface in one kernel (element partition): the right-hand side is written once and never read
+    /// back, which halves the memory traffic of the surface term.
+    Merged,
 }
 
 /// Device layout of the state.
@@ -42,6 +47,33 @@ pub enum Layout {
     ElementMajor,
     /// Per field, node after node, elements fastest (basis-function-major, seed 001).
     NodeMajor,
+}
+
+/// How the volume term ∇·F(q) is formed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Formulation {
+    /// Evaluate F at the nodes, then differentiate it (every law).
+    FluxFirst,
+    /// Differentiate the fields, then apply the flux to the derivatives: ∇·F(q) = Σ_d F_d(∂q/∂x_d). Valid when
+    /// the flux is linear and homogeneous in the state (the IR says so); half the matrix work and half the
+    /// per-thread storage of flux-first.
+    DiffFirst,
+}
+
+/// What the rules need to know of a law.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LawShape {
+    /// State variables.
+    pub nvars: usize,
+    /// Whether the flux is linear and homogeneous in the state (diff-first applies).
+    pub linear_flux: bool,
+}
+
+impl LawShape {
+    /// The shape of a law from its IR.
+    pub fn of(ir: &dg_ir::LawIr) -> Self {
+        Self { nvars: ir.variables.len(), linear_flux: ir.flux_is_linear_homogeneous() }
+    }
 }
 
 /// Arithmetic precision.
@@ -80,13 +112,15 @@ pub struct Variant {
     pub layout: Layout,
     /// Precision.
     pub precision: Precision,
+    /// Volume formulation.
+    pub formulation: Formulation,
 }
 
 /// An invalid SPEC or variant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VariantError {
     /// The SPEC string does not parse.
-    #[error("invalid variant `{spec}`: {reason}\n  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>\n  partition: node, elem; group: mb<k> (node: microblocks per group) or wg<k> (elem: work-group size); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2\n  storage: field-local, matrix-local, matrix-const; surface: fused, split; layout: elem-major, node-major; precision: f32, f64\n  example: node/mb2/seq1/field-local/fused/elem-major/f32")]
+    #[error("invalid variant `{spec}`: {reason}\n  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<formulation>]\n  partition: node, elem; group: mb<k> (node: microblocks per group) or wg<k> (elem: work-group size); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; formulation (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32")]
     Parse {
         /// The input.
         spec: String,
@@ -121,6 +155,7 @@ impl fmt::Display for Variant {
         let surface = match self.surface {
             Surface::Fused => "fused",
             Surface::Split => "split",
+            Surface::Merged => "merged",
         };
         let layout = match self.layout {
             Layout::ElementMajor => "elem-major",
@@ -130,7 +165,11 @@ impl fmt::Display for Variant {
             Precision::F32 => "f32",
             Precision::F64 => "f64",
         };
-        write!(f, "{partition}/{group}/seq{}/{storage}/{surface}/{layout}/{precision}", self.seq)
+        write!(f, "{partition}/{group}/seq{}/{storage}/{surface}/{layout}/{precision}", self.seq)?;
+        if self.formulation == Formulation::DiffFirst {
+            write!(f, "/diff-first")?;
+        }
+        Ok(())
     }
 }
 
@@ -139,8 +178,8 @@ impl FromStr for Variant {
     fn from_str(spec: &str) -> Result<Self, VariantError> {
         let bad = |reason: String| VariantError::Parse { spec: spec.to_string(), reason };
         let parts: Vec<&str> = spec.split('/').collect();
-        if parts.len() != 7 {
-            return Err(bad(format!("{} parts instead of 7", parts.len())));
+        if parts.len() != 7 && parts.len() != 8 {
+            return Err(bad(format!("{} parts instead of 7 or 8", parts.len())));
         }
         let partition = match parts[0] {
             "node" => Partition::Node,
@@ -167,6 +206,7 @@ impl FromStr for Variant {
         let surface = match parts[4] {
             "fused" => Surface::Fused,
             "split" => Surface::Split,
+            "merged" => Surface::Merged,
             other => return Err(bad(format!("unknown surface `{other}`"))),
         };
         let layout = match parts[5] {
@@ -179,7 +219,12 @@ impl FromStr for Variant {
             "f64" => Precision::F64,
             other => return Err(bad(format!("unknown precision `{other}`"))),
         };
-        Ok(Variant { partition, group, seq, storage, surface, layout, precision })
+        let formulation = match parts.get(7) {
+            None | Some(&"flux-first") => Formulation::FluxFirst,
+            Some(&"diff-first") => Formulation::DiffFirst,
+            Some(other) => return Err(bad(format!("unknown formulation `{other}`"))),
+        };
+        Ok(Variant { partition, group, seq, storage, surface, layout, precision, formulation })
     }
 }
 
@@ -204,9 +249,12 @@ impl Variant {
     pub fn all(precision: Precision) -> Vec<Variant> {
         let mut out = Vec::new();
         for storage in [Storage::FieldLocal, Storage::MatrixLocal, Storage::MatrixConst] {
-            for surface in [Surface::Fused, Surface::Split] {
+            for surface in [Surface::Fused, Surface::Split, Surface::Merged] {
                 for seq in [1, 2] {
                     for group in [1, 4] {
+                        if surface == Surface::Merged {
+                            continue;
+                        }
                         out.push(Variant {
                             partition: Partition::Node,
                             group,
@@ -215,19 +263,23 @@ impl Variant {
                             surface,
                             layout: Layout::ElementMajor,
                             precision,
+                            formulation: Formulation::FluxFirst,
                         });
                     }
                     for layout in [Layout::ElementMajor, Layout::NodeMajor] {
                         for group in [32, 128] {
-                            out.push(Variant {
-                                partition: Partition::Element,
-                                group,
-                                seq,
-                                storage,
-                                surface,
-                                layout,
-                                precision,
-                            });
+                            for formulation in [Formulation::FluxFirst, Formulation::DiffFirst] {
+                                out.push(Variant {
+                                    partition: Partition::Element,
+                                    group,
+                                    seq,
+                                    storage,
+                                    surface,
+                                    layout,
+                                    precision,
+                                    formulation,
+                                });
+                            }
                         }
                     }
                 }
@@ -236,10 +288,23 @@ impl Variant {
         out
     }
 
-    /// Checks the variant for a law with `nvars` variables at order `order`; returns the reason when the
-    /// kernels cannot run it.
-    pub fn check(&self, order: usize, nvars: usize, limits: &DeviceLimits) -> Result<(), VariantError> {
+    /// Checks the variant for a law of shape `law` at order `order`; returns the reason when the kernels cannot
+    /// run it.
+    pub fn check(&self, order: usize, law: &LawShape, limits: &DeviceLimits) -> Result<(), VariantError> {
         let reject = |reason: String| Err(VariantError::Rejected { spec: self.to_string(), reason });
+        let nvars = law.nvars;
+        if self.formulation == Formulation::DiffFirst {
+            if !law.linear_flux {
+                return reject(
+                    "diff-first needs a flux linear and homogeneous in the state (this law's is not)".into(),
+                );
+            }
+            if self.partition == Partition::Node {
+                return reject(
+                    "diff-first is generated for the element partition, where it halves per-thread storage".into(),
+                );
+            }
+        }
         let geometry = crate::render::Geometry::new(order, self);
         let bytes = self.precision.bytes();
         if self.partition == Partition::Node && self.layout == Layout::NodeMajor {
@@ -250,6 +315,24 @@ impl Variant {
         }
         if self.partition == Partition::Element && !self.group.is_power_of_two() {
             return reject("element work groups are powers of two".into());
+        }
+        if self.partition == Partition::Node && self.surface == Surface::Merged {
+            return reject("merged volume and surface is generated for the element partition".into());
+        }
+        let tuned_axis = if self.formulation == Formulation::DiffFirst {
+            Some("diff-first")
+        } else if self.surface == Surface::Merged {
+            Some("merged")
+        } else {
+            None
+        };
+        if let Some(axis) = tuned_axis {
+            if self.layout != Layout::NodeMajor {
+                return reject(format!(
+                    "{axis} is generated for the node-major layout only (element-per-thread reads of the element-major \
+                     layout are not coalesced; flux-first fused/split keep that combination as a reference)"
+                ));
+            }
         }
         if self.seq > 1 && self.storage != Storage::MatrixLocal {
             return reject("seq > 1 only pays off when matrices are loaded once per group (matrix-local)".into());

@@ -57,6 +57,24 @@ impl LawIr {
             .all(|(_, f)| f.linear_outputs().iter().all(|&l| l))
     }
 
+    /// Whether the flux is linear and homogeneous in the state, F(q) = (A_x q, A_y q, …) with A depending only on
+    /// materials and parameters. Then, with materials constant per element, ∇·F(q) = Σ_d A_d ∂q/∂x_d = Σ_d
+    /// F_d(∂q/∂x_d): kernels may differentiate the fields first and apply the flux to the derivatives.
+    pub fn flux_is_linear_homogeneous(&self) -> bool {
+        let Some(flux) = self.function("flux") else { return false };
+        if !flux.linear_outputs().iter().all(|&l| l) {
+            return false;
+        }
+        // affine terms show as a nonzero flux of the zero state (materials and parameters at generic values)
+        let materials: Vec<f64> = (0..self.materials.len()).map(|i| 0.7 + 0.31 * i as f64).collect();
+        let params: Vec<f64> = self.params.iter().map(|p| p.1).collect();
+        let inputs = crate::function::Inputs::default()
+            .with(InputKind::StateM, &vec![0.0; self.variables.len()])
+            .with(InputKind::MaterialM, &materials)
+            .with(InputKind::Param, &params);
+        flux.eval(&inputs).iter().all(|v| *v == 0.0)
+    }
+
     /// Name of an input, as the printer shows it (`qm.rho`, `mp.c`, `n.x`, `alpha`).
     pub fn input_name(&self, kind: InputKind, index: usize) -> String {
         let var = |names: &[String]| names.get(index).cloned().unwrap_or_else(|| format!("#{index}"));

@@ -4,7 +4,7 @@
 use crate::backend::{as_bytes, as_bytes_mut, Arg, BackendError, BufferId, Device, Launch, ProgramId};
 use crate::cpu::BoundaryBinding;
 use dg_codegen::render::{render, KernelSource, LawInput, RenderError};
-use dg_codegen::variant::{DeviceLimits, Layout, Precision, Variant, VariantError};
+use dg_codegen::variant::{DeviceLimits, LawShape, Layout, Precision, Variant, VariantError};
 use dg_codegen::Target;
 use dg_core::mesh::FaceLink;
 use dg_core::space::DgSpace2d;
@@ -98,6 +98,16 @@ impl<T: Real> DeviceOperator<T> {
         materials: &[f64],
         variant: &Variant,
     ) -> Result<Self, DeviceOperatorError> {
+        Self::check_precision(device, variant)?;
+        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+        variant.check(space.element.order, &LawShape::of(ir), &limits)?;
+        let source = render(&LawInput { ir, params, numerical_flux }, &space.element, variant, target)?;
+        let names: Vec<String> = source.symbols.iter().map(|(_, symbol)| symbol.clone()).collect();
+        let program = device.compile(&source.source, &names)?;
+        Self::with_program(device, source, program, space, binding, materials)
+    }
+
+    fn check_precision(device: &dyn Device, variant: &Variant) -> Result<(), DeviceOperatorError> {
         let want = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
         if variant.precision != want {
             return Err(DeviceOperatorError::Precision(format!("variant {variant} does not compute in {}", T::NAME)));
@@ -105,16 +115,23 @@ impl<T: Real> DeviceOperator<T> {
         if want == Precision::F64 && !device.supports_f64() {
             return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
         }
-        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
-        variant.check(space.element.order, ir.variables.len(), &limits)?;
-        let el = &space.element;
-        let source = render(&LawInput { ir, params, numerical_flux }, el, variant, target)?;
-        let mut names: Vec<&'static str> = source.rhs_kernels.iter().map(|k| k.name).collect();
-        names.push("update");
-        names.push("lincomb");
-        let program = device.compile(&source.source, &names)?;
+        Ok(())
+    }
+
+    /// Uploads everything for a variant whose kernels are already compiled in `program` (alone or in a batch
+    /// of variants; `source.symbols` name them there).
+    pub fn with_program(
+        device: &mut dyn Device,
+        source: KernelSource,
+        program: ProgramId,
+        space: &DgSpace2d,
+        binding: &BoundaryBinding,
+        materials: &[f64],
+    ) -> Result<Self, DeviceOperatorError> {
+        let variant = source.variant;
+        Self::check_precision(device, &variant)?;
         for kernel in &source.rhs_kernels {
-            if let Some(max) = device.kernel_max_work_group(program, kernel.name) {
+            if let Some(max) = device.kernel_max_work_group(program, source.symbol(kernel.name)) {
                 if kernel.local_size > max {
                     return Err(VariantError::Rejected {
                         spec: variant.to_string(),
@@ -127,8 +144,9 @@ impl<T: Real> DeviceOperator<T> {
                 }
             }
         }
-        let (np, nfp, nv, k) = (el.np, el.nfp, ir.variables.len(), space.num_elements());
-        let nmat = ir.materials.len();
+        let el = &space.element;
+        let (np, nfp, nv, k) = (el.np, el.nfp, source.nvars, space.num_elements());
+        let nmat = source.nmaterials;
         let fs = field_stride(&source, k);
         let offset_of = |g: usize| node_offset(&source, g / np, g % np, fs) as i32;
         let upload_real = |device: &mut dyn Device, values: Vec<T>| -> Result<BufferId, BackendError> {
@@ -208,41 +226,22 @@ impl<T: Real> DeviceOperator<T> {
             .rhs_kernels
             .iter()
             .map(|kernel| {
+                // the face data every surface-computing kernel reads, in the templates' argument order
+                let faces = [b.face_geo, b.vmap_m, b.vmap_p, b.face_bc, b.neigh, b.face_xy].map(buf);
+                let join = |head: &[Arg], tail: &[Arg]| [head, &faces[..], tail].concat();
+                let t = Self::scalar(t);
                 let args = match kernel.name {
                     "volume" => vec![buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds), kk, fs],
-                    "surface" => vec![
-                        buf(b.q),
-                        buf(b.rhs),
-                        buf(b.face_geo),
-                        buf(b.vmap_m),
-                        buf(b.vmap_p),
-                        buf(b.face_bc),
-                        buf(b.neigh),
-                        buf(b.face_xy),
-                        buf(b.mat),
-                        buf(b.lift),
-                        Self::scalar(t),
-                        kk,
-                        fs,
-                    ],
-                    "flux" => vec![
-                        buf(b.q),
-                        buf(b.jumps),
-                        buf(b.face_geo),
-                        buf(b.vmap_m),
-                        buf(b.vmap_p),
-                        buf(b.face_bc),
-                        buf(b.neigh),
-                        buf(b.face_xy),
-                        buf(b.mat),
-                        Self::scalar(t),
-                        kk,
-                        fs,
-                    ],
+                    "rhs" => join(
+                        &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds)],
+                        &[buf(b.lift), t, kk, fs],
+                    ),
+                    "surface" => join(&[buf(b.q), buf(b.rhs)], &[buf(b.mat), buf(b.lift), t, kk, fs]),
+                    "flux" => join(&[buf(b.q), buf(b.jumps)], &[buf(b.mat), t, kk, fs]),
                     _ => vec![buf(b.jumps), buf(b.rhs), buf(b.lift), kk, fs],
                 };
                 Launch {
-                    kernel: kernel.name,
+                    kernel: self.source.symbol(kernel.name).to_string(),
                     groups: self.source.groups(kernel, self.k),
                     local: kernel.local_size,
                     args,
@@ -324,7 +323,7 @@ impl<T: Real> DeviceOperator<T> {
             args.push(Self::scalar(terms.get(i).map_or(0.0, |t| t.0)));
         }
         args.push(Arg::I32(n as i32));
-        Launch { kernel: "lincomb", groups: n.div_ceil(256), local: 256, args }
+        Launch { kernel: self.source.symbol("lincomb").to_string(), groups: n.div_ceil(256), local: 256, args }
     }
 
     /// Evaluates the right-hand side of the uploaded state; returns the device time of each of `repeats`

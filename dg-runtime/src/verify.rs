@@ -4,7 +4,9 @@
 use crate::backend::Device;
 use crate::cpu::{BoundaryBinding, NodalOperator2d};
 use crate::device_operator::{DeviceOperator, DeviceOperatorError};
-use dg_codegen::variant::Variant;
+use dg_codegen::batch::batches;
+use dg_codegen::render::{render, LawInput};
+use dg_codegen::variant::{DeviceLimits, LawShape, Variant};
 use dg_codegen::Target;
 use dg_core::law::ConservationLaw;
 use dg_core::space::DgSpace2d;
@@ -94,19 +96,113 @@ pub fn verify_variant<L: ConservationLaw + Clone, T: Real>(
     variant: &Variant,
     seed: u64,
 ) -> VerifyOutcome {
-    let run = |device: &mut dyn Device| -> Result<f64, DeviceOperatorError> {
+    let build = |device: &mut dyn Device| {
         let nflux = law.numerical_flux_names()[0];
-        let op = DeviceOperator::<T>::new(
-            device,
-            target,
-            ir,
-            &law.param_values(),
-            nflux,
-            space,
-            binding,
-            materials,
-            variant,
-        )?;
+        DeviceOperator::<T>::new(device, target, ir, &law.param_values(), nflux, space, binding, materials, variant)
+    };
+    check_operator::<L, T>(device, law, space, binding, materials, variant, seed, build)
+}
+
+/// Verifies many variants, compiling them `batch_size` at a time into one program (kernel compilers pay a large
+/// fixed cost per program; PoCL most of all). A batch that does not compile is retried variant by variant, so
+/// that the failure is pinned on the variants that cause it. `progress` is called after each variant; the
+/// outcomes come in the order of `variants`.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    law: &L,
+    ir: &dg_ir::LawIr,
+    space: &DgSpace2d,
+    binding: &BoundaryBinding,
+    materials: &[f64],
+    variants: &[Variant],
+    batch_size: usize,
+    progress: &mut dyn FnMut(&VerifyOutcome),
+) -> Vec<VerifyOutcome> {
+    let params = law.param_values();
+    let input = LawInput { ir, params: &params, numerical_flux: law.numerical_flux_names()[0] };
+    let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+    let seed_of = |variant: &Variant| 100 + variants.iter().position(|v| v == variant).unwrap_or(0) as u64;
+    let mut outcomes: Vec<Option<VerifyOutcome>> = vec![None; variants.len()];
+    let mut sources = Vec::new();
+    for (i, variant) in variants.iter().enumerate() {
+        let rendered = variant
+            .check(space.element.order, &LawShape::of(ir), &limits)
+            .map_err(DeviceOperatorError::from)
+            .and_then(|()| render(&input, &space.element, variant, target).map_err(DeviceOperatorError::from));
+        match rendered {
+            Ok(source) => sources.push(source),
+            Err(e) => {
+                let outcome = failed(variant, e);
+                progress(&outcome);
+                outcomes[i] = Some(outcome);
+            }
+        }
+    }
+    let batches = batches(sources, batch_size);
+    device.prepare(&batches.iter().map(|b| b.source.clone()).collect::<Vec<_>>());
+    for batch in batches {
+        let program = device.compile(&batch.source, &batch.kernels);
+        for member in batch.members {
+            let variant = member.variant;
+            let outcome = match program {
+                Ok(program) => {
+                    let build = |device: &mut dyn Device| {
+                        DeviceOperator::<T>::with_program(device, member, program, space, binding, materials)
+                    };
+                    check_operator::<L, T>(device, law, space, binding, materials, &variant, seed_of(&variant), build)
+                }
+                Err(_) => verify_variant::<L, T>(
+                    device,
+                    target,
+                    law,
+                    ir,
+                    space,
+                    binding,
+                    materials,
+                    &variant,
+                    seed_of(&variant),
+                ),
+            };
+            progress(&outcome);
+            if let Some(i) = variants.iter().position(|v| *v == variant) {
+                outcomes[i] = Some(outcome);
+            }
+        }
+    }
+    outcomes.into_iter().zip(variants).map(|(o, v)| o.unwrap_or_else(|| failed(v, missing()))).collect()
+}
+
+fn missing() -> DeviceOperatorError {
+    DeviceOperatorError::Precision("the variant was not verified (listed twice?)".into())
+}
+
+fn failed(variant: &Variant, e: DeviceOperatorError) -> VerifyOutcome {
+    VerifyOutcome {
+        variant: variant.to_string(),
+        relative_error: f64::NAN,
+        passed: false,
+        rejected: matches!(e, DeviceOperatorError::Variant(_)),
+        error: Some(e.to_string()),
+    }
+}
+
+/// Builds the operator with `build`, applies it to a random state with its output poisoned, and compares
+/// with the CPU operator.
+#[allow(clippy::too_many_arguments)]
+fn check_operator<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    law: &L,
+    space: &DgSpace2d,
+    binding: &BoundaryBinding,
+    materials: &[f64],
+    variant: &Variant,
+    seed: u64,
+    build: impl FnOnce(&mut dyn Device) -> Result<DeviceOperator<T>, DeviceOperatorError>,
+) -> VerifyOutcome {
+    let run = |device: &mut dyn Device| -> Result<f64, DeviceOperatorError> {
+        let op = build(device)?;
         let cpu = NodalOperator2d::<L, T>::with_materials(law.clone(), space, binding, materials);
         let q = random_state::<T>(law.variable_names(), space.element.np, space.num_elements(), seed);
         let mut reference = vec![T::nan(); q.len()];
@@ -127,12 +223,6 @@ pub fn verify_variant<L: ConservationLaw + Clone, T: Real>(
             error: None,
             rejected: false,
         },
-        Err(e) => VerifyOutcome {
-            variant: variant.to_string(),
-            relative_error: f64::NAN,
-            passed: false,
-            rejected: matches!(e, DeviceOperatorError::Variant(_)),
-            error: Some(e.to_string()),
-        },
+        Err(e) => failed(variant, e),
     }
 }

@@ -3,7 +3,7 @@
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, ValueEnum};
 use dg::dg_codegen::render::{render, LawInput};
-use dg::dg_codegen::variant::{DeviceLimits, Precision, Variant};
+use dg::dg_codegen::variant::{DeviceLimits, LawShape, Precision, Variant};
 use dg::dg_codegen::Target;
 use dg::dg_core::law::ConservationLaw;
 use dg::dg_core::triangle::ReferenceTriangle;
@@ -45,11 +45,17 @@ pub enum TargetArg {
 
 /// Arguments of `dg devices`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  dg devices\n  dg devices --json")]
+#[command(
+    after_help = "Examples:\n  dg devices\n  dg devices --json\n  dg devices --measure   # store copy bandwidth and FMA peak for the roofline"
+)]
 pub struct DevicesArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Measure each device's ceilings (copy bandwidth, FMA throughput) and store them with the device in the
+    /// user's tuning database, where `dg autotune` and `dg bench` take their roofline from.
+    #[arg(long)]
+    pub measure: bool,
 }
 
 /// Arguments of `dg variants`.
@@ -129,6 +135,29 @@ pub fn parse_orders(s: &str) -> anyhow::Result<Vec<usize>> {
 /// Lists devices.
 pub fn devices(args: DevicesArgs) -> anyhow::Result<()> {
     let found = backend::discover();
+    if args.measure {
+        for d in &found.devices {
+            let selector: DeviceSelector = d.selector.parse().map_err(|e: String| anyhow!(e))?;
+            let mut device = backend::open(&selector)?;
+            eprintln!("measuring {} {} …", d.selector, d.name);
+            let ceilings = dg::dg_runtime::ceilings::measure(device.as_mut())?;
+            let path = dg::dg_runtime::tuning_db::merge_into(
+                &dg::dg_runtime::tuning_db::user_dir(),
+                device.fingerprint(),
+                Default::default(),
+                Some(ceilings),
+            )?;
+            println!(
+                "{:<12} copy {:.0} GB/s, FMA {:.0} GFLOP/s f32, {:.0} GFLOP/s f64 (stored in {})",
+                d.selector,
+                ceilings.bandwidth_gbs,
+                ceilings.gflops_f32,
+                ceilings.gflops_f64,
+                path.display()
+            );
+        }
+        return Ok(());
+    }
     if args.json {
         println!(
             "{}",
@@ -156,10 +185,10 @@ pub fn devices(args: DevicesArgs) -> anyhow::Result<()> {
 
 /// Lists valid and rejected variants.
 pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
-    let nvars = with_law_2d!(args.law.as_str(), |law| law.variable_names().len()).map_err(|e| anyhow!(e))?;
+    let shape = with_law_2d!(args.law.as_str(), |law| LawShape::of(&law_ir(&law))).map_err(|e| anyhow!(e))?;
     ReferenceTriangle::new(args.order)?;
     for precision in args.precision.list() {
-        let (valid, rejected) = valid_variants(args.order, nvars, precision, &DeviceLimits::default());
+        let (valid, rejected) = valid_variants(args.order, &shape, precision, &DeviceLimits::default());
         println!(
             "{} N={} {:?}: {} valid, {} rejected (limits: 32 KiB local memory, 256 work items)",
             args.law,
@@ -191,7 +220,7 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
     }
     variant.check(
         args.order,
-        ir.variables.len(),
+        &LawShape::of(&ir),
         &DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX },
     )?;
     let target = match args.target {
@@ -242,6 +271,7 @@ fn verify_law<L: ConservationLaw + Clone>(
     let mut passed = 0;
     let mut failed = Vec::new();
     let mut rejected_count = 0;
+    let shape = LawShape::of(&law_ir(law));
     for &order in orders {
         let setup = VerificationSetup::new(law, order, 4)?;
         for p in precision.list() {
@@ -249,10 +279,10 @@ fn verify_law<L: ConservationLaw + Clone>(
                 eprintln!("skipping f64: the device has no double precision");
                 continue;
             }
-            let (mut valid, rejected) = valid_variants(order, L::NVARS, p, &limits);
+            let (mut valid, rejected) = valid_variants(order, &shape, p, &limits);
             rejected_count += rejected.len();
             if let Some(v) = only {
-                v.check(order, L::NVARS, &limits)?;
+                v.check(order, &shape, &limits)?;
                 valid = vec![v];
             }
             let bar = ProgressBar::new(valid.len() as u64);
@@ -260,11 +290,20 @@ fn verify_law<L: ConservationLaw + Clone>(
                 ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}").expect("template").progress_chars("=> "),
             );
             bar.set_message(format!("{} N={order} {p:?}", law.name()));
+            let started = std::time::Instant::now();
             let outcomes = match p {
                 Precision::F32 => verify_all::<L, f32>(device, target, law, &setup, &valid, &mut |_| bar.inc(1)),
                 Precision::F64 => verify_all::<L, f64>(device, target, law, &setup, &valid, &mut |_| bar.inc(1)),
             };
             bar.finish_and_clear();
+            let ok = outcomes.iter().filter(|o| o.passed).count();
+            let refused = outcomes.iter().filter(|o| o.rejected).count();
+            eprintln!(
+                "{} N={order} {p:?}: {} tested, {ok} passed, {refused} refused by the device ({:.1} s)",
+                law.name(),
+                outcomes.len() - refused,
+                started.elapsed().as_secs_f64()
+            );
             for o in outcomes {
                 if o.rejected {
                     rejected_count += 1;

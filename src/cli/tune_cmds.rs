@@ -3,7 +3,7 @@
 use super::kernel_cmds::{open_device, parse_orders, PrecisionArg};
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, Subcommand};
-use dg::dg_codegen::variant::Precision;
+use dg::dg_codegen::variant::{Precision, Variant};
 use dg::dg_core::law::ConservationLaw;
 use dg::dg_runtime::backend::{Device, DeviceSelector};
 use dg::dg_runtime::tuning_db::{self, Entry};
@@ -37,8 +37,8 @@ pub struct AutotuneArgs {
     /// Seconds of timing per order and precision before the remaining candidates are skipped.
     #[arg(long)]
     pub budget: Option<f64>,
-    /// Smallest timing problem (degrees of freedom).
-    #[arg(long, default_value_t = 4_000_000)]
+    /// Smallest timing problem (degrees of freedom); the default puts the state well above a GPU's L2 cache.
+    #[arg(long, default_value_t = dg::tuning::DEFAULT_MIN_DOFS)]
     pub min_dofs: u64,
     /// Directory of the database to write (default: the user cache directory).
     #[arg(long)]
@@ -65,9 +65,9 @@ pub struct BenchArgs {
     /// Precision.
     #[arg(long, value_enum, default_value_t = PrecisionArg::F32)]
     pub precision: PrecisionArg,
-    /// Smallest problem (degrees of freedom).
-    #[arg(long, default_value_t = 4_000_000)]
-    pub min_dofs: u64,
+    /// Problem size for timing the winners again (default: the size each was tuned on).
+    #[arg(long)]
+    pub min_dofs: Option<u64>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -160,9 +160,25 @@ fn autotune_law<L: ConservationLaw + Clone>(
                     .progress_chars("=> "),
             );
             bar.set_message(format!("{} N={order} {p:?}", law.name()));
+            // without a terminal (CI logs, remote runs) each candidate gets a line instead of the bar
+            let lines = bar.is_hidden();
+            let started = std::time::Instant::now();
             let mut progress = |e: TuneEvent<'_>| match e {
-                TuneEvent::Start { candidates, .. } => bar.set_length(candidates as u64),
-                TuneEvent::Candidate(_) => bar.inc(1),
+                TuneEvent::Start { candidates, .. } => {
+                    bar.set_length(candidates as u64);
+                    if lines {
+                        eprintln!("{} N={order} {p:?}: {candidates} candidates", law.name());
+                    }
+                }
+                TuneEvent::Candidate(c) => {
+                    bar.inc(1);
+                    if lines {
+                        let time = c
+                            .median_s
+                            .map_or_else(|| c.note.clone().unwrap_or_default(), |m| format!("{:.4} ms", m * 1e3));
+                        eprintln!("  [{:6.1} s] {}: {time}", started.elapsed().as_secs_f64(), c.variant);
+                    }
+                }
             };
             let prev = |key: &str| existing.get(key);
             let (key, entry) = match p {
@@ -216,7 +232,7 @@ fn keep_old_if_close(old: &Entry, new: Entry, hysteresis: f64) -> Entry {
 /// Times the stored winners.
 pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     let orders = parse_orders(&args.orders)?;
-    let device = open_device(&args.device)?;
+    let mut device = open_device(&args.device)?;
     let fp = device.fingerprint().clone();
     let (entries, _, warnings) = tuning_db::lookup_all(&db_dirs(), &fp);
     for w in warnings {
@@ -246,7 +262,15 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         let mut timed: Vec<f64> = e.candidates.iter().filter_map(|c| c.median_s).collect();
         timed.sort_by(f64::total_cmp);
         let median_valid = timed.get(timed.len() / 2).copied();
+        // time the stored winner again, on a problem of the size it was tuned on (or --min-dofs)
+        let winner: Variant = e.winner.parse()?;
+        let dofs = args.min_dofs.unwrap_or(e.dofs);
+        let now =
+            with_law_2d!(args.law.as_str(), |law| dg::tuning::retime(device.as_mut(), &law, order, &winner, dofs, 20))
+                .map_err(|err| anyhow!(err))?
+                .with_context(|| format!("timing {} at N={order}", e.winner))?;
         rows.push(serde_json::json!({
+            "measured_now_ms_per_rhs": now.0 * 1e3, "measured_now_spread": now.1,
             "key": key, "order": order, "winner": e.winner, "ms_per_rhs": e.median_s * 1e3, "dofs": e.dofs,
             "gdofs": e.dofs as f64 / e.median_s * 1e-9, "gflops": e.gflops, "gbs": e.gbs, "roofline_percent": e.roofline_percent,
             "speedup_over_seed000_baseline": baseline.map(|b| b / e.median_s), "speedup_over_median_variant": median_valid.map(|m| m / e.median_s),
@@ -268,16 +292,18 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{:>2} {:<50} {:>9} {:>8} {:>9} {:>8} {:>9} {:>8} {:>8}",
-        "N", "winner", "ms/RHS", "GDOF/s", "GFLOP/s", "GB/s", "roofline", "×seed", "×median"
+        "{:>2} {:<61} {:>9} {:>9} {:>8} {:>9} {:>8} {:>9} {:>8} {:>8}",
+        "N", "winner", "ms/RHS", "now ms", "GDOF/s", "GFLOP/s", "GB/s", "roofline", "×seed", "×median"
     );
     for r in &rows {
         let f = |k: &str| r[k].as_f64().map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+        let ms = |k: &str| r[k].as_f64().map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into());
         println!(
-            "{:>2} {:<50} {:>9} {:>8} {:>9} {:>8} {:>8}% {:>8} {:>8}",
+            "{:>2} {:<61} {:>9} {:>9} {:>8} {:>9} {:>8} {:>8}% {:>8} {:>8}",
             r["order"],
             r["winner"].as_str().unwrap_or(""),
-            f("ms_per_rhs"),
+            ms("ms_per_rhs"),
+            ms("measured_now_ms_per_rhs"),
             f("gdofs"),
             f("gflops"),
             f("gbs"),
@@ -286,7 +312,6 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             f("speedup_over_median_variant")
         );
     }
-    let _ = args.min_dofs;
     Ok(())
 }
 

@@ -4,7 +4,6 @@
 use super::{Arg, BackendError, BufferId, Device, DeviceFingerprint, Launch, ProgramId};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -51,30 +50,64 @@ pub fn enumerate() -> Result<Vec<DeviceFingerprint>, BackendError> {
     Ok(out)
 }
 
-/// Compiles with NVRTC, through an on-disk cache of PTX keyed by SHA-256 of (source, options, architecture,
-/// NVRTC version) in `<user cache>/kernels/`; entries are written to a temporary name and renamed.
+/// Compiles with NVRTC straight to a CUBIN for the device's architecture (so that the driver has nothing left to
+/// JIT when the module is loaded, and the whole compilation runs in the parallel `prepare` stage), through an
+/// on-disk cache keyed by SHA-256 of (source, options, architecture, NVRTC version) in `<user cache>/kernels/`;
+/// entries are written to a temporary name and renamed.
 fn compile_source(source: &str, arch: &'static str) -> Result<cudarc::nvrtc::Ptx, String> {
     use sha2::{Digest, Sha256};
-    let options = vec!["-std=c++17".to_string()];
+    let options = vec![format!("--gpu-architecture={arch}"), "-std=c++17".to_string()];
     let (mut major, mut minor) = (0, 0);
     // SAFETY: only called once the library is known present; the pointers are valid.
     unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
-    let digest = Sha256::digest(format!("{source}\u{0}{options:?}\u{0}{arch}\u{0}nvrtc {major}.{minor}").as_bytes());
+    let digest = Sha256::digest(format!("{source}\u{0}{options:?}\u{0}nvrtc {major}.{minor}\u{0}cubin").as_bytes());
     let name: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     let dir = crate::tuning_db::user_dir().with_file_name("kernels");
-    let path = dir.join(format!("{name}.ptx"));
-    if let Ok(text) = std::fs::read_to_string(&path) {
-        return Ok(cudarc::nvrtc::Ptx::from_src(text));
+    let path = dir.join(format!("{name}.cubin"));
+    if let Ok(bytes) = std::fs::read(&path) {
+        return Ok(cudarc::nvrtc::Ptx::from_binary(bytes));
     }
-    let opts = CompileOptions { arch: Some(arch), options, ..Default::default() };
-    let ptx = compile_ptx_with_opts(source, opts).map_err(|e| format!("{e}"))?;
+    let cubin = nvrtc_cubin(source, &options)?;
     if std::fs::create_dir_all(&dir).is_ok() {
-        let tmp = dir.join(format!("{name}.ptx.tmp{}", std::process::id()));
-        if std::fs::write(&tmp, ptx.to_src()).is_ok() {
+        let tmp = dir.join(format!("{name}.cubin.tmp{}", std::process::id()));
+        if std::fs::write(&tmp, &cubin).is_ok() {
             let _ = std::fs::rename(&tmp, &path);
         }
     }
-    Ok(ptx)
+    Ok(cudarc::nvrtc::Ptx::from_binary(cubin))
+}
+
+/// One NVRTC compilation to CUBIN; the compiler log is the error.
+fn nvrtc_cubin(source: &str, options: &[String]) -> Result<Vec<u8>, String> {
+    use cudarc::nvrtc::{result, sys};
+    let text = |raw: Vec<std::ffi::c_char>| -> String {
+        let bytes: Vec<u8> = raw.into_iter().take_while(|&c| c != 0).map(|c| c as u8).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    let src = std::ffi::CString::new(source).map_err(|_| "the kernel source holds a NUL byte".to_string())?;
+    let prog = result::create_program(&src, None).map_err(|e| format!("nvrtcCreateProgram: {e:?}"))?;
+    // SAFETY: `prog` is a live program until destroyed below; the buffers are sized by NVRTC's own answers.
+    let outcome = unsafe {
+        match result::compile_program(prog, options) {
+            Err(e) => Err(format!("{e:?}\n{}", result::get_program_log(prog).map(text).unwrap_or_default())),
+            Ok(()) => {
+                let mut size = 0usize;
+                if sys::nvrtcGetCUBINSize(prog, &mut size) != sys::nvrtcResult::NVRTC_SUCCESS {
+                    Err("nvrtcGetCUBINSize failed".to_string())
+                } else {
+                    let mut cubin = vec![0u8; size];
+                    if sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr().cast()) != sys::nvrtcResult::NVRTC_SUCCESS {
+                        Err("nvrtcGetCUBIN failed".to_string())
+                    } else {
+                        Ok(cubin)
+                    }
+                }
+            }
+        }
+    };
+    // SAFETY: created above and not used after this.
+    let _ = unsafe { result::destroy_program(prog) };
+    outcome
 }
 
 /// An open CUDA device.
@@ -84,7 +117,7 @@ pub struct CudaDevice {
     stream: Arc<CudaStream>,
     arch: &'static str,
     buffers: Vec<CudaSlice<u8>>,
-    programs: Vec<HashMap<&'static str, CudaFunction>>,
+    programs: Vec<HashMap<String, CudaFunction>>,
     cache: HashMap<String, ProgramId>,
     ptx: HashMap<String, Result<cudarc::nvrtc::Ptx, String>>,
     local_memory: usize,
@@ -137,7 +170,7 @@ impl Device for CudaDevice {
         self.ptx.extend(compiled);
     }
 
-    fn compile(&mut self, source: &str, kernels: &[&'static str]) -> Result<ProgramId, BackendError> {
+    fn compile(&mut self, source: &str, kernels: &[String]) -> Result<ProgramId, BackendError> {
         if let Some(&id) = self.cache.get(source) {
             return Ok(id);
         }
@@ -148,8 +181,8 @@ impl Device for CudaDevice {
         .map_err(|log| BackendError::Compile { backend: NAME, log })?;
         let module = self.ctx.load_module(ptx).map_err(call("cuModuleLoadData"))?;
         let mut map = HashMap::new();
-        for &name in kernels {
-            map.insert(name, module.load_function(name).map_err(call("cuModuleGetFunction"))?);
+        for name in kernels {
+            map.insert(name.clone(), module.load_function(name).map_err(call("cuModuleGetFunction"))?);
         }
         self.programs.push(map);
         let id = ProgramId(self.programs.len() - 1);
@@ -184,7 +217,7 @@ impl Device for CudaDevice {
             let start =
                 self.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(call("cuEventRecord"))?;
             for launch in launches {
-                let func = self.programs[program.0].get(launch.kernel).ok_or_else(|| BackendError::Call {
+                let func = self.programs[program.0].get(&launch.kernel).ok_or_else(|| BackendError::Call {
                     backend: NAME,
                     call: "cuModuleGetFunction",
                     message: format!("kernel `{}` is not in the program", launch.kernel),

@@ -65,8 +65,8 @@ pub enum Arg {
 /// One kernel launch: 1D, `groups` work groups of `local` work items.
 #[derive(Debug, Clone)]
 pub struct Launch {
-    /// Kernel name.
-    pub kernel: &'static str,
+    /// Kernel function name.
+    pub kernel: String,
     /// Work groups.
     pub groups: usize,
     /// Work items per group.
@@ -85,7 +85,7 @@ pub trait Device {
         let _ = sources;
     }
     /// Compiles a program (cached by the backend where it can).
-    fn compile(&mut self, source: &str, kernels: &[&'static str]) -> Result<ProgramId, BackendError>;
+    fn compile(&mut self, source: &str, kernels: &[String]) -> Result<ProgramId, BackendError>;
     /// Allocates `bytes` of device memory.
     fn alloc(&mut self, bytes: usize) -> Result<BufferId, BackendError>;
     /// Copies host bytes to a buffer.

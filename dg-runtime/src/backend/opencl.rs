@@ -74,7 +74,7 @@ pub struct OpenClDevice {
     context: Context,
     queue: CommandQueue,
     buffers: Vec<Buffer<u8>>,
-    programs: Vec<(Program, HashMap<&'static str, Kernel>)>,
+    programs: Vec<(Program, HashMap<String, Kernel>)>,
     cache: HashMap<String, ProgramId>,
 }
 
@@ -103,15 +103,15 @@ impl Device for OpenClDevice {
         &self.fingerprint
     }
 
-    fn compile(&mut self, source: &str, kernels: &[&'static str]) -> Result<ProgramId, BackendError> {
+    fn compile(&mut self, source: &str, kernels: &[String]) -> Result<ProgramId, BackendError> {
         if let Some(&id) = self.cache.get(source) {
             return Ok(id);
         }
         let program = Program::create_and_build_from_source(&self.context, source, "-cl-std=CL1.2")
             .map_err(|log| BackendError::Compile { backend: NAME, log })?;
         let mut map = HashMap::new();
-        for &name in kernels {
-            map.insert(name, Kernel::create(&program, name).map_err(call("clCreateKernel"))?);
+        for name in kernels {
+            map.insert(name.clone(), Kernel::create(&program, name).map_err(call("clCreateKernel"))?);
         }
         self.programs.push((program, map));
         let id = ProgramId(self.programs.len() - 1);
@@ -153,7 +153,7 @@ impl Device for OpenClDevice {
         for _ in 0..repeats.max(1) {
             let mut events = Vec::with_capacity(launches.len());
             for launch in launches {
-                let kernel = self.programs[program.0].1.get(launch.kernel).ok_or_else(|| BackendError::Call {
+                let kernel = self.programs[program.0].1.get(&launch.kernel).ok_or_else(|| BackendError::Call {
                     backend: NAME,
                     call: "clCreateKernel",
                     message: format!("kernel `{}` is not in the program", launch.kernel),
