@@ -6,6 +6,7 @@
 mod basis;
 mod cubature;
 mod element;
+mod modal;
 mod nodes;
 
 pub use basis::{grad_simplex_2d, rs_to_ab, simplex_2d};
@@ -13,6 +14,7 @@ pub use cubature::{triangle_cubature, TriangleRule};
 pub use element::{
     face_parameter, grad_vandermonde, vandermonde, vandermonde_1d, ReferenceTriangle, MAX_ORDER, MIN_ORDER,
 };
+pub use modal::{edge_points, ModalTriangle};
 pub use nodes::{equispaced_nodes, warp_blend_nodes};
 
 /// Number of nodes of a degree-`n` triangle: (n + 1)(n + 2) / 2.
