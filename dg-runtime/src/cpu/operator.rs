@@ -253,18 +253,7 @@ impl<L: ConservationLaw, T: Real> OdeSystem for NodalOperator2d<L, T> {
     }
 
     fn update(&mut self, y: &mut Vec<T>, a: f64, terms: &[(f64, &Vec<T>)]) -> Result<(), Self::Error> {
-        let a = T::from_f64(a);
-        let coeffs: Vec<(T, &Vec<T>)> = terms.iter().map(|&(c, x)| (T::from_f64(c), x)).collect();
-        y.par_chunks_mut(4096).enumerate().for_each(|(c, chunk)| {
-            let base = c * 4096;
-            for (i, yi) in chunk.iter_mut().enumerate() {
-                let mut acc = if a == T::zero() { T::zero() } else { a * *yi };
-                for (c, x) in &coeffs {
-                    acc += *c * x[base + i];
-                }
-                *yi = acc;
-            }
-        });
+        super::linear_combination(y, a, terms);
         Ok(())
     }
 }
