@@ -1,12 +1,38 @@
 //! The native CPU backend.
 
-mod boundary;
-mod modal;
-mod operator;
-
 pub use boundary::{BoundaryBinding, BoundaryError};
 pub use modal::ModalOperator2d;
 pub use operator::NodalOperator2d;
+
+/// `OdeSystem` for a CPU operator type `$ty<L, T>` with `apply(&self, q, t, out)`: the state is a `Vec<T>`,
+/// and the update is [`linear_combination`].
+macro_rules! cpu_ode_system {
+    ($ty:ident) => {
+        impl<L: ConservationLaw, T: Real> crate::time::OdeSystem for $ty<L, T> {
+            type State = Vec<T>;
+            type Error = std::convert::Infallible;
+
+            fn rhs(&mut self, t: f64, q: &Vec<T>, out: &mut Vec<T>) -> Result<(), Self::Error> {
+                self.apply(q, t, out);
+                Ok(())
+            }
+
+            fn zeros_like(&mut self, like: &Vec<T>) -> Result<Vec<T>, Self::Error> {
+                Ok(vec![T::zero(); like.len()])
+            }
+
+            fn update(&mut self, y: &mut Vec<T>, a: f64, terms: &[(f64, &Vec<T>)]) -> Result<(), Self::Error> {
+                super::linear_combination(y, a, terms);
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use cpu_ode_system;
+
+mod boundary;
+mod modal;
+mod operator;
 
 /// y ← a·y + Σ cᵢ·xᵢ, in parallel (y is not read when a = 0): the one vector update the time integrators need.
 pub(crate) fn linear_combination<T: dg_core::Real>(y: &mut [T], a: f64, terms: &[(f64, &Vec<T>)]) {

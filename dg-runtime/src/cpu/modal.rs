@@ -8,7 +8,6 @@
 //! three edges. State layout: element-major, then variable, then mode: entry `(k * nvars + v) * nmodes + j`.
 
 use super::boundary::BoundaryBinding;
-use crate::time::OdeSystem;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::FaceLink;
 use dg_core::space::DgSpace2d;
@@ -260,21 +259,4 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
     }
 }
 
-impl<L: ConservationLaw, T: Real> OdeSystem for ModalOperator2d<L, T> {
-    type State = Vec<T>;
-    type Error = std::convert::Infallible;
-
-    fn rhs(&mut self, t: f64, q: &Vec<T>, out: &mut Vec<T>) -> Result<(), Self::Error> {
-        self.apply(q, t, out);
-        Ok(())
-    }
-
-    fn zeros_like(&mut self, like: &Vec<T>) -> Result<Vec<T>, Self::Error> {
-        Ok(vec![T::zero(); like.len()])
-    }
-
-    fn update(&mut self, y: &mut Vec<T>, a: f64, terms: &[(f64, &Vec<T>)]) -> Result<(), Self::Error> {
-        super::linear_combination(y, a, terms);
-        Ok(())
-    }
-}
+super::cpu_ode_system!(ModalOperator2d);

@@ -8,7 +8,6 @@
 //! State layout: element-major, then variable, then node: entry `(k * nvars + v) * np + i`.
 
 use super::boundary::BoundaryBinding;
-use crate::time::OdeSystem;
 use dg_core::law::ConservationLaw;
 use dg_core::matrix::to_row_major;
 use dg_core::mesh::FaceLink;
@@ -239,21 +238,4 @@ impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
     }
 }
 
-impl<L: ConservationLaw, T: Real> OdeSystem for NodalOperator2d<L, T> {
-    type State = Vec<T>;
-    type Error = std::convert::Infallible;
-
-    fn rhs(&mut self, t: f64, q: &Vec<T>, out: &mut Vec<T>) -> Result<(), Self::Error> {
-        self.apply(q, t, out);
-        Ok(())
-    }
-
-    fn zeros_like(&mut self, like: &Vec<T>) -> Result<Vec<T>, Self::Error> {
-        Ok(vec![T::zero(); like.len()])
-    }
-
-    fn update(&mut self, y: &mut Vec<T>, a: f64, terms: &[(f64, &Vec<T>)]) -> Result<(), Self::Error> {
-        super::linear_combination(y, a, terms);
-        Ok(())
-    }
-}
+super::cpu_ode_system!(NodalOperator2d);
