@@ -209,8 +209,8 @@ fn the_isentropic_vortex_converges_at_least_at_order_p_plus_one_half() {
         let rate = (errors[0] / errors[1]).log2();
         eprintln!("isentropic vortex p={p}: density L2 errors {errors:?}, rate {rate:.2}");
         // the proven rate for DG on general triangulations is p + 1/2 (Johnson–Pitkäranta); p + 1 is typical.
-        // Measured here: 2.11, 2.54, 3.79 for p = 1, 2, 3 (p = 2 stays near 2.5 on finer pairs too — open
-        // question for the nonlinear-laws issue, whose acceptance asks for p + 1 over four levels)
+        // Measured here with Rusanov's flux: 2.11, 2.54, 3.79 for p = 1, 2, 3 (p = 2 stays near 2.5 on finer pairs
+        // and at later times too; HLLC gives 2.83 — open question for the nonlinear-laws issue)
         assert!(rate > p as f64 + 0.4, "p={p}: errors {errors:?}, rate {rate:.2}");
     }
 }
