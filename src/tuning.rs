@@ -61,6 +61,10 @@ impl Strategy {
 /// above the last-level cache of current GPUs (50 MB L2 on an H100) and launch overheads are amortised.
 pub const DEFAULT_MIN_DOFS: u64 = 16_000_000;
 
+/// Default size of timing problems on a CPU device (an OpenCL CPU platform such as PoCL), whose kernels run about
+/// a hundred times slower than a GPU's: an exhaustive tuning at 16M DOFs would take hours there.
+pub const CPU_DEVICE_MIN_DOFS: u64 = 1_000_000;
+
 /// Options of a tuning run.
 #[derive(Debug, Clone)]
 pub struct TuneOptions {

@@ -37,9 +37,11 @@ pub struct AutotuneArgs {
     /// Seconds of timing per order and precision before the remaining candidates are skipped.
     #[arg(long)]
     pub budget: Option<f64>,
-    /// Smallest timing problem (degrees of freedom); the default puts the state well above a GPU's L2 cache.
-    #[arg(long, default_value_t = dg::tuning::DEFAULT_MIN_DOFS)]
-    pub min_dofs: u64,
+    /// Smallest timing problem (degrees of freedom). Default: 16M on a GPU (state and right-hand side well
+    /// above its L2 cache), 1M on a CPU device (whose kernels run ~100× slower; 1M DOFs in f32 is 8 MB of state
+    /// and right-hand side, past the per-core caches).
+    #[arg(long)]
+    pub min_dofs: Option<u64>,
     /// Directory of the database to write (default: the user cache directory).
     #[arg(long)]
     pub db: Option<PathBuf>,
@@ -112,7 +114,11 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
     let opts = TuneOptions {
         strategy: args.strategy,
         budget: args.budget.map(Duration::from_secs_f64),
-        min_dofs: args.min_dofs,
+        min_dofs: args.min_dofs.unwrap_or(if device.fingerprint().is_gpu {
+            dg::tuning::DEFAULT_MIN_DOFS
+        } else {
+            dg::tuning::CPU_DEVICE_MIN_DOFS
+        }),
         ..TuneOptions::default()
     };
     let dir = args.db.clone().unwrap_or_else(tuning_db::user_dir);
