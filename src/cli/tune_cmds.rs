@@ -14,12 +14,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Arguments of `dg autotune`.
+/// What `dg autotune` tunes and `dg bench` reports: a law, orders, a device and precisions.
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  dg autotune maxwell2d --orders 1..8\n  dg autotune euler2d --orders 2..4 --precision f64 --strategy greedy --budget 60\n  dg autotune maxwell2d --orders 1..8 --precision both --db tuning-db   (write the shipped database)"
-)]
-pub struct AutotuneArgs {
+pub struct TunedSet {
     /// Law (a 2D law).
     pub law: String,
     /// Orders, A..B.
@@ -31,6 +28,17 @@ pub struct AutotuneArgs {
     /// Precision.
     #[arg(long, value_enum, default_value_t = PrecisionArg::F32)]
     pub precision: PrecisionArg,
+}
+
+/// Arguments of `dg autotune`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  dg autotune maxwell2d --orders 1..8\n  dg autotune euler2d --orders 2..4 --precision f64 --strategy greedy --budget 60\n  dg autotune maxwell2d --orders 1..8 --precision both --db tuning-db   (write the shipped database)"
+)]
+pub struct AutotuneArgs {
+    /// Law, orders, device, precision.
+    #[command(flatten)]
+    pub what: TunedSet,
     /// exhaustive, random[:N] or greedy.
     #[arg(long, default_value = "exhaustive")]
     pub strategy: Strategy,
@@ -56,17 +64,9 @@ pub struct AutotuneArgs {
     after_help = "Examples:\n  dg bench maxwell2d --orders 1..8\n  dg bench maxwell2d --orders 4 --precision f64 --json"
 )]
 pub struct BenchArgs {
-    /// Law.
-    pub law: String,
-    /// Orders, A..B.
-    #[arg(long, default_value = "1..8")]
-    pub orders: String,
-    /// Device.
-    #[arg(long, default_value = "auto")]
-    pub device: DeviceSelector,
-    /// Precision.
-    #[arg(long, value_enum, default_value_t = PrecisionArg::F32)]
-    pub precision: PrecisionArg,
+    /// Law, orders, device, precision.
+    #[command(flatten)]
+    pub what: TunedSet,
     /// Problem size for timing the winners again (default: the size each was tuned on).
     #[arg(long)]
     pub min_dofs: Option<u64>,
@@ -109,8 +109,8 @@ fn db_dirs() -> Vec<PathBuf> {
 
 /// Tunes and stores.
 pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
-    let orders = parse_orders(&args.orders)?;
-    let mut device = open_device(&args.device)?;
+    let orders = parse_orders(&args.what.orders)?;
+    let mut device = open_device(&args.what.device)?;
     let opts = TuneOptions {
         strategy: args.strategy,
         budget: args.budget.map(Duration::from_secs_f64),
@@ -122,11 +122,11 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
         ..TuneOptions::default()
     };
     let dir = args.db.clone().unwrap_or_else(tuning_db::user_dir);
-    with_law_2d!(args.law.as_str(), |law| autotune_law(
+    with_law_2d!(args.what.law.as_str(), |law| autotune_law(
         &law,
         device.as_mut(),
         &orders,
-        args.precision,
+        args.what.precision,
         &opts,
         &dir,
         args.json
@@ -237,8 +237,8 @@ fn keep_old_if_close(old: &Entry, new: Entry, hysteresis: f64) -> Entry {
 
 /// Times the stored winners.
 pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
-    let orders = parse_orders(&args.orders)?;
-    let mut device = open_device(&args.device)?;
+    let orders = parse_orders(&args.what.orders)?;
+    let mut device = open_device(&args.what.device)?;
     let fp = device.fingerprint().clone();
     let (entries, _, warnings) = tuning_db::lookup_all(&db_dirs(), &fp);
     for w in warnings {
@@ -246,12 +246,12 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     }
     let mut rows = Vec::new();
     for (key, e) in &entries {
-        if !key.starts_with(&format!("{}@", args.law)) {
+        if !key.starts_with(&format!("{}@", args.what.law)) {
             continue;
         }
         let order: usize =
             key.split("|N").nth(1).and_then(|s| s.split('|').next()).and_then(|s| s.parse().ok()).unwrap_or(0);
-        let precision_ok = args.precision.list().iter().any(|p| {
+        let precision_ok = args.what.precision.list().iter().any(|p| {
             key.contains(match p {
                 Precision::F32 => "|f32|",
                 Precision::F64 => "|f64|",
@@ -271,10 +271,16 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         // time the stored winner again, on a problem of the size it was tuned on (or --min-dofs)
         let winner: Variant = e.winner.parse()?;
         let dofs = args.min_dofs.unwrap_or(e.dofs);
-        let now =
-            with_law_2d!(args.law.as_str(), |law| dg::tuning::retime(device.as_mut(), &law, order, &winner, dofs, 20))
-                .map_err(|err| anyhow!(err))?
-                .with_context(|| format!("timing {} at N={order}", e.winner))?;
+        let now = with_law_2d!(args.what.law.as_str(), |law| dg::tuning::retime(
+            device.as_mut(),
+            &law,
+            order,
+            &winner,
+            dofs,
+            20
+        ))
+        .map_err(|err| anyhow!(err))?
+        .with_context(|| format!("timing {} at N={order}", e.winner))?;
         rows.push(serde_json::json!({
             "measured_now_ms_per_rhs": now.0 * 1e3, "measured_now_spread": now.1,
             "key": key, "order": order, "winner": e.winner, "ms_per_rhs": e.median_s * 1e3, "dofs": e.dofs,
@@ -286,11 +292,11 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     if rows.is_empty() {
         bail!(
             "no tuning results for `{}` on {} ({}); run `dg autotune {} --orders {}` first",
-            args.law,
+            args.what.law,
             fp.name,
             fp.selector,
-            args.law,
-            args.orders
+            args.what.law,
+            args.what.orders
         );
     }
     if args.json {
