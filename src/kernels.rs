@@ -9,7 +9,7 @@ use dg_core::space::DgSpace2d;
 use dg_core::Real;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
-use dg_runtime::verify::{verify_variants, VerifyOutcome};
+use dg_runtime::verify::{verify_variants, VerifyOutcome, VerifyProblem};
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
 
@@ -52,6 +52,13 @@ impl VerificationSetup {
     }
 }
 
+impl VerificationSetup {
+    /// The verification problem of `law` (with its IR `ir`) on this setup.
+    pub fn problem<'a, L>(&'a self, law: &'a L, ir: &'a dg_ir::LawIr) -> VerifyProblem<'a, L> {
+        VerifyProblem { law, ir, space: &self.space, binding: &self.binding, materials: &self.materials }
+    }
+}
+
 /// The variants of one precision that fit the device, and the rejected ones with their reasons.
 pub fn valid_variants(
     order: usize,
@@ -88,18 +95,8 @@ pub fn verify_all<L: ConservationLaw + Clone, T: Real>(
         ("opencl", true) => 16,
         _ => 4,
     };
-    verify_variants::<L, T>(
-        device,
-        target,
-        law,
-        &ir,
-        &setup.space,
-        &setup.binding,
-        &setup.materials,
-        variants,
-        batch_size,
-        progress,
-    )
+    let problem = setup.problem(law, &ir);
+    verify_variants::<L, T>(device, target, &problem, variants, batch_size, progress)
 }
 
 /// The IR of a law from the registry.

@@ -227,8 +227,7 @@ pub fn tune<L: ConservationLaw + Clone, T: Real>(
             return c.median_s;
         }
         let over_budget = opts.budget.is_some_and(|b| started.elapsed() > b);
-        let verified =
-            verify_variant::<L, T>(device, target, law, &ir, &setup.space, &setup.binding, &setup.materials, v, 11);
+        let verified = verify_variant::<L, T>(device, target, &setup.problem(law, &ir), v, 11);
         let candidate = if over_budget {
             Candidate {
                 variant: v.to_string(),

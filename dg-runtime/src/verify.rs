@@ -83,43 +83,50 @@ pub fn relative_l2<T: Real>(got: &[T], reference: &[T]) -> f64 {
     (diff / norm.max(f64::MIN_POSITIVE)).sqrt()
 }
 
-/// Verifies `variant` for `law` on `space`: the device right-hand side of a random state against the CPU one.
-#[allow(clippy::too_many_arguments)]
+/// What the kernels are checked on: a law (with its IR), a space, its boundary binding and per-element materials.
+pub struct VerifyProblem<'a, L> {
+    /// The law.
+    pub law: &'a L,
+    /// Its IR.
+    pub ir: &'a dg_ir::LawIr,
+    /// The space (mesh and order).
+    pub space: &'a DgSpace2d,
+    /// Tag → boundary condition.
+    pub binding: &'a BoundaryBinding,
+    /// Per-element materials (`NMATERIALS` each).
+    pub materials: &'a [f64],
+}
+
+/// Verifies `variant` of the problem's law on its space: the device right-hand side of a random state against
+/// the CPU one.
 pub fn verify_variant<L: ConservationLaw + Clone, T: Real>(
     device: &mut dyn Device,
     target: Target,
-    law: &L,
-    ir: &dg_ir::LawIr,
-    space: &DgSpace2d,
-    binding: &BoundaryBinding,
-    materials: &[f64],
+    problem: &VerifyProblem<'_, L>,
     variant: &Variant,
     seed: u64,
 ) -> VerifyOutcome {
+    let VerifyProblem { law, ir, space, binding, materials } = *problem;
     let build = |device: &mut dyn Device| {
         let nflux = law.numerical_flux_names()[0];
         DeviceOperator::<T>::new(device, target, ir, &law.param_values(), nflux, space, binding, materials, variant)
     };
-    check_operator::<L, T>(device, law, space, binding, materials, variant, seed, build)
+    check_operator::<L, T>(device, problem, variant, seed, build)
 }
 
 /// Verifies many variants, compiling them `batch_size` at a time into one program (kernel compilers pay a large
 /// fixed cost per program; PoCL most of all). A batch that does not compile is retried variant by variant, so
 /// that the failure is pinned on the variants that cause it. `progress` is called after each variant; the
 /// outcomes come in the order of `variants`.
-#[allow(clippy::too_many_arguments)]
 pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
     device: &mut dyn Device,
     target: Target,
-    law: &L,
-    ir: &dg_ir::LawIr,
-    space: &DgSpace2d,
-    binding: &BoundaryBinding,
-    materials: &[f64],
+    problem: &VerifyProblem<'_, L>,
     variants: &[Variant],
     batch_size: usize,
     progress: &mut dyn FnMut(&VerifyOutcome),
 ) -> Vec<VerifyOutcome> {
+    let VerifyProblem { law, ir, space, binding, materials } = *problem;
     let params = law.param_values();
     let input = LawInput { ir, params: &params, numerical_flux: law.numerical_flux_names()[0] };
     let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
@@ -146,24 +153,15 @@ pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
         let program = device.compile(&batch.source, &batch.kernels);
         for member in batch.members {
             let variant = member.variant;
+            let seed = seed_of(&variant);
             let outcome = match program {
                 Ok(program) => {
                     let build = |device: &mut dyn Device| {
                         DeviceOperator::<T>::with_program(device, member, program, space, binding, materials)
                     };
-                    check_operator::<L, T>(device, law, space, binding, materials, &variant, seed_of(&variant), build)
+                    check_operator::<L, T>(device, problem, &variant, seed, build)
                 }
-                Err(_) => verify_variant::<L, T>(
-                    device,
-                    target,
-                    law,
-                    ir,
-                    space,
-                    binding,
-                    materials,
-                    &variant,
-                    seed_of(&variant),
-                ),
+                Err(_) => verify_variant::<L, T>(device, target, problem, &variant, seed),
             };
             progress(&outcome);
             if let Some(i) = variants.iter().position(|v| *v == variant) {
@@ -190,17 +188,14 @@ fn failed(variant: &Variant, e: DeviceOperatorError) -> VerifyOutcome {
 
 /// Builds the operator with `build`, applies it to a random state with its output poisoned, and compares
 /// with the CPU operator.
-#[allow(clippy::too_many_arguments)]
 fn check_operator<L: ConservationLaw + Clone, T: Real>(
     device: &mut dyn Device,
-    law: &L,
-    space: &DgSpace2d,
-    binding: &BoundaryBinding,
-    materials: &[f64],
+    problem: &VerifyProblem<'_, L>,
     variant: &Variant,
     seed: u64,
     build: impl FnOnce(&mut dyn Device) -> Result<DeviceOperator<T>, DeviceOperatorError>,
 ) -> VerifyOutcome {
+    let VerifyProblem { law, space, binding, materials, .. } = *problem;
     let run = |device: &mut dyn Device| -> Result<f64, DeviceOperatorError> {
         let op = build(device)?;
         let cpu = NodalOperator2d::<L, T>::with_materials(law.clone(), space, binding, materials);
