@@ -15,8 +15,10 @@
 
 pub mod cases;
 pub mod device_run;
+pub mod euler_run;
 pub mod kernels;
 pub mod law_dispatch;
+pub mod picture;
 pub mod simulate;
 pub mod tuning;
 

@@ -102,6 +102,44 @@ fn every_valid_variant_of_maxwell_advection_and_euler_at_orders_1_to_8_matches_t
     eprintln!("{total} variants of maxwell2d, advection2d and euler2d (N = 1..8, f32 and f64) verified on OpenCL");
 }
 
+/// Issue 5's check: every modal variant (36 per degree and precision: 3 group sizes × edge/atomic/element
+/// surfaces × const/shared tables × 2 layouts) of euler2d at p = 1..5 in f32 and f64 matches the CPU modal
+/// operator on a mesh whose boundary has law conditions, a curved wall and a prescribed state. Two processes.
+#[test]
+fn every_modal_variant_of_euler_at_degrees_1_to_5_matches_the_cpu_reference() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !opencl_available() {
+        return;
+    }
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for (worker, orders) in ["1..3", "4..5"].into_iter().enumerate() {
+            let results = &results;
+            scope.spawn(move || {
+                std::thread::sleep(std::time::Duration::from_secs(2 * worker as u64));
+                let cache = tempfile::tempdir().unwrap();
+                let args = ["verify", "euler2d", "--modal", "--order", orders, "--device", "opencl", "--json"];
+                let out = dg(&args, cache.path());
+                results.lock().unwrap().push((orders, out));
+            });
+        }
+    });
+    let mut total = 0;
+    for (orders, out) in results.into_inner().unwrap() {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!("p={orders}: no JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr))
+        });
+        assert!(out.status.success(), "p={orders}: {doc}");
+        let degrees = if orders == "1..3" { 3 } else { 2 };
+        let (tested, passed) = (doc["tested"].as_u64().unwrap(), doc["passed"].as_u64().unwrap());
+        assert_eq!(tested, degrees * 2 * 36, "p={orders}: {doc}");
+        assert_eq!(tested, passed, "p={orders}: {doc}");
+        total += tested;
+    }
+    eprintln!("{total} modal variants of euler2d (p = 1..5, f32 and f64) verified on OpenCL");
+}
+
 /// Laws with materials that jump across faces, and a law with a positivity-sensitive state, at low order.
 #[test]
 fn variants_of_laws_with_jumping_materials_match_the_cpu_reference_on_opencl() {

@@ -16,6 +16,7 @@ pub mod batch;
 pub mod cexpr;
 pub mod cost;
 pub mod microblock;
+pub mod modal;
 pub mod render;
 pub mod variant;
 

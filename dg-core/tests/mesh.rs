@@ -223,3 +223,41 @@ fn boundary_node_lists_follow_the_tags() {
         }
     }
 }
+
+/// Seed 001, Table 6: meshes A–D of the supersonic-vortex annulus have 180, 720, 2,880, 11,520 triangles and
+/// 293, 1,126, 4,412, 17,464 edges; refined boundary vertices must lie on the arcs.
+#[test]
+fn the_quarter_annulus_hierarchy_matches_the_seed_and_stays_on_its_arcs() {
+    use dg_core::mesh::{project_onto_circle, quarter_annulus, refine_uniform, QuarterAnnulusSpec};
+    let (ri, ro) = (1.0, 1.384);
+    let mut mesh = quarter_annulus(&QuarterAnnulusSpec { r_inner: ri, r_outer: ro, n_r: 5, n_theta: 18 }).unwrap();
+    let expected = [(180, 293), (720, 1126), (2880, 4412), (11520, 17464)];
+    for (level, &(elements, edges)) in expected.iter().enumerate() {
+        if level > 0 {
+            mesh = refine_uniform(&mesh);
+            assert!(project_onto_circle(&mut mesh, "inner", [0.0, 0.0], ri) > 0);
+            assert!(project_onto_circle(&mut mesh, "outer", [0.0, 0.0], ro) > 0);
+        }
+        let mut unique = std::collections::HashSet::new();
+        for e in &mesh.elements {
+            for f in 0..3 {
+                let (a, b) = (e[f], e[(f + 1) % 3]);
+                unique.insert((a.min(b), a.max(b)));
+            }
+        }
+        assert_eq!((mesh.elements.len(), unique.len()), (elements, edges), "level {level}");
+        for (key, &tag) in &mesh.boundary_tags {
+            let radius = match mesh.tag_names[tag].as_str() {
+                "inner" => ri,
+                "outer" => ro,
+                _ => continue,
+            };
+            for v in key {
+                let [x, y] = mesh.vertices[*v];
+                assert!((x.hypot(y) - radius).abs() < 1e-14, "vertex {v} off its arc");
+            }
+        }
+        // still a valid mesh: every element counter-clockwise
+        assert!((0..mesh.elements.len()).all(|k| mesh.area(k) > 0.0));
+    }
+}

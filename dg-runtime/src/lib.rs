@@ -11,6 +11,8 @@ pub mod ceilings;
 pub mod cpu;
 pub mod device_operator;
 pub mod device_system;
+pub mod modal_device;
+pub mod modal_verify;
 pub mod time;
 pub mod tuning_db;
 pub mod verify;

@@ -1,5 +1,6 @@
 //! Named problems: a law, a default mesh, initial data, and an exact solution when one is known.
 
+pub mod euler;
 mod maxwell_cavity;
 mod maxwell_pulse;
 
@@ -10,7 +11,8 @@ use dg_core::mesh::TriMesh;
 use dg_core::MeshError;
 use dg_laws::MaxwellTm;
 
-/// A problem `dg run` and `dg convergence` can solve. All current cases solve Maxwell TM.
+/// A Maxwell TM problem `dg run` and `dg convergence` solve with the nodal formulation (seed 000); Euler
+/// problems are [`euler::EulerCase`]s.
 pub trait Case: Send + Sync {
     /// Command-line name.
     fn name(&self) -> &'static str;
@@ -35,17 +37,30 @@ pub trait Case: Send + Sync {
     fn has_exact(&self) -> bool;
 }
 
-/// Every case, for listing.
+/// Every Maxwell (nodal) case.
 pub fn all() -> Vec<Box<dyn Case>> {
     vec![Box::new(MaxwellCavity::default()), Box::new(MaxwellPulse)]
 }
 
-/// The case with this name.
+/// The Maxwell (nodal) case with this name.
 pub fn find(name: &str) -> Option<Box<dyn Case>> {
     all().into_iter().find(|c| c.name() == name)
 }
 
+/// A case of either formulation.
+pub enum AnyCase {
+    /// A Maxwell case, nodal formulation (seed 000).
+    Nodal(Box<dyn Case>),
+    /// An Euler case, modal formulation (seed 001).
+    Euler(Box<dyn euler::EulerCase>),
+}
+
+/// The case of either formulation with this name.
+pub fn find_any(name: &str) -> Option<AnyCase> {
+    find(name).map(AnyCase::Nodal).or_else(|| euler::all().into_iter().find(|c| c.name() == name).map(AnyCase::Euler))
+}
+
 /// Names of all cases, for messages.
 pub fn names() -> Vec<&'static str> {
-    all().iter().map(|c| c.name()).collect()
+    all().iter().map(|c| c.name()).chain(euler::all().iter().map(|c| c.name())).collect()
 }

@@ -2,9 +2,12 @@
 
 /// Prints every case with its description.
 pub fn execute() -> anyhow::Result<()> {
+    // each description says whether the case has an exact solution
     for case in dg::cases::all() {
-        let exact = if case.has_exact() { "exact solution" } else { "no exact solution" };
-        println!("{:<18} {} ({exact})", case.name(), case.description());
+        println!("{:<24} {}", case.name(), case.description());
+    }
+    for case in dg::cases::euler::all() {
+        println!("{:<24} {}", case.name(), case.description());
     }
     Ok(())
 }

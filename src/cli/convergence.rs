@@ -3,7 +3,8 @@
 use super::mesh_args::{find_case, MeshArgs, SolverArgs};
 use anyhow::{bail, Context};
 use clap::Args;
-use dg::simulate::convergence;
+use dg::cases::AnyCase;
+use dg::simulate::{convergence, ConvergenceStudy};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::RangeInclusive;
 
@@ -12,7 +13,9 @@ use std::ops::RangeInclusive;
 #[command(after_help = "\
 Examples:
   dg convergence maxwell-cavity --orders 1..6 --levels 4 --json
-  dg convergence maxwell-cavity --orders 2..3 --levels 3 --nx 2 --perturb 0.2")]
+  dg convergence maxwell-cavity --orders 2..3 --levels 3 --nx 2 --perturb 0.2
+  dg convergence euler-isentropic-vortex --orders 1..4 --levels 4 --json
+  dg convergence euler-supersonic-vortex --orders 1..2 --levels 3 --flux hllc_flux")]
 pub struct ConvergenceArgs {
     /// Case to run (must have an exact solution).
     pub case: String,
@@ -48,7 +51,10 @@ fn parse_orders(s: &str) -> Result<RangeInclusive<usize>, String> {
 
 /// Runs the study.
 pub fn execute(args: ConvergenceArgs) -> anyhow::Result<()> {
-    let case = find_case(&args.case)?;
+    let case = match find_case(&args.case)? {
+        AnyCase::Nodal(case) => case,
+        AnyCase::Euler(case) => return super::euler_cmds::convergence(args, case),
+    };
     if !case.has_exact() {
         bail!("case `{}` has no exact solution; choose one of the cases marked so in `dg cases`", case.name());
     }
@@ -72,11 +78,16 @@ pub fn execute(args: ConvergenceArgs) -> anyhow::Result<()> {
     })
     .context("convergence study failed")?;
     bar.finish_and_clear();
-    if args.json {
+    print_study(&study, args.json, "L2 error")
+}
+
+/// Prints a study as JSON or as a table of errors and rates.
+pub fn print_study(study: &ConvergenceStudy, json: bool, what: &str) -> anyhow::Result<()> {
+    if json {
         println!("{}", serde_json::to_string(&study)?);
         return Ok(());
     }
-    println!("{}: L2 error and observed order", study.case);
+    println!("{}: {what} and observed order", study.case);
     println!("{:>3} {:>10} {:>14} {:>7}", "N", "h", "L2 error", "rate");
     for r in &study.results {
         for (i, (h, e)) in r.h.iter().zip(&r.l2).enumerate() {

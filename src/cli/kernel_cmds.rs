@@ -2,12 +2,14 @@
 
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, ValueEnum};
+use dg::dg_codegen::modal::ModalVariant;
 use dg::dg_codegen::render::{render, LawInput};
 use dg::dg_codegen::variant::{DeviceLimits, LawShape, Precision, Variant};
 use dg::dg_codegen::Target;
 use dg::dg_core::law::ConservationLaw;
 use dg::dg_core::triangle::ReferenceTriangle;
 use dg::dg_runtime::backend::{self, Device, DeviceSelector};
+use dg::dg_runtime::verify::VerifyOutcome;
 use dg::kernels::{law_ir, target_of, valid_variants, verify_all, VerificationSetup};
 use dg::with_law_2d;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -97,7 +99,7 @@ pub struct EmitArgs {
 /// Arguments of `dg verify`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg verify maxwell2d --order 3\n  dg verify euler2d --order 1..8 --precision both --device opencl --json"
+    after_help = "Examples:\n  dg verify maxwell2d --order 3\n  dg verify euler2d --order 1..8 --precision both --device opencl --json\n  dg verify euler2d --modal --order 1..5 --device cuda:0"
 )]
 pub struct VerifyArgs {
     /// Law.
@@ -114,6 +116,9 @@ pub struct VerifyArgs {
     /// Only this variant (SPEC) instead of every valid one.
     #[arg(long)]
     pub variant: Option<String>,
+    /// Verify the modal formulation's kernels (seed 001) instead of the nodal ones.
+    #[arg(long)]
+    pub modal: bool,
     /// Print one JSON document.
     #[arg(long)]
     pub json: bool,
@@ -236,6 +241,17 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     let orders = parse_orders(&args.order)?;
     let mut device = open_device(&args.device)?;
+    if args.modal {
+        let only: Option<ModalVariant> = args.variant.as_deref().map(str::parse).transpose()?;
+        let precision = match only {
+            Some(v) if v.precision == Precision::F32 => PrecisionArg::F32,
+            Some(_) => PrecisionArg::F64,
+            None => args.precision,
+        };
+        let run = VerifyRun { orders: &orders, precision, json: args.json };
+        return with_law_2d!(args.law.as_str(), |law| verify_modal_law(&law, device.as_mut(), &run, only))
+            .map_err(|e| anyhow!(e))?;
+    }
     let only: Option<Variant> = args.variant.as_deref().map(str::parse).transpose()?;
     let precision = match only {
         Some(v) if v.precision == Precision::F32 => PrecisionArg::F32,
@@ -244,6 +260,89 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     };
     with_law_2d!(args.law.as_str(), |law| verify_law(&law, device.as_mut(), &orders, precision, only, args.json))
         .map_err(|e| anyhow!(e))?
+}
+
+/// What one `dg verify` covers.
+struct VerifyRun<'a> {
+    orders: &'a [usize],
+    precision: PrecisionArg,
+    json: bool,
+}
+
+/// `dg verify --modal`: every modal variant (or `only`) per degree and precision.
+fn verify_modal_law<L: ConservationLaw + Clone>(
+    law: &L,
+    device: &mut dyn Device,
+    run: &VerifyRun<'_>,
+    only: Option<ModalVariant>,
+) -> anyhow::Result<()> {
+    use dg::dg_runtime::modal_verify::verify_modal_variants;
+    let target = target_of(device);
+    let ir = law_ir(law);
+    let (mut tested, mut passed, mut refused) = (0, 0, 0);
+    let mut failed = Vec::new();
+    for &order in run.orders {
+        for p in run.precision.list() {
+            if p == Precision::F64 && !device.supports_f64() {
+                eprintln!("skipping f64: the device has no double precision");
+                continue;
+            }
+            let variants = match only {
+                Some(v) => vec![v],
+                None => ModalVariant::all(p),
+            };
+            let started = std::time::Instant::now();
+            let mut report = |o: &VerifyOutcome| {
+                if !std::io::IsTerminal::is_terminal(&std::io::stderr()) && !run.json {
+                    eprintln!("  {} {:.2e}{}", o.variant, o.relative_error, if o.passed { "" } else { " FAILED" });
+                }
+            };
+            let outcomes = match p {
+                Precision::F32 => {
+                    verify_modal_variants::<L, f32>(device, target, law, &ir, order, &variants, &mut report)
+                }
+                Precision::F64 => {
+                    verify_modal_variants::<L, f64>(device, target, law, &ir, order, &variants, &mut report)
+                }
+            };
+            let ok = outcomes.iter().filter(|o| o.passed).count();
+            let no = outcomes.iter().filter(|o| o.rejected).count();
+            eprintln!(
+                "{} modal p={order} {p:?}: {} tested, {ok} passed, {no} refused by the device ({:.1} s)",
+                law.name(),
+                outcomes.len() - no,
+                started.elapsed().as_secs_f64()
+            );
+            for o in outcomes {
+                if o.rejected {
+                    refused += 1;
+                } else if o.passed {
+                    tested += 1;
+                    passed += 1;
+                } else {
+                    tested += 1;
+                    failed.push(serde_json::json!({"order": order, "variant": o.variant, "relative_error": o.relative_error, "error": o.error}));
+                }
+            }
+        }
+    }
+    if run.json {
+        let doc = serde_json::json!({"law": law.name(), "formulation": "modal", "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused, "failed": failed});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!(
+            "{} (modal): {tested} variants tested, {passed} passed, {} failed, {refused} refused",
+            law.name(),
+            failed.len()
+        );
+        for f in &failed {
+            println!("  FAILED {f}");
+        }
+    }
+    if !failed.is_empty() {
+        bail!("{} modal variant(s) failed verification", failed.len());
+    }
+    Ok(())
 }
 
 /// Opens a device, saying once which and why when falling back.

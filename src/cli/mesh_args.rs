@@ -59,18 +59,28 @@ impl MeshArgs {
 /// Time-stepping and flux options.
 #[derive(Debug, Clone, Args)]
 pub struct SolverArgs {
-    /// Time integrator: lsrk45, ssprk3, rk4 or ab3.
-    #[arg(long, default_value = "lsrk45", value_parser = parse_scheme)]
-    pub scheme: Scheme,
-    /// Courant number (relative to the LSRK45 stability limit).
-    #[arg(long, default_value_t = 0.75)]
-    pub cfl: f64,
+    /// Time integrator: lsrk45, ssprk3, rk4, ab3 or rk2 [default: lsrk45 for Maxwell, the case's for Euler]
+    #[arg(long, value_parser = parse_scheme)]
+    pub scheme: Option<Scheme>,
+    /// Courant number [default: 0.75 of the LSRK45 limit for Maxwell; the case's for Euler, in seed 001's rule
+    /// dt = CFL·d_min/(λ_max(2p+1))]
+    #[arg(long)]
+    pub cfl: Option<f64>,
     /// Fixed time step instead of the CFL rule.
     #[arg(long)]
     pub dt: Option<f64>,
-    /// Numerical flux parameter α: 1 upwind, 0 central.
+    /// Maxwell: numerical flux parameter α, 1 upwind, 0 central.
     #[arg(long, default_value_t = 1.0)]
     pub alpha: f64,
+    /// Euler: numerical flux, numerical_flux (Rusanov), hll_flux or hllc_flux [default: the case's]
+    #[arg(long, value_name = "NAME")]
+    pub flux: Option<String>,
+    /// Euler: Barth–Jespersen limiter with positivity guard (p = 1) on [default: the case's]
+    #[arg(long, conflicts_with = "no_limiter")]
+    pub limiter: bool,
+    /// Euler: limiter off.
+    #[arg(long)]
+    pub no_limiter: bool,
 }
 
 fn parse_scheme(s: &str) -> Result<Scheme, String> {
@@ -84,9 +94,12 @@ impl SolverArgs {
         if !(0.0..=1.0).contains(&self.alpha) {
             bail!("--alpha must be between 0 (central) and 1 (upwind), got {}", self.alpha);
         }
+        if self.flux.is_some() || self.limiter || self.no_limiter {
+            bail!("--flux and --limiter apply to Euler cases only");
+        }
         Ok(RunOptions {
-            scheme: self.scheme,
-            cfl: self.cfl,
+            scheme: self.scheme.unwrap_or(Scheme::Lsrk45),
+            cfl: self.cfl.unwrap_or(0.75),
             dt: self.dt,
             t_end,
             alpha: self.alpha,
@@ -95,8 +108,62 @@ impl SolverArgs {
     }
 }
 
+impl SolverArgs {
+    /// Options of an Euler run of degree `order` (the case's default when `None`).
+    pub fn euler_options(&self, order: Option<usize>, t_end: Option<f64>) -> dg::euler_run::EulerOptions {
+        dg::euler_run::EulerOptions {
+            order,
+            scheme: self.scheme,
+            cfl: self.cfl,
+            dt: self.dt,
+            t_end,
+            flux: self.flux.clone(),
+            limiter: if self.limiter {
+                Some(true)
+            } else if self.no_limiter {
+                Some(false)
+            } else {
+                None
+            },
+        }
+    }
+}
+
+impl MeshArgs {
+    /// The mesh of an Euler case: a Gmsh file or the case's own mesh with `--nx` cells, refined by the case's
+    /// rule (curved boundaries stay on their curves).
+    pub fn build_euler(&self, case: &dyn dg::cases::euler::EulerCase) -> anyhow::Result<TriMesh> {
+        if self.ny.is_some() {
+            bail!("Euler cases take --nx only (their meshes have a fixed shape)");
+        }
+        let mut mesh = match &self.mesh {
+            Some(path) => read_gmsh(path).with_context(|| format!("cannot use mesh {}", path.display()))?,
+            None => {
+                let n = self.nx.unwrap_or_else(|| case.default_cells());
+                if n == 0 || n > 20_000 {
+                    bail!("--nx must be between 1 and 20000 (got {n})");
+                }
+                case.default_mesh(n)?
+            }
+        };
+        if self.refine > 8 {
+            bail!("--refine {} would multiply the element count by 4^{}; use at most 8", self.refine, self.refine);
+        }
+        for _ in 0..self.refine {
+            mesh = case.refine(&mesh);
+        }
+        if let Some(f) = self.perturb {
+            if !(0.0..=0.4).contains(&f) {
+                bail!("--perturb must be between 0 and 0.4 (got {f})");
+            }
+            dg::dg_core::mesh::perturb_interior(&mut mesh, f, 1);
+        }
+        Ok(mesh)
+    }
+}
+
 /// Looks a case up, with the list of cases in the error.
-pub fn find_case(name: &str) -> anyhow::Result<Box<dyn Case>> {
-    dg::cases::find(name)
+pub fn find_case(name: &str) -> anyhow::Result<dg::cases::AnyCase> {
+    dg::cases::find_any(name)
         .with_context(|| format!("unknown case `{name}`; available: {}", dg::cases::names().join(", ")))
 }

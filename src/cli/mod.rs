@@ -2,9 +2,11 @@
 
 mod cases;
 mod convergence;
+mod euler_cmds;
 mod kernel_cmds;
 mod laws;
 mod mesh_args;
+mod modal_bench;
 mod run;
 mod tune_cmds;
 
@@ -49,6 +51,8 @@ enum Command {
     Autotune(tune_cmds::AutotuneArgs),
     /// Time the tuned variants: ms per RHS, GDOF/s, GFLOP/s, GB/s, % of roofline, speedups.
     Bench(tune_cmds::BenchArgs),
+    /// Time every modal (seed 001) kernel variant of euler2d per degree: fastest per surface strategy, GDOF/s.
+    ModalBench(modal_bench::ModalBenchArgs),
     /// Manage the tuning database.
     #[command(subcommand)]
     Db(tune_cmds::DbCommand),
@@ -68,6 +72,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Verify(args) => kernel_cmds::verify(args),
         Command::Autotune(args) => tune_cmds::autotune(args),
         Command::Bench(args) => tune_cmds::bench(args),
+        Command::ModalBench(args) => modal_bench::execute(args),
         Command::Db(command) => tune_cmds::db(command),
     }
 }

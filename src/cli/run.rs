@@ -4,6 +4,7 @@ use super::kernel_cmds::open_device;
 use super::mesh_args::{find_case, MeshArgs, SolverArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
+use dg::cases::AnyCase;
 use dg::device_run::{run_on_device, DeviceRunInfo};
 use dg::dg_core::vtu::{write_vtu, Field};
 use dg::dg_runtime::backend::{discover, Device, DeviceSelector};
@@ -21,13 +22,16 @@ Examples:
   dg run maxwell-pulse --mesh examples/meshes/square_hole.msh --order 3 --t-end 0.5 --out pulse.vtu
   dg run maxwell-cavity --precision f32 --json
   dg run maxwell-cavity --device cuda:0 --order 6 --nx 64     (generated kernels, tuned on first use)
-  dg run maxwell-cavity --device cpu                          (the native CPU path)")]
+  dg run maxwell-cavity --device cpu                          (the native CPU path)
+  dg run euler-isentropic-vortex --order 3 --nx 20
+  dg run euler-double-mach --nx 24 --png double-mach.png       (p = 1, limiter, RK2, t = 0.2)
+  dg run euler-supersonic-vortex --order 2 --refine 1 --flux hllc_flux --json")]
 pub struct RunArgs {
     /// Case to run (see `dg cases`).
     pub case: String,
-    /// Polynomial order N (1..=10).
-    #[arg(long, default_value_t = 4)]
-    pub order: usize,
+    /// Polynomial order N (1..=10) [default: 4 for Maxwell, the case's for Euler]
+    #[arg(long)]
+    pub order: Option<usize>,
     #[command(flatten)]
     pub mesh: MeshArgs,
     #[command(flatten)]
@@ -41,6 +45,12 @@ pub struct RunArgs {
     /// Arithmetic precision.
     #[arg(long, value_enum, default_value_t = Precision::F64)]
     pub precision: Precision,
+    /// Euler cases: draw the final density into this PNG file.
+    #[arg(long, value_name = "FILE.png")]
+    pub png: Option<PathBuf>,
+    /// Width of the PNG in pixels.
+    #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u32).range(16..=8192))]
+    pub png_width: u32,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -64,9 +74,16 @@ pub enum Precision {
 
 /// Runs the case.
 pub fn execute(args: RunArgs) -> anyhow::Result<()> {
-    let case = find_case(&args.case)?;
+    let case = match find_case(&args.case)? {
+        AnyCase::Nodal(case) => case,
+        AnyCase::Euler(case) => return super::euler_cmds::run(args, case),
+    };
+    if args.png.is_some() {
+        anyhow::bail!("--png draws Euler densities; for Maxwell cases write a VTU file with --out");
+    }
+    let order = args.order.unwrap_or(4);
     let mesh = args.mesh.build(case.as_ref(), 8)?;
-    let space = DgSpace2d::new(mesh, args.order).context("cannot build the DG space")?;
+    let space = DgSpace2d::new(mesh, order).context("cannot build the DG space")?;
     let opts = args.solver.options(args.t_end)?;
     let bar = ProgressBar::new(0);
     bar.set_style(
@@ -74,7 +91,7 @@ pub fn execute(args: RunArgs) -> anyhow::Result<()> {
             .expect("valid template")
             .progress_chars("=> "),
     );
-    bar.set_message(format!("{} N={} K={}", case.name(), args.order, space.num_elements()));
+    bar.set_message(format!("{} N={} K={}", case.name(), order, space.num_elements()));
     let mut progress = |step: u64, total: u64| {
         if step == 1 {
             bar.set_length(total);

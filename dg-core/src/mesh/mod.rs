@@ -1,12 +1,14 @@
 //! Unstructured triangle meshes: the mesh itself, generators, refinement, Gmsh input, connectivity and
 //! affine geometric factors.
 
+mod annulus;
 mod connectivity;
 mod geometry;
 mod gmsh;
 mod refine;
 mod structured;
 
+pub use annulus::{project_onto_circle, quarter_annulus, QuarterAnnulusSpec};
 pub use connectivity::{Connectivity, FaceLink};
 pub use geometry::{ElementGeometry, FaceGeometry};
 pub use gmsh::{read_gmsh, read_gmsh_str};

@@ -53,6 +53,20 @@ impl BoundaryBinding {
         Self::resolve(law.name(), law.boundary_names(), &space.connectivity.tag_names, &space.used_tags(), explicit)
     }
 
+    /// Like [`Self::for_law`], leaving the tags named in `handled_elsewhere` unbound (the modal operator's
+    /// prescribed states, say).
+    pub fn for_law_except<L: ConservationLaw>(
+        law: &L,
+        space: &DgSpace2d,
+        explicit: &HashMap<String, String>,
+        handled_elsewhere: &[&str],
+    ) -> Result<Self, BoundaryError> {
+        let tags = &space.connectivity.tag_names;
+        let used: Vec<bool> =
+            space.used_tags().iter().zip(tags).map(|(&u, t)| u && !handled_elsewhere.contains(&t.as_str())).collect();
+        Self::resolve(law.name(), law.boundary_names(), tags, &used, explicit)
+    }
+
     /// Binds every tag that some boundary face carries (`used[t]`): an explicit entry of `explicit`
     /// (tag → condition) first; otherwise a condition of the same name; otherwise, when the law has exactly one
     /// condition, that one. Unused tags stay unbound.

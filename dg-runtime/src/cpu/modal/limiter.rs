@@ -1,0 +1,112 @@
+//! Barth–Jespersen slope limiting for p = 1 (seed 001), per variable, with a positivity guard.
+//!
+//! The linear part of an element's solution is scaled by α ∈ [0, 1] so that its values at the edge Gauss points
+//! stay between the smallest and largest mean of the element and its face neighbours. The orthonormal basis makes
+//! this a scaling of the two linear modes (they have zero mean). The guard then reduces an element to its mean
+//! wherever a limited value at an edge or volume point is not an admissible state (negative density or pressure).
+
+use super::{ModalOperator2d, Outside};
+use dg_core::law::ConservationLaw;
+use dg_core::Real;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Whether a state (NVARS conserved values) is physically admissible, e.g. positive density and pressure.
+pub type Admissible = dyn Fn(&[f64]) -> bool + Send + Sync;
+
+/// Why the limiter cannot be enabled.
+#[derive(Debug, thiserror::Error)]
+pub enum LimiterError {
+    /// Barth–Jespersen as built here limits linear modes only.
+    #[error("the Barth–Jespersen limiter is available for p = 1 only (got p = {0}); run without the limiter")]
+    Order(usize),
+}
+
+/// The limiter's settings.
+#[derive(Clone)]
+pub(super) struct Limiter {
+    admissible: Option<Arc<Admissible>>,
+}
+
+impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
+    /// Limits every Runge–Kutta stage and new time level with Barth–Jespersen, and — when `admissible` is given —
+    /// reduces elements with an inadmissible point value to their mean.
+    pub fn enable_limiter(&mut self, admissible: Option<Arc<Admissible>>) -> Result<(), LimiterError> {
+        if self.element.order != 1 {
+            return Err(LimiterError::Order(self.element.order));
+        }
+        self.limiter = Some(Limiter { admissible });
+        Ok(())
+    }
+
+    /// Whether the limiter is on.
+    pub fn limiter_enabled(&self) -> bool {
+        self.limiter.is_some()
+    }
+
+    /// Applies the limiter to `q` in place (nothing when it is off).
+    pub fn apply_limiter(&self, q: &mut [T]) {
+        let Some(limiter) = &self.limiter else { return };
+        let (nv, nm) = (L::NVARS, self.element.nmodes);
+        let phi0 = self.element.phi[(0, 0)];
+        let means: Vec<f64> = (0..self.num_elements * nv).map(|i| q[i * nm].as_f64() * phi0).collect();
+        q.par_chunks_mut(nv * nm).enumerate().for_each(|(k, coeffs)| self.limit_element(k, coeffs, &means, limiter));
+    }
+
+    fn limit_element(&self, k: usize, coeffs: &mut [T], means: &[f64], limiter: &Limiter) {
+        let (nv, nm, ng) = (L::NVARS, self.element.nmodes, self.element.edge.points.len());
+        let neighbours: Vec<usize> = (0..3)
+            .filter_map(|f| match self.outside[3 * k + f] {
+                Outside::Element { element, .. } => Some(element),
+                _ => None,
+            })
+            .collect();
+        for v in 0..nv {
+            let mean = means[k * nv + v];
+            let (mut lo, mut hi) = (mean, mean);
+            for &e in &neighbours {
+                lo = lo.min(means[e * nv + v]);
+                hi = hi.max(means[e * nv + v]);
+            }
+            let c = &coeffs[v * nm..(v + 1) * nm];
+            let mut alpha: f64 = 1.0;
+            for f in 0..3 {
+                for g in 0..ng {
+                    let value: f64 = (0..nm).map(|j| self.element.phi_edge[f][(g, j)] * c[j].as_f64()).sum();
+                    let d = value - mean;
+                    if d > 0.0 {
+                        alpha = alpha.min((hi - mean) / d);
+                    } else if d < 0.0 {
+                        alpha = alpha.min((lo - mean) / d);
+                    }
+                }
+            }
+            let alpha = T::from_f64(alpha.clamp(0.0, 1.0));
+            for cj in &mut coeffs[v * nm + 1..(v + 1) * nm] {
+                *cj *= alpha;
+            }
+        }
+        if let Some(admissible) = &limiter.admissible {
+            if !self.every_point_admissible(coeffs, admissible.as_ref()) {
+                for v in 0..nv {
+                    coeffs[v * nm + 1..(v + 1) * nm].iter_mut().for_each(|c| *c = T::zero());
+                }
+            }
+        }
+    }
+
+    /// Whether the element's state is admissible at every edge Gauss point and volume cubature point.
+    fn every_point_admissible(&self, coeffs: &[T], admissible: &Admissible) -> bool {
+        let (nv, nm) = (L::NVARS, self.element.nmodes);
+        let mut state = vec![0.0; nv];
+        let mut check = |table: &dg_core::matrix::Matrix, row: usize| {
+            for v in 0..nv {
+                state[v] = (0..nm).map(|j| table[(row, j)] * coeffs[v * nm + j].as_f64()).sum();
+            }
+            admissible(&state)
+        };
+        let el = &self.element;
+        (0..3).all(|f| (0..el.edge.points.len()).all(|g| check(&el.phi_edge[f], g)))
+            && (0..el.volume.w.len()).all(|q| check(&el.phi, q))
+    }
+}

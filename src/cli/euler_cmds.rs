@@ -1,0 +1,109 @@
+//! `dg run` and `dg convergence` for Euler cases (modal formulation, native CPU path).
+
+use super::convergence::{print_study, ConvergenceArgs};
+use super::run::{Precision, RunArgs};
+use anyhow::{bail, Context};
+use dg::cases::euler::EulerCase;
+use dg::euler_run::{euler_convergence, run_euler, EulerOutcome};
+use dg::picture::{render_png, ModalField};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// `dg run` of an Euler case.
+pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
+    if args.out.is_some() {
+        bail!("--out (VTU) writes nodal fields; for Euler cases use --png");
+    }
+    if !matches!(args.device.as_str(), "auto" | "cpu") {
+        bail!("Euler cases run on the native CPU path only so far (got --device {})", args.device);
+    }
+    if args.device == "auto" {
+        eprintln!("the modal formulation has no generated kernels yet; running on the native CPU path");
+    }
+    let mesh = args.mesh.build_euler(case.as_ref())?;
+    let opts = args.solver.euler_options(args.order, args.t_end);
+    let bar = ProgressBar::new(1000);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{bar:40}] t = {prefix}, {eta} left")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(format!("{} K={}", case.name(), mesh.num_elements()));
+    let mut progress = |t: f64, t_end: f64| {
+        bar.set_prefix(format!("{t:.4}"));
+        bar.set_position((1000.0 * t / t_end) as u64);
+    };
+    let outcome: EulerOutcome = match args.precision {
+        Precision::F32 => run_euler::<f32>(case.as_ref(), mesh, &opts, &mut progress)?,
+        Precision::F64 => run_euler::<f64>(case.as_ref(), mesh, &opts, &mut progress)?,
+    };
+    bar.finish_and_clear();
+    let r = &outcome.report;
+    let picture = match &args.png {
+        Some(path) => {
+            let field = ModalField {
+                order: r.order,
+                vertices: &outcome.vertices,
+                coefficients: &outcome.density_modes,
+                modes: outcome.modes,
+            };
+            let range = render_png(path, &field, args.png_width).with_context(|| "cannot draw the density")?;
+            Some((path, range))
+        }
+        None => None,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(r)?);
+        return Ok(());
+    }
+    println!("case        {} (euler2d, modal, {} flux{})", r.case, r.flux, if r.limiter { ", limiter" } else { "" });
+    println!("mesh        {} elements, h = {:.4}, p = {}, {} DOF ({})", r.elements, r.h, r.order, r.dofs, r.precision);
+    println!(
+        "time        t = {} in {} steps, dt {:.3e}..{:.3e} ({})",
+        r.t_end, r.steps, r.dt_range[0], r.dt_range[1], r.scheme
+    );
+    if let Some(e) = r.density_l2_error {
+        println!("density L2  {e:.6e}");
+    }
+    println!(
+        "mass        {:.12e} → {:.12e} (relative change {:+.3e})",
+        r.mass[0],
+        r.mass[1],
+        (r.mass[1] - r.mass[0]) / r.mass[0]
+    );
+    println!("minimum     density {:.4e}, pressure {:.4e}", r.min_density, r.min_pressure);
+    println!(
+        "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.2} s, native CPU)",
+        r.throughput, r.rhs_evaluations, r.wall_seconds
+    );
+    if let Some((path, (lo, hi))) = picture {
+        println!("picture     {} (density {lo:.4} .. {hi:.4})", path.display());
+    }
+    Ok(())
+}
+
+/// `dg convergence` of an Euler case.
+pub fn convergence(args: ConvergenceArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
+    if !case.has_exact() {
+        bail!("case `{}` has no exact solution; choose one of the cases marked so in `dg cases`", case.name());
+    }
+    if !(2..=8).contains(&args.levels) {
+        bail!("--levels must be between 2 and 8 (got {})", args.levels);
+    }
+    let base = args.mesh.build_euler(case.as_ref())?;
+    let opts = args.solver.euler_options(None, args.t_end);
+    let total = (args.orders.end() - args.orders.start() + 1) * args.levels;
+    let bar = ProgressBar::new(total as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} runs, {elapsed}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let (first, levels) = (*args.orders.start(), args.levels);
+    let study = euler_convergence(case.as_ref(), &base, args.orders.clone(), levels, &opts, &mut |order, level| {
+        bar.set_message(format!("p={order} level {level}"));
+        bar.set_position(((order - first) * levels + level) as u64);
+    })
+    .context("convergence study failed")?;
+    bar.finish_and_clear();
+    print_study(&study, args.json, "density L2 error")
+}

@@ -1,0 +1,246 @@
+//! Running an Euler case with the modal formulation of seed 001 on the native CPU path: seed 001's adaptive
+//! step, the limiter, the density error against the exact solution, conservation; and convergence studies.
+
+use crate::cases::euler::{admissible, pressure, EulerCase};
+use crate::simulate::{time_accuracy_factor, ConvergenceStudy, OrderResult, SimulateError};
+use dg_core::law::ConservationLaw;
+use dg_core::mesh::TriMesh;
+use dg_core::space::DgSpace2d;
+use dg_core::triangle::ModalTriangle;
+use dg_core::Real;
+use dg_laws::euler2d;
+use dg_runtime::cpu::{BoundaryBinding, ModalOperator2d};
+use dg_runtime::time::{Integrator, Scheme};
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How to run an Euler case; `None` takes the case's default.
+#[derive(Debug, Clone, Default)]
+pub struct EulerOptions {
+    /// Polynomial degree p.
+    pub order: Option<usize>,
+    /// Time integrator.
+    pub scheme: Option<Scheme>,
+    /// Courant number of dt = cfl · d_min / (λ_max (2p + 1)).
+    pub cfl: Option<f64>,
+    /// Fixed time step instead of the adaptive rule.
+    pub dt: Option<f64>,
+    /// Final time.
+    pub t_end: Option<f64>,
+    /// Numerical flux: `numerical_flux` (Rusanov), `hll_flux` or `hllc_flux`.
+    pub flux: Option<String>,
+    /// Barth–Jespersen limiter with the positivity guard (p = 1).
+    pub limiter: Option<bool>,
+}
+
+/// What an Euler run measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct EulerReport {
+    /// Case name.
+    pub case: String,
+    /// Numerical flux.
+    pub flux: String,
+    /// Polynomial degree.
+    pub order: usize,
+    /// Precision.
+    pub precision: &'static str,
+    /// Elements.
+    pub elements: usize,
+    /// Degrees of freedom: elements × modes × 4.
+    pub dofs: usize,
+    /// Longest edge.
+    pub h: f64,
+    /// Time integrator.
+    pub scheme: &'static str,
+    /// Whether the limiter was on.
+    pub limiter: bool,
+    /// Steps taken.
+    pub steps: u64,
+    /// Smallest and largest step.
+    pub dt_range: [f64; 2],
+    /// Final time.
+    pub t_end: f64,
+    /// ‖ρ_h − ρ‖ in L2 at `t_end`, when the case has an exact solution.
+    pub density_l2_error: Option<f64>,
+    /// ∫ρ at the start and at the end.
+    pub mass: [f64; 2],
+    /// Smallest density and pressure over the volume cubature points at the end.
+    pub min_density: f64,
+    /// See `min_density`.
+    pub min_pressure: f64,
+    /// Right-hand-side evaluations.
+    pub rhs_evaluations: u64,
+    /// Wall time of the time loop.
+    pub wall_seconds: f64,
+    /// DOF × RHS evaluations per second.
+    pub throughput: f64,
+}
+
+/// A finished run: the report and what a picture needs.
+pub struct EulerOutcome {
+    /// The report.
+    pub report: EulerReport,
+    /// Per element: its vertices.
+    pub vertices: Vec<[[f64; 2]; 3]>,
+    /// Density modes per element (`modes` each).
+    pub density_modes: Vec<f64>,
+    /// Modes per element.
+    pub modes: usize,
+}
+
+/// Runs `case` on `mesh` in precision `T`; `progress(t, t_end)` after every step.
+pub fn run_euler<T: Real>(
+    case: &dyn EulerCase,
+    mesh: TriMesh,
+    opts: &EulerOptions,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<EulerOutcome, SimulateError> {
+    let order = opts.order.unwrap_or_else(|| case.default_order());
+    let (default_scheme, default_cfl) = case.default_scheme();
+    let scheme = opts.scheme.unwrap_or(default_scheme);
+    let cfl = opts.cfl.unwrap_or(default_cfl);
+    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let invalid = |m: String| Err(SimulateError::InvalidOption(m));
+    if !(t_end.is_finite() && t_end > 0.0) {
+        return invalid(format!("final time must be positive, got {t_end}"));
+    }
+    if !(cfl.is_finite() && cfl > 0.0) {
+        return invalid(format!("CFL number must be positive, got {cfl}"));
+    }
+    if let Some(dt) = opts.dt.filter(|dt| !(dt.is_finite() && *dt > 0.0)) {
+        return invalid(format!("time step must be positive, got {dt}"));
+    }
+    let mut law = euler2d::Law::default();
+    let flux = opts.flux.clone().unwrap_or_else(|| case.default_flux().to_string());
+    if !law.select_numerical_flux(&flux) {
+        return invalid(format!("unknown flux `{flux}`; the Euler law offers {:?}", law.numerical_flux_names()));
+    }
+    let space = DgSpace2d::new(mesh, 1)?;
+    let rules = case.ghost_rules();
+    let handled: Vec<&str> = rules
+        .iter()
+        .filter(|(_, r)| matches!(r, dg_runtime::cpu::GhostRule::Prescribed(_)))
+        .map(|(t, _)| t.as_str())
+        .collect();
+    let binding = BoundaryBinding::for_law_except(&law, &space, &case.law_conditions(), &handled)?;
+    let element = ModalTriangle::new(order)?;
+    let mut op = ModalOperator2d::<_, T>::with_rules(law, element, &space, &binding, &[], &rules);
+    let limiter = opts.limiter.unwrap_or_else(|| case.default_limiter());
+    if limiter {
+        op.enable_limiter(Some(Arc::new(admissible))).map_err(|e| SimulateError::InvalidOption(e.to_string()))?;
+    }
+    let mut q: Vec<T> = op.project(|x, y, out| case.initial(x, y, out));
+    op.apply_limiter(&mut q);
+    let mass_initial = op.totals(&q)[0];
+    let mut integrator = Integrator::new(scheme);
+    let (mut t, mut steps, mut dt_range) = (0.0, 0u64, [f64::INFINITY, 0.0f64]);
+    let start = Instant::now();
+    while t < t_end * (1.0 - 1e-12) {
+        let dt_rule = match opts.dt {
+            Some(dt) => Some(dt),
+            None => op.stable_time_step(&q, cfl),
+        };
+        let Some(dt_rule) = dt_rule else {
+            return Err(SimulateError::NotFinite { step: steps, time: t });
+        };
+        // the last steps are evened out so that the run ends exactly at t_end
+        let remaining = t_end - t;
+        let dt = if dt_rule >= remaining { remaining } else { remaining / (remaining / dt_rule).ceil() };
+        integrator.step(&mut op, t, dt, &mut q).unwrap_or_else(|never| match never {});
+        t = if dt == remaining { t_end } else { t + dt };
+        steps += 1;
+        dt_range = [dt_range[0].min(dt), dt_range[1].max(dt)];
+        if steps % 32 == 0 && !q.iter().all(|v| v.is_finite()) {
+            return Err(SimulateError::NotFinite { step: steps, time: t });
+        }
+        progress(t, t_end);
+    }
+    let wall_seconds = start.elapsed().as_secs_f64();
+    if !q.iter().all(|v| v.is_finite()) {
+        return Err(SimulateError::NotFinite { step: steps, time: t });
+    }
+    let density_l2_error = case.has_exact().then(|| {
+        op.l2_error(&q, &[0], |x, y, out| {
+            case.exact(x, y, t_end, out);
+        })
+    });
+    let (mut min_density, mut min_pressure) = (f64::INFINITY, f64::INFINITY);
+    let nq = op.element().volume.w.len();
+    for k in 0..op.num_elements() {
+        let values = op.values_at_cubature(&q, k);
+        for p in 0..nq {
+            let state = [values[p], values[nq + p], values[2 * nq + p], values[3 * nq + p]];
+            min_density = min_density.min(state[0]);
+            min_pressure = min_pressure.min(pressure(&state));
+        }
+    }
+    let nm = op.element().nmodes;
+    let dofs = op.state_len();
+    let rhs_evaluations = integrator.rhs_evaluations();
+    let report = EulerReport {
+        case: case.name().to_string(),
+        flux,
+        order,
+        precision: T::NAME,
+        elements: op.num_elements(),
+        dofs,
+        h: space.mesh.max_edge_length(),
+        scheme: scheme.name(),
+        limiter,
+        steps,
+        dt_range,
+        t_end,
+        density_l2_error,
+        mass: [mass_initial, op.totals(&q)[0]],
+        min_density,
+        min_pressure,
+        rhs_evaluations,
+        wall_seconds,
+        throughput: dofs as f64 * rhs_evaluations as f64 / wall_seconds.max(1e-12),
+    };
+    let density_modes =
+        (0..op.num_elements()).flat_map(|k| q[k * 4 * nm..(k * 4 + 1) * nm].iter().map(|v| v.as_f64())).collect();
+    let vertices = (0..op.num_elements()).map(|k| op.element_vertices(k)).collect();
+    Ok(EulerOutcome { report, vertices, density_modes, modes: nm })
+}
+
+/// Density L2 errors and observed orders of `case` for every degree in `orders` on `levels` meshes (`base` and
+/// its refinements by the case's rule). Unsteady cases shrink the step like [`time_accuracy_factor`];
+/// `progress(order, level)` before each run.
+pub fn euler_convergence(
+    case: &dyn EulerCase,
+    base: &TriMesh,
+    orders: std::ops::RangeInclusive<usize>,
+    levels: usize,
+    opts: &EulerOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<ConvergenceStudy, SimulateError> {
+    if levels < 2 {
+        return Err(SimulateError::InvalidOption(format!("a convergence study needs at least 2 levels, got {levels}")));
+    }
+    if !case.has_exact() {
+        return Err(SimulateError::InvalidOption(format!("case `{}` has no exact solution", case.name())));
+    }
+    let mut meshes = vec![base.clone()];
+    for _ in 1..levels {
+        let next = case.refine(meshes.last().expect("at least one mesh"));
+        meshes.push(next);
+    }
+    let cfl = opts.cfl.unwrap_or(case.default_scheme().1);
+    let mut results = Vec::new();
+    for order in orders {
+        let (mut h, mut l2) = (Vec::new(), Vec::new());
+        for (level, mesh) in meshes.iter().enumerate() {
+            progress(order, level);
+            let factor = if case.is_steady() { 1.0 } else { time_accuracy_factor(order, level) };
+            let level_opts = EulerOptions { order: Some(order), cfl: Some(cfl * factor), ..opts.clone() };
+            let outcome = run_euler::<f64>(case, mesh.clone(), &level_opts, &mut |_, _| {})?;
+            h.push(outcome.report.h);
+            l2.push(outcome.report.density_l2_error.unwrap_or(f64::NAN));
+        }
+        let rates = (1..h.len()).map(|i| (l2[i - 1] / l2[i]).ln() / (h[i - 1] / h[i]).ln()).collect();
+        results.push(OrderResult { order, h, l2, rates });
+    }
+    Ok(ConvergenceStudy { case: case.name().to_string(), results })
+}

@@ -1,0 +1,111 @@
+//! Pictures of 2D fields: a scalar given per element by modal coefficients, colour-mapped to a PNG (plotters).
+
+use dg_core::triangle::vandermonde;
+use plotters::prelude::*;
+use std::path::Path;
+
+/// Why a picture could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum PictureError {
+    /// The field has no finite value.
+    #[error("the field has no finite value to draw")]
+    Empty,
+    /// Writing the file failed.
+    #[error("cannot write {path}: {message}")]
+    Write {
+        /// The file.
+        path: String,
+        /// What the backend said.
+        message: String,
+    },
+}
+
+/// A scalar field on triangles: per element its vertices and `modes` modal coefficients of degree `order`.
+pub struct ModalField<'a> {
+    /// Polynomial degree.
+    pub order: usize,
+    /// Per element: its three vertices (reference vertices (−1,−1), (1,−1), (−1,1)).
+    pub vertices: &'a [[[f64; 2]; 3]],
+    /// Coefficients, `modes` per element.
+    pub coefficients: &'a [f64],
+    /// Modes per element.
+    pub modes: usize,
+}
+
+/// Renders `field` `width` pixels wide (the height follows the domain's aspect ratio) with a perceptual colour
+/// map from its smallest to its largest value; returns that range.
+pub fn render_png(path: &Path, field: &ModalField<'_>, width: u32) -> Result<(f64, f64), PictureError> {
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for v in field.vertices.iter().flatten() {
+        for d in 0..2 {
+            lo[d] = lo[d].min(v[d]);
+            hi[d] = hi[d].max(v[d]);
+        }
+    }
+    let scale = width as f64 / (hi[0] - lo[0]);
+    let height = (((hi[1] - lo[1]) * scale).ceil() as u32).max(1);
+    let mut values = vec![f64::NAN; (width * height) as usize];
+    for (k, tri) in field.vertices.iter().enumerate() {
+        let coeffs = &field.coefficients[k * field.modes..(k + 1) * field.modes];
+        let px = tri.map(|v| [(v[0] - lo[0]) * scale, (hi[1] - v[1]) * scale]);
+        let det = (px[1][0] - px[0][0]) * (px[2][1] - px[0][1]) - (px[2][0] - px[0][0]) * (px[1][1] - px[0][1]);
+        let (x0, x1) =
+            (px.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min), px.iter().map(|p| p[0]).fold(0.0, f64::max));
+        let (y0, y1) =
+            (px.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min), px.iter().map(|p| p[1]).fold(0.0, f64::max));
+        for j in (y0.floor().max(0.0) as u32)..(y1.ceil() as u32).min(height) {
+            for i in (x0.floor().max(0.0) as u32)..(x1.ceil() as u32).min(width) {
+                let (x, y) = (i as f64 + 0.5, j as f64 + 0.5);
+                // barycentric coordinates of the pixel centre
+                let b = ((x - px[0][0]) * (px[2][1] - px[0][1]) - (px[2][0] - px[0][0]) * (y - px[0][1])) / det;
+                let c = ((px[1][0] - px[0][0]) * (y - px[0][1]) - (x - px[0][0]) * (px[1][1] - px[0][1])) / det;
+                if b < -1e-9 || c < -1e-9 || b + c > 1.0 + 1e-9 {
+                    continue;
+                }
+                let phi = vandermonde(field.order, &[2.0 * b - 1.0], &[2.0 * c - 1.0]);
+                values[(j * width + i) as usize] = (0..field.modes).map(|m| phi[(0, m)] * coeffs[m]).sum();
+            }
+        }
+    }
+    let (vmin, vmax) = values
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+    if !vmin.is_finite() {
+        return Err(PictureError::Empty);
+    }
+    let write_error = |e: String| PictureError::Write { path: path.display().to_string(), message: e };
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| write_error(e.to_string()))?;
+    for j in 0..height {
+        for i in 0..width {
+            let v = values[(j * width + i) as usize];
+            if v.is_finite() {
+                let t = if vmax > vmin { (v - vmin) / (vmax - vmin) } else { 0.5 };
+                root.draw_pixel((i as i32, j as i32), &colour(t)).map_err(|e| write_error(e.to_string()))?;
+            }
+        }
+    }
+    root.present().map_err(|e| write_error(e.to_string()))?;
+    Ok((vmin, vmax))
+}
+
+/// The viridis colour map at t ∈ [0, 1], linear between nine anchors.
+fn colour(t: f64) -> RGBColor {
+    const ANCHORS: [[f64; 3]; 9] = [
+        [68.0, 1.0, 84.0],
+        [71.0, 44.0, 122.0],
+        [59.0, 81.0, 139.0],
+        [44.0, 113.0, 142.0],
+        [33.0, 144.0, 141.0],
+        [39.0, 173.0, 129.0],
+        [92.0, 200.0, 99.0],
+        [170.0, 220.0, 50.0],
+        [253.0, 231.0, 37.0],
+    ];
+    let x = t.clamp(0.0, 1.0) * (ANCHORS.len() - 1) as f64;
+    let i = (x.floor() as usize).min(ANCHORS.len() - 2);
+    let f = x - i as f64;
+    let c = |d: usize| (ANCHORS[i][d] + f * (ANCHORS[i + 1][d] - ANCHORS[i][d])).round() as u8;
+    RGBColor(c(0), c(1), c(2))
+}
