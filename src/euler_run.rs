@@ -1,18 +1,24 @@
 //! Running an Euler case with the modal formulation of seed 001 on the native CPU path: seed 001's adaptive
 //! step, the limiter, the density error against the exact solution, conservation; and convergence studies.
 
-use crate::cases::euler::{admissible, pressure, EulerCase};
+use crate::cases::euler::{pressure, EulerCase};
+use crate::kernels::law_ir;
 use crate::simulate::{time_accuracy_factor, ConvergenceStudy, OrderResult, SimulateError};
+use dg_codegen::modal::{ModalLayout, ModalSurface, ModalVariant, Tables};
+use dg_codegen::variant::Precision;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
 use dg_core::space::DgSpace2d;
 use dg_core::triangle::ModalTriangle;
 use dg_core::Real;
 use dg_laws::euler2d;
+use dg_runtime::backend::{BackendError, Device};
 use dg_runtime::cpu::{BoundaryBinding, ModalOperator2d};
+use dg_runtime::device_operator::DeviceOperatorError;
+use dg_runtime::modal_device::{ModalDeviceOperator, ModalDeviceSystem};
 use dg_runtime::time::{Integrator, Scheme};
+use dg_runtime::tuning_db;
 use serde::Serialize;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// How to run an Euler case; `None` takes the case's default.
@@ -89,13 +95,20 @@ pub struct EulerOutcome {
     pub modes: usize,
 }
 
-/// Runs `case` on `mesh` in precision `T`; `progress(t, t_end)` after every step.
-pub fn run_euler<T: Real>(
-    case: &dyn EulerCase,
-    mesh: TriMesh,
-    opts: &EulerOptions,
-    progress: &mut dyn FnMut(f64, f64),
-) -> Result<EulerOutcome, SimulateError> {
+/// A run made ready: the CPU operator (the reference of the device path too), the initial state, the settings.
+struct Prepared<T: Real> {
+    op: ModalOperator2d<euler2d::Law, T>,
+    q0: Vec<T>,
+    order: usize,
+    scheme: Scheme,
+    cfl: f64,
+    t_end: f64,
+    flux: String,
+    limiter: bool,
+    h: f64,
+}
+
+fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) -> Result<Prepared<T>, SimulateError> {
     let order = opts.order.unwrap_or_else(|| case.default_order());
     let (default_scheme, default_cfl) = case.default_scheme();
     let scheme = opts.scheme.unwrap_or(default_scheme);
@@ -128,47 +141,204 @@ pub fn run_euler<T: Real>(
     let mut op = ModalOperator2d::<_, T>::with_rules(law, element, &space, &binding, &[], &rules);
     let limiter = opts.limiter.unwrap_or_else(|| case.default_limiter());
     if limiter {
-        op.enable_limiter(Some(Arc::new(admissible))).map_err(|e| SimulateError::InvalidOption(e.to_string()))?;
+        op.enable_limiter(true).map_err(|e| SimulateError::InvalidOption(e.to_string()))?;
     }
-    let mut q: Vec<T> = op.project(|x, y, out| case.initial(x, y, out));
-    op.apply_limiter(&mut q);
-    let mass_initial = op.totals(&q)[0];
+    let mut q0: Vec<T> = op.project(|x, y, out| case.initial(x, y, out));
+    op.apply_limiter(&mut q0);
+    Ok(Prepared { op, q0, order, scheme, cfl, t_end, flux, limiter, h: space.mesh.max_edge_length() })
+}
+
+/// The step to take from `t`: the rule's `dt_rule`, with the last steps evened out so the run ends at `t_end`.
+fn next_step(t: f64, t_end: f64, dt_rule: f64) -> (f64, f64) {
+    let remaining = t_end - t;
+    if dt_rule >= remaining {
+        (remaining, t_end)
+    } else {
+        let dt = remaining / (remaining / dt_rule).ceil();
+        (dt, t + dt)
+    }
+}
+
+/// What a time loop measured.
+struct LoopStats {
+    steps: u64,
+    dt_range: [f64; 2],
+    rhs_evaluations: u64,
+    wall_seconds: f64,
+}
+
+/// Runs `case` on `mesh` in precision `T` on the native CPU path; `progress(t, t_end)` after every step.
+pub fn run_euler<T: Real>(
+    case: &dyn EulerCase,
+    mesh: TriMesh,
+    opts: &EulerOptions,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<EulerOutcome, SimulateError> {
+    let mut prepared = prepare::<T>(case, mesh, opts)?;
+    let (scheme, cfl, t_end) = (prepared.scheme, prepared.cfl, prepared.t_end);
+    let op = &mut prepared.op;
+    let mut q = prepared.q0.clone();
     let mut integrator = Integrator::new(scheme);
     let (mut t, mut steps, mut dt_range) = (0.0, 0u64, [f64::INFINITY, 0.0f64]);
     let start = Instant::now();
     while t < t_end * (1.0 - 1e-12) {
-        let dt_rule = match opts.dt {
-            Some(dt) => Some(dt),
-            None => op.stable_time_step(&q, cfl),
-        };
-        let Some(dt_rule) = dt_rule else {
+        let Some(dt_rule) = opts.dt.or_else(|| op.stable_time_step(&q, cfl)) else {
             return Err(SimulateError::NotFinite { step: steps, time: t });
         };
-        // the last steps are evened out so that the run ends exactly at t_end
-        let remaining = t_end - t;
-        let dt = if dt_rule >= remaining { remaining } else { remaining / (remaining / dt_rule).ceil() };
-        integrator.step(&mut op, t, dt, &mut q).unwrap_or_else(|never| match never {});
-        t = if dt == remaining { t_end } else { t + dt };
-        steps += 1;
-        dt_range = [dt_range[0].min(dt), dt_range[1].max(dt)];
+        let (dt, t_next) = next_step(t, t_end, dt_rule);
+        integrator.step(op, t, dt, &mut q).unwrap_or_else(|never| match never {});
+        (t, steps, dt_range) = (t_next, steps + 1, [dt_range[0].min(dt), dt_range[1].max(dt)]);
         if steps % 32 == 0 && !q.iter().all(|v| v.is_finite()) {
             return Err(SimulateError::NotFinite { step: steps, time: t });
         }
         progress(t, t_end);
     }
+    let stats = LoopStats {
+        steps,
+        dt_range,
+        rhs_evaluations: integrator.rhs_evaluations(),
+        wall_seconds: start.elapsed().as_secs_f64(),
+    };
+    finish(case, prepared, &q, stats)
+}
+
+/// The modal variant a device run uses without a tuning result: the fastest per degree and precision in
+/// `dg modal-bench` on the H100 (docs/performance.md): element-wise surfaces, mode-major, tables in constant
+/// memory at p ≤ 2 and in shared memory above.
+pub fn default_modal_variant(order: usize, precision: Precision) -> ModalVariant {
+    let tables = if order <= 2 { Tables::Const } else { Tables::Shared };
+    ModalVariant { group: 128, surface: ModalSurface::Element, tables, layout: ModalLayout::ModeMajor, precision }
+}
+
+/// What a device run adds to the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct EulerDeviceInfo {
+    /// The device.
+    pub device: String,
+    /// The kernel variant.
+    pub variant: String,
+    /// Where it came from: `database`, `default` or `given`.
+    pub variant_source: &'static str,
+    /// Seconds of device time in kernels (events).
+    pub kernel_seconds: f64,
+}
+
+/// Runs `case` on `mesh` in precision `T` on `device` with the generated modal kernels (`variant`, or
+/// [`default_modal_variant`]): right-hand sides, updates, the limiter and the CFL step's wave speed on the device.
+pub fn run_euler_on_device<T: Real>(
+    device: &mut dyn Device,
+    case: &dyn EulerCase,
+    mesh: TriMesh,
+    opts: &EulerOptions,
+    variant: Option<ModalVariant>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<(EulerOutcome, EulerDeviceInfo), EulerDeviceError> {
+    let prepared = prepare::<T>(case, mesh, opts)?;
+    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+    let cpu = &prepared.op;
+    let law = cpu.law();
+    let ir = law_ir(law);
+    let (variant, variant_source) = match variant {
+        Some(v) => (v, "given"),
+        None => {
+            let (entries, _, warnings) = tuning_db::lookup_all(&crate::device_run::db_dirs(), device.fingerprint());
+            warnings.iter().for_each(|w| eprintln!("{w}"));
+            let dofs = cpu.state_len() as u64;
+            let stored = tuning_db::nearest_modal_winner(
+                &entries,
+                "euler2d",
+                &ir.hash(),
+                &prepared.flux,
+                prepared.order,
+                T::NAME,
+                dofs,
+            )
+            .and_then(|e| e.winner.parse::<ModalVariant>().ok());
+            match stored {
+                Some(v) => (v, "database"),
+                None => (default_modal_variant(prepared.order, precision), "default"),
+            }
+        }
+    };
+    let params = law.param_values();
+    let flux = prepared.flux.clone();
+    let target = crate::kernels::target_of(device);
+    let op = ModalDeviceOperator::<T>::new(device, target, (&ir, &params, &flux), cpu, &variant)?;
+    let mut q = op.new_state(device)?;
+    op.write_state(device, q, &prepared.q0)?;
+    let mut system = ModalDeviceSystem { device, op: &op, cpu, limiter: prepared.limiter, device_seconds: 0.0 };
+    let mut integrator = Integrator::new(prepared.scheme);
+    let (mut t, mut steps, mut dt_range) = (0.0, 0u64, [f64::INFINITY, 0.0f64]);
+    let t_end = prepared.t_end;
+    let start = Instant::now();
+    while t < t_end * (1.0 - 1e-12) {
+        let dt_rule = match opts.dt {
+            Some(dt) => Some(dt),
+            None => {
+                let (dt, seconds) = op.stable_time_step(system.device, q, prepared.cfl)?;
+                system.device_seconds += seconds;
+                dt
+            }
+        };
+        let Some(dt_rule) = dt_rule else {
+            return Err(SimulateError::NotFinite { step: steps, time: t }.into());
+        };
+        let (dt, t_next) = next_step(t, t_end, dt_rule);
+        integrator.step(&mut system, t, dt, &mut q)?;
+        (t, steps, dt_range) = (t_next, steps + 1, [dt_range[0].min(dt), dt_range[1].max(dt)]);
+        progress(t, t_end);
+    }
     let wall_seconds = start.elapsed().as_secs_f64();
+    let kernel_seconds = system.device_seconds;
+    let rhs_evaluations = integrator.rhs_evaluations();
+    drop(integrator); // it borrows `system`, which borrows the device
+    let final_state = op.read_state(device, q)?;
+    device.free_buffers();
+    let stats = LoopStats { steps, dt_range, rhs_evaluations, wall_seconds };
+    let info = EulerDeviceInfo {
+        device: device.fingerprint().name.clone(),
+        variant: variant.to_string(),
+        variant_source,
+        kernel_seconds,
+    };
+    let outcome = finish(case, prepared, &final_state, stats)?;
+    Ok((outcome, info))
+}
+
+/// Errors of a device run.
+#[derive(Debug, thiserror::Error)]
+pub enum EulerDeviceError {
+    /// The run itself.
+    #[error(transparent)]
+    Simulate(#[from] SimulateError),
+    /// Building the kernels.
+    #[error(transparent)]
+    Operator(#[from] DeviceOperatorError),
+    /// A device call.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+/// The report of a finished run from its final state `q` (CPU layout).
+fn finish<T: Real>(
+    case: &dyn EulerCase,
+    prepared: Prepared<T>,
+    q: &[T],
+    stats: LoopStats,
+) -> Result<EulerOutcome, SimulateError> {
+    let Prepared { op, q0, order, scheme, t_end, flux, limiter, h, .. } = prepared;
     if !q.iter().all(|v| v.is_finite()) {
-        return Err(SimulateError::NotFinite { step: steps, time: t });
+        return Err(SimulateError::NotFinite { step: stats.steps, time: t_end });
     }
     let density_l2_error = case.has_exact().then(|| {
-        op.l2_error(&q, &[0], |x, y, out| {
+        op.l2_error(q, &[0], |x, y, out| {
             case.exact(x, y, t_end, out);
         })
     });
     let (mut min_density, mut min_pressure) = (f64::INFINITY, f64::INFINITY);
     let nq = op.element().volume.w.len();
     for k in 0..op.num_elements() {
-        let values = op.values_at_cubature(&q, k);
+        let values = op.values_at_cubature(q, k);
         for p in 0..nq {
             let state = [values[p], values[nq + p], values[2 * nq + p], values[3 * nq + p]];
             min_density = min_density.min(state[0]);
@@ -177,7 +347,6 @@ pub fn run_euler<T: Real>(
     }
     let nm = op.element().nmodes;
     let dofs = op.state_len();
-    let rhs_evaluations = integrator.rhs_evaluations();
     let report = EulerReport {
         case: case.name().to_string(),
         flux,
@@ -185,19 +354,19 @@ pub fn run_euler<T: Real>(
         precision: T::NAME,
         elements: op.num_elements(),
         dofs,
-        h: space.mesh.max_edge_length(),
+        h,
         scheme: scheme.name(),
         limiter,
-        steps,
-        dt_range,
+        steps: stats.steps,
+        dt_range: stats.dt_range,
         t_end,
         density_l2_error,
-        mass: [mass_initial, op.totals(&q)[0]],
+        mass: [op.totals(&q0)[0], op.totals(q)[0]],
         min_density,
         min_pressure,
-        rhs_evaluations,
-        wall_seconds,
-        throughput: dofs as f64 * rhs_evaluations as f64 / wall_seconds.max(1e-12),
+        rhs_evaluations: stats.rhs_evaluations,
+        wall_seconds: stats.wall_seconds,
+        throughput: dofs as f64 * stats.rhs_evaluations as f64 / stats.wall_seconds.max(1e-12),
     };
     let density_modes =
         (0..op.num_elements()).flat_map(|k| q[k * 4 * nm..(k * 4 + 1) * nm].iter().map(|v| v.as_f64())).collect();
@@ -206,21 +375,23 @@ pub fn run_euler<T: Real>(
 }
 
 /// Density L2 errors and observed orders of `case` for every degree in `orders` on `levels` meshes (`base` and
-/// its refinements by the case's rule). Unsteady cases shrink the step like [`time_accuracy_factor`];
-/// `progress(order, level)` before each run.
+/// its refinements by the case's rule), in f64, on `device` with the generated kernels or on the native CPU path.
+/// Unsteady cases shrink the step like [`time_accuracy_factor`]; `progress(order, level)` before each run.
 pub fn euler_convergence(
     case: &dyn EulerCase,
     base: &TriMesh,
     orders: std::ops::RangeInclusive<usize>,
     levels: usize,
     opts: &EulerOptions,
+    mut device: Option<&mut dyn Device>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<ConvergenceStudy, SimulateError> {
+) -> Result<ConvergenceStudy, EulerDeviceError> {
+    let invalid = |m: String| Err(EulerDeviceError::Simulate(SimulateError::InvalidOption(m)));
     if levels < 2 {
-        return Err(SimulateError::InvalidOption(format!("a convergence study needs at least 2 levels, got {levels}")));
+        return invalid(format!("a convergence study needs at least 2 levels, got {levels}"));
     }
     if !case.has_exact() {
-        return Err(SimulateError::InvalidOption(format!("case `{}` has no exact solution", case.name())));
+        return invalid(format!("case `{}` has no exact solution", case.name()));
     }
     let mut meshes = vec![base.clone()];
     for _ in 1..levels {
@@ -235,7 +406,12 @@ pub fn euler_convergence(
             progress(order, level);
             let factor = if case.is_steady() { 1.0 } else { time_accuracy_factor(order, level) };
             let level_opts = EulerOptions { order: Some(order), cfl: Some(cfl * factor), ..opts.clone() };
-            let outcome = run_euler::<f64>(case, mesh.clone(), &level_opts, &mut |_, _| {})?;
+            let outcome = match device.as_deref_mut() {
+                Some(device) => {
+                    run_euler_on_device::<f64>(device, case, mesh.clone(), &level_opts, None, &mut |_, _| {})?.0
+                }
+                None => run_euler::<f64>(case, mesh.clone(), &level_opts, &mut |_, _| {})?,
+            };
             h.push(outcome.report.h);
             l2.push(outcome.report.density_l2_error.unwrap_or(f64::NAN));
         }

@@ -263,6 +263,12 @@ pub trait ConservationLaw: Send + Sync {
     fn has_source(&self) -> bool;
     /// Source S(q, x, t) (zero when the law has none).
     fn source<T: Real>(&self, q: &[T], mat: &[T], x: &[T], t: T, s: &mut [T]);
+    /// The law's admissibility function at `q`: positive exactly where the state is admissible. `None` when
+    /// the law declares none (every state is admissible).
+    fn admissibility<T: Real>(&self, q: &[T], mat: &[T]) -> Option<T> {
+        let _ = (q, mat);
+        None
+    }
 }
 
 /// Building blocks of the built-in numerical fluxes; the macro expands `rusanov(qm, qp, n)` and its siblings

@@ -18,6 +18,9 @@ pub enum FunctionRole {
     Boundary,
     /// The source term: NVARS outputs.
     Source,
+    /// Admissibility: one output, positive exactly where the state is physically admissible (positive density
+    /// and pressure, say); what a positivity guard checks.
+    Admissible,
 }
 
 /// The intermediate representation of one law.

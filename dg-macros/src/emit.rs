@@ -158,6 +158,7 @@ pub fn emit(law: &Law) -> syn::Result<TokenStream> {
     let boundary_idx: Vec<usize> = (0..boundaries.len()).collect();
     let nbound = boundaries.len();
     let source = law.fn_named("source").filter(|f| f.role == Role::Source);
+    let admissible = law.fn_named("admissible").filter(|f| f.role == Role::Admissible);
 
     let read_state = |slice: TokenStream| quote!(<State<T> as #k::core::law::StateVector<T>>::from_fn(|i| #slice[i]));
     let read_mat = |slice: TokenStream| {
@@ -200,6 +201,22 @@ pub fn emit(law: &Law) -> syn::Result<TokenStream> {
             }
         }
         None => quote! { for v in s.iter_mut().take(#nvars) { *v = T::zero(); } },
+    };
+
+    let admissible_impl = match admissible {
+        Some(f) => {
+            let args = call_args(f, &native);
+            let ai = &f.ident;
+            quote! {
+                fn admissibility<T: #k::core::Real>(&self, q: &[T], mat: &[T]) -> Option<T> {
+                    let __p = self.params::<T>();
+                    let __qm = #q_read;
+                    let __mm: #material_t = #m_read;
+                    Some(#ai(&__p, #args))
+                }
+            }
+        }
+        None => quote! {},
     };
 
     // IR tracing
@@ -275,6 +292,17 @@ pub fn emit(law: &Law) -> syn::Result<TokenStream> {
                     #tracing_prelude
                     let out = #f(&__p, #args);
                     #flatten_state
+                }))
+            });
+        }
+        if let Some(f) = admissible {
+            let r = role("Admissible");
+            let args = call_args(f, &native);
+            let ai = &f.ident;
+            traces.push(quote! {
+                (#r, #k::ir::trace("admissible", || {
+                    #tracing_prelude
+                    vec![#ai(&__p, #args)]
                 }))
             });
         }
@@ -444,6 +472,8 @@ pub fn emit(law: &Law) -> syn::Result<TokenStream> {
                 fn source<T: #k::core::Real>(&self, q: &[T], mat: &[T], x: &[T], t: T, s: &mut [T]) {
                     #source_impl
                 }
+
+                #admissible_impl
             }
 
             /// The law's intermediate representation (traced from the functions above).

@@ -80,6 +80,7 @@ pub enum Role {
     Boundary,
     Source,
     SignalSpeeds,
+    Admissible,
     Helper,
 }
 
@@ -231,6 +232,7 @@ fn parse_fn(f: &syn::ItemFn, law_dim: usize) -> syn::Result<FnDef> {
             "max_speed" => Role::MaxSpeed,
             "source" => Role::Source,
             "signal_speeds" => Role::SignalSpeeds,
+            "admissible" => Role::Admissible,
             _ => Role::Helper,
         }
     };
@@ -411,6 +413,13 @@ impl Law {
                     mat,
                     Ty::RealArray(2),
                     "fn signal_speeds(q: State, n: Normal) -> [Real; 2] (slowest, fastest)",
+                )?,
+                Role::Admissible => check_signature(
+                    f,
+                    &[Ty::State],
+                    mat,
+                    Ty::Real,
+                    "fn admissible(q: State) -> Real (positive exactly for admissible states)",
                 )?,
                 Role::Helper => {
                     if matches!(f.ret, Ty::Normal | Ty::Position) {

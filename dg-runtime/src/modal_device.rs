@@ -30,6 +30,8 @@ struct Buffers {
     bnormal: BufferId,
     bstate: BufferId,
     tables: BufferId,
+    means: BufferId,
+    partial: BufferId,
 }
 
 /// The modal right-hand side of a 2D law on a device, for one variant, in precision `T`.
@@ -40,8 +42,29 @@ pub struct ModalDeviceOperator<T: Real> {
     k: usize,
     edges: usize,
     prescribed: bool,
+    /// φ₀, the constant mode's value (the mean of an element is φ₀ c₀).
+    phi0: f64,
+    /// Degree p.
+    order: usize,
+    /// Smallest inscribed-circle diameter (the CFL length).
+    min_inscribed_diameter: f64,
     _t: std::marker::PhantomData<T>,
 }
+
+/// How the edges of the edge-wise kernels are numbered and oriented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EdgeOrder {
+    /// Boundary edges first (seed 001), then interior edges by their lower element face, which is their left.
+    BoundaryFirst,
+    /// A random order, and each interior edge's left and right swapped at random.
+    Shuffled {
+        /// Random seed.
+        seed: u64,
+    },
+}
+
+/// Work items per group of the time-stepping kernels (the wave-speed reduction assumes it).
+const STEP_GROUP: usize = 256;
 
 fn upload<V: Copy>(device: &mut dyn Device, values: &[V], pad: V) -> Result<BufferId, BackendError> {
     // a zero-length buffer is not allowed everywhere: keep one value
@@ -76,7 +99,11 @@ impl<T: Real> ModalDeviceOperator<T> {
         }
         let (ir, params, numerical_flux) = law;
         let source = render_modal(&LawInput { ir, params, numerical_flux }, cpu.element(), variant, target)?;
-        let roles: Vec<String> = source.rhs_kernels.iter().map(|l| l.role.symbol().to_string()).collect();
+        let mut roles: Vec<String> = source.rhs_kernels.iter().map(|l| l.role.symbol().to_string()).collect();
+        roles.extend(["modal_wave_speed", "lincomb"].map(String::from));
+        if cpu.element().order == 1 {
+            roles.extend(["modal_means", "modal_limit"].map(String::from));
+        }
         let program = device.compile(&source.source, &roles)?;
         for launch in &source.rhs_kernels {
             if let Some(max) = device.kernel_max_work_group(program, launch.role.symbol()) {
@@ -92,7 +119,23 @@ impl<T: Real> ModalDeviceOperator<T> {
                 }
             }
         }
-        Self::upload_mesh(device, source, program, cpu)
+        Self::upload_mesh(device, source, program, cpu, EdgeOrder::BoundaryFirst)
+    }
+
+    /// Like [`Self::new`], with the edges in a given order and orientation (consistency checks: the result must
+    /// not depend on either).
+    pub fn with_edge_order<L: ConservationLaw>(
+        device: &mut dyn Device,
+        target: Target,
+        law: (&LawIr, &[f64], &str),
+        cpu: &ModalOperator2d<L, T>,
+        variant: &ModalVariant,
+        order: EdgeOrder,
+    ) -> Result<Self, DeviceOperatorError> {
+        let op = Self::new(device, target, law, cpu, variant)?;
+        let (source, program) = (op.source, op.program);
+        device.free_buffers();
+        Self::upload_mesh(device, source, program, cpu, order)
     }
 
     fn upload_mesh<L: ConservationLaw>(
@@ -100,13 +143,27 @@ impl<T: Real> ModalDeviceOperator<T> {
         source: ModalKernelSource,
         program: ProgramId,
         cpu: &ModalOperator2d<L, T>,
+        order: EdgeOrder,
     ) -> Result<Self, DeviceOperatorError> {
         let data = cpu.device_data();
         let k = cpu.num_elements();
         let real = |v: f64| T::from_f64(v);
-        // edges: boundary faces first (grouped, as seed 001 sorts them), then each interior edge once
+        // edges: boundary faces first (grouped, as seed 001 sorts them), then each interior edge once, its left
+        // side the element face with the smaller index
         let mut edge_left: Vec<i32> = data.boundary_faces.iter().map(|&(kf, _)| kf as i32).collect();
         edge_left.extend((0..3 * k).filter(|&kf| data.link[kf] > kf as i32).map(|kf| kf as i32));
+        if let EdgeOrder::Shuffled { seed } = order {
+            use rand::seq::SliceRandom;
+            use rand::{Rng, SeedableRng};
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            edge_left.shuffle(&mut rng);
+            for kf in edge_left.iter_mut() {
+                let other = data.link[*kf as usize];
+                if other >= 0 && rng.random_bool(0.5) {
+                    *kf = other;
+                }
+            }
+        }
         let mut elem_edge = vec![0i32; 3 * k];
         for (e, &kf) in edge_left.iter().enumerate() {
             elem_edge[kf as usize] = 2 * e as i32;
@@ -143,8 +200,21 @@ impl<T: Real> ModalDeviceOperator<T> {
             )?,
             bstate: upload(device, &bstate, T::zero())?,
             tables: upload(device, &source.table.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
+            means: device.alloc(k * nv * std::mem::size_of::<T>())?,
+            partial: device.alloc(k.div_ceil(STEP_GROUP) * std::mem::size_of::<T>())?,
         };
-        Ok(Self { source, program, buffers, k, edges, prescribed: cpu.has_prescribed(), _t: std::marker::PhantomData })
+        Ok(Self {
+            source,
+            program,
+            buffers,
+            k,
+            edges,
+            prescribed: cpu.has_prescribed(),
+            phi0: cpu.element().phi[(0, 0)],
+            order: cpu.element().order,
+            min_inscribed_diameter: cpu.min_inscribed_diameter(),
+            _t: std::marker::PhantomData,
+        })
     }
 
     /// The generated program.
@@ -219,16 +289,101 @@ impl<T: Real> ModalDeviceOperator<T> {
         device.run(self.program, &self.rhs_launches(t), repeats)
     }
 
-    fn device_index(&self, k: usize, v: usize, j: usize) -> usize {
-        let (nv, nm) = (self.source.nvars, self.source.nmodes);
-        match self.source.variant.layout {
-            ModalLayout::ModeMajor => (v * nm + j) * self.k + k,
-            ModalLayout::ElemMajor => (k * nv + v) * nm + j,
-        }
+    /// Values in one state buffer.
+    pub fn state_values(&self) -> usize {
+        self.k * self.source.nvars * self.source.nmodes
     }
 
-    /// Uploads a state in the CPU layout (`(k·nvars + v)·modes + j`).
-    pub fn upload_state(&self, device: &mut dyn Device, q: &[T]) -> Result<(), BackendError> {
+    /// A new zero-filled state buffer.
+    pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        let id = device.alloc(self.state_values() * std::mem::size_of::<T>())?;
+        device.upload(id, as_bytes(&vec![T::zero(); self.state_values()]))?;
+        Ok(id)
+    }
+
+    /// The launch of y = a·y + Σ cᵢxᵢ (at most three terms) on state buffers.
+    pub fn lincomb_launch(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Launch {
+        let n = self.state_values();
+        let mut args = vec![Arg::Buffer(y)];
+        args.extend((0..3).map(|i| Arg::Buffer(terms.get(i).map_or(y, |t| t.1))));
+        args.push(Self::scalar(a));
+        args.extend((0..3).map(|i| Self::scalar(terms.get(i).map_or(0.0, |t| t.0))));
+        args.push(Arg::I32(n as i32));
+        Launch { kernel: "lincomb".into(), groups: n.div_ceil(STEP_GROUP), local: STEP_GROUP, args }
+    }
+
+    /// Seed 001's stable step for state buffer `q`: cfl · d_min / (λ_max (2p + 1)), λ_max reduced on the device
+    /// (per group of 256 elements; the host takes the largest of the groups). `None` when a mean state has no
+    /// finite wave speed. Returns the step and the device seconds spent.
+    pub fn stable_time_step(
+        &self,
+        device: &mut dyn Device,
+        q: BufferId,
+        cfl: f64,
+    ) -> Result<(Option<f64>, f64), BackendError> {
+        let groups = self.k.div_ceil(STEP_GROUP);
+        let launch = Launch {
+            kernel: "modal_wave_speed".into(),
+            groups,
+            local: STEP_GROUP,
+            args: vec![
+                Arg::Buffer(q),
+                Arg::Buffer(self.buffers.mat),
+                Arg::Buffer(self.buffers.partial),
+                Self::scalar(self.phi0),
+                Arg::I32(self.k as i32),
+            ],
+        };
+        let seconds = device.run(self.program, &[launch], 1)?.iter().sum::<f64>();
+        let mut partial = vec![T::zero(); groups];
+        device.download(self.buffers.partial, as_bytes_mut(&mut partial))?;
+        let lambda = partial.iter().map(|v| v.as_f64()).fold(0.0, f64::max);
+        let dt = (lambda.is_finite() && lambda > 0.0)
+            .then(|| cfl * self.min_inscribed_diameter / (lambda * (2 * self.order + 1) as f64));
+        Ok((dt, seconds))
+    }
+
+    /// The launches of the limiter on state buffer `q` (p = 1 only; empty otherwise).
+    pub fn limit_launches(&self, q: BufferId) -> Vec<Launch> {
+        if self.order != 1 {
+            return Vec::new();
+        }
+        let (b, groups) = (&self.buffers, self.k.div_ceil(STEP_GROUP));
+        let k = Arg::I32(self.k as i32);
+        vec![
+            Launch {
+                kernel: "modal_means".into(),
+                groups,
+                local: STEP_GROUP,
+                args: vec![Arg::Buffer(q), Arg::Buffer(b.means), Self::scalar(self.phi0), k],
+            },
+            Launch {
+                kernel: "modal_limit".into(),
+                groups,
+                local: STEP_GROUP,
+                args: [q, b.means, b.mat, b.link, b.tables].map(Arg::Buffer).into_iter().chain([k]).collect(),
+            },
+        ]
+    }
+
+    /// Reads a state buffer into the CPU layout.
+    pub fn read_state(&self, device: &mut dyn Device, buffer: BufferId) -> Result<Vec<T>, BackendError> {
+        let (nv, nm) = (self.source.nvars, self.source.nmodes);
+        let mut dev = vec![T::zero(); self.state_values()];
+        device.download(buffer, as_bytes_mut(&mut dev))?;
+        let mut out = vec![T::zero(); dev.len()];
+        for k in 0..self.k {
+            for v in 0..nv {
+                for j in 0..nm {
+                    out[(k * nv + v) * nm + j] = dev[self.device_index(k, v, j)];
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes a CPU-layout state into a state buffer.
+    pub fn write_state(&self, device: &mut dyn Device, buffer: BufferId, q: &[T]) -> Result<(), BackendError> {
         let (nv, nm) = (self.source.nvars, self.source.nmodes);
         let mut dev = vec![T::zero(); q.len()];
         for k in 0..self.k {
@@ -238,7 +393,25 @@ impl<T: Real> ModalDeviceOperator<T> {
                 }
             }
         }
-        device.upload(self.buffers.q, as_bytes(&dev))
+        device.upload(buffer, as_bytes(&dev))
+    }
+
+    fn device_index(&self, k: usize, v: usize, j: usize) -> usize {
+        let (nv, nm) = (self.source.nvars, self.source.nmodes);
+        match self.source.variant.layout {
+            ModalLayout::ModeMajor => (v * nm + j) * self.k + k,
+            ModalLayout::ElemMajor => (k * nv + v) * nm + j,
+        }
+    }
+
+    /// Uploads a state in the CPU layout (`(k·nvars + v)·modes + j`) into the operator's own state buffer.
+    pub fn upload_state(&self, device: &mut dyn Device, q: &[T]) -> Result<(), BackendError> {
+        self.write_state(device, self.buffers.q, q)
+    }
+
+    /// The operator's own state buffer.
+    pub fn state_buffer(&self) -> BufferId {
+        self.buffers.q
     }
 
     /// Fills the output with NaN so that anything left unwritten shows.
@@ -249,17 +422,54 @@ impl<T: Real> ModalDeviceOperator<T> {
 
     /// Downloads the right-hand side in the CPU layout.
     pub fn download_output(&self, device: &mut dyn Device) -> Result<Vec<T>, BackendError> {
-        let (nv, nm) = (self.source.nvars, self.source.nmodes);
-        let mut dev = vec![T::zero(); self.k * nv * nm];
-        device.download(self.buffers.out, as_bytes_mut(&mut dev))?;
-        let mut out = vec![T::zero(); dev.len()];
-        for k in 0..self.k {
-            for v in 0..nv {
-                for j in 0..nm {
-                    out[(k * nv + v) * nm + j] = dev[self.device_index(k, v, j)];
-                }
-            }
+        self.read_state(device, self.buffers.out)
+    }
+}
+
+/// Time integration of the modal operator on a device: right-hand sides, updates and the limiter as kernels;
+/// prescribed boundary states uploaded per stage time.
+pub struct ModalDeviceSystem<'a, L: ConservationLaw, T: Real> {
+    /// The device.
+    pub device: &'a mut dyn Device,
+    /// The device operator.
+    pub op: &'a ModalDeviceOperator<T>,
+    /// The CPU operator of the same problem (prescribed states).
+    pub cpu: &'a ModalOperator2d<L, T>,
+    /// Whether the limiter runs after every stage.
+    pub limiter: bool,
+    /// Device seconds spent in kernels so far.
+    pub device_seconds: f64,
+}
+
+impl<L: ConservationLaw, T: Real> crate::time::OdeSystem for ModalDeviceSystem<'_, L, T> {
+    type State = BufferId;
+    type Error = BackendError;
+
+    fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), BackendError> {
+        self.op.set_time(self.device, self.cpu, t)?;
+        let launches = self.op.rhs_launches_between(*q, *out, t);
+        self.device_seconds += self.device.run(self.op.program(), &launches, 1)?.iter().sum::<f64>();
+        Ok(())
+    }
+
+    fn zeros_like(&mut self, _like: &BufferId) -> Result<BufferId, BackendError> {
+        self.op.new_state(self.device)
+    }
+
+    fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), BackendError> {
+        for (i, chunk) in terms.chunks(3).enumerate() {
+            let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
+            let launch = self.op.lincomb_launch(*y, if i == 0 { a } else { 1.0 }, &terms);
+            self.device_seconds += self.device.run(self.op.program(), &[launch], 1)?.iter().sum::<f64>();
         }
-        Ok(out)
+        Ok(())
+    }
+
+    fn limit(&mut self, q: &mut BufferId) -> Result<(), BackendError> {
+        if self.limiter {
+            let launches = self.op.limit_launches(*q);
+            self.device_seconds += self.device.run(self.op.program(), &launches, 1)?.iter().sum::<f64>();
+        }
+        Ok(())
     }
 }

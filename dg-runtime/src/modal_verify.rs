@@ -5,7 +5,7 @@
 use crate::backend::Device;
 use crate::cpu::{BoundaryBinding, GhostRule, ModalOperator2d};
 use crate::device_operator::DeviceOperatorError;
-use crate::modal_device::ModalDeviceOperator;
+use crate::modal_device::{EdgeOrder, ModalDeviceOperator};
 use crate::verify::{random_state, relative_l2, tolerance, VerifyOutcome};
 use dg_codegen::modal::ModalVariant;
 use dg_codegen::Target;
@@ -78,7 +78,10 @@ pub fn random_modal_state<L: ConservationLaw, T: Real>(cpu: &ModalOperator2d<L, 
     q
 }
 
-/// Verifies modal variants of `law` at degree `order` on the device; `progress` after each.
+/// Verifies modal variants of `law` at degree `order` on the device — the right-hand side, the CFL step's wave
+/// speed and, at p = 1, the limiter; the outcome's error is the largest relative difference; `progress` after
+/// each.
+#[allow(clippy::too_many_arguments)]
 pub fn verify_modal_variants<L: ConservationLaw + Clone, T: Real>(
     device: &mut dyn Device,
     target: Target,
@@ -86,6 +89,7 @@ pub fn verify_modal_variants<L: ConservationLaw + Clone, T: Real>(
     ir: &dg_ir::LawIr,
     order: usize,
     variants: &[ModalVariant],
+    edges: EdgeOrder,
     progress: &mut dyn FnMut(&VerifyOutcome),
 ) -> Vec<VerifyOutcome> {
     let params = law.param_values();
@@ -98,15 +102,37 @@ pub fn verify_modal_variants<L: ConservationLaw + Clone, T: Real>(
     let q = random_modal_state(&cpu, 11 + order as u64);
     let mut reference = vec![T::nan(); q.len()];
     cpu.apply(&q, t, &mut reference);
+    // the time-stepping kernels: the CFL step, and at p = 1 the limiter (with the guard where the law has one)
+    let dt_reference = cpu.stable_time_step(&q, 0.5);
+    let probe = vec![T::one(); L::NVARS];
+    let guard = law.admissibility(&probe, &vec![T::one(); L::NMATERIALS]).is_some();
+    let limited_reference = (order == 1).then(|| {
+        let limited = cpu.clone_with_limiter(guard);
+        let mut out = q.clone();
+        limited.apply_limiter(&mut out);
+        out
+    });
     let mut outcomes = Vec::new();
     for variant in variants {
         let run = |device: &mut dyn Device| -> Result<f64, DeviceOperatorError> {
-            let op = ModalDeviceOperator::<T>::new(device, target, (ir, &params, nflux), &cpu, variant)?;
+            let law = (ir, &params[..], nflux);
+            let op = ModalDeviceOperator::<T>::with_edge_order(device, target, law, &cpu, variant, edges)?;
             op.set_time(device, &cpu, t)?;
             op.upload_state(device, &q)?;
             op.poison_output(device)?;
             op.apply(device, t, 1)?;
-            Ok(relative_l2(&op.download_output(device)?, &reference))
+            let mut error = relative_l2(&op.download_output(device)?, &reference);
+            let (dt, _) = op.stable_time_step(device, op.state_buffer(), 0.5)?;
+            error = error.max(match (dt, dt_reference) {
+                (Some(a), Some(b)) => (a - b).abs() / b,
+                _ => f64::NAN,
+            });
+            if let Some(limited) = &limited_reference {
+                device.run(op.program(), &op.limit_launches(op.state_buffer()), 1)?;
+                let got = op.read_state(device, op.state_buffer())?;
+                error = error.max(relative_l2(&got, limited));
+            }
+            Ok(error)
         };
         let result = run(device);
         device.free_buffers();

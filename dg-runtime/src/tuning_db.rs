@@ -114,6 +114,40 @@ pub fn key(
     format!("{law}@{law_hash}|{numerical_flux}|nodal-strong|tri|N{order}|{precision}|{role}|2^{bucket}dof|cg{CODEGEN_VERSION}")
 }
 
+/// The key of one modal (seed 001 weak form) tuning result; `role` is `rhs`.
+pub fn modal_key(law: &str, law_hash: &str, numerical_flux: &str, order: usize, precision: &str, dofs: u64) -> String {
+    let bucket = (dofs.max(1) as f64).log2().round() as u32;
+    format!(
+        "{law}@{law_hash}|{numerical_flux}|modal-weak|tri|N{order}|{precision}|rhs|2^{bucket}dof|cg{CODEGEN_VERSION}"
+    )
+}
+
+/// The stored modal winner for these parameters whose size bucket is nearest to `dofs` (any size bucket).
+pub fn nearest_modal_winner<'a>(
+    entries: &'a BTreeMap<String, Entry>,
+    law: &str,
+    law_hash: &str,
+    numerical_flux: &str,
+    order: usize,
+    precision: &str,
+    dofs: u64,
+) -> Option<&'a Entry> {
+    let wanted = modal_key(law, law_hash, numerical_flux, order, precision, dofs);
+    let (prefix, rest) = wanted.split_once("|rhs|")?;
+    let suffix = rest.split_once('|').map(|(_, s)| s)?;
+    let bucket_of = |key: &str| -> Option<i64> {
+        let rest = key.strip_prefix(prefix)?.strip_prefix("|rhs|2^")?;
+        let (bucket, tail) = rest.split_once("dof|")?;
+        (tail == suffix).then(|| bucket.parse().ok())?
+    };
+    let target = (dofs.max(1) as f64).log2().round() as i64;
+    entries
+        .iter()
+        .filter_map(|(k, e)| bucket_of(k).map(|b| ((b - target).abs(), e)))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, e)| e)
+}
+
 /// File name of a device's results.
 pub fn file_name(device: &DeviceFingerprint) -> String {
     let slug: String = format!("{}-{}-{}", device.backend, device.name, device.architecture)

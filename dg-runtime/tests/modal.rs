@@ -214,3 +214,86 @@ fn the_isentropic_vortex_converges_at_least_at_order_p_plus_one_half() {
         assert!(rate > p as f64 + 0.4, "p={p}: errors {errors:?}, rate {rate:.2}");
     }
 }
+
+/// A p = 1 Euler state with random means and slopes large enough that many elements need limiting.
+fn rough_euler_state(op: &ModalOperator2d<dg_laws::euler2d::Law, f64>, seed: u64) -> Vec<f64> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let phi0 = op.element().phi[(0, 0)];
+    let mut q = vec![0.0; op.state_len()];
+    for k in 0..op.num_elements() {
+        let mean = [rng.random_range(0.5..1.5), rng.random_range(-0.3..0.3), rng.random_range(-0.3..0.3), 2.5];
+        for v in 0..4 {
+            q[(k * 4 + v) * 3] = mean[v] / phi0;
+            for j in 1..3 {
+                q[(k * 4 + v) * 3 + j] = 0.3 * mean[v].abs().max(0.1) * rng.random_range(-1.0..1.0);
+            }
+        }
+    }
+    q
+}
+
+#[test]
+fn barth_jespersen_keeps_edge_values_within_the_neighbour_means_and_the_means_unchanged() {
+    let (mut op, space) = operator(dg_laws::euler2d::Law::default(), periodic_mesh(6, 0.2), 1);
+    op.enable_limiter(false).unwrap();
+    let q = rough_euler_state(&op, 4);
+    let mut limited = q.clone();
+    op.apply_limiter(&mut limited);
+    let phi0 = op.element().phi[(0, 0)];
+    let mean = |u: &[f64], k: usize, v: usize| u[(k * 4 + v) * 3] * phi0;
+    let (mut changed, mut worst) = (0, 0.0f64);
+    for k in 0..space.num_elements() {
+        let neighbours: Vec<usize> = space.connectivity.links[k]
+            .iter()
+            .filter_map(|l| match l {
+                dg_core::mesh::FaceLink::Interior { element, .. } => Some(*element),
+                _ => None,
+            })
+            .collect();
+        for v in 0..4 {
+            assert_eq!(mean(&limited, k, v), mean(&q, k, v), "the limiter must not change means");
+            let values = neighbours.iter().map(|&e| mean(&q, e, v)).chain([mean(&q, k, v)]);
+            let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), m| (a.min(m), b.max(m)));
+            for f in 0..3 {
+                for g in 0..2 {
+                    let value: f64 =
+                        (0..3).map(|j| op.element().phi_edge[f][(g, j)] * limited[(k * 4 + v) * 3 + j]).sum();
+                    worst = worst.max(lo - value).max(value - hi);
+                }
+            }
+            changed += usize::from(limited[(k * 4 + v) * 3 + 1] != q[(k * 4 + v) * 3 + 1]);
+        }
+    }
+    assert!(worst < 1e-12, "an edge value leaves its neighbours' range by {worst}");
+    assert!(changed > 20, "the rough state should need limiting somewhere (only {changed} slopes changed)");
+}
+
+#[test]
+fn the_positivity_guard_reduces_elements_with_negative_point_pressure_to_their_mean() {
+    let (mut op, space) = operator(dg_laws::euler2d::Law::default(), periodic_mesh(4, 0.0), 1);
+    op.enable_limiter(true).unwrap();
+    // a smooth state (so Barth–Jespersen keeps the slopes) whose energy dips below the kinetic energy at some
+    // points: positive mean pressure, negative pressure at the points near the dip
+    let mut q = op.project(|x, y, out| {
+        let rho = 1.0;
+        let u = 2.0 * (std::f64::consts::TAU * x).sin();
+        let e = 2.2 + 0.9 * (std::f64::consts::TAU * y).cos() - 0.1;
+        out.copy_from_slice(&[rho, rho * u, 0.0, e]);
+    });
+    let pressure = |s: &[f64]| 0.4 * (s[3] - 0.5 * (s[1] * s[1] + s[2] * s[2]) / s[0]);
+    let min_point_pressure = |q: &[f64]| {
+        let mut min = f64::INFINITY;
+        let mut state = [0.0; 4];
+        for k in 0..space.num_elements() {
+            for (r, s) in [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (0.0, -1.0), (-1.0, 0.0), (0.0, 0.0)] {
+                op.evaluate(q, k, r, s, &mut state);
+                min = min.min(pressure(&state));
+            }
+        }
+        min
+    };
+    assert!(min_point_pressure(&q) < 0.0, "the test state must have negative point pressures");
+    op.apply_limiter(&mut q);
+    let after = min_point_pressure(&q);
+    assert!(after > 0.0, "pressure still negative after the guard: {after}");
+}

@@ -59,6 +59,11 @@ pub mod euler2d {
         hllc(qm, qp, n)
     }
 
+    /// Positive exactly where density and pressure are (the limiter's positivity guard).
+    pub fn admissible(q: State) -> Real {
+        q.rho.min(pressure(q))
+    }
+
     /// Slip wall: the normal momentum is reflected.
     #[boundary]
     pub fn wall(q: State, n: Normal) -> State {

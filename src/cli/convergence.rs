@@ -35,6 +35,10 @@ pub struct ConvergenceArgs {
     /// Print one JSON document instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Euler cases: where to run, cpu (the native path), auto (a GPU if there is one), cuda:N, opencl. Maxwell
+    /// studies run on the CPU.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
 }
 
 fn parse_orders(s: &str) -> Result<RangeInclusive<usize>, String> {
@@ -55,6 +59,9 @@ pub fn execute(args: ConvergenceArgs) -> anyhow::Result<()> {
         AnyCase::Nodal(case) => case,
         AnyCase::Euler(case) => return super::euler_cmds::convergence(args, case),
     };
+    if args.device != "cpu" {
+        bail!("Maxwell convergence studies run on the native CPU path (got --device {})", args.device);
+    }
     if !case.has_exact() {
         bail!("case `{}` has no exact solution; choose one of the cases marked so in `dg cases`", case.name());
     }

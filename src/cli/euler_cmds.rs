@@ -4,7 +4,8 @@ use super::convergence::{print_study, ConvergenceArgs};
 use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::euler::EulerCase;
-use dg::euler_run::{euler_convergence, run_euler, EulerOutcome};
+use dg::dg_codegen::modal::ModalVariant;
+use dg::euler_run::{euler_convergence, run_euler, run_euler_on_device, EulerDeviceInfo, EulerOutcome};
 use dg::picture::{render_png, ModalField};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -13,11 +14,10 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     if args.out.is_some() {
         bail!("--out (VTU) writes nodal fields; for Euler cases use --png");
     }
-    if !matches!(args.device.as_str(), "auto" | "cpu") {
-        bail!("Euler cases run on the native CPU path only so far (got --device {})", args.device);
-    }
-    if args.device == "auto" {
-        eprintln!("the modal formulation has no generated kernels yet; running on the native CPU path");
+    let variant: Option<ModalVariant> = args.variant.as_deref().map(str::parse).transpose()?;
+    let mut device = super::run::pick_device(&args.device)?;
+    if device.is_none() && variant.is_some() {
+        bail!("--variant needs a device (--device cuda:0 or opencl)");
     }
     let mesh = args.mesh.build_euler(case.as_ref())?;
     let opts = args.solver.euler_options(args.order, args.t_end);
@@ -32,9 +32,17 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
         bar.set_prefix(format!("{t:.4}"));
         bar.set_position((1000.0 * t / t_end) as u64);
     };
-    let outcome: EulerOutcome = match args.precision {
-        Precision::F32 => run_euler::<f32>(case.as_ref(), mesh, &opts, &mut progress)?,
-        Precision::F64 => run_euler::<f64>(case.as_ref(), mesh, &opts, &mut progress)?,
+    let (outcome, info): (EulerOutcome, Option<EulerDeviceInfo>) = match (device.as_deref_mut(), args.precision) {
+        (None, Precision::F32) => (run_euler::<f32>(case.as_ref(), mesh, &opts, &mut progress)?, None),
+        (None, Precision::F64) => (run_euler::<f64>(case.as_ref(), mesh, &opts, &mut progress)?, None),
+        (Some(device), Precision::F32) => {
+            let (o, i) = run_euler_on_device::<f32>(device, case.as_ref(), mesh, &opts, variant, &mut progress)?;
+            (o, Some(i))
+        }
+        (Some(device), Precision::F64) => {
+            let (o, i) = run_euler_on_device::<f64>(device, case.as_ref(), mesh, &opts, variant, &mut progress)?;
+            (o, Some(i))
+        }
     };
     bar.finish_and_clear();
     let r = &outcome.report;
@@ -52,7 +60,9 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
         None => None,
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(r)?);
+        let mut doc = serde_json::to_value(r)?;
+        doc["device"] = serde_json::to_value(&info)?;
+        println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
     println!("case        {} (euler2d, modal, {} flux{})", r.case, r.flux, if r.limiter { ", limiter" } else { "" });
@@ -71,10 +81,16 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
         (r.mass[1] - r.mass[0]) / r.mass[0]
     );
     println!("minimum     density {:.4e}, pressure {:.4e}", r.min_density, r.min_pressure);
-    println!(
-        "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.2} s, native CPU)",
-        r.throughput, r.rhs_evaluations, r.wall_seconds
-    );
+    match &info {
+        None => println!(
+            "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.2} s, native CPU)",
+            r.throughput, r.rhs_evaluations, r.wall_seconds
+        ),
+        Some(i) => println!(
+            "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.3} s on {}, {:.3} s in kernels, {} from the {})",
+            r.throughput, r.rhs_evaluations, r.wall_seconds, i.device, i.kernel_seconds, i.variant, i.variant_source
+        ),
+    }
     if let Some((path, (lo, hi))) = picture {
         println!("picture     {} (density {lo:.4} .. {hi:.4})", path.display());
     }
@@ -99,10 +115,19 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn EulerCase>) -> anyhow::R
             .progress_chars("=> "),
     );
     let (first, levels) = (*args.orders.start(), args.levels);
-    let study = euler_convergence(case.as_ref(), &base, args.orders.clone(), levels, &opts, &mut |order, level| {
-        bar.set_message(format!("p={order} level {level}"));
-        bar.set_position(((order - first) * levels + level) as u64);
-    })
+    let mut device = super::run::pick_device(&args.device)?;
+    let study = euler_convergence(
+        case.as_ref(),
+        &base,
+        args.orders.clone(),
+        levels,
+        &opts,
+        device.as_deref_mut().map(|d| d as &mut dyn dg::dg_runtime::backend::Device),
+        &mut |order, level| {
+            bar.set_message(format!("p={order} level {level}"));
+            bar.set_position(((order - first) * levels + level) as u64);
+        },
+    )
     .context("convergence study failed")?;
     bar.finish_and_clear();
     print_study(&study, args.json, "density L2 error")

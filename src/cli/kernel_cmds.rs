@@ -9,6 +9,7 @@ use dg::dg_codegen::Target;
 use dg::dg_core::law::ConservationLaw;
 use dg::dg_core::triangle::ReferenceTriangle;
 use dg::dg_runtime::backend::{self, Device, DeviceSelector};
+use dg::dg_runtime::modal_device::EdgeOrder;
 use dg::dg_runtime::verify::VerifyOutcome;
 use dg::kernels::{law_ir, target_of, valid_variants, verify_all, VerificationSetup};
 use dg::with_law_2d;
@@ -119,6 +120,10 @@ pub struct VerifyArgs {
     /// Verify the modal formulation's kernels (seed 001) instead of the nodal ones.
     #[arg(long)]
     pub modal: bool,
+    /// With --modal: number the edges in a random order and swap each edge's left and right at random (the
+    /// results must not change).
+    #[arg(long, requires = "modal")]
+    pub shuffle_edges: bool,
     /// Print one JSON document.
     #[arg(long)]
     pub json: bool,
@@ -248,7 +253,8 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
             Some(_) => PrecisionArg::F64,
             None => args.precision,
         };
-        let run = VerifyRun { orders: &orders, precision, json: args.json };
+        let edges = if args.shuffle_edges { EdgeOrder::Shuffled { seed: 17 } } else { EdgeOrder::BoundaryFirst };
+        let run = VerifyRun { orders: &orders, precision, json: args.json, edges };
         return with_law_2d!(args.law.as_str(), |law| verify_modal_law(&law, device.as_mut(), &run, only))
             .map_err(|e| anyhow!(e))?;
     }
@@ -267,6 +273,7 @@ struct VerifyRun<'a> {
     orders: &'a [usize],
     precision: PrecisionArg,
     json: bool,
+    edges: EdgeOrder,
 }
 
 /// `dg verify --modal`: every modal variant (or `only`) per degree and precision.
@@ -299,10 +306,10 @@ fn verify_modal_law<L: ConservationLaw + Clone>(
             };
             let outcomes = match p {
                 Precision::F32 => {
-                    verify_modal_variants::<L, f32>(device, target, law, &ir, order, &variants, &mut report)
+                    verify_modal_variants::<L, f32>(device, target, law, &ir, order, &variants, run.edges, &mut report)
                 }
                 Precision::F64 => {
-                    verify_modal_variants::<L, f64>(device, target, law, &ir, order, &variants, &mut report)
+                    verify_modal_variants::<L, f64>(device, target, law, &ir, order, &variants, run.edges, &mut report)
                 }
             };
             let ok = outcomes.iter().filter(|o| o.passed).count();

@@ -51,7 +51,7 @@ enum Command {
     Autotune(tune_cmds::AutotuneArgs),
     /// Time the tuned variants: ms per RHS, GDOF/s, GFLOP/s, GB/s, % of roofline, speedups.
     Bench(tune_cmds::BenchArgs),
-    /// Time every modal (seed 001) kernel variant of euler2d per degree: fastest per surface strategy, GDOF/s.
+    /// Tune the modal (seed 001) kernels of euler2d per degree: verify and time every variant, store the winner.
     ModalBench(modal_bench::ModalBenchArgs),
     /// Manage the tuning database.
     #[command(subcommand)]

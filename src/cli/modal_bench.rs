@@ -1,5 +1,7 @@
-//! `dg modal-bench`: times every modal variant (seed 001 formulation) of euler2d per degree and precision on a
-//! periodic mesh, and reports the fastest per surface strategy, GDOF/s and the share of the copy bandwidth.
+//! `dg modal-bench`: the autotuner of the modal formulation (seed 001). Per degree and precision it verifies every
+//! modal variant of euler2d against the CPU operator, times the ones that pass on a periodic mesh, reports the
+//! fastest per surface strategy, GDOF/s and the share of the copy bandwidth, and stores the winner in the
+//! tuning database (where `dg run` on that device finds it).
 
 use super::kernel_cmds::{open_device, PrecisionArg};
 use anyhow::{bail, Context};
@@ -13,6 +15,7 @@ use dg::dg_runtime::backend::{Device, DeviceSelector};
 use dg::dg_runtime::cpu::{BoundaryBinding, ModalOperator2d};
 use dg::dg_runtime::modal_device::ModalDeviceOperator;
 use dg::dg_runtime::modal_verify::random_modal_state;
+use dg::dg_runtime::tuning_db;
 use dg::kernels::{law_ir, target_of};
 use dg::prelude::*;
 use std::collections::HashMap;
@@ -118,8 +121,24 @@ fn bench_order<T: Real>(
     let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
     let target = target_of(device);
     let params = dg::dg_core::law::ConservationLaw::param_values(cpu.law());
+    // only variants that match the CPU operator are timed (and may become winners)
+    let all = ModalVariant::all(precision);
+    let checked = dg::dg_runtime::modal_verify::verify_modal_variants::<_, T>(
+        device,
+        target,
+        cpu.law(),
+        &ir,
+        order,
+        &all,
+        dg::dg_runtime::modal_device::EdgeOrder::BoundaryFirst,
+        &mut |_| {},
+    );
     let mut timings: Vec<(ModalVariant, f64)> = Vec::new();
-    for variant in ModalVariant::all(precision) {
+    for (variant, check) in all.into_iter().zip(checked) {
+        if !check.passed {
+            eprintln!("  p={order} {variant}: not timed, verification failed ({:?})", check.error);
+            continue;
+        }
         let result = (|| -> anyhow::Result<f64> {
             let op = ModalDeviceOperator::<T>::new(device, target, (&ir, &params, "numerical_flux"), &cpu, &variant)?;
             op.upload_state(device, &q)?;
@@ -142,7 +161,7 @@ fn bench_order<T: Real>(
     let best_of = |surface: Option<ModalSurface>| {
         timings
             .iter()
-            .filter(|(v, _)| surface.map_or(true, |s| v.surface == s))
+            .filter(|(v, _)| surface.is_none_or(|s| v.surface == s))
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .copied()
     };
@@ -154,6 +173,29 @@ fn bench_order<T: Real>(
     let bytes = 2.0 * dofs * real + k as f64 * (4.0 + 9.0) * real + k as f64 * 3.0 * 4.0;
     let gbs = bytes / best_t / 1e9;
     let ms = |s: ModalSurface| best_of(Some(s)).map(|(_, t)| 1e3 * t);
+    let entry = tuning_db::Entry {
+        winner: best.to_string(),
+        median_s: best_t,
+        dofs: dofs as u64,
+        gflops: 0.0,
+        gbs,
+        roofline_percent: Some(100.0 * gbs / bandwidth_gbs),
+        candidates: timings
+            .iter()
+            .map(|(v, t)| tuning_db::Candidate {
+                variant: v.to_string(),
+                verified: true,
+                median_s: Some(*t),
+                spread: None,
+                note: None,
+            })
+            .collect(),
+        date: dg::tuning::today(),
+        strategy: "exhaustive (modal-bench)".into(),
+    };
+    let key = tuning_db::modal_key("euler2d", &ir.hash(), "numerical_flux", order, T::NAME, dofs as u64);
+    let path = tuning_db::merge_into(&tuning_db::user_dir(), device.fingerprint(), [(key, entry)].into(), None)?;
+    eprintln!("p={order} {}: winner {best} stored in {}", T::NAME, path.display());
     Ok(serde_json::json!({
         "order": order, "precision": T::NAME, "elements": k, "dofs": dofs,
         "best": best.to_string(), "best_ms": 1e3 * best_t, "gdofs": dofs / best_t / 1e9,

@@ -61,6 +61,9 @@ pub struct RunArgs {
     /// On a device without a tuning result for this problem, use the default variant instead of tuning.
     #[arg(long)]
     pub no_tune: bool,
+    /// Euler cases on a device: the modal kernel variant (SPEC, see `dg modal-bench`) instead of the default.
+    #[arg(long, value_name = "SPEC")]
+    pub variant: Option<String>,
 }
 
 /// Floating-point precision of a run.
@@ -78,8 +81,10 @@ pub fn execute(args: RunArgs) -> anyhow::Result<()> {
         AnyCase::Nodal(case) => case,
         AnyCase::Euler(case) => return super::euler_cmds::run(args, case),
     };
-    if args.png.is_some() {
-        anyhow::bail!("--png draws Euler densities; for Maxwell cases write a VTU file with --out");
+    if args.png.is_some() || args.variant.is_some() {
+        anyhow::bail!(
+            "--png and --variant apply to Euler cases (Maxwell: --out writes a VTU file; variants are tuned)"
+        );
     }
     let order = args.order.unwrap_or(4);
     let mesh = args.mesh.build(case.as_ref(), 8)?;
@@ -204,7 +209,7 @@ pub fn execute(args: RunArgs) -> anyhow::Result<()> {
 }
 
 /// The device of `--device`: `None` for the native CPU path.
-fn pick_device(choice: &str) -> anyhow::Result<Option<Box<dyn Device>>> {
+pub(super) fn pick_device(choice: &str) -> anyhow::Result<Option<Box<dyn Device>>> {
     if choice == "cpu" {
         return Ok(None);
     }

@@ -72,7 +72,7 @@ pub struct ModalKernelSource {
     pub table: Vec<f64>,
 }
 
-const TEMPLATES: [(&str, &str); 7] = [
+const TEMPLATES: [(&str, &str); 9] = [
     ("dialect", include_str!("../../../templates/dialect.tera")),
     ("law", include_str!("../../../templates/law.tera")),
     ("modal_sizes", include_str!("../../../templates/modal_sizes.tera")),
@@ -80,6 +80,8 @@ const TEMPLATES: [(&str, &str); 7] = [
     ("modal_face", include_str!("../../../templates/modal_face.tera")),
     ("modal_surface_edge", include_str!("../../../templates/modal_surface_edge.tera")),
     ("modal_element", include_str!("../../../templates/modal_element.tera")),
+    ("modal_step", include_str!("../../../templates/modal_step.tera")),
+    ("update", include_str!("../../../templates/update.tera")),
 ];
 
 /// The basis table, in the order the templates index it: φ, w·∂φ/∂r, w·∂φ/∂s at the volume points (row per
@@ -165,6 +167,13 @@ pub fn render_modal(
     ctx.insert("flux", &indent(&emit(flux_fn, &names, &out, "f", single)));
     ctx.insert("numerical_flux", &indent(&emit(nflux_fn, &names, &out, "n", single)));
     ctx.insert("boundaries", &boundaries);
+    let speed_fn = ir.function("max_speed").ok_or_else(|| law_err("no max_speed".into()))?;
+    ctx.insert("max_speed", &indent(&emit(speed_fn, &names, &out, "s", single)));
+    let admissible = ir.functions_of(FunctionRole::Admissible).next();
+    ctx.insert("has_admissible", &admissible.is_some());
+    ctx.insert("admissible", &admissible.map(|f| indent(&emit(f, &names, &out, "a", single))).unwrap_or_default());
+    ctx.insert("limiter", &(element.order == 1));
+    ctx.insert("k", "");
     let mut tera = tera::Tera::default();
     tera.add_raw_templates(TEMPLATES.to_vec()).map_err(|e| RenderError::Template(format!("{e:?}")))?;
     let kernels: &[&str] = match variant.surface {
@@ -172,7 +181,8 @@ pub fn render_modal(
         ModalSurface::Element => &["modal_element"],
     };
     let mut source = format!("/* dg modal kernels: {} p={} {} */\n", ir.name, element.order, variant);
-    for name in ["dialect", "modal_sizes", "law", "modal_volume", "modal_face"].iter().chain(kernels) {
+    let steps = ["modal_step", "update"];
+    for name in ["dialect", "modal_sizes", "law", "modal_volume", "modal_face"].iter().chain(kernels).chain(&steps) {
         source.push_str(&tera.render(name, &ctx).map_err(|e| RenderError::Template(format!("{name}: {e:?}")))?);
         source.push('\n');
     }

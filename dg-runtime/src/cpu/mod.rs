@@ -1,7 +1,7 @@
 //! The native CPU backend.
 
 pub use boundary::{BoundaryBinding, BoundaryError};
-pub use modal::{Admissible, GhostRule, LimiterError, ModalDeviceData, ModalOperator2d, PrescribedState};
+pub use modal::{GhostRule, LimiterError, ModalDeviceData, ModalOperator2d, PrescribedState};
 pub use operator::NodalOperator2d;
 
 /// `OdeSystem` for a CPU operator type `$ty<L, T>` with `apply(&self, q, t, out)`: the state is a `Vec<T>`,

@@ -27,11 +27,6 @@ pub fn pressure(q: &[f64]) -> f64 {
     (GAMMA - 1.0) * (q[3] - 0.5 * (q[1] * q[1] + q[2] * q[2]) / q[0])
 }
 
-/// Positive, finite density and pressure: the admissible states of the positivity guard.
-pub fn admissible(q: &[f64]) -> bool {
-    q[0] > 0.0 && q[0].is_finite() && pressure(q) > 0.0 && q[3].is_finite()
-}
-
 /// A problem of the Euler equations `dg run` and `dg convergence` can solve.
 pub trait EulerCase: Send + Sync {
     /// Command-line name.

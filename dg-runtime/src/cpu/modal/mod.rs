@@ -11,7 +11,7 @@ mod ghost;
 mod limiter;
 
 pub use ghost::{GhostRule, PrescribedState};
-pub use limiter::{Admissible, LimiterError};
+pub use limiter::LimiterError;
 
 use super::boundary::BoundaryBinding;
 use dg_core::law::ConservationLaw;
@@ -55,6 +55,7 @@ pub struct ModalDeviceData {
 }
 
 /// The modal DG operator of a 2D law, in precision `T`.
+#[derive(Clone)]
 pub struct ModalOperator2d<L: ConservationLaw, T: Real> {
     law: L,
     element: ModalTriangle,
@@ -270,6 +271,11 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
         !self.prescribed.is_empty()
     }
 
+    /// Smallest inscribed-circle diameter of the elements.
+    pub fn min_inscribed_diameter(&self) -> f64 {
+        self.min_inscribed_diameter
+    }
+
     /// Number of elements.
     pub fn num_elements(&self) -> usize {
         self.num_elements
@@ -297,7 +303,14 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
             .map(|k| {
                 let mean: Vec<T> = (0..nv).map(|v| q[(k * nv + v) * nm] * T::from_f64(phi0)).collect();
                 let mat = self.material(k);
-                directions.iter().map(|n| self.law.max_speed(&mean, mat, n).as_f64()).fold(0.0, f64::max)
+                // a NaN speed (an inadmissible mean) must reach the caller, so no f64::max here
+                directions.iter().map(|n| self.law.max_speed(&mean, mat, n).as_f64()).fold(0.0f64, |a, s| {
+                    if a.is_nan() || s.is_nan() {
+                        f64::NAN
+                    } else {
+                        a.max(s)
+                    }
+                })
             })
             .reduce(|| 0.0, |a: f64, b: f64| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) });
         (speed.is_finite() && speed > 0.0)
