@@ -81,6 +81,8 @@ pub struct ModalOperator2d<L: ConservationLaw, T: Real> {
     vertices: Vec<[[f64; 2]; 3]>,
     /// Per element: the Jacobian (physical area / 2).
     jacobian: Vec<f64>,
+    /// The element faces on the boundary, in element-face order.
+    boundary_faces: Vec<usize>,
     /// Smallest inscribed-circle diameter of the elements (the CFL length).
     min_inscribed_diameter: f64,
     /// The slope limiter, when enabled.
@@ -199,6 +201,9 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
             materials: materials.iter().map(|&m| T::from_f64(m)).collect(),
             ghost_normal,
             prescribed,
+            boundary_faces: (0..3 * k_count)
+                .filter(|&kf| matches!(space.connectivity.links[kf / 3][kf % 3], FaceLink::Boundary { .. }))
+                .collect(),
             vertices: space.mesh.elements.iter().map(|e| e.map(|v| space.mesh.vertices[v])).collect(),
             jacobian: space.geometry.iter().map(|g| g.j).collect(),
             min_inscribed_diameter: (0..k_count)
@@ -248,10 +253,11 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
     /// point; zeros where a law condition applies).
     pub fn prescribed_states(&self, t: f64) -> Vec<f64> {
         let (nv, ng) = (L::NVARS, self.element.edge.points.len());
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.boundary_faces.len() * ng * nv);
         let mut value = vec![0.0; nv];
-        for (kf, outside) in self.outside.iter().enumerate() {
-            match *outside {
+        // called once per stage of a device run: walk the boundary faces only
+        for &kf in &self.boundary_faces {
+            match self.outside[kf] {
                 Outside::Element { .. } => {}
                 Outside::Condition { .. } => out.extend(std::iter::repeat_n(0.0, ng * nv)),
                 Outside::Prescribed(i) => {
