@@ -50,7 +50,7 @@ pub fn choose_variant<L: ConservationLaw + Clone, T: Real>(
     let ir = law_ir(law);
     let order = space.element.order;
     let dofs = (space.num_nodes() * L::NVARS) as u64;
-    let nflux = law.numerical_flux_names()[0];
+    let nflux = law.numerical_flux_name();
     let key = tuning_db::key(law.name(), &ir.hash(), nflux, order, T::NAME, "rhs", dofs);
     let fp = device.fingerprint().clone();
     let (entries, ceilings, warnings) = tuning_db::lookup_all(&db_dirs(), &fp);
@@ -123,7 +123,7 @@ pub fn run_on_device<L: ConservationLaw + Clone, T: Real>(
     let ir = law_ir(&law);
     let binding = BoundaryBinding::for_law(&law, space, &opts.boundary)?;
     let target = target_of(device);
-    let nflux = law.numerical_flux_names()[0];
+    let nflux = law.numerical_flux_name();
     let op = DeviceOperator::<T>::new(device, target, &ir, &law.param_values(), nflux, space, &binding, &[], &variant)?;
     let nv = L::NVARS;
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());

@@ -270,6 +270,8 @@ pub struct OrderResult {
     pub l2: Vec<f64>,
     /// Observed order between consecutive levels: log(e_i / e_{i+1}) / log(h_i / h_{i+1}).
     pub rates: Vec<f64>,
+    /// Wall time of each run's time loop, seconds.
+    pub seconds: Vec<f64>,
 }
 
 /// A convergence study.
@@ -305,6 +307,7 @@ pub fn convergence(
     for order in orders {
         let mut h = Vec::new();
         let mut l2 = Vec::new();
+        let mut seconds = Vec::new();
         for (level, mesh) in meshes.iter().enumerate() {
             progress(order, level);
             let space = DgSpace2d::new(mesh.clone(), order)?;
@@ -313,13 +316,14 @@ pub fn convergence(
                 level_opts.cfl = opts.cfl * time_accuracy_factor(order, level);
             }
             let outcome = run::<f64>(&space, case, &level_opts, &mut |_, _| {})?;
+            seconds.push(outcome.report.wall_seconds);
             h.push(outcome.report.h);
             l2.push(outcome.report.l2_error.ok_or_else(|| {
                 SimulateError::InvalidOption(format!("case `{}` has no exact solution to converge to", case.name()))
             })?);
         }
         let rates = (1..h.len()).map(|i| (l2[i - 1] / l2[i]).ln() / (h[i - 1] / h[i]).ln()).collect();
-        results.push(OrderResult { order, h, l2, rates });
+        results.push(OrderResult { order, h, l2, rates, seconds });
     }
     Ok(ConvergenceStudy { case: case.name().to_string(), results })
 }

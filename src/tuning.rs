@@ -134,7 +134,7 @@ pub fn time_variant<L: ConservationLaw, T: Real>(
             target,
             ir,
             &law.param_values(),
-            law.numerical_flux_names()[0],
+            law.numerical_flux_name(),
             space,
             &binding,
             &materials,
@@ -195,7 +195,7 @@ pub fn tune<L: ConservationLaw + Clone, T: Real>(
     let setup = VerificationSetup::new(law, order, 4)?;
     let space = timing_space(order, L::NVARS, opts.min_dofs)?;
     let dofs = (space.num_nodes() * L::NVARS) as u64;
-    let nflux = law.numerical_flux_names()[0];
+    let nflux = law.numerical_flux_name();
     let db_key = key(law.name(), &ir.hash(), nflux, order, T::NAME, "rhs", dofs);
     let started = Instant::now();
     let list: Vec<Variant> = match opts.strategy {

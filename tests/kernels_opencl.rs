@@ -173,6 +173,36 @@ fn modal_kernels_do_not_depend_on_edge_order_and_step_the_double_mach_case_like_
     assert!(device["device"]["variant"].as_str().unwrap().starts_with("modal/"), "{device}");
 }
 
+/// The nodal kernels evaluate the numerical flux the law has selected (HLLC here, not the law's first flux):
+/// the nodal Euler study on OpenCL gives the CPU's errors.
+#[test]
+fn nodal_kernels_use_the_selected_numerical_flux() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let study = |device: &str| {
+        let args = ["convergence", "euler-isentropic-vortex", "--orders", "2", "--levels", "2", "--t-end", "0.1"];
+        let rest = ["--formulation", "nodal", "--flux", "hllc_flux", "--device", device, "--json"];
+        let out = dg(&[&args[..], &rest[..]].concat(), cache.path());
+        assert!(out.status.success(), "{device}: {}", String::from_utf8_lossy(&out.stderr));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        serde_json::from_value::<Vec<f64>>(doc["results"][0]["l2"].clone()).unwrap()
+    };
+    let (cpu, device) = (study("cpu"), study("opencl"));
+    for (a, b) in cpu.iter().zip(&device) {
+        assert!((a - b).abs() <= 1e-9 * a, "cpu {cpu:?} vs OpenCL {device:?}");
+    }
+    // and HLLC is not Rusanov: the same study with Rusanov's flux differs
+    let args = ["convergence", "euler-isentropic-vortex", "--orders", "2", "--levels", "2", "--t-end", "0.1"];
+    let out =
+        dg(&[&args[..], &["--formulation", "nodal", "--flux", "numerical_flux", "--json"]].concat(), cache.path());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rusanov: Vec<f64> = serde_json::from_value(doc["results"][0]["l2"].clone()).unwrap();
+    assert!((rusanov[1] - cpu[1]).abs() > 1e-6 * cpu[1], "HLLC and Rusanov gave the same error {cpu:?}");
+}
+
 /// Laws with materials that jump across faces, and a law with a positivity-sensitive state, at low order.
 #[test]
 fn variants_of_laws_with_jumping_materials_match_the_cpu_reference_on_opencl() {

@@ -246,6 +246,10 @@ pub trait ConservationLaw: Send + Sync {
     fn numerical_flux_names(&self) -> &'static [&'static str];
     /// Switches to the numerical flux of this name; false (and no change) if the law has none of that name.
     fn select_numerical_flux(&mut self, name: &str) -> bool;
+    /// Name of the numerical flux in use (what generated kernels must evaluate too).
+    fn numerical_flux_name(&self) -> &'static str {
+        self.numerical_flux_names()[0]
+    }
     /// Current values of the law's run-time parameters, in declaration order.
     fn param_values(&self) -> Vec<f64>;
 

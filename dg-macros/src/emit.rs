@@ -361,6 +361,11 @@ pub fn emit(law: &Law) -> syn::Result<TokenStream> {
                 pub fn from_name(name: &str) -> Option<Self> {
                     [#(#nflux_names),*].iter().position(|n| *n == name).map(|i| Self::ALL[i])
                 }
+                /// The function name of this choice.
+                pub fn name(self) -> &'static str {
+                    let names: &'static [&'static str] = &[#(#nflux_names),*];
+                    names[Self::ALL.iter().position(|c| *c == self).expect("every choice is listed")]
+                }
             }
 
             /// The law, with its parameters (defaults: the declared constants) and its numerical flux.
@@ -398,6 +403,9 @@ pub fn emit(law: &Law) -> syn::Result<TokenStream> {
                 fn material_names(&self) -> &'static [&'static str] { &[#(#material_names),*] }
                 fn boundary_names(&self) -> &'static [&'static str] { &[#(#boundary_names),*] }
                 fn numerical_flux_names(&self) -> &'static [&'static str] { &[#(#nflux_names),*] }
+                fn numerical_flux_name(&self) -> &'static str {
+                    self.numerical_flux.name()
+                }
                 fn select_numerical_flux(&mut self, name: &str) -> bool {
                     match NumericalFlux::from_name(name) {
                         Some(choice) => {

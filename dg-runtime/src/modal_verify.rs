@@ -93,7 +93,7 @@ pub fn verify_modal_variants<L: ConservationLaw + Clone, T: Real>(
     progress: &mut dyn FnMut(&VerifyOutcome),
 ) -> Vec<VerifyOutcome> {
     let params = law.param_values();
-    let nflux = law.numerical_flux_names()[0];
+    let nflux = law.numerical_flux_name();
     let cpu = match modal_verification_operator::<L, T>(law, order) {
         Ok(cpu) => cpu,
         Err(e) => return variants.iter().map(|v| failed(v, &e)).collect(),

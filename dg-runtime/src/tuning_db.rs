@@ -122,29 +122,19 @@ pub fn modal_key(law: &str, law_hash: &str, numerical_flux: &str, order: usize, 
     )
 }
 
-/// The stored modal winner for these parameters whose size bucket is nearest to `dofs` (any size bucket).
-pub fn nearest_modal_winner<'a>(
-    entries: &'a BTreeMap<String, Entry>,
-    law: &str,
-    law_hash: &str,
-    numerical_flux: &str,
-    order: usize,
-    precision: &str,
-    dofs: u64,
-) -> Option<&'a Entry> {
-    let wanted = modal_key(law, law_hash, numerical_flux, order, precision, dofs);
-    let (prefix, rest) = wanted.split_once("|rhs|")?;
-    let suffix = rest.split_once('|').map(|(_, s)| s)?;
-    let bucket_of = |key: &str| -> Option<i64> {
-        let rest = key.strip_prefix(prefix)?.strip_prefix("|rhs|2^")?;
+/// The stored entry whose key equals `key` except for the problem-size bucket (`2^Ndof`), with the nearest
+/// bucket; ties go to the smaller size.
+pub fn nearest_size<'a>(entries: &'a BTreeMap<String, Entry>, key: &str) -> Option<&'a Entry> {
+    fn split(k: &str) -> Option<(&str, i64, &str)> {
+        let (head, rest) = k.split_once("|2^")?;
         let (bucket, tail) = rest.split_once("dof|")?;
-        (tail == suffix).then(|| bucket.parse().ok())?
-    };
-    let target = (dofs.max(1) as f64).log2().round() as i64;
+        Some((head, bucket.parse().ok()?, tail))
+    }
+    let (head, target, tail) = split(key)?;
     entries
         .iter()
-        .filter_map(|(k, e)| bucket_of(k).map(|b| ((b - target).abs(), e)))
-        .min_by_key(|(d, _)| *d)
+        .filter_map(|(k, e)| split(k).filter(|(h, _, t)| *h == head && *t == tail).map(|(_, b, _)| (b, e)))
+        .min_by_key(|(b, _)| ((b - target).abs(), *b))
         .map(|(_, e)| e)
 }
 

@@ -108,7 +108,7 @@ pub fn verify_variant<L: ConservationLaw + Clone, T: Real>(
 ) -> VerifyOutcome {
     let VerifyProblem { law, ir, space, binding, materials } = *problem;
     let build = |device: &mut dyn Device| {
-        let nflux = law.numerical_flux_names()[0];
+        let nflux = law.numerical_flux_name();
         DeviceOperator::<T>::new(device, target, ir, &law.param_values(), nflux, space, binding, materials, variant)
     };
     check_operator::<L, T>(device, problem, variant, seed, build)
@@ -128,7 +128,7 @@ pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
 ) -> Vec<VerifyOutcome> {
     let VerifyProblem { law, ir, space, binding, materials } = *problem;
     let params = law.param_values();
-    let input = LawInput { ir, params: &params, numerical_flux: law.numerical_flux_names()[0] };
+    let input = LawInput { ir, params: &params, numerical_flux: law.numerical_flux_name() };
     let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
     let seed_of = |variant: &Variant| 100 + variants.iter().position(|v| v == variant).unwrap_or(0) as u64;
     let mut outcomes: Vec<Option<VerifyOutcome>> = vec![None; variants.len()];

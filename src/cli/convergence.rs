@@ -39,6 +39,27 @@ pub struct ConvergenceArgs {
     /// studies run on the CPU.
     #[arg(long, default_value = "cpu")]
     pub device: String,
+    /// Euler cases: the modal formulation (seed 001, theirs) or, for comparison, the nodal one (seed 000).
+    #[arg(long, value_enum, default_value_t = FormulationArg::Modal)]
+    pub formulation: FormulationArg,
+}
+
+/// `--formulation`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum FormulationArg {
+    /// Modal weak form with quadrature.
+    Modal,
+    /// Nodal strong form.
+    Nodal,
+}
+
+impl From<FormulationArg> for dg::euler_run::Formulation {
+    fn from(f: FormulationArg) -> Self {
+        match f {
+            FormulationArg::Modal => Self::Modal,
+            FormulationArg::Nodal => Self::Nodal,
+        }
+    }
 }
 
 fn parse_orders(s: &str) -> Result<RangeInclusive<usize>, String> {
@@ -59,8 +80,8 @@ pub fn execute(args: ConvergenceArgs) -> anyhow::Result<()> {
         AnyCase::Nodal(case) => case,
         AnyCase::Euler(case) => return super::euler_cmds::convergence(args, case),
     };
-    if args.device != "cpu" {
-        bail!("Maxwell convergence studies run on the native CPU path (got --device {})", args.device);
+    if args.device != "cpu" || matches!(args.formulation, FormulationArg::Nodal) {
+        bail!("Maxwell convergence studies run on the native CPU path with the nodal formulation (drop --device and --formulation)");
     }
     if !case.has_exact() {
         bail!("case `{}` has no exact solution; choose one of the cases marked so in `dg cases`", case.name());

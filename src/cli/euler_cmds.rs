@@ -5,7 +5,7 @@ use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::euler::EulerCase;
 use dg::dg_codegen::modal::ModalVariant;
-use dg::euler_run::{euler_convergence, run_euler, run_euler_on_device, EulerDeviceInfo, EulerOutcome};
+use dg::euler_run::{euler_convergence, run_euler, run_euler_on_device, EulerDeviceInfo, EulerOutcome, StudyPlan};
 use dg::picture::{render_png, ModalField};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -116,11 +116,11 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn EulerCase>) -> anyhow::R
     );
     let (first, levels) = (*args.orders.start(), args.levels);
     let mut device = super::run::pick_device(&args.device)?;
+    let plan = StudyPlan { orders: args.orders.clone(), levels, formulation: args.formulation.into() };
     let study = euler_convergence(
         case.as_ref(),
         &base,
-        args.orders.clone(),
-        levels,
+        &plan,
         &opts,
         device.as_deref_mut().map(|d| d as &mut dyn dg::dg_runtime::backend::Device),
         &mut |order, level| {

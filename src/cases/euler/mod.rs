@@ -2,10 +2,12 @@
 
 mod double_mach;
 mod isentropic_vortex;
+mod nodal;
 mod supersonic_vortex;
 
 pub use double_mach::DoubleMach;
 pub use isentropic_vortex::IsentropicVortex;
+pub use nodal::NodalEuler;
 pub use supersonic_vortex::SupersonicVortex;
 
 use dg_core::mesh::{refine_uniform, TriMesh};
