@@ -178,7 +178,10 @@ impl<T: Real> ModalDeviceOperator<T> {
         let nv = source.nvars;
         let nm = source.nmodes;
         let state_bytes = k * nv * nm * std::mem::size_of::<T>();
-        let tmp_bytes = (edges * nv * nm).max(1) * std::mem::size_of::<T>();
+        // only the edge-wise surface writes the left/right temporaries; the other variants get a placeholder
+        let edge_wise = source.variant.surface == dg_codegen::modal::ModalSurface::Edge;
+        let tmp_values = if edge_wise { edges * nv * nm } else { 1 };
+        let tmp_bytes = tmp_values.max(1) * std::mem::size_of::<T>();
         let bstate: Vec<T> = cpu.prescribed_states(0.0).into_iter().map(real).collect();
         let buffers = Buffers {
             q: device.alloc(state_bytes)?,

@@ -36,7 +36,7 @@ impl EulerCase for DoubleMach {
     }
     /// n cells in y and 4n in x; n must be a multiple of 6 so that x = 1/6 is a grid line.
     fn default_mesh(&self, n: usize) -> Result<TriMesh, MeshError> {
-        if n % 6 != 0 {
+        if !n.is_multiple_of(6) {
             return Err(MeshError::Invalid(format!("double Mach takes a multiple of 6 cells in y (got {n})")));
         }
         let mut mesh = rectangle(&RectangleSpec {

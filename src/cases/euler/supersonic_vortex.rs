@@ -39,7 +39,7 @@ impl EulerCase for SupersonicVortex {
     }
     /// Mesh A of seed 001 has n = 5 cells across (5 × 18 cells, 180 triangles); n scales both directions.
     fn default_mesh(&self, n: usize) -> Result<TriMesh, MeshError> {
-        if n % 5 != 0 {
+        if !n.is_multiple_of(5) {
             return Err(MeshError::Invalid(format!(
                 "the annulus takes a multiple of 5 cells across (5 gives seed 001's mesh A), got {n}"
             )));
