@@ -229,6 +229,40 @@ pub struct LawInput<'a> {
     pub numerical_flux: &'a str,
 }
 
+/// One IR function as the body of its `law_*` device function (outputs to `out[i]`, temporaries prefixed
+/// `prefix`).
+pub(crate) fn emit_law_function(f: &dg_ir::IrFunction, law: &LawInput<'_>, prefix: &str, single: bool) -> String {
+    let names = InputNames {
+        state_m: "qm",
+        state_p: "qp",
+        material_m: "mm",
+        material_p: "mp",
+        normal: ["nx", "ny", "0"],
+        position: ["px", "py", "0"],
+        time: "t",
+        params: law.params,
+    };
+    indent(&emit(f, &names, &|i: usize| format!("out[{i}]"), prefix, single))
+}
+
+/// What `law.tera` needs: the law's name and hash, its flux, the selected numerical flux and its boundary states.
+pub(crate) fn insert_law(ctx: &mut tera::Context, law: &LawInput<'_>, single: bool) -> Result<(), RenderError> {
+    let ir = law.ir;
+    let law_err = |reason: String| RenderError::Law { law: ir.name.clone(), reason };
+    let flux_fn = ir.function("flux").ok_or_else(|| law_err("no flux".into()))?;
+    let nflux_name = format!("numerical_flux:{}", law.numerical_flux);
+    let nflux_fn =
+        ir.function(&nflux_name).ok_or_else(|| law_err(format!("no numerical flux `{}`", law.numerical_flux)))?;
+    let boundaries: Vec<String> =
+        ir.functions_of(FunctionRole::Boundary).map(|f| indent(&emit_law_function(f, law, "b", single))).collect();
+    ctx.insert("law_name", &ir.name);
+    ctx.insert("law_hash", &ir.hash());
+    ctx.insert("flux", &emit_law_function(flux_fn, law, "f", single));
+    ctx.insert("numerical_flux", &emit_law_function(nflux_fn, law, "n", single));
+    ctx.insert("boundaries", &boundaries);
+    Ok(())
+}
+
 /// Renders the program of `variant` for `law` on `element`.
 pub fn render(
     law: &LawInput<'_>,
@@ -246,24 +280,8 @@ pub fn render(
     }
     let single = variant.precision == Precision::F32;
     let geometry = Geometry::new(element.order, variant);
-    let names = InputNames {
-        state_m: "qm",
-        state_p: "qp",
-        material_m: "mm",
-        material_p: "mp",
-        normal: ["nx", "ny", "0"],
-        position: ["px", "py", "0"],
-        time: "t",
-        params: law.params,
-    };
-    let out = |i: usize| format!("out[{i}]");
-    let flux_fn = ir.function("flux").ok_or_else(|| law_err("no flux".into()))?;
-    let nflux_name = format!("numerical_flux:{}", law.numerical_flux);
-    let nflux_fn =
-        ir.function(&nflux_name).ok_or_else(|| law_err(format!("no numerical flux `{}`", law.numerical_flux)))?;
-    let boundaries: Vec<String> =
-        ir.functions_of(FunctionRole::Boundary).map(|f| indent(&indent(&emit(f, &names, &out, "b", single)))).collect();
     let mut ctx = tera::Context::new();
+    insert_law(&mut ctx, law, single)?;
     ctx.insert("cuda", &(target == Target::Cuda));
     ctx.insert("double", &!single);
     ctx.insert("np", &geometry.np);
@@ -290,11 +308,6 @@ pub fn render(
     ctx.insert("lift_at", &lift_at);
     ctx.insert("p", PRELUDE_SUFFIX);
     ctx.insert("k", KERNEL_SUFFIX);
-    ctx.insert("law_name", &ir.name);
-    ctx.insert("law_hash", &ir.hash());
-    ctx.insert("flux", &indent(&emit(flux_fn, &names, &out, "f", single)));
-    ctx.insert("numerical_flux", &indent(&emit(nflux_fn, &names, &out, "n", single)));
-    ctx.insert("boundaries", &boundaries);
     ctx.insert("group", &variant.group);
     ctx.insert("seq", &variant.seq);
     ctx.insert("fused", &(variant.surface == Surface::Fused));

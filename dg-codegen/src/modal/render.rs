@@ -1,8 +1,8 @@
 //! Modal kernel source from the templates `templates/modal_*.tera` and the law's functions (`law.tera`).
 
 use super::variant::{ModalLayout, ModalSurface, ModalVariant, Tables};
-use crate::cexpr::{emit, literal, InputNames};
-use crate::render::{LawInput, RenderError, Target, PRELUDE_SUFFIX};
+use crate::cexpr::literal;
+use crate::render::{emit_law_function, insert_law, LawInput, RenderError, Target, PRELUDE_SUFFIX};
 use crate::variant::Precision;
 use dg_core::triangle::ModalTriangle;
 use dg_ir::FunctionRole;
@@ -111,10 +111,6 @@ pub fn modal_table(element: &ModalTriangle) -> Vec<f64> {
     t
 }
 
-fn indent(code: &str) -> String {
-    code.lines().map(|l| format!("    {l}\n")).collect()
-}
-
 /// Renders the modal program of `variant` for `law` on `element`.
 pub fn render_modal(
     law: &LawInput<'_>,
@@ -131,25 +127,9 @@ pub fn render_modal(
         return Err(law_err("the modal kernels do not handle source terms yet".into()));
     }
     let single = variant.precision == Precision::F32;
-    let names = InputNames {
-        state_m: "qm",
-        state_p: "qp",
-        material_m: "mm",
-        material_p: "mp",
-        normal: ["nx", "ny", "0"],
-        position: ["px", "py", "0"],
-        time: "t",
-        params: law.params,
-    };
-    let out = |i: usize| format!("out[{i}]");
-    let flux_fn = ir.function("flux").ok_or_else(|| law_err("no flux".into()))?;
-    let nflux_name = format!("numerical_flux:{}", law.numerical_flux);
-    let nflux_fn =
-        ir.function(&nflux_name).ok_or_else(|| law_err(format!("no numerical flux `{}`", law.numerical_flux)))?;
-    let boundaries: Vec<String> =
-        ir.functions_of(FunctionRole::Boundary).map(|f| indent(&indent(&emit(f, &names, &out, "b", single)))).collect();
     let table = modal_table(element);
     let mut ctx = tera::Context::new();
+    insert_law(&mut ctx, law, single)?;
     ctx.insert("cuda", &(target == Target::Cuda));
     ctx.insert("double", &!single);
     ctx.insert("nv", &ir.variables.len());
@@ -162,16 +142,11 @@ pub fn render_modal(
     ctx.insert("table", &table.iter().map(|&v| literal(v, single)).collect::<Vec<_>>().join(", "));
     ctx.insert("atomic", &(variant.surface == ModalSurface::Atomic));
     ctx.insert("p", PRELUDE_SUFFIX);
-    ctx.insert("law_name", &ir.name);
-    ctx.insert("law_hash", &ir.hash());
-    ctx.insert("flux", &indent(&emit(flux_fn, &names, &out, "f", single)));
-    ctx.insert("numerical_flux", &indent(&emit(nflux_fn, &names, &out, "n", single)));
-    ctx.insert("boundaries", &boundaries);
     let speed_fn = ir.function("max_speed").ok_or_else(|| law_err("no max_speed".into()))?;
-    ctx.insert("max_speed", &indent(&emit(speed_fn, &names, &out, "s", single)));
+    ctx.insert("max_speed", &emit_law_function(speed_fn, law, "s", single));
     let admissible = ir.functions_of(FunctionRole::Admissible).next();
     ctx.insert("has_admissible", &admissible.is_some());
-    ctx.insert("admissible", &admissible.map(|f| indent(&emit(f, &names, &out, "a", single))).unwrap_or_default());
+    ctx.insert("admissible", &admissible.map(|f| emit_law_function(f, law, "a", single)).unwrap_or_default());
     ctx.insert("limiter", &(element.order == 1));
     ctx.insert("k", "");
     let mut tera = tera::Tera::default();
