@@ -5,9 +5,15 @@ pub use modal::{GhostRule, LimiterError, ModalDeviceData, ModalOperator2d, Presc
 pub use operator::NodalOperator2d;
 
 /// `OdeSystem` for a CPU operator type `$ty<L, T>` with `apply(&self, q, t, out)`: the state is a `Vec<T>`,
-/// and the update is [`linear_combination`].
+/// and the update is [`linear_combination`]; with `limit = method`, `self.method(q)` limits every stage.
 macro_rules! cpu_ode_system {
     ($ty:ident) => {
+        super::cpu_ode_system!($ty, limit = no_limit);
+        impl<L: ConservationLaw, T: Real> $ty<L, T> {
+            fn no_limit(&self, _q: &mut [T]) {}
+        }
+    };
+    ($ty:ident, limit = $limit:ident) => {
         impl<L: ConservationLaw, T: Real> crate::time::OdeSystem for $ty<L, T> {
             type State = Vec<T>;
             type Error = std::convert::Infallible;
@@ -23,6 +29,11 @@ macro_rules! cpu_ode_system {
 
             fn update(&mut self, y: &mut Vec<T>, a: f64, terms: &[(f64, &Vec<T>)]) -> Result<(), Self::Error> {
                 super::linear_combination(y, a, terms);
+                Ok(())
+            }
+
+            fn limit(&mut self, q: &mut Vec<T>) -> Result<(), Self::Error> {
+                self.$limit(q);
                 Ok(())
             }
         }

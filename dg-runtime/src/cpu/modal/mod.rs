@@ -540,26 +540,4 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
     }
 }
 
-impl<L: ConservationLaw, T: Real> crate::time::OdeSystem for ModalOperator2d<L, T> {
-    type State = Vec<T>;
-    type Error = std::convert::Infallible;
-
-    fn rhs(&mut self, t: f64, q: &Vec<T>, out: &mut Vec<T>) -> Result<(), Self::Error> {
-        self.apply(q, t, out);
-        Ok(())
-    }
-
-    fn zeros_like(&mut self, like: &Vec<T>) -> Result<Vec<T>, Self::Error> {
-        Ok(vec![T::zero(); like.len()])
-    }
-
-    fn update(&mut self, y: &mut Vec<T>, a: f64, terms: &[(f64, &Vec<T>)]) -> Result<(), Self::Error> {
-        super::linear_combination(y, a, terms);
-        Ok(())
-    }
-
-    fn limit(&mut self, q: &mut Vec<T>) -> Result<(), Self::Error> {
-        self.apply_limiter(q);
-        Ok(())
-    }
-}
+super::cpu_ode_system!(ModalOperator2d, limit = apply_limiter);
