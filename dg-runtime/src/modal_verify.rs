@@ -6,7 +6,7 @@ use crate::backend::Device;
 use crate::cpu::{BoundaryBinding, GhostRule, ModalOperator2d};
 use crate::device_operator::DeviceOperatorError;
 use crate::modal_device::{EdgeOrder, ModalDeviceOperator};
-use crate::verify::{random_state, relative_l2, tolerance, VerifyOutcome};
+use crate::verify::{random_state, relative_l2, VerifyOutcome};
 use dg_codegen::modal::ModalVariant;
 use dg_codegen::Target;
 use dg_core::law::ConservationLaw;
@@ -96,7 +96,13 @@ pub fn verify_modal_variants<L: ConservationLaw + Clone, T: Real>(
     let nflux = law.numerical_flux_name();
     let cpu = match modal_verification_operator::<L, T>(law, order) {
         Ok(cpu) => cpu,
-        Err(e) => return variants.iter().map(|v| failed(v, &e)).collect(),
+        Err(e) => {
+            let message = e.to_string();
+            return variants
+                .iter()
+                .map(|v| VerifyOutcome::of::<T>(v.to_string(), Err(DeviceOperatorError::Precision(message.clone()))))
+                .collect();
+        }
     };
     let t = 0.3;
     let q = random_modal_state(&cpu, 11 + order as u64);
@@ -136,28 +142,9 @@ pub fn verify_modal_variants<L: ConservationLaw + Clone, T: Real>(
         };
         let result = run(device);
         device.free_buffers();
-        let outcome = match result {
-            Ok(err) => VerifyOutcome {
-                variant: variant.to_string(),
-                relative_error: err,
-                passed: err <= tolerance::<T>(),
-                error: None,
-                rejected: false,
-            },
-            Err(e) => failed(variant, &e),
-        };
+        let outcome = VerifyOutcome::of::<T>(variant.to_string(), result);
         progress(&outcome);
         outcomes.push(outcome);
     }
     outcomes
-}
-
-fn failed(variant: &ModalVariant, e: &DeviceOperatorError) -> VerifyOutcome {
-    VerifyOutcome {
-        variant: variant.to_string(),
-        relative_error: f64::NAN,
-        passed: false,
-        rejected: matches!(e, DeviceOperatorError::Variant(_)),
-        error: Some(e.to_string()),
-    }
 }

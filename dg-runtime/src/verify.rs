@@ -177,12 +177,25 @@ fn missing() -> DeviceOperatorError {
 }
 
 fn failed(variant: &Variant, e: DeviceOperatorError) -> VerifyOutcome {
-    VerifyOutcome {
-        variant: variant.to_string(),
-        relative_error: f64::NAN,
-        passed: false,
-        rejected: matches!(e, DeviceOperatorError::Variant(_)),
-        error: Some(e.to_string()),
+    VerifyOutcome::of::<f32>(variant.to_string(), Err(e))
+}
+
+impl VerifyOutcome {
+    /// The outcome of checking `variant` in precision `T`: its relative difference to the CPU operator, or why
+    /// it could not be checked (a variant the device refuses counts as rejected, not failed).
+    pub fn of<T: Real>(variant: String, result: Result<f64, DeviceOperatorError>) -> Self {
+        match result {
+            Ok(err) => {
+                Self { variant, relative_error: err, passed: err <= tolerance::<T>(), error: None, rejected: false }
+            }
+            Err(e) => Self {
+                variant,
+                relative_error: f64::NAN,
+                passed: false,
+                rejected: matches!(e, DeviceOperatorError::Variant(_)),
+                error: Some(e.to_string()),
+            },
+        }
     }
 }
 
@@ -210,14 +223,5 @@ fn check_operator<L: ConservationLaw + Clone, T: Real>(
     };
     let outcome = run(device);
     device.free_buffers();
-    match outcome {
-        Ok(err) => VerifyOutcome {
-            variant: variant.to_string(),
-            relative_error: err,
-            passed: err <= tolerance::<T>(),
-            error: None,
-            rejected: false,
-        },
-        Err(e) => failed(variant, e),
-    }
+    VerifyOutcome::of::<T>(variant.to_string(), outcome)
 }
