@@ -90,6 +90,19 @@ impl<T: Real> ModalDeviceOperator<T> {
         cpu: &ModalOperator2d<L, T>,
         variant: &ModalVariant,
     ) -> Result<Self, DeviceOperatorError> {
+        Self::with_edge_order(device, target, law, cpu, variant, EdgeOrder::BoundaryFirst)
+    }
+
+    /// Like [`Self::new`], with the edges in a given order and orientation (consistency checks: the result must
+    /// not depend on either).
+    pub fn with_edge_order<L: ConservationLaw>(
+        device: &mut dyn Device,
+        target: Target,
+        law: (&LawIr, &[f64], &str),
+        cpu: &ModalOperator2d<L, T>,
+        variant: &ModalVariant,
+        order: EdgeOrder,
+    ) -> Result<Self, DeviceOperatorError> {
         let want = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
         if variant.precision != want {
             return Err(DeviceOperatorError::Precision(format!("variant {variant} does not compute in {}", T::NAME)));
@@ -119,22 +132,6 @@ impl<T: Real> ModalDeviceOperator<T> {
                 }
             }
         }
-        Self::upload_mesh(device, source, program, cpu, EdgeOrder::BoundaryFirst)
-    }
-
-    /// Like [`Self::new`], with the edges in a given order and orientation (consistency checks: the result must
-    /// not depend on either).
-    pub fn with_edge_order<L: ConservationLaw>(
-        device: &mut dyn Device,
-        target: Target,
-        law: (&LawIr, &[f64], &str),
-        cpu: &ModalOperator2d<L, T>,
-        variant: &ModalVariant,
-        order: EdgeOrder,
-    ) -> Result<Self, DeviceOperatorError> {
-        let op = Self::new(device, target, law, cpu, variant)?;
-        let (source, program) = (op.source, op.program);
-        device.free_buffers();
         Self::upload_mesh(device, source, program, cpu, order)
     }
 
