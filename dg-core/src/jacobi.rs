@@ -81,8 +81,11 @@ pub fn grad_jacobi_p(x: &[f64], alpha: f64, beta: f64, n: usize) -> Vec<f64> {
 /// Gauss points and weights of weight (1-x)^α (1+x)^β: `n + 1` points, exact for degree 2n + 1.
 pub fn jacobi_gq(alpha: f64, beta: f64, n: usize) -> (Vec<f64>, Vec<f64>) {
     let (a, b) = (alpha, beta);
+    // ∫ (1−x)^α (1+x)^β dx over [−1, 1]
+    let scale =
+        2f64.powf(a + b + 1.0) / (a + b + 1.0) * gamma_exact(a + 1.0) * gamma_exact(b + 1.0) / gamma_exact(a + b + 1.0);
     if n == 0 {
-        return (vec![-(a - b) / (a + b + 2.0)], vec![2.0]);
+        return (vec![-(a - b) / (a + b + 2.0)], vec![scale]);
     }
     let m = n + 1;
     let mut j = DMatrix::<f64>::zeros(m, m);
@@ -98,8 +101,6 @@ pub fn jacobi_gq(alpha: f64, beta: f64, n: usize) -> (Vec<f64>, Vec<f64>) {
         }
     }
     let eig = SymmetricEigen::new(j);
-    let scale =
-        2f64.powf(a + b + 1.0) / (a + b + 1.0) * gamma_exact(a + 1.0) * gamma_exact(b + 1.0) / gamma_exact(a + b + 1.0);
     let mut pairs: Vec<(f64, f64)> =
         (0..m).map(|k| (eig.eigenvalues[k], eig.eigenvectors[(0, k)].powi(2) * scale)).collect();
     pairs.sort_by(|p, q| p.0.total_cmp(&q.0));

@@ -5,6 +5,8 @@
 //! - [`quadrature`]: 1D Gauss–Legendre and Gauss–Lobatto rules.
 //! - [`triangle`]: the reference triangle of order N (warp-and-blend nodes, orthonormal basis, Vandermonde,
 //!   differentiation, mass, face masks, LIFT, cubature).
+//! - [`tetrahedron`]: the reference tetrahedron of order N (warp-and-blend nodes, orthonormal basis, Vandermonde,
+//!   Dr/Ds/Dt, mass, face masks, LIFT, conical-product cubature).
 //! - [`mesh`]: triangle meshes (structured generators, refinement, Gmsh reader), connectivity and geometry.
 //! - [`space`]: the DG space on a mesh: node coordinates, face maps, geometric factors.
 //! - [`vtu`]: VTU output of high-order fields for ParaView.
@@ -20,6 +22,7 @@ pub mod mesh;
 pub mod quadrature;
 pub mod real;
 pub mod space;
+pub mod tetrahedron;
 pub mod triangle;
 pub mod vtu;
 
