@@ -8,7 +8,10 @@
 //! - [`tetrahedron`]: the reference tetrahedron of order N (warp-and-blend nodes, orthonormal basis, Vandermonde,
 //!   Dr/Ds/Dt, mass, face masks, LIFT, conical-product cubature).
 //! - [`mesh`]: triangle meshes (structured generators, refinement, Gmsh reader), connectivity and geometry.
+//! - [`mesh3d`]: tetrahedral meshes (structured boxes in 6 or 5 tetrahedra per hexahedron, uniform refinement),
+//!   connectivity and geometry.
 //! - [`space`]: the DG space on a mesh: node coordinates, face maps, geometric factors.
+//! - [`space3d`]: the DG space on a tetrahedral mesh.
 //! - [`vtu`]: VTU output of high-order fields for ParaView.
 //! - [`law`]: the trait a conservation law implements; the macro of `dg-macros` generates its implementations.
 //!
@@ -19,9 +22,11 @@ pub mod jacobi;
 pub mod law;
 pub mod matrix;
 pub mod mesh;
+pub mod mesh3d;
 pub mod quadrature;
 pub mod real;
 pub mod space;
+pub mod space3d;
 pub mod tetrahedron;
 pub mod triangle;
 pub mod vtu;

@@ -1,10 +1,12 @@
-//! VTU (VTK XML unstructured grid) output of high-order nodal fields on triangles.
+//! VTU (VTK XML unstructured grid) output of high-order nodal fields on triangles and tetrahedra.
 //!
-//! Each element of order N is drawn as N² sub-triangles on its equispaced lattice, the field interpolated there,
+//! Each element of order N is drawn as N² sub-triangles (N³ sub-tetrahedra) on its equispaced lattice, the field interpolated there,
 //! so ParaView shows the polynomial inside each element rather than a linear blur. ASCII encoding; the file is
 //! written to a temporary name and renamed, so a reader never sees a half-written file.
 
 use crate::space::DgSpace2d;
+use crate::space3d::DgSpace3d;
+use crate::tetrahedron::equispaced_nodes_3d;
 use crate::triangle::equispaced_nodes;
 use crate::CoreError;
 use std::fmt::Write as _;
@@ -12,6 +14,8 @@ use std::path::Path;
 
 /// VTK cell type of a linear triangle.
 const VTK_TRIANGLE: u8 = 5;
+/// VTK cell type of a linear tetrahedron.
+const VTK_TETRA: u8 = 10;
 
 /// A named nodal field (K·Np values, node-major within each element as in [`DgSpace2d`]).
 pub struct Field<'a> {
@@ -46,15 +50,81 @@ pub fn sub_triangles(n: usize) -> Vec<[usize; 3]> {
 /// Writes the fields of `space` to `path` as a VTU file.
 pub fn write_vtu(path: &Path, space: &DgSpace2d, fields: &[Field<'_>]) -> Result<(), CoreError> {
     let el = &space.element;
-    let n = el.order;
-    let (req, seq) = equispaced_nodes(n);
+    let (req, seq) = equispaced_nodes(el.order);
     let interp = el.interpolation_matrix(&req, &seq)?;
-    let nsub = req.len();
-    let k_count = space.num_elements();
-    let np = el.np;
-    let interpolate =
-        |values: &[f64], k: usize, p: usize| -> f64 { (0..np).map(|i| interp[(p, i)] * values[k * np + i]).sum() };
-    let tris = sub_triangles(n);
+    let cells = sub_triangles(el.order);
+    let zero = vec![0.0; space.x.len()];
+    let lattice = Lattice { interp: &interp, np: el.np, elements: space.num_elements() };
+    write_lattice_cells(path, &lattice, [&space.x, &space.y, &zero], &cells, VTK_TRIANGLE, fields)
+}
+
+/// Sub-tetrahedra of the order-n lattice of [`equispaced_nodes_3d`] (local point indices), n³ of them: per
+/// lattice cell an upright tetrahedron, an octahedron in four, and an inverted tetrahedron where they fit.
+pub fn sub_tetrahedra(n: usize) -> Vec<[usize; 4]> {
+    let mut index = std::collections::HashMap::new();
+    let mut next = 0;
+    for k in 0..=n {
+        for j in 0..=(n - k) {
+            for i in 0..=(n - k - j) {
+                index.insert((i, j, k), next);
+                next += 1;
+            }
+        }
+    }
+    let at = |i: usize, j: usize, k: usize| index[&(i, j, k)];
+    let mut tets = Vec::with_capacity(n * n * n);
+    for k in 0..n {
+        for j in 0..(n - k) {
+            for i in 0..(n - k - j) {
+                tets.push([at(i, j, k), at(i + 1, j, k), at(i, j + 1, k), at(i, j, k + 1)]);
+                if i + j + k + 2 <= n {
+                    let (a, b) = (at(i + 1, j, k), at(i, j + 1, k + 1));
+                    let ring = [at(i, j + 1, k), at(i, j, k + 1), at(i + 1, j, k + 1), at(i + 1, j + 1, k)];
+                    tets.extend((0..4).map(|m| [a, b, ring[m], ring[(m + 1) % 4]]));
+                }
+                if i + j + k + 3 <= n {
+                    tets.push([at(i + 1, j + 1, k), at(i + 1, j, k + 1), at(i, j + 1, k + 1), at(i + 1, j + 1, k + 1)]);
+                }
+            }
+        }
+    }
+    tets
+}
+
+/// Writes the fields of a tetrahedral `space` to `path` as a VTU file (each element as N³ sub-tetrahedra).
+pub fn write_vtu_tet(path: &Path, space: &DgSpace3d, fields: &[Field<'_>]) -> Result<(), CoreError> {
+    let el = &space.element;
+    let (r, s, t) = equispaced_nodes_3d(el.order);
+    let interp = el.interpolation_matrix(&r, &s, &t)?;
+    let cells = sub_tetrahedra(el.order);
+    let lattice = Lattice { interp: &interp, np: el.np, elements: space.num_elements() };
+    let [x, y, z] = &space.xyz;
+    write_lattice_cells(path, &lattice, [x, y, z], &cells, VTK_TETRA, fields)
+}
+
+/// Interpolation from each element's nodes to its equispaced lattice.
+struct Lattice<'a> {
+    interp: &'a crate::matrix::Matrix,
+    np: usize,
+    elements: usize,
+}
+
+impl Lattice<'_> {
+    fn value(&self, values: &[f64], k: usize, p: usize) -> f64 {
+        (0..self.np).map(|i| self.interp[(p, i)] * values[k * self.np + i]).sum()
+    }
+}
+
+fn write_lattice_cells<const V: usize>(
+    path: &Path,
+    lattice: &Lattice<'_>,
+    coords: [&[f64]; 3],
+    cells: &[[usize; V]],
+    vtk_type: u8,
+    fields: &[Field<'_>],
+) -> Result<(), CoreError> {
+    let k_count = lattice.elements;
+    let nsub = lattice.interp.nrows();
     let mut out = String::new();
     let w = &mut out;
     let _ = writeln!(w, r#"<?xml version="1.0"?>"#);
@@ -63,37 +133,39 @@ pub fn write_vtu(path: &Path, space: &DgSpace2d, fields: &[Field<'_>]) -> Result
         r#"<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">"#
     );
     let _ = writeln!(w, "<UnstructuredGrid>");
-    let _ = writeln!(w, r#"<Piece NumberOfPoints="{}" NumberOfCells="{}">"#, k_count * nsub, k_count * tris.len());
+    let _ = writeln!(w, r#"<Piece NumberOfPoints="{}" NumberOfCells="{}">"#, k_count * nsub, k_count * cells.len());
     let _ = writeln!(w, "<Points>");
     let _ = writeln!(w, r#"<DataArray type="Float64" NumberOfComponents="3" format="ascii">"#);
     for k in 0..k_count {
         for p in 0..nsub {
-            let _ = writeln!(w, "{:e} {:e} 0", interpolate(&space.x, k, p), interpolate(&space.y, k, p));
+            let [x, y, z] = coords.map(|c| lattice.value(c, k, p));
+            let _ = writeln!(w, "{x:e} {y:e} {z:e}");
         }
     }
     let _ = writeln!(w, "</DataArray>\n</Points>\n<Cells>");
     let _ = writeln!(w, r#"<DataArray type="Int64" Name="connectivity" format="ascii">"#);
     for k in 0..k_count {
-        for t in &tris {
-            let _ = writeln!(w, "{} {} {}", k * nsub + t[0], k * nsub + t[1], k * nsub + t[2]);
+        for c in cells {
+            let ids: Vec<String> = c.iter().map(|i| (k * nsub + i).to_string()).collect();
+            let _ = writeln!(w, "{}", ids.join(" "));
         }
     }
     let _ = writeln!(w, "</DataArray>");
     let _ = writeln!(w, r#"<DataArray type="Int64" Name="offsets" format="ascii">"#);
-    for c in 0..k_count * tris.len() {
-        let _ = writeln!(w, "{}", 3 * (c + 1));
+    for c in 0..k_count * cells.len() {
+        let _ = writeln!(w, "{}", V * (c + 1));
     }
     let _ = writeln!(w, "</DataArray>");
     let _ = writeln!(w, r#"<DataArray type="UInt8" Name="types" format="ascii">"#);
-    for _ in 0..k_count * tris.len() {
-        let _ = writeln!(w, "{VTK_TRIANGLE}");
+    for _ in 0..k_count * cells.len() {
+        let _ = writeln!(w, "{vtk_type}");
     }
     let _ = writeln!(w, "</DataArray>\n</Cells>\n<PointData>");
     for field in fields {
         let _ = writeln!(w, r#"<DataArray type="Float64" Name="{}" format="ascii">"#, xml_escape(field.name));
         for k in 0..k_count {
             for p in 0..nsub {
-                let _ = writeln!(w, "{:e}", interpolate(field.values, k, p));
+                let _ = writeln!(w, "{:e}", lattice.value(field.values, k, p));
             }
         }
         let _ = writeln!(w, "</DataArray>");
@@ -101,7 +173,7 @@ pub fn write_vtu(path: &Path, space: &DgSpace2d, fields: &[Field<'_>]) -> Result
     let _ = writeln!(w, "</PointData>\n<CellData>");
     let _ = writeln!(w, r#"<DataArray type="Int64" Name="element" format="ascii">"#);
     for k in 0..k_count {
-        for _ in 0..tris.len() {
+        for _ in 0..cells.len() {
             let _ = writeln!(w, "{k}");
         }
     }

@@ -63,3 +63,50 @@ fn vtu_file_holds_the_interpolated_high_order_field() {
     assert!(conn.iter().all(|&c| (c as usize) < points));
     assert!(numbers(array("types")).iter().all(|&t| t == 5.0));
 }
+
+#[test]
+fn sub_tetrahedra_tile_the_reference_tetrahedron() {
+    for n in 1..=6 {
+        let tets = dg_core::vtu::sub_tetrahedra(n);
+        assert_eq!(tets.len(), n * n * n);
+        let (r, s, t) = dg_core::tetrahedron::equispaced_nodes_3d(n);
+        let volume: f64 = tets
+            .iter()
+            .map(|c| {
+                let d = |a: usize| [r[c[a]] - r[c[0]], s[c[a]] - s[c[0]], t[c[a]] - t[c[0]]];
+                let (u, v, w) = (d(1), d(2), d(3));
+                let det = u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0])
+                    + u[2] * (v[0] * w[1] - v[1] * w[0]);
+                assert!(det.abs() > 1e-12, "N={n}: flat sub-tetrahedron {c:?}");
+                det.abs() / 6.0
+            })
+            .sum();
+        assert!((volume - 4.0 / 3.0).abs() < 1e-12, "N={n}: volume {volume}");
+    }
+}
+
+#[test]
+fn tetrahedral_vtu_holds_the_interpolated_field() {
+    use dg_core::mesh3d::{box_mesh, BoxSpec};
+    let space = dg_core::space3d::DgSpace3d::new(box_mesh(&BoxSpec::unit_cube(1)).unwrap(), 2).unwrap();
+    let f = |x: f64, y: f64, z: f64| x * y - z * z + 0.25 * x + 2.0;
+    let [x, y, z] = &space.xyz;
+    let values: Vec<f64> = (0..space.num_nodes()).map(|g| f(x[g], y[g], z[g])).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tets.vtu");
+    dg_core::vtu::write_vtu_tet(&path, &space, &[Field { name: "p", values: &values }]).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let array = |name: &str| {
+        doc.descendants().find(|n| n.has_tag_name("DataArray") && n.attribute("Name") == Some(name)).unwrap()
+    };
+    let coords = numbers(doc.descendants().find(|n| n.has_tag_name("Points")).unwrap().first_element_child().unwrap());
+    let p = numbers(array("p"));
+    assert_eq!(p.len(), 6 * 10);
+    for (i, v) in p.iter().enumerate() {
+        let expected = f(coords[3 * i], coords[3 * i + 1], coords[3 * i + 2]);
+        assert!((v - expected).abs() < 1e-10, "point {i}: {v} vs {expected}");
+    }
+    assert_eq!(numbers(array("connectivity")).len(), 4 * 6 * 8);
+    assert!(numbers(array("types")).iter().all(|&t| t == 10.0));
+}

@@ -1,0 +1,64 @@
+//! Element-to-element connectivity of a tetrahedral mesh through faces, with a check for non-manifold faces.
+
+use super::{sorted_triple, TetMesh};
+use crate::mesh::{FaceLink, DEFAULT_BOUNDARY_TAG};
+use crate::tetrahedron::FACE_VERTICES;
+use crate::MeshError;
+use std::collections::HashMap;
+
+/// Face connectivity: `links[k][f]` tells what lies across local face `f` of element `k` (faces as in
+/// [`crate::tetrahedron`]).
+#[derive(Debug, Clone)]
+pub struct Connectivity3d {
+    /// Per element, per local face.
+    pub links: Vec<[FaceLink; 4]>,
+    /// Tag names, possibly extended by [`DEFAULT_BOUNDARY_TAG`] for untagged boundary faces.
+    pub tag_names: Vec<String>,
+}
+
+impl Connectivity3d {
+    /// Matches faces by their (periodically identified) vertices. Boundary faces without a tag get
+    /// [`DEFAULT_BOUNDARY_TAG`]; a face shared by more than two elements is an error.
+    pub fn build(mesh: &TetMesh) -> Result<Self, MeshError> {
+        let mut faces: HashMap<[usize; 3], Vec<(usize, usize)>> = HashMap::with_capacity(2 * mesh.num_elements() + 8);
+        for (k, e) in mesh.elements.iter().enumerate() {
+            for (f, fv) in FACE_VERTICES.iter().enumerate() {
+                let [a, b, c] = fv.map(|i| mesh.canonical_vertex(e[i]));
+                faces.entry(sorted_triple(a, b, c)).or_default().push((k, f));
+            }
+        }
+        let mut tag_names = mesh.tag_names.clone();
+        let mut links = vec![[FaceLink::Boundary { tag: usize::MAX }; 4]; mesh.num_elements()];
+        for (key, owners) in &faces {
+            match owners.as_slice() {
+                [(k1, f1), (k2, f2)] => {
+                    links[*k1][*f1] = FaceLink::Interior { element: *k2, face: *f2 };
+                    links[*k2][*f2] = FaceLink::Interior { element: *k1, face: *f1 };
+                }
+                [(k, f)] => {
+                    let [a, b, c] = FACE_VERTICES[*f].map(|i| mesh.elements[*k][i]);
+                    let tag = match mesh.boundary_tags.get(&sorted_triple(a, b, c)) {
+                        Some(&t) => t,
+                        None => match tag_names.iter().position(|t| t == DEFAULT_BOUNDARY_TAG) {
+                            Some(t) => t,
+                            None => {
+                                tag_names.push(DEFAULT_BOUNDARY_TAG.to_string());
+                                tag_names.len() - 1
+                            }
+                        },
+                    };
+                    links[*k][*f] = FaceLink::Boundary { tag };
+                }
+                many => {
+                    let mut elements: Vec<usize> = many.iter().map(|&(k, _)| k).collect();
+                    elements.sort_unstable();
+                    return Err(MeshError::Invalid(format!(
+                        "the face with vertices {key:?} is shared by {} tetrahedra ({elements:?}); a face joins at most two",
+                        elements.len()
+                    )));
+                }
+            }
+        }
+        Ok(Self { links, tag_names })
+    }
+}
