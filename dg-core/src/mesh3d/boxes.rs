@@ -48,7 +48,7 @@ pub fn box_mesh(spec: &BoxSpec) -> Result<TetMesh, MeshError> {
         )));
     }
     for d in 0..3 {
-        if !(spec.upper[d] > spec.lower[d]) || !spec.lower[d].is_finite() || !spec.upper[d].is_finite() {
+        if spec.upper[d] <= spec.lower[d] || !spec.lower[d].is_finite() || !spec.upper[d].is_finite() {
             return Err(MeshError::Invalid(format!("empty or non-finite box {:?}–{:?}", spec.lower, spec.upper)));
         }
         if spec.periodic[d] && spec.cells[d] < 3 {
