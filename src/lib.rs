@@ -21,6 +21,7 @@ pub mod law_dispatch;
 pub mod picture;
 pub mod simulate;
 pub mod tuning;
+pub mod wave_run;
 
 pub use dg_codegen;
 pub use dg_core;

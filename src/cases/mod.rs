@@ -3,6 +3,7 @@
 pub mod euler;
 mod maxwell_cavity;
 mod maxwell_pulse;
+pub mod waves;
 
 pub use maxwell_cavity::MaxwellCavity;
 pub use maxwell_pulse::MaxwellPulse;
@@ -53,14 +54,24 @@ pub enum AnyCase {
     Nodal(Box<dyn Case>),
     /// An Euler case, modal formulation (seed 001).
     Euler(Box<dyn euler::EulerCase>),
+    /// A 3D wave case on tetrahedra (seed 002).
+    Wave(Box<dyn waves::WaveCase>),
 }
 
 /// The case of either formulation with this name.
 pub fn find_any(name: &str) -> Option<AnyCase> {
-    find(name).map(AnyCase::Nodal).or_else(|| euler::all().into_iter().find(|c| c.name() == name).map(AnyCase::Euler))
+    find(name)
+        .map(AnyCase::Nodal)
+        .or_else(|| euler::all().into_iter().find(|c| c.name() == name).map(AnyCase::Euler))
+        .or_else(|| waves::all().into_iter().find(|c| c.name() == name).map(AnyCase::Wave))
 }
 
 /// Names of all cases, for messages.
 pub fn names() -> Vec<&'static str> {
-    all().iter().map(|c| c.name()).chain(euler::all().iter().map(|c| c.name())).collect()
+    all()
+        .iter()
+        .map(|c| c.name())
+        .chain(euler::all().iter().map(|c| c.name()))
+        .chain(waves::all().iter().map(|c| c.name()))
+        .collect()
 }

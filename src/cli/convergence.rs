@@ -15,7 +15,9 @@ Examples:
   dg convergence maxwell-cavity --orders 1..6 --levels 4 --json
   dg convergence maxwell-cavity --orders 2..3 --levels 3 --nx 2 --perturb 0.2
   dg convergence euler-isentropic-vortex --orders 1..4 --levels 4 --json
-  dg convergence euler-supersonic-vortex --orders 1..2 --levels 3 --flux hllc_flux")]
+  dg convergence euler-supersonic-vortex --orders 1..2 --levels 3 --flux hllc_flux
+  dg convergence acoustic-cube --orders 1..6 --levels 3 --json          (tetrahedra; --nx sets the base box)
+  dg convergence elastic-cube --orders 1..6 --levels 3 --json")]
 pub struct ConvergenceArgs {
     /// Case to run (must have an exact solution).
     pub case: String,
@@ -79,6 +81,7 @@ pub fn execute(args: ConvergenceArgs) -> anyhow::Result<()> {
     let case = match find_case(&args.case)? {
         AnyCase::Nodal(case) => case,
         AnyCase::Euler(case) => return super::euler_cmds::convergence(args, case),
+        AnyCase::Wave(case) => return super::wave_cmds::convergence(args, case),
     };
     if args.device != "cpu" || matches!(args.formulation, FormulationArg::Nodal) {
         bail!("Maxwell convergence studies run on the native CPU path with the nodal formulation (drop --device and --formulation)");

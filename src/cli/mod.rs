@@ -9,6 +9,7 @@ mod mesh_args;
 mod modal_bench;
 mod run;
 mod tune_cmds;
+mod wave_cmds;
 
 use clap::{Parser, Subcommand};
 

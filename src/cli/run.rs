@@ -25,7 +25,9 @@ Examples:
   dg run maxwell-cavity --device cpu                          (the native CPU path)
   dg run euler-isentropic-vortex --order 3 --nx 20
   dg run euler-double-mach --nx 24 --png double-mach.png       (p = 1, limiter, RK2, t = 0.2)
-  dg run euler-supersonic-vortex --order 2 --refine 1 --flux hllc_flux --json")]
+  dg run euler-supersonic-vortex --order 2 --refine 1 --flux hllc_flux --json
+  dg run acoustic-cube --order 4 --nx 4 --out cube.vtu         (tetrahedra, seed 002)
+  dg run acoustic-two-layer --order 4 --nx 16                  (measured R and T next to the analytic ones)")]
 pub struct RunArgs {
     /// Case to run (see `dg cases`).
     pub case: String,
@@ -80,6 +82,7 @@ pub fn execute(args: RunArgs) -> anyhow::Result<()> {
     let case = match find_case(&args.case)? {
         AnyCase::Nodal(case) => case,
         AnyCase::Euler(case) => return super::euler_cmds::run(args, case),
+        AnyCase::Wave(case) => return super::wave_cmds::run(args, case),
     };
     if args.png.is_some() || args.variant.is_some() {
         anyhow::bail!(

@@ -6,7 +6,7 @@ mod connectivity;
 mod geometry;
 mod refine;
 
-pub use boxes::{box_mesh, BoxSpec, CubeSplit};
+pub use boxes::{box_mesh, BoxSpec, CubeSplit, BOX_TAGS};
 pub use connectivity::Connectivity3d;
 pub use geometry::{TetFaceGeometry, TetGeometry};
 pub use refine::refine_uniform_tet;

@@ -53,6 +53,16 @@ impl BoundaryBinding {
         Self::resolve(law.name(), law.boundary_names(), &space.connectivity.tag_names, &space.used_tags(), explicit)
     }
 
+    /// Binds the boundary tags that a tetrahedral `space`'s faces carry to `law`'s conditions (see
+    /// [`Self::resolve`]).
+    pub fn for_law_on_tets<L: ConservationLaw>(
+        law: &L,
+        space: &dg_core::space3d::DgSpace3d,
+        explicit: &HashMap<String, String>,
+    ) -> Result<Self, BoundaryError> {
+        Self::resolve(law.name(), law.boundary_names(), &space.connectivity.tag_names, &space.used_tags(), explicit)
+    }
+
     /// Like [`Self::for_law`], leaving the tags named in `handled_elsewhere` unbound (the modal operator's
     /// prescribed states, say).
     pub fn for_law_except<L: ConservationLaw>(

@@ -3,6 +3,7 @@
 pub use boundary::{BoundaryBinding, BoundaryError};
 pub use modal::{GhostRule, LimiterError, ModalDeviceData, ModalOperator2d, PrescribedState};
 pub use operator::NodalOperator2d;
+pub use operator3d::NodalOperator3d;
 
 /// `OdeSystem` for a CPU operator type `$ty<L, T>` with `apply(&self, q, t, out)`: the state is a `Vec<T>`,
 /// and the update is [`linear_combination`]; with `limit = method`, `self.method(q)` limits every stage.
@@ -44,6 +45,7 @@ pub(crate) use cpu_ode_system;
 mod boundary;
 mod modal;
 mod operator;
+mod operator3d;
 
 /// y ← a·y + Σ cᵢ·xᵢ, in parallel (y is not read when a = 0): the one vector update the time integrators need.
 pub(crate) fn linear_combination<T: dg_core::Real>(y: &mut [T], a: f64, terms: &[(f64, &Vec<T>)]) {
