@@ -41,3 +41,29 @@ macro_rules! with_law_2d {
         }
     }};
 }
+
+/// The 3D laws the tetrahedral kernels handle (linear fluxes, seed 002).
+pub const LAWS_3D: [&str; 2] = ["acoustics3d", "elastic3d"];
+
+/// Runs `$body` with `$law` bound to the default instance of the named 3D wave law; `Err(message)` for another
+/// name.
+#[macro_export]
+macro_rules! with_law_3d {
+    ($name:expr, |$law:ident| $body:expr) => {{
+        use $crate::dg_laws as laws;
+        match $name {
+            "acoustics3d" => {
+                let $law = laws::acoustics3d::Law::default();
+                Ok($body)
+            }
+            "elastic3d" => {
+                let $law = laws::elastic3d::Law::default();
+                Ok($body)
+            }
+            other => Err(format!(
+                "law `{other}` has no tetrahedral kernels: they take the 3D laws {}",
+                $crate::law_dispatch::LAWS_3D.join(", ")
+            )),
+        }
+    }};
+}

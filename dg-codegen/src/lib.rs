@@ -8,6 +8,7 @@
 //! - [`cexpr`]: an IR function as C statements (the law's flux, numerical flux and boundary states inside the
 //!   kernels).
 //! - [`render`]: kernel source from the tera templates in `templates/`, for CUDA C or OpenCL C.
+//! - [`tet`]: the tetrahedral kernels of seed 002 (node-per-thread, element-per-thread, GEMM strategies).
 //! - [`cost`]: flops and minimal bytes per kernel (the roofline model).
 //!
 //! Pure functions: no device, no I/O; rendering a spec is deterministic.
@@ -18,6 +19,7 @@ pub mod cost;
 pub mod microblock;
 pub mod modal;
 pub mod render;
+pub mod tet;
 pub mod variant;
 
 pub use render::{render, KernelSource, RenderError, Target};

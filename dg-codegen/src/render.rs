@@ -237,8 +237,8 @@ pub(crate) fn emit_law_function(f: &dg_ir::IrFunction, law: &LawInput<'_>, prefi
         state_p: "qp",
         material_m: "mm",
         material_p: "mp",
-        normal: ["nx", "ny", "0"],
-        position: ["px", "py", "0"],
+        normal: if law.ir.dim == 3 { ["nx", "ny", "nz"] } else { ["nx", "ny", "0"] },
+        position: if law.ir.dim == 3 { ["px", "py", "pz"] } else { ["px", "py", "0"] },
         time: "t",
         params: law.params,
     };
@@ -255,6 +255,7 @@ pub(crate) fn insert_law(ctx: &mut tera::Context, law: &LawInput<'_>, single: bo
         ir.function(&nflux_name).ok_or_else(|| law_err(format!("no numerical flux `{}`", law.numerical_flux)))?;
     let boundaries: Vec<String> =
         ir.functions_of(FunctionRole::Boundary).map(|f| indent(&emit_law_function(f, law, "b", single))).collect();
+    ctx.insert("dim3", &(ir.dim == 3));
     ctx.insert("law_name", &ir.name);
     ctx.insert("law_hash", &ir.hash());
     ctx.insert("flux", &emit_law_function(flux_fn, law, "f", single));

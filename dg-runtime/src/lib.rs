@@ -5,6 +5,8 @@
 //! - [`cpu`]: the native CPU backend: the nodal strong-form DG operator for any
 //!   [`dg_core::law::ConservationLaw`], multithreaded with rayon. It is the reference every generated kernel is
 //!   verified against.
+//! - [`tet_device`], [`tet_verify`]: the tetrahedral kernels of seed 002 on a device (right-hand side, AB3 step,
+//!   cuBLAS GEMMs) and their verification against the CPU operator.
 
 pub mod backend;
 pub mod ceilings;
@@ -13,6 +15,8 @@ pub mod device_operator;
 pub mod device_system;
 pub mod modal_device;
 pub mod modal_verify;
+pub mod tet_device;
+pub mod tet_verify;
 pub mod time;
 pub mod tuning_db;
 pub mod verify;

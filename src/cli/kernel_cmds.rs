@@ -120,6 +120,10 @@ pub struct VerifyArgs {
     /// Verify the modal formulation's kernels (seed 001) instead of the nodal ones.
     #[arg(long)]
     pub modal: bool,
+    /// Verify the tetrahedral kernels (seed 002; laws acoustics3d, elastic3d): every volume, surface and AB3
+    /// update kernel of every strategy (node, elem, and gemm where a BLAS exists).
+    #[arg(long, conflicts_with = "modal")]
+    pub tet: bool,
     /// With --modal: number the edges in a random order and swap each edge's left and right at random (the
     /// results must not change).
     #[arg(long, requires = "modal")]
@@ -258,6 +262,19 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         return with_law_2d!(args.law.as_str(), |law| verify_modal_law(&law, device.as_mut(), &run, only))
             .map_err(|e| anyhow!(e))?;
     }
+    if args.tet {
+        if args.variant.is_some() {
+            bail!("--variant does not apply to --tet (every tetrahedral kernel is checked)");
+        }
+        return dg::with_law_3d!(args.law.as_str(), |law| verify_tet_law(
+            &law,
+            device.as_mut(),
+            &orders,
+            args.precision,
+            args.json
+        ))
+        .map_err(|e| anyhow!(e))?;
+    }
     let only: Option<Variant> = args.variant.as_deref().map(str::parse).transpose()?;
     let precision = match only {
         Some(v) if v.precision == Precision::F32 => PrecisionArg::F32,
@@ -348,6 +365,71 @@ fn verify_modal_law<L: ConservationLaw + Clone>(
     }
     if !failed.is_empty() {
         bail!("{} modal variant(s) failed verification", failed.len());
+    }
+    Ok(())
+}
+
+/// `dg verify --tet`: every tetrahedral kernel per order and precision.
+fn verify_tet_law<L: ConservationLaw + Clone>(
+    law: &L,
+    device: &mut dyn Device,
+    orders: &[usize],
+    precision: PrecisionArg,
+    json: bool,
+) -> anyhow::Result<()> {
+    use dg::dg_runtime::tet_verify::verify_tet_kernels;
+    let target = target_of(device);
+    let ir = law_ir(law);
+    let (mut tested, mut passed, mut refused) = (0, 0, 0);
+    let mut failed = Vec::new();
+    for &order in orders {
+        for p in precision.list() {
+            if p == Precision::F64 && !device.supports_f64() {
+                eprintln!("skipping f64: the device has no double precision");
+                continue;
+            }
+            let started = std::time::Instant::now();
+            let outcomes = match p {
+                Precision::F32 => verify_tet_kernels::<L, f32>(device, target, law, &ir, order),
+                Precision::F64 => verify_tet_kernels::<L, f64>(device, target, law, &ir, order),
+            }
+            .with_context(|| format!("tetrahedral kernels of {} at N = {order} ({p:?})", law.name()))?;
+            let ok = outcomes.iter().filter(|o| o.passed).count();
+            let no = outcomes.iter().filter(|o| o.rejected).count();
+            eprintln!(
+                "{} tet N={order} {p:?}: {} kernels tested, {ok} passed, {no} refused by the device ({:.1} s)",
+                law.name(),
+                outcomes.len() - no,
+                started.elapsed().as_secs_f64()
+            );
+            for o in outcomes {
+                if o.rejected {
+                    refused += 1;
+                } else if o.passed {
+                    tested += 1;
+                    passed += 1;
+                } else {
+                    tested += 1;
+                    failed.push(serde_json::json!({"order": order, "kernel": o.variant, "relative_error": o.relative_error, "error": o.error}));
+                }
+            }
+        }
+    }
+    if json {
+        let doc = serde_json::json!({"law": law.name(), "formulation": "tetrahedral", "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused, "failed": failed});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!(
+            "{} (tetrahedral): {tested} kernels tested, {passed} passed, {} failed, {refused} refused",
+            law.name(),
+            failed.len()
+        );
+        for f in &failed {
+            println!("  FAILED {f}");
+        }
+    }
+    if !failed.is_empty() {
+        bail!("{} tetrahedral kernel(s) failed verification", failed.len());
     }
     Ok(())
 }

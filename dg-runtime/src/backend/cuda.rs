@@ -1,7 +1,7 @@
 //! CUDA through cudarc: the driver and NVRTC are loaded at run time, and their presence is checked before any
 //! call, so a machine without them gets an error value, never a panic.
 
-use super::{Arg, BackendError, BufferId, Device, DeviceFingerprint, Launch, ProgramId};
+use super::{Arg, BackendError, BufferId, Device, DeviceFingerprint, Gemm, Launch, ProgramId, Step};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use std::collections::HashMap;
@@ -122,6 +122,8 @@ pub struct CudaDevice {
     ptx: HashMap<String, Result<cudarc::nvrtc::Ptx, String>>,
     local_memory: usize,
     max_threads: usize,
+    /// cuBLAS, created on first use; `Err` remembers that the library is missing.
+    blas: Option<Result<cudarc::cublas::CudaBlas, String>>,
 }
 
 impl CudaDevice {
@@ -151,7 +153,102 @@ impl CudaDevice {
             ptx: HashMap::new(),
             local_memory,
             max_threads,
+            blas: None,
         })
+    }
+}
+
+impl CudaDevice {
+    /// cuBLAS on this device's stream (loaded on first use).
+    fn blas(&mut self) -> Result<&cudarc::cublas::CudaBlas, BackendError> {
+        if self.blas.is_none() {
+            // SAFETY: only tries to dlopen the library.
+            let present = unsafe { cudarc::cublas::sys::is_culib_present() };
+            self.blas = Some(if present {
+                cudarc::cublas::CudaBlas::new(self.stream.clone()).map_err(|e| format!("cublasCreate: {e:?}"))
+            } else {
+                Err("libcublas not found".into())
+            });
+        }
+        match self.blas.as_ref() {
+            Some(Ok(blas)) => Ok(blas),
+            Some(Err(message)) => Err(BackendError::Unavailable { backend: "cublas", message: message.clone() }),
+            None => unreachable!("set above"),
+        }
+    }
+
+    /// One GEMM on the stream, through cuBLAS.
+    fn gemm(&mut self, g: &Gemm) -> Result<(), BackendError> {
+        use cudarc::cublas::{result, sys};
+        use cudarc::driver::DevicePtr;
+        let sizes = [g.m, g.n, g.k, g.a.1, g.b.1, g.c.1];
+        if sizes.iter().any(|&v| v > i32::MAX as usize) {
+            return Err(BackendError::Call { backend: "cublas", call: "gemm", message: "a size exceeds i32".into() });
+        }
+        let [m, n, k, lda, ldb, ldc] = sizes.map(|v| v as i32);
+        let handle = *self.blas()?.handle();
+        let stream = self.stream.clone();
+        let (a, _ra) = self.buffers[g.a.0 .0].device_ptr(&stream);
+        let (b, _rb) = self.buffers[g.b.0 .0].device_ptr(&stream);
+        // one stream orders every access, so the read-intent pointer serves the written C as well
+        let (c, _rc) = self.buffers[g.c.0 .0].device_ptr(&stream);
+        let op = sys::cublasOperation_t::CUBLAS_OP_N;
+        // SAFETY: the buffers hold the matrices at the given shapes (the caller sized them from the same
+        // numbers); the handle works on this device's stream.
+        let outcome = unsafe {
+            if g.double {
+                let (alpha, beta) = (g.alpha, g.beta);
+                result::dgemm(handle, op, op, m, n, k, &alpha, a as _, lda, b as _, ldb, &beta, c as _, ldc)
+            } else {
+                let (alpha, beta) = (g.alpha as f32, g.beta as f32);
+                result::sgemm(handle, op, op, m, n, k, &alpha, a as _, lda, b as _, ldb, &beta, c as _, ldc)
+            }
+        };
+        outcome.map_err(|e| BackendError::Call { backend: "cublas", call: "gemm", message: format!("{e:?}") })
+    }
+
+    /// One kernel launch on the stream.
+    fn launch(&mut self, program: ProgramId, launch: &Launch) -> Result<(), BackendError> {
+        let func = self.programs[program.0].get(&launch.kernel).ok_or_else(|| BackendError::Call {
+            backend: NAME,
+            call: "cuModuleGetFunction",
+            message: format!("kernel `{}` is not in the program", launch.kernel),
+        })?;
+        let mut builder = self.stream.launch_builder(func);
+        let ints: Vec<i32> =
+            launch.args.iter().filter_map(|a| if let Arg::I32(v) = a { Some(*v) } else { None }).collect();
+        let f32s: Vec<f32> =
+            launch.args.iter().filter_map(|a| if let Arg::F32(v) = a { Some(*v) } else { None }).collect();
+        let f64s: Vec<f64> =
+            launch.args.iter().filter_map(|a| if let Arg::F64(v) = a { Some(*v) } else { None }).collect();
+        let (mut ni, mut nf, mut nd) = (0, 0, 0);
+        for arg in &launch.args {
+            match arg {
+                Arg::Buffer(b) => {
+                    builder.arg(&self.buffers[b.0]);
+                }
+                Arg::I32(_) => {
+                    builder.arg(&ints[ni]);
+                    ni += 1;
+                }
+                Arg::F32(_) => {
+                    builder.arg(&f32s[nf]);
+                    nf += 1;
+                }
+                Arg::F64(_) => {
+                    builder.arg(&f64s[nd]);
+                    nd += 1;
+                }
+            }
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (launch.groups as u32, 1, 1),
+            block_dim: (launch.local as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the argument list matches the generated kernel's signature (same launch table).
+        unsafe { builder.launch(cfg) }.map_err(call("cuLaunchKernel"))?;
+        Ok(())
     }
 }
 
@@ -212,50 +309,27 @@ impl Device for CudaDevice {
     }
 
     fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        let steps: Vec<Step> = launches.iter().cloned().map(Step::Kernel).collect();
+        self.run_steps(program, &steps, repeats)
+    }
+
+    fn supports_gemm(&mut self) -> bool {
+        self.blas().is_ok()
+    }
+
+    fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        if steps.iter().any(|s| matches!(s, Step::Gemm(_))) {
+            self.blas()?;
+        }
         let mut times = Vec::with_capacity(repeats);
         for _ in 0..repeats.max(1) {
             let start =
                 self.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(call("cuEventRecord"))?;
-            for launch in launches {
-                let func = self.programs[program.0].get(&launch.kernel).ok_or_else(|| BackendError::Call {
-                    backend: NAME,
-                    call: "cuModuleGetFunction",
-                    message: format!("kernel `{}` is not in the program", launch.kernel),
-                })?;
-                let mut builder = self.stream.launch_builder(func);
-                let ints: Vec<i32> =
-                    launch.args.iter().filter_map(|a| if let Arg::I32(v) = a { Some(*v) } else { None }).collect();
-                let f32s: Vec<f32> =
-                    launch.args.iter().filter_map(|a| if let Arg::F32(v) = a { Some(*v) } else { None }).collect();
-                let f64s: Vec<f64> =
-                    launch.args.iter().filter_map(|a| if let Arg::F64(v) = a { Some(*v) } else { None }).collect();
-                let (mut ni, mut nf, mut nd) = (0, 0, 0);
-                for arg in &launch.args {
-                    match arg {
-                        Arg::Buffer(b) => {
-                            builder.arg(&self.buffers[b.0]);
-                        }
-                        Arg::I32(_) => {
-                            builder.arg(&ints[ni]);
-                            ni += 1;
-                        }
-                        Arg::F32(_) => {
-                            builder.arg(&f32s[nf]);
-                            nf += 1;
-                        }
-                        Arg::F64(_) => {
-                            builder.arg(&f64s[nd]);
-                            nd += 1;
-                        }
-                    }
+            for step in steps {
+                match step {
+                    Step::Kernel(launch) => self.launch(program, launch)?,
+                    Step::Gemm(gemm) => self.gemm(gemm)?,
                 }
-                let cfg = LaunchConfig {
-                    grid_dim: (launch.groups as u32, 1, 1),
-                    block_dim: (launch.local as u32, 1, 1),
-                    shared_mem_bytes: 0,
-                };
-                // SAFETY: the argument list matches the generated kernel's signature (same launch table).
-                unsafe { builder.launch(cfg) }.map_err(call("cuLaunchKernel"))?;
             }
             let end = self.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(call("cuEventRecord"))?;
             let ms = start.elapsed_ms(&end).map_err(call("cuEventElapsedTime"))?;

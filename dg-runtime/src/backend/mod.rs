@@ -75,6 +75,38 @@ pub struct Launch {
     pub args: Vec<Arg>,
 }
 
+/// A GEMM C ← α·A·B + β·C on device buffers, column-major (BLAS convention), in the device's real type.
+#[derive(Debug, Clone, Copy)]
+pub struct Gemm {
+    /// Double (else single) precision.
+    pub double: bool,
+    /// Rows of A and C.
+    pub m: usize,
+    /// Columns of B and C.
+    pub n: usize,
+    /// Columns of A, rows of B.
+    pub k: usize,
+    /// α.
+    pub alpha: f64,
+    /// A and its leading dimension.
+    pub a: (BufferId, usize),
+    /// B and its leading dimension.
+    pub b: (BufferId, usize),
+    /// β.
+    pub beta: f64,
+    /// C and its leading dimension.
+    pub c: (BufferId, usize),
+}
+
+/// One step of a device sequence: a kernel launch or a library GEMM.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// A generated kernel.
+    Kernel(Launch),
+    /// A BLAS GEMM.
+    Gemm(Gemm),
+}
+
 /// What a compute device offers.
 pub trait Device {
     /// Identity of the device.
@@ -97,6 +129,25 @@ pub trait Device {
     /// Runs launches in order; returns the device time of each repetition of the whole sequence, in seconds,
     /// measured with device events (`repeats` ≥ 1).
     fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError>;
+    /// Whether [`Step::Gemm`] runs here (cuBLAS on CUDA); the GEMM strategy is absent where it does not.
+    fn supports_gemm(&mut self) -> bool {
+        false
+    }
+    /// Like [`Device::run`] for a sequence that may hold GEMMs. The default runs kernel-only sequences and
+    /// refuses GEMMs.
+    fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        let launches = steps
+            .iter()
+            .map(|s| match s {
+                Step::Kernel(l) => Ok(l.clone()),
+                Step::Gemm(_) => Err(BackendError::Unavailable {
+                    backend: "blas",
+                    message: "this backend offers no GEMM (the GEMM strategy runs on CUDA with cuBLAS)".into(),
+                }),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.run(program, &launches, repeats)
+    }
     /// The largest work group `kernel` of `program` can be launched with (registers limit it on GPUs).
     fn kernel_max_work_group(&self, program: ProgramId, kernel: &str) -> Option<usize>;
     /// Local memory per work group, bytes.

@@ -1,0 +1,175 @@
+//! Verification of the tetrahedral kernels against the CPU operator: every volume kernel (with a reference
+//! surface kernel), every surface kernel (with a reference volume kernel) and every AB3 update kernel, on a
+//! sheared box with random per-element materials (jumps across every face), every boundary condition of the law
+//! on some side, a random state, and outputs poisoned with NaN before each launch.
+
+use crate::backend::{Device, Step};
+use crate::cpu::{BoundaryBinding, NodalOperator3d};
+use crate::device_operator::DeviceOperatorError;
+use crate::tet_device::TetDeviceOperator;
+use crate::verify::{random_state, relative_l2, VerifyOutcome};
+use dg_codegen::tet::{Strategy, TetRole, TetVariant};
+use dg_codegen::variant::Precision;
+use dg_codegen::Target;
+use dg_core::law::ConservationLaw;
+use dg_core::mesh3d::{box_mesh, BoxSpec, CubeSplit, BOX_TAGS};
+use dg_core::space3d::DgSpace3d;
+use dg_core::Real;
+use dg_ir::LawIr;
+use rand::{Rng, SeedableRng};
+use std::collections::HashMap;
+
+/// The verification mesh: a 2 × 2 × 1 box of six-tetrahedra hexahedra, sheared so that no metric term vanishes.
+pub fn verification_space(order: usize) -> Result<DgSpace3d, dg_core::space::SpaceError> {
+    let spec = BoxSpec {
+        lower: [0.0; 3],
+        upper: [1.0, 1.0, 0.6],
+        cells: [2, 2, 1],
+        split: CubeSplit::Six,
+        periodic: [false; 3],
+    };
+    let mut mesh = box_mesh(&spec)?;
+    for v in &mut mesh.vertices {
+        let [x, y, z] = *v;
+        *v = [x + 0.3 * y - 0.1 * z, 0.9 * y + 0.2 * z, z + 0.15 * x];
+    }
+    DgSpace3d::new(mesh, order)
+}
+
+/// Every side of the box bound to one of the law's conditions in turn.
+pub fn every_condition<L: ConservationLaw>(law: &L) -> HashMap<String, String> {
+    let names = law.boundary_names();
+    BOX_TAGS.iter().enumerate().map(|(i, t)| (t.to_string(), names[i % names.len()].to_string())).collect()
+}
+
+/// What the program offers, as the variants to check: each volume kernel with the reference surface, each
+/// surface kernel with the reference volume, and the updates.
+fn kernels_to_check(roles: &[TetRole], gemm: bool) -> (Vec<Strategy>, Vec<Strategy>, Vec<usize>) {
+    let mut volume = Vec::new();
+    let mut surface = Vec::new();
+    let mut updates = Vec::new();
+    for role in roles {
+        match *role {
+            TetRole::VolumeNode { kb } => volume.push(Strategy::Node { volume: kb, surface: 1 }),
+            TetRole::VolumeElement { width } => volume.push(Strategy::Element { width }),
+            TetRole::SurfaceNode { kb } => surface.push(Strategy::Node { volume: 1, surface: kb }),
+            TetRole::SurfaceElement { width } => surface.push(Strategy::Element { width }),
+            TetRole::UpdateAb3 { ku } => updates.push(ku),
+            _ => {}
+        }
+    }
+    if gemm {
+        volume.push(Strategy::Gemm);
+        surface.push(Strategy::Gemm);
+    }
+    (volume, surface, updates)
+}
+
+/// Verifies every tetrahedral kernel of `law` at `order` in precision `T`. Kernels the device cannot hold are
+/// reported as rejected.
+pub fn verify_tet_kernels<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    law: &L,
+    ir: &LawIr,
+    order: usize,
+) -> Result<Vec<VerifyOutcome>, DeviceOperatorError> {
+    let space = verification_space(order).map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let binding = BoundaryBinding::for_law_on_tets(law, &space, &every_condition(law))
+        .map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let k = space.num_elements();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7 + order as u64);
+    // materials and state rounded to T first, so that the f64 reference sees exactly the kernel's inputs
+    let round = |v: f64| T::from_f64(v).as_f64();
+    let materials: Vec<f64> = (0..k * L::NMATERIALS).map(|_| round(rng.random_range(0.5..2.0))).collect();
+    let np = space.element.np;
+    let state: Vec<T> = random_state::<T>(law.variable_names(), np, k, 31 + order as u64);
+    let state64: Vec<f64> = state.iter().map(|v| v.as_f64()).collect();
+    let cpu = NodalOperator3d::<L, f64>::new(law.clone(), &space, &binding, &materials);
+    let mut reference = vec![0.0; state64.len()];
+    cpu.apply(&state64, 0.25, &mut reference);
+    let reference: Vec<T> = reference.iter().map(|&v| T::from_f64(v)).collect();
+
+    let params = law.param_values();
+    let op = TetDeviceOperator::<T>::new(
+        device,
+        target,
+        (ir, &params, law.numerical_flux_name()),
+        &space,
+        &binding,
+        &materials,
+    )?;
+    let roles: Vec<TetRole> = op.program().kernels.iter().map(|k| k.role).collect();
+    let (volumes, surfaces, updates) = kernels_to_check(&roles, op.has_gemm());
+    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+    let variant = |strategy| TetVariant { strategy, update: 1, precision };
+    let reference_strategy = Strategy::Node { volume: 1, surface: 1 };
+    let mut outcomes: Vec<VerifyOutcome> = op
+        .program()
+        .rejected
+        .iter()
+        .map(|(name, why)| VerifyOutcome {
+            variant: format!("{name} N={order} {}", T::NAME),
+            relative_error: f64::NAN,
+            passed: false,
+            error: Some(why.clone()),
+            rejected: true,
+        })
+        .collect();
+    op.write_state(device, op.buffers.q, &state)?;
+    let mut check_rhs = |label: String, vol: Strategy, surf: Strategy| {
+        let rhs = op.buffers.rhs[0];
+        let result = (|| -> Result<f64, DeviceOperatorError> {
+            let mut steps: Vec<Step> = vec![op.trace_step()?];
+            steps.extend(op.volume_steps(&variant(vol), rhs)?);
+            steps.extend(op.surface_steps(&variant(surf), rhs, 0.25)?);
+            op.fill_state(device, rhs, T::from_f64(f64::NAN))?;
+            op.run(device, &steps, 1)?;
+            Ok(relative_l2(&op.read_state(device, rhs)?, &reference))
+        })();
+        outcomes.push(VerifyOutcome::of::<T>(format!("{label} N={order} {}", T::NAME), result));
+    };
+    for vol in &volumes {
+        check_rhs(format!("volume {}", strategy_label(vol, true)), *vol, reference_strategy);
+    }
+    for surf in &surfaces {
+        check_rhs(format!("surface {}", strategy_label(surf, false)), reference_strategy, *surf);
+    }
+    // AB3 updates: random levels, expected q and traces computed here
+    let levels: Vec<Vec<T>> = (0..3).map(|s| random_state::<T>(law.variable_names(), np, k, 90 + s)).collect();
+    let dt = 0.01;
+    let expected: Vec<T> = (0..state.len())
+        .map(|g| {
+            let r = |s: usize| levels[s][g].as_f64();
+            T::from_f64(state64[g] + dt * (23.0 / 12.0 * r(0) - 16.0 / 12.0 * r(1) + 5.0 / 12.0 * r(2)))
+        })
+        .collect();
+    let nface = op.program().nface;
+    let fmask = space.element.face_node_indices();
+    let nv = L::NVARS;
+    let expected_traces: Vec<T> = (0..k * nv * nface).map(|g| expected[(g / nface) * np + fmask[g % nface]]).collect();
+    for ku in updates {
+        let result = (|| -> Result<f64, DeviceOperatorError> {
+            op.write_state(device, op.buffers.q, &state)?;
+            for (s, level) in levels.iter().enumerate() {
+                op.write_state(device, op.buffers.rhs[s], level)?;
+            }
+            device.upload(op.buffers.qf, crate::backend::as_bytes(&vec![T::from_f64(f64::NAN); k * nv * nface]))?;
+            let step = op.update_step(&TetVariant { update: ku, ..variant(reference_strategy) }, op.buffers.rhs, dt)?;
+            op.run(device, &[step], 1)?;
+            let q = op.read_state(device, op.buffers.q)?;
+            let traces = op.read_traces(device)?;
+            Ok(relative_l2(&q, &expected).max(relative_l2(&traces, &expected_traces)))
+        })();
+        outcomes.push(VerifyOutcome::of::<T>(format!("update ab3 ku{ku} N={order} {}", T::NAME), result));
+    }
+    Ok(outcomes)
+}
+
+fn strategy_label(s: &Strategy, volume: bool) -> String {
+    match *s {
+        Strategy::Node { volume: v, surface: w } => format!("node kb{}", if volume { v } else { w }),
+        Strategy::Element { width } => format!("elem w{width}"),
+        Strategy::Gemm => "gemm".into(),
+    }
+}
