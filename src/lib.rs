@@ -20,6 +20,7 @@ pub mod kernels;
 pub mod law_dispatch;
 pub mod picture;
 pub mod simulate;
+pub mod tet_bench;
 pub mod tuning;
 pub mod wave_run;
 

@@ -109,3 +109,97 @@ fn colour(t: f64) -> RGBColor {
     let c = |d: usize| (ANCHORS[i][d] + f * (ANCHORS[i + 1][d] - ANCHORS[i][d])).round() as u8;
     RGBColor(c(0), c(1), c(2))
 }
+
+/// One curve of a line chart: its label, its points, and whether it is drawn dashed.
+pub struct Curve {
+    /// Legend text.
+    pub label: String,
+    /// (x, y) points.
+    pub points: Vec<(f64, f64)>,
+    /// Colour index (curves of one strategy share it).
+    pub colour: usize,
+    /// Dashed (the second law) or solid.
+    pub dashed: bool,
+}
+
+/// A line chart with a logarithmic y axis, axis labels and a legend, drawn with the TrueType font at `font`.
+pub fn render_line_chart(
+    path: &Path,
+    font: &[u8],
+    title: &str,
+    axes: (&str, &str),
+    curves: &[Curve],
+) -> Result<(), PictureError> {
+    let write_err = |e: String| PictureError::Write { path: path.display().to_string(), message: e };
+    plotters::style::register_font("sans-serif", FontStyle::Normal, Box::leak(font.to_vec().into_boxed_slice()))
+        .map_err(|_| write_err("the font file is not a TrueType font plotters can read".into()))?;
+    let points: Vec<(f64, f64)> = curves.iter().flat_map(|c| c.points.iter().copied()).collect();
+    let finite: Vec<(f64, f64)> = points.into_iter().filter(|p| p.1.is_finite() && p.1 > 0.0).collect();
+    if finite.is_empty() {
+        return Err(PictureError::Empty);
+    }
+    let (x0, x1) = finite.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (y0, y1) = finite.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    let root = BitMapBackend::new(path, (1100, 700)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| write_err(e.to_string()))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 24))
+        .margin(20)
+        .x_label_area_size(50)
+        .y_label_area_size(80)
+        .build_cartesian_2d((x0 - 0.3)..(x1 + 0.3), ((y0 * 0.7)..(y1 * 1.4)).log_scale())
+        .map_err(|e| write_err(e.to_string()))?;
+    chart
+        .configure_mesh()
+        .x_desc(axes.0)
+        .y_desc(axes.1)
+        .x_labels(x1 as usize - x0 as usize + 1)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_labels(12)
+        .y_label_formatter(&|y| if *y >= 10.0 { format!("{y:.0}") } else { format!("{y:.2}") })
+        .label_style(("sans-serif", 16))
+        .draw()
+        .map_err(|e| write_err(e.to_string()))?;
+    let palette = [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(148, 103, 189)];
+    for curve in curves {
+        let colour = palette[curve.colour % palette.len()];
+        let style = ShapeStyle { color: colour.to_rgba(), filled: false, stroke_width: 2 };
+        let pts: Vec<(f64, f64)> = curve.points.iter().copied().filter(|p| p.1.is_finite() && p.1 > 0.0).collect();
+        let series = if curve.dashed {
+            // dashes: every other segment
+            let segments: Vec<Vec<(f64, f64)>> = pts
+                .windows(2)
+                .flat_map(|w| {
+                    let (a, b) = (w[0], w[1]);
+                    (0..6).step_by(2).map(move |i| {
+                        let at = |t: f64| (a.0 + (b.0 - a.0) * t, a.1 * (b.1 / a.1).powf(t));
+                        vec![at(i as f64 / 6.0), at((i + 1) as f64 / 6.0)]
+                    })
+                })
+                .collect();
+            for s in segments {
+                chart.draw_series(LineSeries::new(s, style)).map_err(|e| write_err(e.to_string()))?;
+            }
+            chart.draw_series(pts.iter().map(|&p| TriangleMarker::new(p, 6, colour.filled())))
+        } else {
+            chart.draw_series(LineSeries::new(pts.clone(), style)).map_err(|e| write_err(e.to_string()))?;
+            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 5, colour.filled())))
+        };
+        series.map_err(|e| write_err(e.to_string()))?.label(curve.label.clone()).legend(move |(x, y)| {
+            PathElement::new(
+                vec![(x, y), (x + 20, y)],
+                ShapeStyle { color: colour.to_rgba(), filled: false, stroke_width: 2 },
+            )
+        });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 16))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| write_err(e.to_string()))?;
+    root.present().map_err(|e| write_err(e.to_string()))?;
+    Ok(())
+}

@@ -324,28 +324,35 @@ fn measure_coefficients<T: Real>(
     })
 }
 
-/// Runs `case` for every order on `levels` boxes with `base_cells · 2^level` hexahedra along the shortest side.
-/// The step shrinks with the mesh as the CFL rule gives, and additionally like h^((N+1)/4) so that the time
-/// error of the fourth-order integrator stays below the spatial error. `progress(order, level)` before each run.
+/// Runs `case` for every order on `levels` boxes with `base_cells · 2^level` hexahedra along the shortest side,
+/// on the native CPU path or, given a device, with the tetrahedral kernels in double precision. The step shrinks
+/// with the mesh as the CFL rule gives, and additionally like h^((N+1)/4) so that the time error of the
+/// fourth-order integrator stays below the spatial error. `progress(order, level)` before each run.
 pub fn wave_convergence(
     case: &dyn WaveCase,
     base_cells: usize,
     orders: std::ops::RangeInclusive<usize>,
     levels: usize,
     opts: &WaveOptions,
+    mut device: Option<&mut dyn dg_runtime::backend::Device>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<ConvergenceStudy, SimulateError> {
+) -> Result<ConvergenceStudy, WaveDeviceError> {
     if levels < 2 {
-        return Err(SimulateError::InvalidOption(format!("a convergence study needs at least 2 levels, got {levels}")));
+        let message = format!("a convergence study needs at least 2 levels, got {levels}");
+        return Err(SimulateError::InvalidOption(message).into());
     }
     let mut results = Vec::new();
     for order in orders {
         let (mut h, mut l2, mut seconds) = (Vec::new(), Vec::new(), Vec::new());
         for level in 0..levels {
             progress(order, level);
-            let mesh = case.mesh(base_cells << level).map_err(dg_core::space::SpaceError::from)?;
+            let mesh =
+                case.mesh(base_cells << level).map_err(|e| SimulateError::from(dg_core::space::SpaceError::from(e)))?;
             let level_opts = WaveOptions { order, cfl: opts.cfl * time_accuracy_factor(order, level), ..opts.clone() };
-            let report = run_wave::<f64>(case, mesh, &level_opts, &mut |_, _| {})?;
+            let report = match device.as_deref_mut() {
+                Some(device) => run_wave_on_device::<f64>(device, case, mesh, &level_opts, None, &mut |_, _| {})?.0,
+                None => run_wave::<f64>(case, mesh, &level_opts, &mut |_, _| {})?,
+            };
             h.push(report.h);
             l2.push(report.l2_error);
             seconds.push(report.wall_seconds);
@@ -354,4 +361,134 @@ pub fn wave_convergence(
         results.push(OrderResult { order, h, l2, rates, seconds });
     }
     Ok(ConvergenceStudy { case: case.name().to_string(), results })
+}
+
+/// Why a device run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum WaveDeviceError {
+    /// The problem or an option is invalid.
+    #[error(transparent)]
+    Simulate(#[from] SimulateError),
+    /// The device or its kernels failed.
+    #[error(transparent)]
+    Device(#[from] dg_runtime::device_operator::DeviceOperatorError),
+    /// A backend call failed.
+    #[error(transparent)]
+    Backend(#[from] dg_runtime::backend::BackendError),
+}
+
+/// The variant a device run uses: the tuning database's winner for this law, order and precision at the
+/// nearest problem size, else node per thread with two elements per volume block.
+pub fn choose_tet_variant(
+    device: &dyn dg_runtime::backend::Device,
+    law: &str,
+    law_hash: &str,
+    order: usize,
+    precision: &str,
+    nodes: usize,
+) -> (dg_codegen::tet::TetVariant, String) {
+    use dg_runtime::tuning_db;
+    let key = tuning_db::tet_key(law, law_hash, order, precision, nodes as u64);
+    let (entries, _, _) = tuning_db::lookup_all(&crate::device_run::db_dirs(), device.fingerprint());
+    if let Some(entry) = tuning_db::nearest_size(&entries, &key) {
+        if let Ok(v) = entry.winner.parse() {
+            return (v, format!("tuned winner {}", entry.winner));
+        }
+    }
+    let p = if precision == "f32" { dg_codegen::variant::Precision::F32 } else { dg_codegen::variant::Precision::F64 };
+    let v = dg_codegen::tet::TetVariant {
+        strategy: dg_codegen::tet::Strategy::Node { volume: 2, surface: 1 },
+        update: 2,
+        precision: p,
+    };
+    (v, format!("default {v} (no tuning result; `dg tet-bench --store` makes one)"))
+}
+
+/// Runs `case` on a device with the tetrahedral kernels. AB3 runs as seed 002 does (two RK4 start-up steps,
+/// then volume, surface and the fused update-and-trace kernel per step); the other schemes use the generic
+/// integrators with the linear-combination kernel.
+pub fn run_wave_on_device<T: Real>(
+    device: &mut dyn dg_runtime::backend::Device,
+    case: &dyn WaveCase,
+    mesh: TetMesh,
+    opts: &WaveOptions,
+    variant: Option<dg_codegen::tet::TetVariant>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<(WaveReport, String), WaveDeviceError> {
+    match case.law() {
+        WaveLaw::Acoustic => {
+            device_law::<_, T>(device, acoustics3d::Law::default(), case, mesh, opts, variant, progress)
+        }
+        WaveLaw::Elastic => device_law::<_, T>(device, elastic3d::Law::default(), case, mesh, opts, variant, progress),
+    }
+}
+
+fn device_law<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn dg_runtime::backend::Device,
+    law: L,
+    case: &dyn WaveCase,
+    mesh: TetMesh,
+    opts: &WaveOptions,
+    variant: Option<dg_codegen::tet::TetVariant>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<(WaveReport, String), WaveDeviceError> {
+    use dg_runtime::tet_device::{TetDeviceOperator, TetDeviceSystem};
+    let problem = prepare(&law, case, mesh, opts.order)?;
+    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let (dt, steps) = time_step(&law, &problem, opts, t_end)?;
+    let space = &problem.space;
+    let ir = crate::kernels::law_ir(&law);
+    let params = law.param_values();
+    let target = crate::kernels::target_of(device);
+    let op = TetDeviceOperator::<T>::new(
+        device,
+        target,
+        (&ir, &params, law.numerical_flux_name()),
+        space,
+        &problem.binding,
+        &problem.materials,
+    )?;
+    let (variant, why) = match variant {
+        Some(v) => (v, format!("variant {v} (given)")),
+        None => choose_tet_variant(device, law.name(), &ir.hash(), opts.order, T::NAME, space.num_nodes()),
+    };
+    let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
+    let q = op.buffers.q;
+    op.write_state(device, q, &q0)?;
+    let mut sys = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
+    let start = Instant::now();
+    if opts.scheme == Scheme::Ab3 && steps > 2 {
+        let mut r = op.buffers.rhs;
+        let mut q_state = q;
+        let mut rk4 = Integrator::new(Scheme::Rk4);
+        for (s, slot) in [(0u64, 2usize), (1, 1)] {
+            let t = s as f64 * dt;
+            let mut level = r[slot];
+            sys.rhs(t, &q_state, &mut level)?;
+            rk4.step(&mut sys, t, dt, &mut q_state)?;
+            progress((s + 1) as f64 * dt, t_end);
+        }
+        let trace = op.trace_step(q)?;
+        sys.device_seconds += op.run(sys.device, &[trace], 1)?.iter().sum::<f64>();
+        for s in 2..steps {
+            let seq = op.ab3_steps(&variant, r, s as f64 * dt, dt)?;
+            sys.device_seconds += op.run(sys.device, &seq, 1)?.iter().sum::<f64>();
+            r = [r[2], r[0], r[1]];
+            progress((s + 1) as f64 * dt, t_end);
+        }
+    } else {
+        let mut q_state = q;
+        integrate(&mut sys, &mut q_state, opts.scheme, dt, steps, &mut |t| progress(t, t_end))?;
+    }
+    let device_seconds = sys.device_seconds;
+    let host: Vec<T> = op.read_state(sys.device, q)?;
+    let wall_seconds = start.elapsed().as_secs_f64();
+    if host.iter().any(|v| !v.as_f64().is_finite()) {
+        return Err(SimulateError::NotFinite { step: steps, time: t_end }.into());
+    }
+    let device_name = format!("{} ({:.3} s in kernels)", sys.device.fingerprint().name, device_seconds);
+    let parts = WaveReportParts { law: law.name(), dt, steps, t_end, wall_seconds, device: device_name };
+    let report = finish_report(case, space, &host, opts, parts)?;
+    sys.device.free_buffers();
+    Ok((report, why))
 }

@@ -6,7 +6,7 @@ use dg::prelude::Scheme;
 use dg::wave_run::{run_wave, wave_convergence, WaveOptions};
 
 fn rates_near(case: &dyn WaveCase, base: usize, orders: std::ops::RangeInclusive<usize>, levels: usize) {
-    let study = wave_convergence(case, base, orders, levels, &WaveOptions::default(), &mut |_, _| {}).unwrap();
+    let study = wave_convergence(case, base, orders, levels, &WaveOptions::default(), None, &mut |_, _| {}).unwrap();
     for r in &study.results {
         let finest = *r.rates.last().unwrap();
         let expected = r.order as f64 + 1.0;

@@ -206,13 +206,18 @@ impl<T: Real> TetDeviceOperator<T> {
         })
     }
 
-    /// The launches of the volume term of `variant` into `rhs`.
-    pub fn volume_steps(&self, variant: &TetVariant, rhs: BufferId) -> Result<Vec<Step>, DeviceOperatorError> {
+    /// The launches of the volume term of `variant` of the state `q` into `rhs`.
+    pub fn volume_steps(
+        &self,
+        variant: &TetVariant,
+        q: BufferId,
+        rhs: BufferId,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
         let b = &self.buffers;
         let k = Arg::I32(self.k as i32);
         let p = &self.program;
         let args = vec![
-            Arg::Buffer(b.q),
+            Arg::Buffer(q),
             Arg::Buffer(rhs),
             Arg::Buffer(b.geo),
             Arg::Buffer(b.mat),
@@ -237,7 +242,7 @@ impl<T: Real> TetDeviceOperator<T> {
                     k: p.np,
                     alpha: 1.0,
                     a: (b.stacked, p.m3),
-                    b: (b.q, p.ldq),
+                    b: (q, p.ldq),
                     beta: 0.0,
                     c: (b.dref, p.m3),
                 };
@@ -298,14 +303,35 @@ impl<T: Real> TetDeviceOperator<T> {
         })
     }
 
-    /// The trace extraction from the state (before a right-hand side outside the AB3 loop).
-    pub fn trace_step(&self) -> Result<Step, DeviceOperatorError> {
-        let b = &self.buffers;
+    /// The trace extraction from the state `q` (before a right-hand side outside the AB3 loop).
+    pub fn trace_step(&self, q: BufferId) -> Result<Step, DeviceOperatorError> {
         let any = TetVariant { strategy: Strategy::Gemm, update: 1, precision: Precision::F32 };
         Ok(Step::Kernel(Launch {
-            args: vec![Arg::Buffer(b.q), Arg::Buffer(b.qf), Arg::I32(self.k as i32)],
+            args: vec![Arg::Buffer(q), Arg::Buffer(self.buffers.qf), Arg::I32(self.k as i32)],
             ..self.kernel(TetRole::Trace, &any)?
         }))
+    }
+
+    /// y ← a·y + Σ cᵢ·xᵢ for up to three terms, over whole state buffers.
+    pub fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
+        let any = TetVariant { strategy: Strategy::Gemm, update: 1, precision: Precision::F32 };
+        let mut args = vec![Arg::Buffer(y)];
+        let mut coeffs = Vec::new();
+        for slot in 0..3 {
+            let (c, x) = terms.get(slot).copied().unwrap_or((0.0, y));
+            args.push(Arg::Buffer(x));
+            coeffs.push(c);
+        }
+        args.push(Self::scalar(a));
+        args.extend(coeffs.into_iter().map(Self::scalar));
+        args.push(Arg::I32((self.k * self.program.nvars * self.program.ldq) as i32));
+        Ok(Step::Kernel(Launch { args, ..self.kernel(TetRole::Lincomb, &any)? }))
+    }
+
+    /// A new zeroed state-sized buffer.
+    pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        let n = self.k * self.program.nvars * self.program.ldq;
+        upload(device, &vec![T::zero(); n], T::zero())
     }
 
     /// The AB3 update q += dt(23/12 r0 − 16/12 r1 + 5/12 r2) with the trace extraction fused in.
@@ -325,11 +351,16 @@ impl<T: Real> TetDeviceOperator<T> {
         }))
     }
 
-    /// A whole right-hand side of the state in `q` into `rhs[0]`: traces, volume, surface.
-    pub fn rhs_steps(&self, variant: &TetVariant, t: f64) -> Result<Vec<Step>, DeviceOperatorError> {
-        let rhs = self.buffers.rhs[0];
-        let mut steps = vec![self.trace_step()?];
-        steps.extend(self.volume_steps(variant, rhs)?);
+    /// A whole right-hand side of the state `q` into `rhs`: traces, volume, surface.
+    pub fn rhs_steps(
+        &self,
+        variant: &TetVariant,
+        q: BufferId,
+        rhs: BufferId,
+        t: f64,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
+        let mut steps = vec![self.trace_step(q)?];
+        steps.extend(self.volume_steps(variant, q, rhs)?);
         steps.extend(self.surface_steps(variant, rhs, t)?);
         Ok(steps)
     }
@@ -343,7 +374,7 @@ impl<T: Real> TetDeviceOperator<T> {
         t: f64,
         dt: f64,
     ) -> Result<Vec<Step>, DeviceOperatorError> {
-        let mut steps = self.volume_steps(variant, r[0])?;
+        let mut steps = self.volume_steps(variant, self.buffers.q, r[0])?;
         steps.extend(self.surface_steps(variant, r[0], t)?);
         steps.push(self.update_step(variant, r, dt)?);
         Ok(steps)
@@ -407,4 +438,40 @@ fn role_name_matches(name: &str, role: TetRole) -> bool {
         _ => return false,
     };
     name == expected
+}
+
+/// Time integration of the tetrahedral operator with the generic integrators (state buffers, the lincomb kernel).
+pub struct TetDeviceSystem<'a, T: Real> {
+    /// The device.
+    pub device: &'a mut dyn Device,
+    /// The operator.
+    pub op: &'a TetDeviceOperator<T>,
+    /// The kernels used.
+    pub variant: TetVariant,
+    /// Device seconds spent so far.
+    pub device_seconds: f64,
+}
+
+impl<T: Real> crate::time::OdeSystem for TetDeviceSystem<'_, T> {
+    type State = BufferId;
+    type Error = DeviceOperatorError;
+
+    fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), DeviceOperatorError> {
+        let steps = self.op.rhs_steps(&self.variant, *q, *out, t)?;
+        self.device_seconds += self.op.run(self.device, &steps, 1)?.iter().sum::<f64>();
+        Ok(())
+    }
+
+    fn zeros_like(&mut self, _like: &BufferId) -> Result<BufferId, DeviceOperatorError> {
+        Ok(self.op.new_state(self.device)?)
+    }
+
+    fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), DeviceOperatorError> {
+        for (i, chunk) in terms.chunks(3).enumerate() {
+            let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
+            let step = self.op.lincomb_step(*y, if i == 0 { a } else { 1.0 }, &terms)?;
+            self.device_seconds += self.op.run(self.device, &[step], 1)?.iter().sum::<f64>();
+        }
+        Ok(())
+    }
 }

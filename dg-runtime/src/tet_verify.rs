@@ -120,8 +120,8 @@ pub fn verify_tet_kernels<L: ConservationLaw + Clone, T: Real>(
     let mut check_rhs = |label: String, vol: Strategy, surf: Strategy| {
         let rhs = op.buffers.rhs[0];
         let result = (|| -> Result<f64, DeviceOperatorError> {
-            let mut steps: Vec<Step> = vec![op.trace_step()?];
-            steps.extend(op.volume_steps(&variant(vol), rhs)?);
+            let mut steps: Vec<Step> = vec![op.trace_step(op.buffers.q)?];
+            steps.extend(op.volume_steps(&variant(vol), op.buffers.q, rhs)?);
             steps.extend(op.surface_steps(&variant(surf), rhs, 0.25)?);
             op.fill_state(device, rhs, T::from_f64(f64::NAN))?;
             op.run(device, &steps, 1)?;

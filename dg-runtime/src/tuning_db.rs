@@ -122,6 +122,12 @@ pub fn modal_key(law: &str, law_hash: &str, numerical_flux: &str, order: usize, 
     )
 }
 
+/// The key of one tetrahedral (seed 002) tuning result: the winning strategy of an AB3 step.
+pub fn tet_key(law: &str, law_hash: &str, order: usize, precision: &str, nodes: u64) -> String {
+    let bucket = (nodes.max(1) as f64).log2().round() as u32;
+    format!("{law}@{law_hash}|upwind|nodal-strong|tet|N{order}|{precision}|ab3-step|2^{bucket}dof|cg{CODEGEN_VERSION}")
+}
+
 /// The stored entry whose key equals `key` except for the problem-size bucket (`2^Ndof`), with the nearest
 /// bucket; ties go to the smaller size.
 pub fn nearest_size<'a>(entries: &'a BTreeMap<String, Entry>, key: &str) -> Option<&'a Entry> {

@@ -8,6 +8,7 @@ mod laws;
 mod mesh_args;
 mod modal_bench;
 mod run;
+mod tet_bench;
 mod tune_cmds;
 mod wave_cmds;
 
@@ -54,6 +55,10 @@ enum Command {
     Bench(tune_cmds::BenchArgs),
     /// Tune the modal (seed 001) kernels of euler2d per degree: verify and time every variant, store the winner.
     ModalBench(modal_bench::ModalBenchArgs),
+    /// Time the tetrahedral strategies (seed 002) per order: node, element per thread, GEMM; store winners.
+    TetBench(tet_bench::TetBenchArgs),
+    /// Draw the crossover plot of a `dg tet-bench --json` file.
+    TetPlot(tet_bench::TetPlotArgs),
     /// Manage the tuning database.
     #[command(subcommand)]
     Db(tune_cmds::DbCommand),
@@ -74,6 +79,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Autotune(args) => tune_cmds::autotune(args),
         Command::Bench(args) => tune_cmds::bench(args),
         Command::ModalBench(args) => modal_bench::execute(args),
+        Command::TetBench(args) => tet_bench::execute(args),
+        Command::TetPlot(args) => tet_bench::plot(args),
         Command::Db(command) => tune_cmds::db(command),
     }
 }

@@ -42,25 +42,13 @@ fn mesh(args: &super::mesh_args::MeshArgs, case: &dyn WaveCase) -> anyhow::Resul
     Ok(mesh)
 }
 
-fn check_device(device: &str) -> anyhow::Result<()> {
-    match device {
-        "cpu" => Ok(()),
-        "auto" => {
-            eprintln!(
-                "3D wave cases run on the native CPU path (no generated tetrahedral kernels are selected for runs yet)"
-            );
-            Ok(())
-        }
-        other => bail!("3D wave cases run on the native CPU path only (--device {other} is not supported for them)"),
-    }
-}
-
 /// `dg run` of a wave case.
 pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
-    if args.png.is_some() || args.variant.is_some() {
-        bail!("--png and --variant do not apply to wave cases (--out writes a VTU file)");
+    if args.png.is_some() {
+        bail!("--png does not apply to wave cases (--out writes a VTU file)");
     }
-    check_device(&args.device)?;
+    let mut device = super::run::pick_device(&args.device)?;
+    let variant: Option<dg::dg_codegen::tet::TetVariant> = args.variant.as_deref().map(str::parse).transpose()?;
     let order = args.order.unwrap_or(3);
     let opts = options(&args.solver, order, args.t_end)?;
     let mesh = mesh(&args.mesh, case.as_ref())?;
@@ -76,6 +64,25 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
         bar.set_position((1000.0 * t / t_end) as u64);
     };
     let out = args.out.clone();
+    if let Some(device) = device.as_deref_mut() {
+        if out.is_some() {
+            bail!("--out is written from the native CPU path; drop --device or --out");
+        }
+        let (report, why) = match args.precision {
+            Precision::F32 => {
+                dg::wave_run::run_wave_on_device::<f32>(device, case.as_ref(), mesh, &opts, variant, &mut progress)?
+            }
+            Precision::F64 => {
+                dg::wave_run::run_wave_on_device::<f64>(device, case.as_ref(), mesh, &opts, variant, &mut progress)?
+            }
+        };
+        bar.finish_and_clear();
+        eprintln!("kernels: {why}");
+        return print_report(&report, args.json);
+    }
+    if variant.is_some() {
+        bail!("--variant needs a device (--device cuda:0 or opencl)");
+    }
     let (report, fields) = match args.precision {
         Precision::F32 => run_and_keep::<f32>(case.as_ref(), mesh, &opts, out.is_some(), &mut progress)?,
         Precision::F64 => run_and_keep::<f64>(case.as_ref(), mesh, &opts, out.is_some(), &mut progress)?,
@@ -126,7 +133,7 @@ fn print_report(r: &WaveReport, json: bool) -> anyhow::Result<()> {
 
 /// `dg convergence` of a wave case.
 pub fn convergence(args: ConvergenceArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
-    check_device(&args.device)?;
+    let mut device = super::run::pick_device(&args.device)?;
     if !(2..=6).contains(&args.levels) {
         bail!("--levels must be between 2 and 6 for 3D cases (got {})", args.levels);
     }
@@ -143,10 +150,18 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn WaveCase>) -> anyhow::Re
             .progress_chars("=> "),
     );
     let (first, levels) = (*args.orders.start(), args.levels);
-    let study = wave_convergence(case.as_ref(), base, args.orders.clone(), levels, &opts, &mut |order, level| {
-        bar.set_message(format!("N={order} level {level}"));
-        bar.set_position(((order - first) * levels + level) as u64);
-    })
+    let study = wave_convergence(
+        case.as_ref(),
+        base,
+        args.orders.clone(),
+        levels,
+        &opts,
+        device.as_deref_mut().map(|d| -> &mut dyn dg::dg_runtime::backend::Device { d }),
+        &mut |order, level| {
+            bar.set_message(format!("N={order} level {level}"));
+            bar.set_position(((order - first) * levels + level) as u64);
+        },
+    )
     .context("convergence study failed")?;
     bar.finish_and_clear();
     print_study(&study, args.json, "L2 error (all fields)")

@@ -1,0 +1,258 @@
+//! Benchmarks of the tetrahedral strategies (seed 002): every kernel of every strategy timed on a box of about
+//! the requested number of nodes, the best combination per strategy as time per node per AB3 step, the winner,
+//! and each kernel against the roofline of the device's measured ceilings.
+
+use dg_codegen::tet::{gemm_cost, kernel_cost, step_cost, KernelCost, Strategy, TetRole, TetVariant};
+use dg_codegen::variant::Precision;
+use dg_codegen::Target;
+use dg_core::law::ConservationLaw;
+use dg_core::mesh3d::{box_mesh, BoxSpec};
+use dg_core::space3d::DgSpace3d;
+use dg_core::Real;
+use dg_ir::LawIr;
+use dg_runtime::backend::{Device, Step};
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::device_operator::DeviceOperatorError;
+use dg_runtime::tet_device::TetDeviceOperator;
+use dg_runtime::tet_verify::every_condition;
+use dg_runtime::tuning_db::Ceilings;
+use serde::Serialize;
+
+/// One kernel (or GEMM) timed alone.
+#[derive(Debug, Clone, Serialize)]
+pub struct KernelTiming {
+    /// Kernel name (or `gemm-gradient`, `gemm-lift`).
+    pub kernel: String,
+    /// `volume`, `surface`, `update`.
+    pub role: String,
+    /// `node`, `elem`, `gemm`, or `any` for the update.
+    pub strategy: String,
+    /// Median device seconds per launch.
+    pub seconds: f64,
+    /// Cost-model GFLOP/s.
+    pub gflops: f64,
+    /// Cost-model GB/s.
+    pub gbs: f64,
+    /// Percent of min(bandwidth × intensity, peak) with the measured ceilings.
+    pub roofline_percent: f64,
+}
+
+/// The best kernels of one strategy as an AB3 step.
+#[derive(Debug, Clone, Serialize)]
+pub struct StrategyTime {
+    /// `node`, `elem`, `gemm`.
+    pub strategy: String,
+    /// The variant SPEC.
+    pub variant: String,
+    /// Seconds per step: best volume + best surface + best update of this strategy.
+    pub seconds_per_step: f64,
+    /// Nanoseconds per node per step.
+    pub ns_per_node_step: f64,
+    /// Useful GFLOP/s of the step.
+    pub gflops: f64,
+    /// `gflops` as percent of the measured FP32 (or FP64) peak.
+    pub percent_of_peak: f64,
+}
+
+/// Everything measured at one order.
+#[derive(Debug, Clone, Serialize)]
+pub struct OrderBench {
+    /// Law.
+    pub law: String,
+    /// Order N.
+    pub order: usize,
+    /// Precision.
+    pub precision: String,
+    /// Tetrahedra.
+    pub elements: usize,
+    /// Nodes (K·Np).
+    pub nodes: usize,
+    /// Every kernel.
+    pub kernels: Vec<KernelTiming>,
+    /// Per strategy (those with all kernels available).
+    pub strategies: Vec<StrategyTime>,
+    /// The fastest strategy's variant.
+    pub winner: String,
+    /// The winner's whole AB3 step timed as one sequence (checks that the sum of the parts holds).
+    pub winner_step_seconds: f64,
+    /// Kernels the device cannot hold, with the reason.
+    pub rejected: Vec<(String, String)>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The unit cube with n³ six-tetrahedra hexahedra, n chosen so that K·Np is about `nodes`.
+pub fn bench_space(order: usize, nodes: usize) -> Result<DgSpace3d, dg_core::space::SpaceError> {
+    let np = dg_core::tetrahedron::num_nodes(order);
+    let n = ((nodes as f64 / (6.0 * np as f64)).cbrt().round() as usize).max(1);
+    DgSpace3d::new(box_mesh(&BoxSpec::unit_cube(n))?, order)
+}
+
+/// Times every kernel of `law` at `order` in precision `T` on about `nodes` nodes.
+#[allow(clippy::too_many_arguments)]
+pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    law: &L,
+    ir: &LawIr,
+    order: usize,
+    nodes: usize,
+    ceilings: &Ceilings,
+    repeats: usize,
+) -> Result<OrderBench, DeviceOperatorError> {
+    let space = bench_space(order, nodes).map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let binding = BoundaryBinding::for_law_on_tets(law, &space, &every_condition(law))
+        .map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let k = space.num_elements();
+    let materials: Vec<f64> = (0..k * L::NMATERIALS).map(|i| 1.0 + 0.1 * (i % 3) as f64).collect();
+    let params = law.param_values();
+    let nflux = law.numerical_flux_name();
+    let op = TetDeviceOperator::<T>::new(device, target, (ir, &params, nflux), &space, &binding, &materials)?;
+    let np = space.element.np;
+    let state = dg_runtime::verify::random_state::<T>(law.variable_names(), np, k, 5);
+    op.write_state(device, op.buffers.q, &state)?;
+    op.run(device, &[op.trace_step(op.buffers.q)?], 1)?;
+    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+    let peak = if precision == Precision::F32 { ceilings.gflops_f32 } else { ceilings.gflops_f64 };
+    let roof = |c: KernelCost, s: f64| {
+        let achievable = (ceilings.bandwidth_gbs * 1e9 * c.flops / c.bytes.max(1.0)).min(peak * 1e9);
+        100.0 * (c.flops / s) / achievable.max(1.0)
+    };
+    let time = |device: &mut dyn Device, steps: &[Step]| -> Result<f64, DeviceOperatorError> {
+        op.run(device, steps, 2)?;
+        Ok(median(op.run(device, steps, repeats)?))
+    };
+    let role_cost = |role: &str| kernel_cost(ir, nflux, order, k, precision, role);
+    let mut kernels = Vec::new();
+    let mut record = |kernel: String, role: &str, strategy: &str, s: f64, c: KernelCost| {
+        kernels.push(KernelTiming {
+            kernel,
+            role: role.into(),
+            strategy: strategy.into(),
+            seconds: s,
+            gflops: c.flops / s * 1e-9,
+            gbs: c.bytes / s * 1e-9,
+            roofline_percent: roof(c, s),
+        });
+    };
+    let rhs = op.buffers.rhs[0];
+    let variant = |strategy| TetVariant { strategy, update: 1, precision };
+    let roles: Vec<TetRole> = op.program().kernels.iter().map(|k| k.role).collect();
+    // best (seconds, parameter) per strategy and role
+    let (mut node_v, mut node_s, mut elem_v, mut elem_s, mut upd) =
+        (None::<(f64, usize)>, None::<(f64, usize)>, None::<(f64, usize)>, None::<(f64, usize)>, None::<(f64, usize)>);
+    let better = |slot: &mut Option<(f64, usize)>, s: f64, p: usize| {
+        if slot.is_none_or(|(b, _)| s < b) {
+            *slot = Some((s, p));
+        }
+    };
+    for role in &roles {
+        match *role {
+            TetRole::VolumeNode { kb } => {
+                let s = time(
+                    device,
+                    &op.volume_steps(&variant(Strategy::Node { volume: kb, surface: 1 }), op.buffers.q, rhs)?,
+                )?;
+                record(format!("tet_volume_node_kb{kb}"), "volume", "node", s, role_cost("volume"));
+                better(&mut node_v, s, kb);
+            }
+            TetRole::SurfaceNode { kb } => {
+                let steps = op.surface_steps(&variant(Strategy::Node { volume: 1, surface: kb }), rhs, 0.0)?;
+                let s = time(device, &steps)?;
+                record(format!("tet_surface_node_kb{kb}"), "surface", "node", s, role_cost("surface"));
+                better(&mut node_s, s, kb);
+            }
+            TetRole::VolumeElement { width } => {
+                let s = time(device, &op.volume_steps(&variant(Strategy::Element { width }), op.buffers.q, rhs)?)?;
+                record(format!("tet_volume_elem_w{width}"), "volume", "elem", s, role_cost("volume"));
+                better(&mut elem_v, s, width);
+            }
+            TetRole::SurfaceElement { width } => {
+                let s = time(device, &op.surface_steps(&variant(Strategy::Element { width }), rhs, 0.0)?)?;
+                record(format!("tet_surface_elem_w{width}"), "surface", "elem", s, role_cost("surface"));
+                better(&mut elem_s, s, width);
+            }
+            TetRole::UpdateAb3 { ku } => {
+                let v = TetVariant { update: ku, ..variant(Strategy::Gemm) };
+                let s = time(device, &[op.update_step(&v, op.buffers.rhs, 1e-9)?])?;
+                record(format!("tet_update_ab3_ku{ku}"), "update", "any", s, role_cost("update"));
+                better(&mut upd, s, ku);
+            }
+            _ => {}
+        }
+    }
+    let mut gemm_total = None;
+    if op.has_gemm() {
+        let p = op.program();
+        let nv = p.nvars;
+        let vol = op.volume_steps(&variant(Strategy::Gemm), op.buffers.q, rhs)?;
+        let surf = op.surface_steps(&variant(Strategy::Gemm), rhs, 0.0)?;
+        let (g1, l1) = (time(device, &vol[..1])?, time(device, &vol[1..])?);
+        let (f2, g2) = (time(device, &surf[..1])?, time(device, &surf[1..])?);
+        let b = precision.bytes() as f64;
+        let kf = k as f64;
+        let local_cost = KernelCost {
+            flops: role_cost("volume").flops - kf * (6.0 * nv as f64 * (np * np) as f64),
+            bytes: kf * ((4.0 * nv as f64 * np as f64) + 9.0) * b,
+        };
+        let flux_cost = KernelCost {
+            flops: role_cost("surface").flops - kf * 2.0 * (nv * np * p.nface) as f64,
+            bytes: kf * (3.0 * (nv * p.nface) as f64 + 16.0) * b + kf * p.nface as f64 * 4.0,
+        };
+        record("gemm-gradient".into(), "volume", "gemm", g1, gemm_cost(p.m3, k * nv, np, precision));
+        record("tet_volume_local".into(), "volume", "gemm", l1, local_cost);
+        record("tet_flux".into(), "surface", "gemm", f2, flux_cost);
+        record("gemm-lift".into(), "surface", "gemm", g2, gemm_cost(p.ldq, k * nv, p.nface, precision));
+        gemm_total = Some((time(device, &vol)?, time(device, &surf)?));
+    }
+    let step = step_cost(ir, nflux, order, k, precision);
+    let nodes = k * np;
+    let (upd_s, ku) = upd.ok_or_else(|| DeviceOperatorError::Precision("no update kernel fits".into()))?;
+    let mut strategies = Vec::new();
+    let mut push = |name: &str, strategy: Strategy, seconds: f64| {
+        let v = TetVariant { strategy, update: ku, precision };
+        strategies.push(StrategyTime {
+            strategy: name.into(),
+            variant: v.to_string(),
+            seconds_per_step: seconds,
+            ns_per_node_step: seconds / nodes as f64 * 1e9,
+            gflops: step.flops / seconds * 1e-9,
+            percent_of_peak: 100.0 * step.flops / seconds * 1e-9 / peak,
+        });
+    };
+    if let (Some((sv, kv)), Some((ss, ks))) = (node_v, node_s) {
+        push("node", Strategy::Node { volume: kv, surface: ks }, sv + ss + upd_s);
+    }
+    if let (Some((sv, wv)), Some((ss, ws))) = (elem_v, elem_s) {
+        // one width for both element kernels: the better of the two bests (the other kernel at that width)
+        let w = if sv >= ss { wv } else { ws };
+        let at = |role: &str| {
+            kernels.iter().find(|t| t.kernel == format!("tet_{role}_elem_w{w}")).map_or(f64::INFINITY, |t| t.seconds)
+        };
+        push("elem", Strategy::Element { width: w }, at("volume") + at("surface") + upd_s);
+    }
+    if let Some((v, s)) = gemm_total {
+        push("gemm", Strategy::Gemm, v + s + upd_s);
+    }
+    let best = strategies
+        .iter()
+        .min_by(|a, b| a.seconds_per_step.total_cmp(&b.seconds_per_step))
+        .ok_or_else(|| DeviceOperatorError::Precision("no strategy has all its kernels".into()))?;
+    let winner: TetVariant = best.variant.parse()?;
+    let winner_step_seconds = time(device, &op.ab3_steps(&winner, op.buffers.rhs, 0.0, 1e-9)?)?;
+    Ok(OrderBench {
+        law: law.name().into(),
+        order,
+        precision: T::NAME.into(),
+        elements: k,
+        nodes,
+        kernels,
+        strategies,
+        winner: winner.to_string(),
+        winner_step_seconds,
+        rejected: op.program().rejected.clone(),
+    })
+}
