@@ -83,9 +83,22 @@ impl<T: Real> TetDeviceOperator<T> {
         }
         let (ir, params, numerical_flux) = law;
         let limits = TetLimits { max_work_group: device.max_work_group(), local_memory: device.local_memory() };
-        let program = render_tet(&LawInput { ir, params, numerical_flux }, &space.element, precision, target, limits)?;
+        let mut program =
+            render_tet(&LawInput { ir, params, numerical_flux }, &space.element, precision, target, limits)?;
         let names: Vec<String> = program.kernels.iter().map(|k| k.name.clone()).collect();
         let program_id = device.compile(&program.source, &names)?;
+        // registers can allow fewer work items per group than the kernel asks: such kernels are refused too
+        let mut kept = Vec::with_capacity(program.kernels.len());
+        for kernel in std::mem::take(&mut program.kernels) {
+            match device.kernel_max_work_group(program_id, &kernel.name) {
+                Some(max) if max < kernel.local_size => program.rejected.push((
+                    kernel.name.clone(),
+                    format!("registers allow {max} work items per group, the kernel needs {}", kernel.local_size),
+                )),
+                _ => kept.push(kernel),
+            }
+        }
+        program.kernels = kept;
         let gemm = device.supports_gemm();
         let buffers = Self::upload_mesh(device, &program, space, binding, materials, gemm)?;
         Ok(Self { program, program_id, buffers, k: space.num_elements(), gemm, _t: std::marker::PhantomData })
