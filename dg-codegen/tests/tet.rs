@@ -11,16 +11,13 @@ fn padding_is_seed_002_table_4() {
     let np: Vec<usize> = (1..=8).map(num_nodes).collect();
     assert_eq!(np, [4, 10, 20, 35, 56, 84, 120, 165]);
     assert_eq!(np.iter().map(|&n| pad_np(n)).collect::<Vec<_>>(), [4, 10, 20, 35, 56, 128, 128, 256]);
-    assert_eq!(
-        np.iter().map(|&n| pad_three_np(3 * n)).collect::<Vec<_>>(),
-        [16, 32, 64, 128, 256, 256, 384, 512]
-    );
+    assert_eq!(np.iter().map(|&n| pad_three_np(3 * n)).collect::<Vec<_>>(), [16, 32, 64, 128, 256, 256, 384, 512]);
 }
 
 #[test]
 fn gemm_operands_are_column_major_with_zero_padding() {
     let el = ReferenceTetrahedron::new(6).unwrap();
-    let (stacked, lift) = gemm_matrices(&el);
+    let (stacked, lift, side_by_side) = gemm_matrices(&el);
     let (np, m3, ldq, nface) = (84, 256, 128, 4 * 28);
     assert_eq!(stacked.len(), m3 * np);
     assert_eq!(lift.len(), ldq * nface);
@@ -32,6 +29,9 @@ fn gemm_operands_are_column_major_with_zero_padding() {
         }
         assert!(stacked[col * m3 + 3 * np..(col + 1) * m3].iter().all(|&v| v == 0.0));
     }
+    assert_eq!(side_by_side.len(), ldq * 3 * np);
+    assert_eq!(side_by_side[(2 * np + 7) * ldq + 3], el.dt[(3, 7)]);
+    assert!(side_by_side[(np + 7) * ldq + np..(np + 8) * ldq].iter().all(|&v| v == 0.0));
     for col in 0..nface {
         assert!(lift[col * ldq + np..(col + 1) * ldq].iter().all(|&v| v == 0.0));
         assert_eq!(lift[col * ldq + 5], el.lift[(5, col)]);
@@ -65,7 +65,9 @@ fn a_48_kb_device_refuses_the_element_kernels_from_order_6() {
         let p = render_tet(&law, &el, Precision::F32, Target::Cuda, limits).unwrap();
         let has_elem_volume = p.kernel(TetRole::VolumeElement { width: 128 }).is_some();
         assert_eq!(has_elem_volume, order <= 5, "N = {order}");
-        assert!(p.kernel(TetRole::VolumeNode { kb: 1 }).is_some() && p.kernel(TetRole::SurfaceNode { kb: 1 }).is_some());
+        assert!(
+            p.kernel(TetRole::VolumeNode { kb: 1 }).is_some() && p.kernel(TetRole::SurfaceNode { kb: 1 }).is_some()
+        );
         for (name, why) in &p.rejected {
             assert!(why.contains("shared memory") || why.contains("work items"), "{name}: {why}");
         }
@@ -81,4 +83,20 @@ fn nonlinear_and_two_dimensional_laws_are_refused() {
         let law = LawInput { ir: &ir, params: &[], numerical_flux: "numerical_flux" };
         assert!(render_tet(&law, &el, Precision::F64, Target::OpenCl, limits).is_err(), "{}", ir.name);
     }
+}
+
+#[test]
+fn volume_plans_need_seed_002s_mat_vec_counts() {
+    use dg_codegen::tet::VolumePlan;
+    let acoustic = VolumePlan::of(&dg_laws::acoustics3d::ir());
+    assert_eq!(acoustic.gradient, [0], "∇p");
+    assert_eq!(acoustic.divergence, [0], "∇·v feeds p");
+    assert_eq!(acoustic.from_derivatives, [1, 2, 3]);
+    assert_eq!(acoustic.matvecs(), 6);
+    let elastic = VolumePlan::of(&dg_laws::elastic3d::ir());
+    assert_eq!(elastic.gradient, [0, 1, 2], "∇v");
+    assert_eq!(elastic.divergence, [0, 1, 2], "∇·σ feeds v");
+    assert_eq!(elastic.matvecs(), 18);
+    // a scalar law: differentiating the field or the flux costs the same three
+    assert_eq!(VolumePlan::of(&dg_laws::advection3d::ir()).matvecs(), 3);
 }

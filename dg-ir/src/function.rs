@@ -183,6 +183,20 @@ impl IrFunction {
         c
     }
 
+    /// For each output: the state inputs (q, or q⁻; index < 64) it depends on, as a bit mask.
+    pub fn state_dependencies(&self) -> Vec<u64> {
+        let mut deps: Vec<u64> = Vec::with_capacity(self.nodes.len());
+        for op in &self.nodes {
+            let mask = match *op {
+                Op::Input(InputKind::StateM, i) if i < 64 => 1u64 << i,
+                Op::Input(..) | Op::Const(_) => 0,
+                _ => op.operands().iter().fold(0, |m, &a| m | deps[a as usize]),
+            };
+            deps.push(mask);
+        }
+        self.outputs.iter().map(|&o| deps[o as usize]).collect()
+    }
+
     /// For each output: whether it is affine in the state inputs (coefficients may depend on materials,
     /// normals, positions, time and parameters, but not on the state).
     pub fn linear_outputs(&self) -> Vec<bool> {

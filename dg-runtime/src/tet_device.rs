@@ -2,7 +2,9 @@
 //! compiled program with every kernel of every strategy, and the launch sequences of a variant (right-hand
 //! side, AB3 step with fused trace extraction, GEMMs through the backend's BLAS).
 
-use crate::backend::{as_bytes, as_bytes_mut, Arg, BackendError, BufferId, Device, Gemm, Launch, ProgramId, Step};
+use crate::backend::{
+    as_bytes, as_bytes_mut, Arg, BackendError, BufferId, Device, Gemm, GemmOperand, Launch, ProgramId, Step,
+};
 use crate::cpu::BoundaryBinding;
 use crate::device_operator::DeviceOperatorError;
 use dg_codegen::render::LawInput;
@@ -41,6 +43,7 @@ pub struct TetBuffers {
     lift: BufferId,
     stacked: BufferId,
     lift_padded: BufferId,
+    side_by_side: BufferId,
 }
 
 /// The tetrahedral operator of one law, order and precision on a device.
@@ -148,7 +151,7 @@ impl<T: Real> TetDeviceOperator<T> {
         }
         let face_xyz: Vec<T> = space.vmap_m.iter().flat_map(|&g| [0, 1, 2].map(|d| real(space.xyz[d][g]))).collect();
         let mat: Vec<T> = materials.iter().map(|&m| real(m)).collect();
-        let (stacked, lift_padded) = gemm_matrices(el);
+        let (stacked, lift_padded, side_by_side) = gemm_matrices(el);
         let zeros = |n: usize| vec![T::zero(); n];
         let state_len = k_count * nv * ldq;
         Ok(TetBuffers {
@@ -174,6 +177,7 @@ impl<T: Real> TetDeviceOperator<T> {
             lift: upload(device, &to_row_major::<T>(&el.lift), T::zero())?,
             stacked: upload(device, &stacked.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
             lift_padded: upload(device, &lift_padded.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
+            side_by_side: upload(device, &side_by_side.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
         })
     }
 
@@ -248,22 +252,55 @@ impl<T: Real> TetDeviceOperator<T> {
             }
             Strategy::Gemm => {
                 self.require_gemm(variant)?;
-                let gradient = Gemm {
-                    double: T::NAME == "f64",
-                    m: p.m3,
-                    n: self.k * p.nvars,
-                    k: p.np,
-                    alpha: 1.0,
-                    a: (b.stacked, p.m3),
-                    b: (q, p.ldq),
-                    beta: 0.0,
-                    c: (b.dref, p.m3),
-                };
+                let double = T::NAME == "f64";
+                let (nv, ldq, m3, np) = (p.nvars, p.ldq, p.m3, p.np);
+                let at = |buffer, offset, ld| GemmOperand { buffer, offset, ld };
+                // seed 002's Table 3 shapes: gradient m = (3Np)pad, n = K, k = Np per differentiated field
+                let mut steps: Vec<Step> = p
+                    .plan
+                    .gradient
+                    .iter()
+                    .map(|&u| {
+                        Step::Gemm(Gemm {
+                            double,
+                            m: m3,
+                            n: self.k,
+                            k: np,
+                            alpha: 1.0,
+                            a: at(b.stacked, 0, m3),
+                            b: at(q, u * ldq, nv * ldq),
+                            beta: 0.0,
+                            c: at(b.dref, u * m3, nv * m3),
+                        })
+                    })
+                    .collect();
                 let local = Launch {
-                    args: vec![Arg::Buffer(b.dref), Arg::Buffer(rhs), Arg::Buffer(b.geo), Arg::Buffer(b.mat), k],
+                    args: vec![
+                        Arg::Buffer(q),
+                        Arg::Buffer(b.dref),
+                        Arg::Buffer(rhs),
+                        Arg::Buffer(b.geo),
+                        Arg::Buffer(b.mat),
+                        k,
+                    ],
                     ..self.kernel(TetRole::VolumeLocal, variant)?
                 };
-                vec![Step::Gemm(gradient), Step::Kernel(local)]
+                steps.push(Step::Kernel(local));
+                // divergence m = (Np)pad, n = K, k = 3Np per output formed from its flux: rhs_v −= [Dr Ds Dt]·G_v
+                steps.extend(p.plan.divergence.iter().map(|&v| {
+                    Step::Gemm(Gemm {
+                        double,
+                        m: ldq,
+                        n: self.k,
+                        k: 3 * np,
+                        alpha: -1.0,
+                        a: at(b.side_by_side, 0, ldq),
+                        b: at(b.dref, v * m3, nv * m3),
+                        beta: 1.0,
+                        c: at(rhs, v * ldq, nv * ldq),
+                    })
+                }));
+                steps
             }
         })
     }
@@ -306,10 +343,10 @@ impl<T: Real> TetDeviceOperator<T> {
                     n: self.k * p.nvars,
                     k: p.nface,
                     alpha: 1.0,
-                    a: (b.lift_padded, p.ldq),
-                    b: (b.jumps, p.nface),
+                    a: GemmOperand { buffer: b.lift_padded, offset: 0, ld: p.ldq },
+                    b: GemmOperand { buffer: b.jumps, offset: 0, ld: p.nface },
                     beta: 1.0,
-                    c: (rhs, p.ldq),
+                    c: GemmOperand { buffer: rhs, offset: 0, ld: p.ldq },
                 };
                 vec![Step::Kernel(flux), Step::Gemm(lift)]
             }

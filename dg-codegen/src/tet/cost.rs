@@ -1,9 +1,11 @@
 //! Flops and bytes of the tetrahedral kernels (the roofline model of `docs/performance.md`).
 //!
-//! Convention: flops are the useful floating-point operations of the strong form (2 per multiply-add entry of a
-//! mat-vec, the law's own operation counts from the IR); bytes are the fewest that must cross device memory
-//! (each state, trace and right-hand-side value once, geometry and connectivity once; the operator matrices are
-//! assumed to stay in the caches). For a GEMM, seed 002's model: #FLOP = 2mn(k + 1), #Byte = b(mk + nk + 2mn).
+//! Convention: flops are the useful floating-point operations of the strong form with the fewest mat-vecs (the
+//! [`super::VolumePlan`]: 6 Np × Np mat-vecs per element for acoustics, 18 for elasticity, as seed 002 counts;
+//! 2 flops per multiply-add entry; the law's own operation counts from the IR); bytes are the fewest that must
+//! cross device memory (each state, trace and right-hand-side value once, geometry and connectivity once; the
+//! operator matrices are assumed to stay in the caches). For a GEMM, seed 002's model: #FLOP = 2mn(k + 1),
+//! #Byte = b(mk + nk + 2mn).
 
 use crate::variant::Precision;
 use dg_ir::LawIr;
@@ -41,14 +43,15 @@ pub fn kernel_cost(law: &LawIr, nflux: &str, order: usize, k: usize, precision: 
     let flux = law.function("flux").map_or(0, |f| f.flops().total) as f64;
     let nflux = law.function(&format!("numerical_flux:{nflux}")).map_or(0, |f| f.flops().total) as f64;
     let k = k as f64;
+    let matvecs = super::VolumePlan::of(law).matvecs() as f64;
     let (flops, bytes) = match role {
-        // three mat-vecs per field, the metric (3 × 3 × 2 per field), the flux of three derivative states
-        "volume" => (np * (nv * (6.0 * np + 18.0) + 3.0 * flux), np * nv * 2.0 * b + (9.0 + nmat) * b),
-        // numerical flux and own flux per face node, n·F and scaling, the lift mat-vec; traces of both sides,
-        // the rhs read and written, face geometry, the neighbour map
+        // the plan's mat-vecs, the metric (3 × 3 × 2 per field), the flux of three derivative states and of q
+        "volume" => (np * (2.0 * matvecs * np + 18.0 * nv + 4.0 * flux), np * nv * 2.0 * b + (9.0 + nmat) * b),
+        // numerical flux and own flux per face node, n·F and scaling, the lift mat-vec; every trace once (the
+        // neighbour's are another element's own), the rhs read and written, face geometry, the neighbour map
         "surface" => (
             nface * (nflux + flux + 7.0 * nv) + nv * np * 2.0 * nface,
-            (2.0 * nface * nv + 2.0 * np * nv) * b + 16.0 * b + nface * 4.0 + 2.0 * nmat * b,
+            (nface * nv + 2.0 * np * nv) * b + 16.0 * b + nface * 4.0 + nmat * b,
         ),
         // q and three rhs levels in, q and the traces out
         "update" => (7.0 * nv * np, (5.0 * np * nv + nface * nv) * b),

@@ -10,9 +10,11 @@
 //! compiler pays its fixed cost once (PoCL most of all); the variant of a run picks kernels from it.
 
 mod cost;
+mod plan;
 mod render;
 mod variant;
 
 pub use cost::{gemm_cost, kernel_cost, step_cost, KernelCost};
+pub use plan::VolumePlan;
 pub use render::{gemm_matrices, render_tet, TetKernel, TetProgram, TetRole};
 pub use variant::{pad_np, pad_three_np, Strategy, TetLimits, TetVariant, ELEMENT_WIDTHS, KB_CHOICES, KU_CHOICES};

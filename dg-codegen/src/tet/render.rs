@@ -100,6 +100,8 @@ pub struct TetProgram {
     pub nvars: usize,
     /// Materials per element.
     pub nmaterials: usize,
+    /// How the volume term is split (node and GEMM strategies).
+    pub plan: super::VolumePlan,
 }
 
 impl TetProgram {
@@ -125,9 +127,9 @@ const TEMPLATES: [(&str, &str); 13] = [
     ("update", include_str!("../../../templates/update.tera")),
 ];
 
-/// The GEMM operands, column-major: [Dr; Ds; Dt] (M3 × Np, leading dimension M3, padding rows zero) and LIFT
-/// (LDQ × 4Nfp, leading dimension LDQ).
-pub fn gemm_matrices(element: &ReferenceTetrahedron) -> (Vec<f64>, Vec<f64>) {
+/// The GEMM operands, column-major: [Dr; Ds; Dt] (M3 × Np, leading dimension M3, padding rows zero), LIFT
+/// (LDQ × 4Nfp, leading dimension LDQ) and [Dr Ds Dt] (LDQ × 3Np, leading dimension LDQ).
+pub fn gemm_matrices(element: &ReferenceTetrahedron) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let (np, nface) = (element.np, 4 * element.nfp);
     let (ldq, m3) = (pad_np(np), pad_three_np(3 * np));
     let mut stacked = vec![0.0; m3 * np];
@@ -144,7 +146,15 @@ pub fn gemm_matrices(element: &ReferenceTetrahedron) -> (Vec<f64>, Vec<f64>) {
             lift[col * ldq + row] = element.lift[(row, col)];
         }
     }
-    (stacked, lift)
+    let mut side_by_side = vec![0.0; ldq * 3 * np];
+    for (j, d) in [&element.dr, &element.ds, &element.dt].into_iter().enumerate() {
+        for col in 0..np {
+            for row in 0..np {
+                side_by_side[(j * np + col) * ldq + row] = d[(row, col)];
+            }
+        }
+    }
+    (stacked, lift, side_by_side)
 }
 
 /// Renders every kernel that fits `limits` for `law` on `element` in `precision`.
@@ -195,6 +205,10 @@ pub fn render_tet(
     ctx.insert("m3", &m3);
     ctx.insert("fmask", &join(&mut fmask.iter().map(|i| i.to_string())));
     ctx.insert("node_slots", &join(&mut slots.iter().map(|i| i.to_string())));
+    let plan = super::VolumePlan::of(ir);
+    ctx.insert("grad", &plan.gradient);
+    ctx.insert("div", &plan.divergence);
+    ctx.insert("derived", &plan.from_derivatives);
     ctx.insert("ab3", &[23.0 / 12.0, -16.0 / 12.0, 5.0 / 12.0].map(|c| literal(c, single)));
     ctx.insert("p", PRELUDE_SUFFIX);
     ctx.insert("k", "");
@@ -287,5 +301,6 @@ pub fn render_tet(
         m3,
         nvars: nv,
         nmaterials: nmat,
+        plan,
     })
 }

@@ -181,17 +181,29 @@ impl CudaDevice {
     fn gemm(&mut self, g: &Gemm) -> Result<(), BackendError> {
         use cudarc::cublas::{result, sys};
         use cudarc::driver::DevicePtr;
-        let sizes = [g.m, g.n, g.k, g.a.1, g.b.1, g.c.1];
+        let sizes = [g.m, g.n, g.k, g.a.ld, g.b.ld, g.c.ld];
         if sizes.iter().any(|&v| v > i32::MAX as usize) {
             return Err(BackendError::Call { backend: "cublas", call: "gemm", message: "a size exceeds i32".into() });
         }
         let [m, n, k, lda, ldb, ldc] = sizes.map(|v| v as i32);
         let handle = *self.blas()?.handle();
         let stream = self.stream.clone();
-        let (a, _ra) = self.buffers[g.a.0 .0].device_ptr(&stream);
-        let (b, _rb) = self.buffers[g.b.0 .0].device_ptr(&stream);
+        let size = if g.double { 8 } else { 4 };
+        for operand in [g.a, g.b, g.c] {
+            if (operand.offset + 1) * size > self.buffers[operand.buffer.0].len() {
+                return Err(BackendError::Call {
+                    backend: "cublas",
+                    call: "gemm",
+                    message: "an operand starts outside its buffer".into(),
+                });
+            }
+        }
+        let (a, _ra) = self.buffers[g.a.buffer.0].device_ptr(&stream);
+        let (b, _rb) = self.buffers[g.b.buffer.0].device_ptr(&stream);
         // one stream orders every access, so the read-intent pointer serves the written C as well
-        let (c, _rc) = self.buffers[g.c.0 .0].device_ptr(&stream);
+        let (c, _rc) = self.buffers[g.c.buffer.0].device_ptr(&stream);
+        let (a, b, c) =
+            (a + (g.a.offset * size) as u64, b + (g.b.offset * size) as u64, c + (g.c.offset * size) as u64);
         let op = sys::cublasOperation_t::CUBLAS_OP_N;
         // SAFETY: the buffers hold the matrices at the given shapes (the caller sized them from the same
         // numbers); the handle works on this device's stream.

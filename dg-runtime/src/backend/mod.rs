@@ -88,14 +88,25 @@ pub struct Gemm {
     pub k: usize,
     /// α.
     pub alpha: f64,
-    /// A and its leading dimension.
-    pub a: (BufferId, usize),
-    /// B and its leading dimension.
-    pub b: (BufferId, usize),
+    /// A.
+    pub a: GemmOperand,
+    /// B.
+    pub b: GemmOperand,
     /// β.
     pub beta: f64,
-    /// C and its leading dimension.
-    pub c: (BufferId, usize),
+    /// C.
+    pub c: GemmOperand,
+}
+
+/// A matrix inside a device buffer: the buffer, the offset of its first entry (in values), its leading dimension.
+#[derive(Debug, Clone, Copy)]
+pub struct GemmOperand {
+    /// The buffer.
+    pub buffer: BufferId,
+    /// Offset of the first entry, in values.
+    pub offset: usize,
+    /// Leading dimension (column stride), in values.
+    pub ld: usize,
 }
 
 /// One step of a device sequence: a kernel launch or a library GEMM.
