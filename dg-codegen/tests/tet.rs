@@ -100,3 +100,25 @@ fn volume_plans_need_seed_002s_mat_vec_counts() {
     // a scalar law: differentiating the field or the flux costs the same three
     assert_eq!(VolumePlan::of(&dg_laws::advection3d::ir()).matvecs(), 3);
 }
+
+/// The shared memory a kernel declares must be what the refusal rule counted: render with a limit just at each
+/// node-volume kernel's declared arrays and check that it is kept, and just below and check that it is refused.
+#[test]
+fn shared_memory_rule_matches_the_declared_arrays() {
+    let ir = dg_laws::elastic3d::ir();
+    let law = LawInput { ir: &ir, params: &[], numerical_flux: "numerical_flux" };
+    let el = ReferenceTetrahedron::new(4).unwrap();
+    let plan = dg_codegen::tet::VolumePlan::of(&ir);
+    // s_q[KB][NGRAD + 1][NP] and s_g[KB][3 NDIV + 1][NP] in doubles
+    let declared = |kb: usize| kb * ((plan.gradient.len() + 1) + (3 * plan.divergence.len() + 1)) * el.np * 8;
+    for kb in [1, 4, 16] {
+        let at = TetLimits { max_work_group: 1 << 20, local_memory: declared(kb) };
+        let p = render_tet(&law, &el, Precision::F64, Target::Cuda, at).unwrap();
+        assert!(p.kernel(TetRole::VolumeNode { kb }).is_some(), "kb{kb} fits exactly");
+        let below = TetLimits { local_memory: declared(kb) - 1, ..at };
+        let p = render_tet(&law, &el, Precision::F64, Target::Cuda, below).unwrap();
+        assert!(p.kernel(TetRole::VolumeNode { kb }).is_none(), "kb{kb} one byte short");
+        let text = &p.source;
+        assert!(text.contains("#define NGRAD 3") && text.contains("#define NDIV 3"));
+    }
+}

@@ -236,7 +236,7 @@ pub fn plot(args: TetPlotArgs) -> anyhow::Result<()> {
                 .collect();
             if !points.is_empty() {
                 curves.push(dg::picture::Curve {
-                    label: format!("{law} {strategy}"),
+                    label: format!("{law} {strategy}{}", if li > 0 { " (dashed)" } else { "" }),
                     points,
                     colour: si,
                     dashed: li > 0,

@@ -253,7 +253,7 @@ pub fn render_tet(
             TetRole::VolumeNode { kb },
             format!("tet_volume_node_kb{kb}"),
             kb * np,
-            kb * nv * np * bytes,
+            kb * (plan.gradient.len() + 1 + 3 * plan.divergence.len() + 1) * np * bytes,
             "tet_volume_node",
             ("kb", kb),
         )?;
