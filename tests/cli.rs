@@ -136,3 +136,25 @@ fn ir_prints_the_dag_with_flop_counts() {
     let bad = dg(&["ir", "maxwell2d", "--function", "nope"]);
     assert!(!bad.status.success() && stderr(&bad).contains("has no function `nope`"));
 }
+
+#[test]
+fn wave_cases_run_on_a_gmsh_tetrahedral_mesh_and_refuse_bad_input() {
+    let mesh = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/meshes/unit_cube_5tets.msh");
+    let out =
+        dg(&["run", "acoustic-cube", "--mesh", mesh, "--refine", "2", "--order", "3", "--device", "cpu", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["elements"], 5 * 64);
+    // the eigenmode's error on this mesh: below a percent, far from the O(1) of a broken operator
+    assert!(doc["relative_l2_error"].as_f64().unwrap() < 1e-2, "{doc}");
+    let triangles = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/meshes/square_hole.msh");
+    let out = dg(&["run", "acoustic-cube", "--mesh", triangles, "--device", "cpu"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("tetrahedra"), "{}", stderr(&out));
+    let out = dg(&["run", "elastic-cube", "--nx", "2", "--device", "cpu"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("at least 3 cells"), "{}", stderr(&out));
+    let out = dg(&["run", "acoustic-cube", "--variant", "tet/node/v3/s1/u1/f32", "--device", "cpu"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("tet/node/v<K>"), "{}", stderr(&out));
+}

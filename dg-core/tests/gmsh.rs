@@ -146,3 +146,119 @@ fn unreadable_files_report_the_path() {
     assert!(matches!(e, MeshError::Io { .. }));
     assert!(e.to_string().contains("/nonexistent/mesh.msh"));
 }
+
+/// The unit cube in five tetrahedra (corners 1, 2, 4, 7 cut off, one central), faces split to match, written by
+/// hand: node tag = 1 + x + 2y + 4z.
+const CUBE_TETS: [[usize; 4]; 5] = [[1, 0, 3, 5], [2, 0, 3, 6], [4, 0, 5, 6], [7, 3, 5, 6], [0, 3, 5, 6]];
+const CUBE_FACES: [([usize; 3], usize); 12] = [
+    ([0, 1, 3], 1),
+    ([0, 2, 3], 1),
+    ([4, 5, 6], 2),
+    ([7, 5, 6], 2),
+    ([1, 0, 5], 3),
+    ([4, 0, 5], 3),
+    ([2, 3, 6], 3),
+    ([7, 3, 6], 3),
+    ([2, 0, 6], 3),
+    ([4, 0, 6], 3),
+    ([1, 3, 5], 3),
+    ([7, 3, 5], 3),
+];
+
+fn cube_msh_22(extra_element: Option<&str>) -> String {
+    let mut s = String::from("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n4\n");
+    s += "2 1 \"bottom\"\n2 2 \"top\"\n2 3 \"sides\"\n3 4 \"cube\"\n$EndPhysicalNames\n$Nodes\n8\n";
+    for b in 0..8 {
+        s += &format!("{} {} {} {}\n", b + 1, b & 1, (b >> 1) & 1, (b >> 2) & 1);
+    }
+    let count = CUBE_FACES.len() + CUBE_TETS.len() + usize::from(extra_element.is_some());
+    s += &format!("$EndNodes\n$Elements\n{count}\n");
+    let mut id = 1;
+    for (f, phys) in CUBE_FACES {
+        s += &format!("{id} 2 2 {phys} {phys} {} {} {}\n", f[0] + 1, f[1] + 1, f[2] + 1);
+        id += 1;
+    }
+    for t in CUBE_TETS {
+        s += &format!("{id} 4 2 4 1 {} {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1, t[3] + 1);
+        id += 1;
+    }
+    if let Some(e) = extra_element {
+        s += &format!("{id} {e}\n");
+    }
+    s + "$EndElements\n"
+}
+
+fn cube_msh_41() -> String {
+    let mut s = String::from("$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n3\n");
+    s += "2 1 \"bottom\"\n2 2 \"top\"\n2 3 \"sides\"\n$EndPhysicalNames\n";
+    // entities: surfaces 1, 2, 3 carry physical groups 1, 2, 3; volume 1 none
+    s += "$Entities\n0 0 3 1\n";
+    for e in 1..=3 {
+        s += &format!("{e} 0 0 0 1 1 1 1 {e} 0\n");
+    }
+    s += "1 0 0 0 1 1 1 0 0\n$EndEntities\n$Nodes\n1 8 1 8\n3 1 0 8\n";
+    for b in 1..=8 {
+        s += &format!("{b}\n");
+    }
+    for b in 0..8 {
+        s += &format!("{} {} {}\n", b & 1, (b >> 1) & 1, (b >> 2) & 1);
+    }
+    s += "$EndNodes\n$Elements\n4 17 1 17\n";
+    let mut id = 1;
+    for group in 1..=3 {
+        let faces: Vec<_> = CUBE_FACES.iter().filter(|(_, g)| *g == group).collect();
+        s += &format!("2 {group} 2 {}\n", faces.len());
+        for (f, _) in faces {
+            s += &format!("{id} {} {} {}\n", f[0] + 1, f[1] + 1, f[2] + 1);
+            id += 1;
+        }
+    }
+    s += "3 1 4 5\n";
+    for t in CUBE_TETS {
+        s += &format!("{id} {} {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1, t[3] + 1);
+        id += 1;
+    }
+    s + "$EndElements\n"
+}
+
+#[test]
+fn tetrahedral_meshes_read_in_both_versions_with_their_boundary_groups() {
+    use dg_core::mesh3d::{read_gmsh_tet_str, Connectivity3d};
+    for text in [cube_msh_22(None), cube_msh_41()] {
+        let mesh = read_gmsh_tet_str(&text, "cube.msh").unwrap();
+        assert_eq!(mesh.num_elements(), 5);
+        let volume: f64 = (0..5).map(|k| mesh.volume(k)).sum();
+        assert!((volume - 1.0).abs() < 1e-14);
+        assert!((0..5).all(|k| mesh.volume(k) > 0.0), "reoriented positively");
+        let conn = Connectivity3d::build(&mesh).unwrap();
+        let mut counts = std::collections::HashMap::new();
+        for links in &conn.links {
+            for l in links {
+                if let dg_core::mesh::FaceLink::Boundary { tag } = l {
+                    *counts.entry(conn.tag_names[*tag].clone()).or_insert(0) += 1;
+                }
+            }
+        }
+        assert_eq!(counts.get("bottom"), Some(&2));
+        assert_eq!(counts.get("top"), Some(&2));
+        assert_eq!(counts.get("sides"), Some(&8));
+        assert_eq!(counts.get("boundary"), None, "every boundary face is in a group");
+        dg_core::space3d::DgSpace3d::new(mesh, 3).unwrap();
+    }
+}
+
+#[test]
+fn tetrahedral_reader_names_the_unsupported_element_and_its_line() {
+    use dg_core::mesh3d::read_gmsh_tet_str;
+    let hex = cube_msh_22(Some("5 2 1 1 1 2 3 4 5 6 7 8"));
+    let err = read_gmsh_tet_str(&hex, "cube.msh").unwrap_err().to_string();
+    assert!(err.contains("hexahedron") && err.contains("cube.msh"), "{err}");
+    let curved = cube_msh_22(Some("11 2 1 1 1 2 3 4 5 6 7 8 1 2"));
+    let err = read_gmsh_tet_str(&curved, "cube.msh").unwrap_err().to_string();
+    assert!(err.contains("curved"), "{err}");
+    // a triangle file read as tetrahedra, and the other way round
+    let err = dg_core::mesh::read_gmsh_str(&cube_msh_22(None), "cube.msh").unwrap_err().to_string();
+    assert!(err.contains("3D element"), "{err}");
+    let flat = cube_msh_22(None).replace(" 4 2 4 1 ", " 2 2 4 1 ");
+    assert!(read_gmsh_tet_str(&flat, "cube.msh").is_err());
+}

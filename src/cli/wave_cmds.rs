@@ -23,19 +23,26 @@ fn options(args: &super::mesh_args::SolverArgs, order: usize, t_end: Option<f64>
     })
 }
 
-/// The case's box with `--nx` hexahedra along its shortest side, refined `--refine` times.
+/// The case's box with `--nx` hexahedra along its shortest side, or a Gmsh tetrahedral mesh (`--mesh`), refined
+/// `--refine` times.
 fn mesh(args: &super::mesh_args::MeshArgs, case: &dyn WaveCase) -> anyhow::Result<TetMesh> {
-    if args.mesh.is_some() || args.ny.is_some() || args.perturb.is_some() {
-        bail!("wave cases use their own box: give --nx (hexahedra along the shortest side) and --refine only");
-    }
-    let n = args.nx.unwrap_or(case.default_cells());
-    if n == 0 || n > 512 {
-        bail!("--nx must be between 1 and 512 (got {n})");
+    if args.ny.is_some() || args.perturb.is_some() {
+        bail!("wave cases take --nx (hexahedra along the box's shortest side) or --mesh, and --refine");
     }
     if args.refine > 4 {
         bail!("--refine {} would multiply the element count by 8^{}; use at most 4", args.refine, args.refine);
     }
-    let mut mesh = case.mesh(n).with_context(|| format!("cannot mesh the box of {}", case.name()))?;
+    let mut mesh = match &args.mesh {
+        Some(path) => dg::dg_core::mesh3d::read_gmsh_tet(path)
+            .with_context(|| format!("cannot use tetrahedral mesh {}", path.display()))?,
+        None => {
+            let n = args.nx.unwrap_or(case.default_cells());
+            if n == 0 || n > 512 {
+                bail!("--nx must be between 1 and 512 (got {n})");
+            }
+            case.mesh(n).with_context(|| format!("cannot mesh the box of {}", case.name()))?
+        }
+    };
     for _ in 0..args.refine {
         mesh = refine_uniform_tet(&mesh)?;
     }

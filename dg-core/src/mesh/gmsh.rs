@@ -1,39 +1,145 @@
-//! Reader for Gmsh MSH 4.1 and 2.2 ASCII files (3-node triangles; 2-node lines carry boundary tags).
+//! Reader for Gmsh MSH 4.1 and 2.2 ASCII files: triangle meshes (3-node triangles; 2-node lines carry boundary
+//! tags) and tetrahedral meshes (4-node tetrahedra; 3-node triangles carry boundary tags).
 //!
-//! Physical groups of lines become boundary tags named after `$PhysicalNames` (or `physical-<id>` when a
-//! group has no name). Points and other 0D/1D elements without a group are ignored; any other element type is
-//! an error. Every error names the file and line.
+//! Physical groups of boundary elements become boundary tags named after `$PhysicalNames` (or `physical-<id>`
+//! when a group has no name). Points and lower-dimensional elements without a group are ignored; any other
+//! element type is an error. Every error names the file and line.
 
 use super::{sorted_pair, TriMesh};
+use crate::mesh3d::TetMesh;
 use crate::MeshError;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// Reads a Gmsh mesh file.
+/// Reads a Gmsh triangle mesh file.
 pub fn read_gmsh(path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
     let path = path.as_ref();
+    read_gmsh_str(&read_text(path)?, path)
+}
+
+/// Reads a Gmsh tetrahedral mesh file.
+pub fn read_gmsh_tet(path: impl AsRef<Path>) -> Result<TetMesh, MeshError> {
+    let path = path.as_ref();
+    read_gmsh_tet_str(&read_text(path)?, path)
+}
+
+fn read_text(path: &Path) -> Result<String, MeshError> {
     let text = std::fs::read(path).map_err(|source| MeshError::Io { path: path.to_path_buf(), source })?;
-    let text = String::from_utf8(text).map_err(|e| {
+    String::from_utf8(text).map_err(|e| {
         let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|&&b| b == b'\n').count();
         MeshError::Parse {
             path: path.to_path_buf(),
             line,
             message: "not a text file (binary MSH files are not supported; save as ASCII)".into(),
         }
-    })?;
-    read_gmsh_str(&text, path)
+    })
 }
 
-/// Parses Gmsh text; `path` is only used in messages.
+/// What a file holds before it becomes a mesh: node coordinates, the cells, the tagged boundary facets.
+struct RawMesh {
+    index: HashMap<i64, usize>,
+    nodes: Vec<[f64; 3]>,
+    /// Cell node tags and the line each was read from.
+    cells: Vec<(Vec<i64>, usize)>,
+    /// Boundary facet node tags, physical group, line.
+    facets: Vec<(Vec<i64>, i64, usize)>,
+    names: HashMap<i64, String>,
+    end: usize,
+}
+
+/// Parses Gmsh text holding a tetrahedral mesh; `path` is only used in messages.
+pub fn read_gmsh_tet_str(text: &str, path: impl AsRef<Path>) -> Result<TetMesh, MeshError> {
+    let path = path.as_ref();
+    let raw = parse(text, path, 3)?;
+    let err = |line: usize, message: String| MeshError::Parse { path: path.to_path_buf(), line, message };
+    if raw.cells.is_empty() {
+        return Err(err(raw.end, "the file holds no 4-node tetrahedra (element type 4)".into()));
+    }
+    let lookup = |tag: i64, line: usize| {
+        raw.index
+            .get(&tag)
+            .copied()
+            .ok_or_else(|| err(line, format!("element refers to node {tag}, which `$Nodes` does not define")))
+    };
+    let mut elements = Vec::with_capacity(raw.cells.len());
+    for (tags, line) in &raw.cells {
+        elements.push([
+            lookup(tags[0], *line)?,
+            lookup(tags[1], *line)?,
+            lookup(tags[2], *line)?,
+            lookup(tags[3], *line)?,
+        ]);
+    }
+    let (tag_names, boundary_tags) = boundary_groups(&raw, |tags, line| {
+        let mut key = [lookup(tags[0], line)?, lookup(tags[1], line)?, lookup(tags[2], line)?];
+        key.sort_unstable();
+        Ok(key)
+    })?;
+    TetMesh::new(raw.nodes, elements, tag_names, boundary_tags).map_err(|e| match e {
+        MeshError::Degenerate { element, area, .. } => MeshError::Degenerate {
+            element,
+            area,
+            origin: format!(" (defined at {}:{})", path.display(), raw.cells[element].1),
+        },
+        other => other,
+    })
+}
+
+/// Physical groups of the facets as tag names, and each facet's key → tag.
+fn boundary_groups<K: std::hash::Hash + Eq>(
+    raw: &RawMesh,
+    key: impl Fn(&[i64], usize) -> Result<K, MeshError>,
+) -> Result<(Vec<String>, HashMap<K, usize>), MeshError> {
+    let mut tag_names: Vec<String> = Vec::new();
+    let mut tag_of_group: HashMap<i64, usize> = HashMap::new();
+    let mut boundary_tags = HashMap::new();
+    for (tags, group, line) in &raw.facets {
+        let k = key(tags, *line)?;
+        let tag = *tag_of_group.entry(*group).or_insert_with(|| {
+            tag_names.push(raw.names.get(group).cloned().unwrap_or_else(|| format!("physical-{group}")));
+            tag_names.len() - 1
+        });
+        boundary_tags.insert(k, tag);
+    }
+    Ok((tag_names, boundary_tags))
+}
+
+/// Parses Gmsh text holding a triangle mesh; `path` is only used in messages.
 pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
-    let mut p = Parser { lines: text.lines().enumerate().peekable(), path: path.as_ref().to_path_buf(), last: 0 };
+    let path = path.as_ref();
+    let raw = parse(text, path, 2)?;
+    let err = |line: usize, message: String| MeshError::Parse { path: path.to_path_buf(), line, message };
+    if raw.cells.is_empty() {
+        return Err(err(raw.end, "the file holds no 3-node triangles (element type 2)".into()));
+    }
+    let lookup = |tag: i64, line: usize| {
+        raw.index
+            .get(&tag)
+            .copied()
+            .ok_or_else(|| err(line, format!("element refers to node {tag}, which `$Nodes` does not define")))
+    };
+    let mut elements = Vec::with_capacity(raw.cells.len());
+    let mut origins = Vec::with_capacity(raw.cells.len());
+    for (tags, line) in &raw.cells {
+        elements.push([lookup(tags[0], *line)?, lookup(tags[1], *line)?, lookup(tags[2], *line)?]);
+        origins.push(format!("{}:{}", path.display(), line));
+    }
+    let (tag_names, boundary_tags) =
+        boundary_groups(&raw, |tags, line| Ok(sorted_pair(lookup(tags[0], line)?, lookup(tags[1], line)?)))?;
+    let vertices = raw.nodes.iter().map(|p| [p[0], p[1]]).collect();
+    TriMesh::new(vertices, elements, tag_names, boundary_tags, origins)
+}
+
+/// The sections of a file whose cells have dimension `dim` (2: triangles, 3: tetrahedra).
+fn parse(text: &str, path: &Path, dim: usize) -> Result<RawMesh, MeshError> {
+    let mut p = Parser { lines: text.lines().enumerate().peekable(), path: path.to_path_buf(), last: 0, dim };
     let mut version = None;
     let mut names: HashMap<i64, String> = HashMap::new();
     let mut entity_physical: HashMap<(i64, i64), i64> = HashMap::new();
     let mut nodes: Option<NodeTable> = None;
     let mut elements_seen = false;
-    let mut triangles: Vec<([i64; 3], usize)> = Vec::new();
-    let mut segments: Vec<([i64; 2], i64, usize)> = Vec::new();
+    let mut cells: Vec<(Vec<i64>, usize)> = Vec::new();
+    let mut facets: Vec<(Vec<i64>, i64, usize)> = Vec::new();
     while let Some((line_no, header)) = p.next_nonempty() {
         let header = header.trim();
         match header {
@@ -48,9 +154,9 @@ pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, Mesh
             }
             "$Elements" => {
                 if version == Some(Version::V41) {
-                    p.elements_41(&entity_physical, &mut triangles, &mut segments)?
+                    p.elements_41(&entity_physical, &mut cells, &mut facets)?
                 } else {
-                    p.elements_22(&mut triangles, &mut segments)?
+                    p.elements_22(&mut cells, &mut facets)?
                 }
                 elements_seen = true;
             }
@@ -66,43 +172,17 @@ pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, Mesh
         }
     }
     let end = p.last + 1;
-    let Some((node_index, vertices)) = nodes else {
+    let Some((index, nodes)) = nodes else {
         return Err(p.err_at(end, "the file has no `$Nodes` section".into()));
     };
     if !elements_seen {
         return Err(p.err_at(end, "the file has no `$Elements` section".into()));
     }
-    if triangles.is_empty() {
-        return Err(p.err_at(end, "the file holds no 3-node triangles (element type 2)".into()));
-    }
-    let lookup = |tag: i64, line: usize| {
-        node_index
-            .get(&tag)
-            .copied()
-            .ok_or_else(|| p.err_at(line, format!("element refers to node {tag}, which `$Nodes` does not define")))
-    };
-    let mut elements = Vec::with_capacity(triangles.len());
-    let mut origins = Vec::with_capacity(triangles.len());
-    for (tags, line) in &triangles {
-        elements.push([lookup(tags[0], *line)?, lookup(tags[1], *line)?, lookup(tags[2], *line)?]);
-        origins.push(format!("{}:{}", p.path.display(), line));
-    }
-    let mut tag_names: Vec<String> = Vec::new();
-    let mut tag_of_group: HashMap<i64, usize> = HashMap::new();
-    let mut boundary_tags = HashMap::new();
-    for (tags, group, line) in &segments {
-        let (a, b) = (lookup(tags[0], *line)?, lookup(tags[1], *line)?);
-        let tag = *tag_of_group.entry(*group).or_insert_with(|| {
-            tag_names.push(names.get(group).cloned().unwrap_or_else(|| format!("physical-{group}")));
-            tag_names.len() - 1
-        });
-        boundary_tags.insert(sorted_pair(a, b), tag);
-    }
-    TriMesh::new(vertices, elements, tag_names, boundary_tags, origins)
+    Ok(RawMesh { index, nodes, cells, facets, names, end })
 }
 
 /// Node tags mapped to their index, and the coordinates.
-type NodeTable = (HashMap<i64, usize>, Vec<[f64; 2]>);
+type NodeTable = (HashMap<i64, usize>, Vec<[f64; 3]>);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Version {
@@ -122,6 +202,8 @@ struct Parser<'a> {
     lines: std::iter::Peekable<std::iter::Enumerate<std::str::Lines<'a>>>,
     path: PathBuf,
     last: usize,
+    /// Dimension of the cells read (2 or 3).
+    dim: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -266,8 +348,12 @@ impl<'a> Parser<'a> {
         Ok(map)
     }
 
-    fn node_xy(&self, n: usize, x: &str, y: &str) -> Result<[f64; 2], MeshError> {
-        Ok([self.real(n, x, "x coordinate")?, self.real(n, y, "y coordinate")?])
+    fn node_xyz(&self, n: usize, t: &[&str]) -> Result<[f64; 3], MeshError> {
+        Ok([
+            self.real(n, t[0], "x coordinate")?,
+            self.real(n, t[1], "y coordinate")?,
+            self.real(n, t[2], "z coordinate")?,
+        ])
     }
 
     fn nodes_22(&mut self) -> Result<NodeTable, MeshError> {
@@ -281,7 +367,7 @@ impl<'a> Parser<'a> {
             if index.insert(tag, coords.len()).is_some() {
                 return Err(self.err_at(n, format!("node {tag} is defined twice")));
             }
-            coords.push(self.node_xy(n, t[1], t[2])?);
+            coords.push(self.node_xyz(n, &t[1..4])?);
         }
         self.expect_end("Nodes")?;
         Ok((index, coords))
@@ -306,7 +392,7 @@ impl<'a> Parser<'a> {
                 if index.insert(tag, coords.len()).is_some() {
                     return Err(self.err_at(tag_line, format!("node {tag} is defined twice")));
                 }
-                coords.push(self.node_xy(n, t[0], t[1])?);
+                coords.push(self.node_xyz(n, &t[0..3])?);
             }
         }
         if coords.len() != total {
@@ -316,30 +402,58 @@ impl<'a> Parser<'a> {
         Ok((index, coords))
     }
 
-    fn element_kind(&self, n: usize, ty: i64) -> Result<Option<usize>, MeshError> {
-        match ty {
-            2 => Ok(Some(3)),
-            1 => Ok(Some(2)),
-            15 => Ok(None),
-            3 => Err(self.err_at(n, "element type 3 (quadrangle) is not supported: dg reads triangle meshes".into())),
-            9 | 8 | 21 | 10 | 16 => Err(self.err_at(n, format!("element type {ty} is a curved (high-order) element; only straight 3-node triangles (type 2) are supported"))),
-            4..=7 | 11..=14 | 17..=19 => Err(self.err_at(n, format!("element type {ty} is a 3D element; this reader handles 2D triangle meshes"))),
-            _ => Err(self.err_at(n, format!("element type {ty} is not supported (expected 2: triangle, 1: line, 15: point)"))),
+    /// Nodes of a cell (`Ok(Some((count, true)))`) or of a boundary facet (`(count, false)`); `None` for
+    /// elements that are skipped (points, and lines in a tetrahedral mesh).
+    fn element_kind(&self, n: usize, ty: i64) -> Result<Option<(usize, bool)>, MeshError> {
+        let curved = |ty| {
+            Err(self.err_at(n, format!("element type {ty} is a curved (high-order) element; only straight elements (type 2 triangles, type 4 tetrahedra) are supported")))
+        };
+        match (self.dim, ty) {
+            (_, 15) => Ok(None),
+            (2, 2) => Ok(Some((3, true))),
+            (2, 1) => Ok(Some((2, false))),
+            (2, 3) => {
+                Err(self.err_at(n, "element type 3 (quadrangle) is not supported: dg reads triangle meshes".into()))
+            }
+            (2, 4..=7 | 11..=14 | 17..=19) => {
+                Err(self.err_at(n, format!("element type {ty} is a 3D element; read the file as a tetrahedral mesh")))
+            }
+            (3, 4) => Ok(Some((4, true))),
+            (3, 2) => Ok(Some((3, false))),
+            (3, 1) => Ok(None),
+            (3, 3) => Err(self.err_at(
+                n,
+                "element type 3 (quadrangle) is not supported: dg reads tetrahedral meshes with triangle faces".into(),
+            )),
+            (3, 5..=7) => Err(self.err_at(
+                n,
+                format!(
+                    "element type {ty} (hexahedron, prism or pyramid) is not supported: dg reads tetrahedral meshes"
+                ),
+            )),
+            (_, 8 | 9 | 10 | 11 | 16 | 21 | 29) => curved(ty),
+            _ => Err(self.err_at(
+                n,
+                format!(
+                    "element type {ty} is not supported (expected {})",
+                    if self.dim == 2 {
+                        "2: triangle, 1: line, 15: point"
+                    } else {
+                        "4: tetrahedron, 2: triangle, 1: line, 15: point"
+                    }
+                ),
+            )),
         }
     }
 
-    fn element_nodes<const K: usize>(&self, n: usize, t: &[&str]) -> Result<[i64; K], MeshError> {
-        let mut out = [0i64; K];
-        for (o, tok) in out.iter_mut().zip(t) {
-            *o = self.int(n, tok, "node reference")?;
-        }
-        Ok(out)
+    fn element_nodes(&self, n: usize, t: &[&str]) -> Result<Vec<i64>, MeshError> {
+        t.iter().map(|tok| self.int(n, tok, "node reference")).collect()
     }
 
     fn elements_22(
         &mut self,
-        triangles: &mut Vec<([i64; 3], usize)>,
-        segments: &mut Vec<([i64; 2], i64, usize)>,
+        cells: &mut Vec<(Vec<i64>, usize)>,
+        facets: &mut Vec<(Vec<i64>, i64, usize)>,
     ) -> Result<(), MeshError> {
         let (n, t) = self.tokens("the number of elements", 1)?;
         let count = self.count(n, t[0], "number of elements")?;
@@ -347,7 +461,7 @@ impl<'a> Parser<'a> {
             let (n, t) = self.tokens("`number type ntags tags… nodes…`", 3)?;
             let ty = self.int(n, t[1], "element type")?;
             let ntags = self.count(n, t[2], "number of tags")?;
-            let Some(nn) = self.element_kind(n, ty)? else { continue };
+            let Some((nn, is_cell)) = self.element_kind(n, ty)? else { continue };
             let first = 3 + ntags;
             if t.len() != first + nn {
                 return Err(self.err_at(
@@ -356,10 +470,11 @@ impl<'a> Parser<'a> {
                 ));
             }
             let phys = if ntags > 0 { self.int(n, t[3], "physical tag")? } else { 0 };
-            if nn == 3 {
-                triangles.push((self.element_nodes(n, &t[first..])?, n));
+            let nodes = self.element_nodes(n, &t[first..])?;
+            if is_cell {
+                cells.push((nodes, n));
             } else if phys != 0 {
-                segments.push((self.element_nodes(n, &t[first..])?, phys, n));
+                facets.push((nodes, phys, n));
             }
         }
         self.expect_end("Elements")
@@ -368,8 +483,8 @@ impl<'a> Parser<'a> {
     fn elements_41(
         &mut self,
         entity_physical: &HashMap<(i64, i64), i64>,
-        triangles: &mut Vec<([i64; 3], usize)>,
-        segments: &mut Vec<([i64; 2], i64, usize)>,
+        cells: &mut Vec<(Vec<i64>, usize)>,
+        facets: &mut Vec<(Vec<i64>, i64, usize)>,
     ) -> Result<(), MeshError> {
         let (n0, t) = self.tokens("`numEntityBlocks numElements minElementTag maxElementTag`", 4)?;
         let blocks = self.count(n0, t[0], "number of entity blocks")?;
@@ -384,20 +499,20 @@ impl<'a> Parser<'a> {
             let kind = self.element_kind(n, ty)?;
             let phys = entity_physical.get(&(dim, entity)).copied();
             for _ in 0..in_block {
-                let need = 1 + kind.unwrap_or(1);
+                let need = 1 + kind.map_or(1, |(nn, _)| nn);
                 let (n, t) = self.tokens("`elementTag nodeTags…`", need)?;
                 if t.len() != need {
                     return Err(self.err_at(n, format!("element of type {ty} needs {need} values, found {}", t.len())));
                 }
                 self.int(n, t[0], "element tag")?;
                 match kind {
-                    Some(3) => triangles.push((self.element_nodes(n, &t[1..])?, n)),
-                    Some(2) => {
+                    Some((_, true)) => cells.push((self.element_nodes(n, &t[1..])?, n)),
+                    Some((_, false)) => {
                         if let Some(p) = phys {
-                            segments.push((self.element_nodes(n, &t[1..])?, p, n));
+                            facets.push((self.element_nodes(n, &t[1..])?, p, n));
                         }
                     }
-                    _ => {}
+                    None => {}
                 }
                 seen += 1;
             }

@@ -6,6 +6,8 @@ mod connectivity;
 mod geometry;
 mod refine;
 
+/// Gmsh input of tetrahedral meshes (the reader is shared with triangle meshes).
+pub use crate::mesh::{read_gmsh_tet, read_gmsh_tet_str};
 pub use boxes::{box_mesh, BoxSpec, CubeSplit, BOX_TAGS};
 pub use connectivity::Connectivity3d;
 pub use geometry::{TetFaceGeometry, TetGeometry};
