@@ -1,7 +1,9 @@
 //! The modal DG right-hand side on a compute device: the CPU operator's mesh data in the kernels' layout, edges
 //! sorted boundary-first (seed 001), the generated kernels of one modal variant, and state conversion.
 
-use crate::backend::{as_bytes, as_bytes_mut, Arg, BackendError, BufferId, Device, Launch, ProgramId};
+use crate::backend::{
+    as_bytes, as_bytes_mut, upload_values as upload, Arg, BackendError, BufferId, Device, Launch, ProgramId,
+};
 use crate::cpu::ModalOperator2d;
 use crate::device_operator::DeviceOperatorError;
 use dg_codegen::modal::{render_modal, ModalKernelSource, ModalLayout, ModalVariant};
@@ -65,20 +67,6 @@ pub enum EdgeOrder {
 
 /// Work items per group of the time-stepping kernels (the wave-speed reduction assumes it).
 const STEP_GROUP: usize = 256;
-
-fn upload<V: Copy>(device: &mut dyn Device, values: &[V], pad: V) -> Result<BufferId, BackendError> {
-    // a zero-length buffer is not allowed everywhere: keep one value
-    let padded;
-    let values = if values.is_empty() {
-        padded = [pad];
-        &padded[..]
-    } else {
-        values
-    };
-    let id = device.alloc(std::mem::size_of_val(values))?;
-    device.upload(id, as_bytes(values))?;
-    Ok(id)
-}
 
 impl<T: Real> ModalDeviceOperator<T> {
     /// Renders, compiles and uploads everything for `variant` on the mesh of `cpu` (the CPU operator of the same

@@ -3,7 +3,8 @@
 //! side, AB3 step with fused trace extraction, GEMMs through the backend's BLAS).
 
 use crate::backend::{
-    as_bytes, as_bytes_mut, Arg, BackendError, BufferId, Device, Gemm, GemmOperand, Launch, ProgramId, Step,
+    as_bytes, as_bytes_mut, upload_values as upload, Arg, BackendError, BufferId, Device, Gemm, GemmOperand, Launch,
+    ProgramId, Step,
 };
 use crate::cpu::BoundaryBinding;
 use crate::device_operator::DeviceOperatorError;
@@ -55,19 +56,6 @@ pub struct TetDeviceOperator<T: Real> {
     k: usize,
     gemm: bool,
     _t: std::marker::PhantomData<T>,
-}
-
-fn upload<V: Copy>(device: &mut dyn Device, values: &[V], pad: V) -> Result<BufferId, BackendError> {
-    let padded;
-    let values = if values.is_empty() {
-        padded = [pad];
-        &padded[..]
-    } else {
-        values
-    };
-    let id = device.alloc(std::mem::size_of_val(values))?;
-    device.upload(id, as_bytes(values))?;
-    Ok(id)
 }
 
 impl<T: Real> TetDeviceOperator<T> {

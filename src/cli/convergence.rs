@@ -94,13 +94,7 @@ pub fn execute(args: ConvergenceArgs) -> anyhow::Result<()> {
     }
     let base = args.mesh.build(case.as_ref(), 2)?;
     let opts = args.solver.options(args.t_end)?;
-    let total = (args.orders.end() - args.orders.start() + 1) * args.levels;
-    let bar = ProgressBar::new(total as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} runs")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    let bar = study_bar(&args);
     let first = *args.orders.start();
     let levels = args.levels;
     let study = convergence(case.as_ref(), &base, args.orders.clone(), args.levels, &opts, &mut |order, level| {
@@ -110,6 +104,18 @@ pub fn execute(args: ConvergenceArgs) -> anyhow::Result<()> {
     .context("convergence study failed")?;
     bar.finish_and_clear();
     print_study(&study, args.json, "L2 error")
+}
+
+/// The progress bar of a study: one step per run.
+pub fn study_bar(args: &ConvergenceArgs) -> ProgressBar {
+    let total = (args.orders.end() - args.orders.start() + 1) * args.levels;
+    let bar = ProgressBar::new(total as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} runs, {elapsed}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar
 }
 
 /// Prints a study as JSON or as a table of errors and rates.

@@ -107,13 +107,7 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn EulerCase>) -> anyhow::R
     }
     let base = args.mesh.build_euler(case.as_ref())?;
     let opts = args.solver.euler_options(None, args.t_end);
-    let total = (args.orders.end() - args.orders.start() + 1) * args.levels;
-    let bar = ProgressBar::new(total as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} runs, {elapsed}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    let bar = super::convergence::study_bar(&args);
     let (first, levels) = (*args.orders.start(), args.levels);
     let mut device = super::run::pick_device(&args.device)?;
     let plan = StudyPlan { orders: args.orders.clone(), levels, formulation: args.formulation.into() };

@@ -303,8 +303,7 @@ fn verify_modal_law<L: ConservationLaw + Clone>(
     use dg::dg_runtime::modal_verify::verify_modal_variants;
     let target = target_of(device);
     let ir = law_ir(law);
-    let (mut tested, mut passed, mut refused) = (0, 0, 0);
-    let mut failed = Vec::new();
+    let mut tally = Tally::default();
     for &order in run.orders {
         for p in run.precision.list() {
             if p == Precision::F64 && !device.supports_f64() {
@@ -329,44 +328,10 @@ fn verify_modal_law<L: ConservationLaw + Clone>(
                     verify_modal_variants::<L, f64>(device, target, law, &ir, order, &variants, run.edges, &mut report)
                 }
             };
-            let ok = outcomes.iter().filter(|o| o.passed).count();
-            let no = outcomes.iter().filter(|o| o.rejected).count();
-            eprintln!(
-                "{} modal p={order} {p:?}: {} tested, {ok} passed, {no} refused by the device ({:.1} s)",
-                law.name(),
-                outcomes.len() - no,
-                started.elapsed().as_secs_f64()
-            );
-            for o in outcomes {
-                if o.rejected {
-                    refused += 1;
-                } else if o.passed {
-                    tested += 1;
-                    passed += 1;
-                } else {
-                    tested += 1;
-                    failed.push(serde_json::json!({"order": order, "variant": o.variant, "relative_error": o.relative_error, "error": o.error}));
-                }
-            }
+            tally.add(&format!("{} modal p={order} {p:?}", law.name()), order, outcomes, started);
         }
     }
-    if run.json {
-        let doc = serde_json::json!({"law": law.name(), "formulation": "modal", "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused, "failed": failed});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        println!(
-            "{} (modal): {tested} variants tested, {passed} passed, {} failed, {refused} refused",
-            law.name(),
-            failed.len()
-        );
-        for f in &failed {
-            println!("  FAILED {f}");
-        }
-    }
-    if !failed.is_empty() {
-        bail!("{} modal variant(s) failed verification", failed.len());
-    }
-    Ok(())
+    tally.finish(law.name(), "modal", device, run.json)
 }
 
 /// `dg verify --tet`: every tetrahedral kernel per order and precision.
@@ -380,8 +345,7 @@ fn verify_tet_law<L: ConservationLaw + Clone>(
     use dg::dg_runtime::tet_verify::verify_tet_kernels;
     let target = target_of(device);
     let ir = law_ir(law);
-    let (mut tested, mut passed, mut refused) = (0, 0, 0);
-    let mut failed = Vec::new();
+    let mut tally = Tally::default();
     for &order in orders {
         for p in precision.list() {
             if p == Precision::F64 && !device.supports_f64() {
@@ -394,44 +358,64 @@ fn verify_tet_law<L: ConservationLaw + Clone>(
                 Precision::F64 => verify_tet_kernels::<L, f64>(device, target, law, &ir, order),
             }
             .with_context(|| format!("tetrahedral kernels of {} at N = {order} ({p:?})", law.name()))?;
-            let ok = outcomes.iter().filter(|o| o.passed).count();
-            let no = outcomes.iter().filter(|o| o.rejected).count();
-            eprintln!(
-                "{} tet N={order} {p:?}: {} kernels tested, {ok} passed, {no} refused by the device ({:.1} s)",
-                law.name(),
-                outcomes.len() - no,
-                started.elapsed().as_secs_f64()
-            );
-            for o in outcomes {
-                if o.rejected {
-                    refused += 1;
-                } else if o.passed {
-                    tested += 1;
-                    passed += 1;
-                } else {
-                    tested += 1;
-                    failed.push(serde_json::json!({"order": order, "kernel": o.variant, "relative_error": o.relative_error, "error": o.error}));
-                }
+            tally.add(&format!("{} tet N={order} {p:?}", law.name()), order, outcomes, started);
+        }
+    }
+    tally.finish(law.name(), "tetrahedral", device, json)
+}
+
+/// Counts of a verification over orders and precisions, printed per step and summed up at the end.
+#[derive(Default)]
+struct Tally {
+    tested: usize,
+    passed: usize,
+    refused: usize,
+    failed: Vec<serde_json::Value>,
+}
+
+impl Tally {
+    /// Adds one order's outcomes and prints their line.
+    fn add(&mut self, what: &str, order: usize, outcomes: Vec<VerifyOutcome>, started: std::time::Instant) {
+        let ok = outcomes.iter().filter(|o| o.passed).count();
+        let no = outcomes.iter().filter(|o| o.rejected).count();
+        eprintln!(
+            "{what}: {} tested, {ok} passed, {no} refused by the device ({:.1} s)",
+            outcomes.len() - no,
+            started.elapsed().as_secs_f64()
+        );
+        for o in outcomes {
+            if o.rejected {
+                self.refused += 1;
+            } else if o.passed {
+                self.tested += 1;
+                self.passed += 1;
+            } else {
+                self.tested += 1;
+                self.failed.push(serde_json::json!({"order": order, "variant": o.variant, "relative_error": o.relative_error, "error": o.error}));
             }
         }
     }
-    if json {
-        let doc = serde_json::json!({"law": law.name(), "formulation": "tetrahedral", "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused, "failed": failed});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        println!(
-            "{} (tetrahedral): {tested} kernels tested, {passed} passed, {} failed, {refused} refused",
-            law.name(),
-            failed.len()
-        );
-        for f in &failed {
-            println!("  FAILED {f}");
+
+    /// Prints the summary (JSON or text); an error when anything failed.
+    fn finish(self, law: &str, formulation: &str, device: &dyn Device, json: bool) -> anyhow::Result<()> {
+        let Tally { tested, passed, refused, failed } = self;
+        if json {
+            let doc = serde_json::json!({"law": law, "formulation": formulation, "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused, "failed": failed});
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+        } else {
+            println!(
+                "{law} ({formulation}): {tested} tested, {passed} passed, {} failed, {refused} refused",
+                failed.len()
+            );
+            for f in &failed {
+                println!("  FAILED {f}");
+            }
         }
+        if !failed.is_empty() {
+            bail!("{} {formulation} kernel(s) or variant(s) failed verification", failed.len());
+        }
+        Ok(())
     }
-    if !failed.is_empty() {
-        bail!("{} tetrahedral kernel(s) failed verification", failed.len());
-    }
-    Ok(())
 }
 
 /// Opens a device, saying once which and why when falling back.

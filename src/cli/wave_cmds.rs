@@ -149,13 +149,7 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn WaveCase>) -> anyhow::Re
     }
     let base = args.mesh.nx.unwrap_or(case.default_cells());
     let opts = options(&args.solver, *args.orders.start(), args.t_end)?;
-    let total = (args.orders.end() - args.orders.start() + 1) * args.levels;
-    let bar = ProgressBar::new(total as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} runs")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    let bar = super::convergence::study_bar(&args);
     let (first, levels) = (*args.orders.start(), args.levels);
     let study = wave_convergence(
         case.as_ref(),

@@ -47,6 +47,17 @@ struct RawMesh {
     end: usize,
 }
 
+impl RawMesh {
+    /// The vertex index of node `tag` referred to on `line`.
+    fn lookup(&self, tag: i64, line: usize, path: &Path) -> Result<usize, MeshError> {
+        self.index.get(&tag).copied().ok_or_else(|| MeshError::Parse {
+            path: path.to_path_buf(),
+            line,
+            message: format!("element refers to node {tag}, which `$Nodes` does not define"),
+        })
+    }
+}
+
 /// Parses Gmsh text holding a tetrahedral mesh; `path` is only used in messages.
 pub fn read_gmsh_tet_str(text: &str, path: impl AsRef<Path>) -> Result<TetMesh, MeshError> {
     let path = path.as_ref();
@@ -55,12 +66,7 @@ pub fn read_gmsh_tet_str(text: &str, path: impl AsRef<Path>) -> Result<TetMesh, 
     if raw.cells.is_empty() {
         return Err(err(raw.end, "the file holds no 4-node tetrahedra (element type 4)".into()));
     }
-    let lookup = |tag: i64, line: usize| {
-        raw.index
-            .get(&tag)
-            .copied()
-            .ok_or_else(|| err(line, format!("element refers to node {tag}, which `$Nodes` does not define")))
-    };
+    let lookup = |tag: i64, line: usize| raw.lookup(tag, line, path);
     let mut elements = Vec::with_capacity(raw.cells.len());
     for (tags, line) in &raw.cells {
         elements.push([
@@ -112,12 +118,7 @@ pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, Mesh
     if raw.cells.is_empty() {
         return Err(err(raw.end, "the file holds no 3-node triangles (element type 2)".into()));
     }
-    let lookup = |tag: i64, line: usize| {
-        raw.index
-            .get(&tag)
-            .copied()
-            .ok_or_else(|| err(line, format!("element refers to node {tag}, which `$Nodes` does not define")))
-    };
+    let lookup = |tag: i64, line: usize| raw.lookup(tag, line, path);
     let mut elements = Vec::with_capacity(raw.cells.len());
     let mut origins = Vec::with_capacity(raw.cells.len());
     for (tags, line) in &raw.cells {

@@ -169,6 +169,21 @@ pub trait Device {
     fn supports_f64(&self) -> bool;
 }
 
+/// Allocates a buffer holding `values` (one `pad` value when `values` is empty: a zero-length buffer is not
+/// allowed everywhere).
+pub fn upload_values<V: Copy>(device: &mut dyn Device, values: &[V], pad: V) -> Result<BufferId, BackendError> {
+    let padded;
+    let values = if values.is_empty() {
+        padded = [pad];
+        &padded[..]
+    } else {
+        values
+    };
+    let id = device.alloc(std::mem::size_of_val(values))?;
+    device.upload(id, as_bytes(values))?;
+    Ok(id)
+}
+
 /// Bytes of a slice of plain numbers.
 pub fn as_bytes<T: Copy>(values: &[T]) -> &[u8] {
     // SAFETY: T is a plain number type (f32, f64, i32); any byte pattern of it is valid to read as u8.

@@ -64,6 +64,46 @@ pub(crate) fn linear_combination<T: dg_core::Real>(y: &mut [T], a: f64, terms: &
     });
 }
 
+/// out[v·np + i] += Σ_m lift[i·nf + m] · jump[v·nf + m] for every variable: the lift of one element's face terms
+/// (`nf` face nodes in all), shared by the triangle and tetrahedron operators.
+pub(crate) fn lift_add<T: dg_core::Real>(lift: &[T], jump: &[T], np: usize, nf: usize, nv: usize, out: &mut [T]) {
+    for v in 0..nv {
+        let jump = &jump[v * nf..(v + 1) * nf];
+        for i in 0..np {
+            let row = &lift[i * nf..(i + 1) * nf];
+            let mut acc = T::zero();
+            for m in 0..nf {
+                acc += row[m] * jump[m];
+            }
+            out[v * np + i] += acc;
+        }
+    }
+}
+
+/// Adds the law's source S(q, x, t) at every node of one element (`qk` its state, `x` its node positions).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn source_add<L: dg_core::law::ConservationLaw, T: dg_core::Real, X: AsRef<[T]>>(
+    law: &L,
+    qk: &[T],
+    mat: &[T],
+    x: &[X],
+    t: T,
+    q: &mut [T],
+    s: &mut [T],
+    out: &mut [T],
+) {
+    let (np, nv) = (x.len(), L::NVARS);
+    for i in 0..np {
+        for v in 0..nv {
+            q[v] = qk[v * np + i];
+        }
+        law.source(q, mat, x[i].as_ref(), t, s);
+        for v in 0..nv {
+            out[v * np + i] += s[v];
+        }
+    }
+}
+
 /// Number of worker threads the CPU backend uses (rayon's pool; set `RAYON_NUM_THREADS` to change it).
 pub fn thread_count() -> usize {
     rayon::current_num_threads()

@@ -189,29 +189,10 @@ impl<L: ConservationLaw, T: Real> NodalOperator3d<L, T> {
                 }
             }
         }
-        // lift
-        let nf = 4 * nfp;
-        for v in 0..nv {
-            let jump = &s.jump[v * nf..(v + 1) * nf];
-            for i in 0..np {
-                let row = &self.lift[i * nf..(i + 1) * nf];
-                let mut acc = T::zero();
-                for m in 0..nf {
-                    acc += row[m] * jump[m];
-                }
-                out[v * np + i] += acc;
-            }
-        }
+        super::lift_add(&self.lift, &s.jump, np, 4 * nfp, nv, out);
         if self.law.has_source() {
-            for i in 0..np {
-                for v in 0..nv {
-                    s.qm[v] = qk[v * np + i];
-                }
-                self.law.source(&s.qm, mat, &self.node_xyz[k * np + i], t, &mut s.source);
-                for v in 0..nv {
-                    out[v * np + i] += s.source[v];
-                }
-            }
+            let x = &self.node_xyz[k * np..(k + 1) * np];
+            super::source_add(&self.law, qk, mat, x, t, &mut s.qm, &mut s.source, out);
         }
     }
 }
