@@ -64,6 +64,66 @@ pub(crate) fn linear_combination<T: dg_core::Real>(y: &mut [T], a: f64, terms: &
     });
 }
 
+/// Sentinel for "interior face" in the nodal operators' per-face boundary-condition tables.
+pub(crate) const INTERIOR: usize = usize::MAX;
+
+/// One face node as the nodal operators see it: state offsets of its own and the matching node (add `v · np` for
+/// variable v, `np` the nodes per element), the boundary condition (or [`INTERIOR`]), the unit normal and the position (DIM entries each),
+/// Fscale, the materials of both sides.
+pub(crate) struct FaceNode<'a, T> {
+    pub np: usize,
+    pub own: usize,
+    pub other: usize,
+    pub condition: usize,
+    pub normal: &'a [T],
+    pub x: &'a [T],
+    pub fscale: T,
+    pub materials: [&'a [T]; 2],
+}
+
+/// Work space of [`face_node_jump`]: q⁻, q⁺, F*, and the flux (DIM · NVARS).
+pub(crate) struct FaceScratch<'a, T> {
+    pub qm: &'a mut [T],
+    pub qp: &'a mut [T],
+    pub fstar: &'a mut [T],
+    pub flux: &'a mut [T],
+}
+
+/// The lifted quantity Fscale · (n·F(q⁻) − F*(q⁻, q⁺)) of one face node, variable v into `jump[v · stride]`; q⁺ is
+/// the matching node's state or the boundary condition's ghost state. Shared by the triangle and tetrahedron
+/// operators.
+pub(crate) fn face_node_jump<L: dg_core::law::ConservationLaw, T: dg_core::Real>(
+    law: &L,
+    q: &[T],
+    t: T,
+    node: &FaceNode<'_, T>,
+    s: FaceScratch<'_, T>,
+    jump: &mut [T],
+    stride: usize,
+) {
+    let (nv, np) = (L::NVARS, node.np);
+    let [mat, mat_p] = node.materials;
+    for v in 0..nv {
+        s.qm[v] = q[node.own + v * np];
+    }
+    if node.condition == INTERIOR {
+        for v in 0..nv {
+            s.qp[v] = q[node.other + v * np];
+        }
+    } else {
+        law.boundary_state(node.condition, s.qm, mat, node.normal, node.x, t, s.qp);
+    }
+    law.numerical_flux(s.qm, s.qp, mat, mat_p, node.normal, s.fstar);
+    law.flux(s.qm, mat, s.flux);
+    for v in 0..nv {
+        let mut normal_flux = T::zero();
+        for (d, &n) in node.normal.iter().enumerate() {
+            normal_flux += n * s.flux[d * nv + v];
+        }
+        jump[v * stride] = node.fscale * (normal_flux - s.fstar[v]);
+    }
+}
+
 /// out[v·np + i] += Σ_m lift[i·nf + m] · jump[v·nf + m] for every variable: the lift of one element's face terms
 /// (`nf` face nodes in all), shared by the triangle and tetrahedron operators.
 pub(crate) fn lift_add<T: dg_core::Real>(lift: &[T], jump: &[T], np: usize, nf: usize, nv: usize, out: &mut [T]) {

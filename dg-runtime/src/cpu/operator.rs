@@ -8,15 +8,13 @@
 //! State layout: element-major, then variable, then node: entry `(k * nvars + v) * np + i`.
 
 use super::boundary::BoundaryBinding;
+use super::{face_node_jump, FaceNode, FaceScratch, INTERIOR};
 use dg_core::law::ConservationLaw;
 use dg_core::matrix::to_row_major;
 use dg_core::mesh::FaceLink;
 use dg_core::space::DgSpace2d;
 use dg_core::Real;
 use rayon::prelude::*;
-
-/// Sentinel for "interior face" in the per-face boundary-condition table.
-const INTERIOR: usize = usize::MAX;
 
 /// The nodal DG operator of a 2D law on a [`DgSpace2d`], in precision `T`.
 pub struct NodalOperator2d<L: ConservationLaw, T: Real> {
@@ -184,31 +182,26 @@ impl<L: ConservationLaw, T: Real> NodalOperator2d<L, T> {
         // surface: Fscale (n·F(q⁻) − F*) at every face node
         for f in 0..3 {
             let [nx, ny, fscale] = self.face[3 * k + f];
-            let n = [nx, ny];
-            let condition = self.face_condition[3 * k + f];
+            let normal = [nx, ny];
             let mat_p = match self.neighbor[3 * k + f] {
                 usize::MAX => mat,
                 k2 => self.material(k2),
             };
             for a in 0..nfp {
                 let idx = (3 * k + f) * nfp + a;
-                let (om, op) = (self.offset_m[idx], self.offset_p[idx]);
-                for v in 0..nv {
-                    s.qm[v] = q[om + v * np];
-                }
-                if condition == INTERIOR {
-                    for v in 0..nv {
-                        s.qp[v] = q[op + v * np];
-                    }
-                } else {
-                    self.law.boundary_state(condition, &s.qm, mat, &n, &self.face_xy[idx], t, &mut s.qp);
-                }
-                self.law.numerical_flux(&s.qm, &s.qp, mat, mat_p, &n, &mut s.fstar);
-                self.law.flux(&s.qm, mat, &mut s.flux_at_node);
-                for v in 0..nv {
-                    let normal_flux = nx * s.flux_at_node[v] + ny * s.flux_at_node[nv + v];
-                    s.jump[v * 3 * nfp + f * nfp + a] = fscale * (normal_flux - s.fstar[v]);
-                }
+                let node = FaceNode {
+                    np,
+                    own: self.offset_m[idx],
+                    other: self.offset_p[idx],
+                    condition: self.face_condition[3 * k + f],
+                    normal: &normal,
+                    x: &self.face_xy[idx],
+                    fscale,
+                    materials: [mat, mat_p],
+                };
+                let scratch =
+                    FaceScratch { qm: &mut s.qm, qp: &mut s.qp, fstar: &mut s.fstar, flux: &mut s.flux_at_node };
+                face_node_jump(&self.law, q, t, &node, scratch, &mut s.jump[f * nfp + a..], 3 * nfp);
             }
         }
         super::lift_add(&self.lift, &s.jump, np, 3 * nfp, nv, out);
