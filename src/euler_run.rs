@@ -2,11 +2,14 @@
 //! step, the limiter, the density error against the exact solution, conservation; and convergence studies.
 
 use crate::cases::euler::{pressure, EulerCase, NodalEuler};
+use crate::device_run::{miss_reason, VariantChoice};
 use crate::kernels::law_ir;
+use crate::modal_tuning::tune_modal;
 use crate::simulate::RunOptions;
 use crate::simulate::{time_accuracy_factor, ConvergenceStudy, OrderResult, SimulateError};
 use dg_codegen::modal::{ModalLayout, ModalSurface, ModalVariant, Tables};
 use dg_codegen::variant::Precision;
+use dg_codegen::KernelFamily;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
 use dg_core::space::DgSpace2d;
@@ -18,7 +21,7 @@ use dg_runtime::cpu::{BoundaryBinding, ModalOperator2d};
 use dg_runtime::device_operator::DeviceOperatorError;
 use dg_runtime::modal_device::{ModalDeviceOperator, ModalDeviceSystem};
 use dg_runtime::time::{Integrator, Scheme};
-use dg_runtime::tuning_db;
+use dg_runtime::tuning_db::{self, TuningKey};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -39,6 +42,8 @@ pub struct EulerOptions {
     pub flux: Option<String>,
     /// Barth–Jespersen limiter with the positivity guard (p = 1).
     pub limiter: Option<bool>,
+    /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
+    pub no_tune: bool,
 }
 
 /// What an Euler run measured.
@@ -211,6 +216,54 @@ pub fn default_modal_variant(order: usize, precision: Precision) -> ModalVariant
     ModalVariant { group: 128, surface: ModalSurface::Element, tables, layout: ModalLayout::ModeMajor, precision }
 }
 
+/// The modal variant of a device run: the database's entry for the key (nearest size when the exact one is
+/// missing), else a tuning run at the run's size stored in the user database, else (with `no_tune`)
+/// [`default_modal_variant`]; `eprintln`s which.
+pub fn choose_modal_variant<T: Real>(
+    device: &mut dyn Device,
+    law: &euler2d::Law,
+    order: usize,
+    elements: usize,
+    no_tune: bool,
+) -> Result<VariantChoice, EulerDeviceError> {
+    let started = Instant::now();
+    let ir = law_ir(law);
+    let flux = law.numerical_flux_name();
+    let dofs = (elements * 4 * dg_core::triangle::num_nodes(order)) as u64;
+    let key = TuningKey::new(KernelFamily::ModalTri, law.name(), &ir.hash(), flux, order, T::NAME, "rhs", dofs);
+    let fp = device.fingerprint().clone();
+    let db = crate::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
+    if let Some(found) = db.find(&key) {
+        if found.entry.winner.parse::<ModalVariant>().is_ok() {
+            let choice = VariantChoice::from_database(&found, &fp.driver, started);
+            eprintln!("tuning database: {} (no benchmarking)", choice.detail);
+            return Ok(choice);
+        }
+        eprintln!(
+            "warning: the winner `{}` stored in {} does not parse; ignoring it",
+            found.entry.winner, found.origin
+        );
+    }
+    let miss = miss_reason(&db, &key);
+    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+    if no_tune {
+        let v = default_modal_variant(order, precision);
+        let detail = format!("{miss}; --no-tune: the default {v}");
+        eprintln!("{detail}");
+        return Ok(VariantChoice { variant: v.to_string(), source: "default", detail, seconds: 0.0 });
+    }
+    eprintln!("{miss}: tuning the modal kernels at this size …");
+    let tuning = tune_modal::<T>(device, law, order, elements, 5, &mut |_| {})
+        .map_err(|e| EulerDeviceError::Tuning(format!("{e:#}")))?;
+    let winner = tuning.entry.winner.clone();
+    let path =
+        tuning_db::merge_into(&tuning_db::user_dir(), &fp, [(tuning.key.to_string(), tuning.entry)].into(), None)
+            .map_err(|e| EulerDeviceError::Tuning(e.to_string()))?;
+    let detail = format!("tuned on first use: {winner}, stored in {} ({})", path.display(), tuning.key);
+    eprintln!("{detail}");
+    Ok(VariantChoice { variant: winner, source: "tuned", detail, seconds: started.elapsed().as_secs_f64() })
+}
+
 /// What a device run adds to the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct EulerDeviceInfo {
@@ -218,8 +271,10 @@ pub struct EulerDeviceInfo {
     pub device: String,
     /// The kernel variant.
     pub variant: String,
-    /// Where it came from: `database`, `default` or `given`.
+    /// Where it came from: `database`, `database-nearest-size`, `tuned`, `default` or `given`.
     pub variant_source: &'static str,
+    /// The key and file it came from, or why the default.
+    pub variant_detail: String,
     /// Seconds of device time in kernels (events).
     pub kernel_seconds: f64,
 }
@@ -235,24 +290,14 @@ pub fn run_euler_on_device<T: Real>(
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<(EulerOutcome, EulerDeviceInfo), EulerDeviceError> {
     let prepared = prepare::<T>(case, mesh, opts)?;
-    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
     let cpu = &prepared.op;
     let law = cpu.law();
     let ir = law_ir(law);
-    let (variant, variant_source) = match variant {
-        Some(v) => (v, "given"),
-        None => {
-            let (entries, _, warnings) = tuning_db::lookup_all(&crate::device_run::db_dirs(), device.fingerprint());
-            warnings.iter().for_each(|w| eprintln!("{w}"));
-            let dofs = cpu.state_len() as u64;
-            let key = tuning_db::modal_key("euler2d", &ir.hash(), &prepared.flux, prepared.order, T::NAME, dofs);
-            let stored = tuning_db::nearest_size(&entries, &key).and_then(|e| e.winner.parse::<ModalVariant>().ok());
-            match stored {
-                Some(v) => (v, "database"),
-                None => (default_modal_variant(prepared.order, precision), "default"),
-            }
-        }
+    let choice = match variant {
+        Some(v) => VariantChoice::given(v.to_string()),
+        None => choose_modal_variant::<T>(device, law, prepared.order, cpu.num_elements(), opts.no_tune)?,
     };
+    let variant: ModalVariant = choice.variant.parse().map_err(|e| EulerDeviceError::Tuning(format!("{e}")))?;
     let params = law.param_values();
     let flux = prepared.flux.clone();
     let target = crate::kernels::target_of(device);
@@ -291,7 +336,8 @@ pub fn run_euler_on_device<T: Real>(
     let info = EulerDeviceInfo {
         device: device.fingerprint().name.clone(),
         variant: variant.to_string(),
-        variant_source,
+        variant_source: choice.source,
+        variant_detail: choice.detail,
         kernel_seconds,
     };
     let outcome = finish(case, prepared, &final_state, stats)?;
@@ -339,7 +385,7 @@ pub fn run_nodal_euler(
         })
         .flat_map(|q| (0..32).map(move |d| (q, std::f64::consts::PI * d as f64 / 16.0)))
         .map(|(q, a)| law.max_speed(&q, &[], &[a.cos(), a.sin()]))
-        .fold(0.0f64, f64::max);
+        .fold(0.0f64, dg_core::max_or_nan);
     let run_opts = RunOptions {
         scheme: opts.scheme.unwrap_or(Scheme::Lsrk45),
         cfl: opts.cfl.unwrap_or(0.75) / lambda.max(1e-12),
@@ -395,6 +441,9 @@ pub enum EulerDeviceError {
     /// The nodal device path.
     #[error("{0}")]
     Other(String),
+    /// Choosing the kernel variant (tuning, the database).
+    #[error("choosing the modal kernel variant: {0}")]
+    Tuning(String),
 }
 
 /// The report of a finished run from its final state `q` (CPU layout).

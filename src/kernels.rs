@@ -13,8 +13,13 @@ use dg_runtime::verify::{verify_variants, VerifyOutcome, VerifyProblem};
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
 
-/// A small perturbed mesh whose four sides use the law's boundary conditions in turn (periodic when the law
-/// has none), and random materials (ρ, c, … in [0.5, 2]) so that coefficients jump across faces.
+/// Elements per side of the verification mesh: 19 × 23 squares, 874 triangles — more than three work groups of
+/// the largest element group (128 elements, two in sequence), every `seq` pass runs, and 874 = 2·19·23 is no
+/// multiple of any microblock (3, 4 or 5 elements), work group or padding (powers of two from 4).
+pub const VERIFICATION_CELLS: (usize, usize) = (19, 23);
+
+/// A perturbed mesh whose four sides use the law's boundary conditions in turn (periodic when the law has none),
+/// and random materials (ρ, c, … in [0.5, 2]) so that coefficients jump across faces.
 pub struct VerificationSetup {
     /// The space.
     pub space: DgSpace2d,
@@ -25,15 +30,17 @@ pub struct VerificationSetup {
 }
 
 impl VerificationSetup {
-    /// The setup for `law` at `order` on an n × n mesh.
-    pub fn new<L: ConservationLaw>(law: &L, order: usize, n: usize) -> anyhow::Result<Self> {
+    /// The setup for `law` at `order` on the verification mesh ([`VERIFICATION_CELLS`]).
+    pub fn new<L: ConservationLaw>(law: &L, order: usize) -> anyhow::Result<Self> {
+        let (nx, ny) = VERIFICATION_CELLS;
         let conditions = law.boundary_names();
         let periodic = conditions.is_empty();
         let mut mesh = rectangle(&RectangleSpec {
             diagonal: Diagonal::Alternating,
             periodic_x: periodic,
             periodic_y: periodic,
-            ..RectangleSpec::unit_square(n)
+            ny,
+            ..RectangleSpec::unit_square(nx)
         })?;
         perturb_interior(&mut mesh, 0.2, 17);
         let space = DgSpace2d::new(mesh, order)?;

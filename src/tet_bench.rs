@@ -11,11 +11,12 @@ use dg_core::space3d::DgSpace3d;
 use dg_core::Real;
 use dg_ir::LawIr;
 use dg_runtime::backend::{Device, Step};
-use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::cpu::{BoundaryBinding, NodalOperator3d};
 use dg_runtime::device_operator::DeviceOperatorError;
 use dg_runtime::tet_device::TetDeviceOperator;
-use dg_runtime::tet_verify::every_condition;
-use dg_runtime::tuning_db::Ceilings;
+use dg_runtime::tet_verify::{every_condition, verify_tet_kernels};
+use dg_runtime::tuning_db::{Candidate, Ceilings, Entry};
+use dg_runtime::verify::{relative_l2, VerifyOutcome};
 use serde::Serialize;
 
 /// One kernel (or GEMM) timed alone.
@@ -52,6 +53,9 @@ pub struct StrategyTime {
     pub gflops: f64,
     /// `gflops` as percent of the measured FP32 (or FP64) peak.
     pub percent_of_peak: f64,
+    /// Its verification: each of its kernels on the verification mesh, then its right-hand side on this
+    /// benchmark's mesh, against the CPU operator.
+    pub check: VerifyOutcome,
 }
 
 /// Everything measured at one order.
@@ -61,6 +65,8 @@ pub struct OrderBench {
     pub law: String,
     /// Order N.
     pub order: usize,
+    /// The numerical flux the kernels evaluate.
+    pub flux: String,
     /// Precision.
     pub precision: String,
     /// Tetrahedra.
@@ -103,6 +109,9 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     ceilings: &Ceilings,
     repeats: usize,
 ) -> Result<OrderBench, DeviceOperatorError> {
+    // every kernel on the verification mesh first (the operator below is built after, on fresh buffers)
+    let kernel_checks = verify_tet_kernels::<L, T>(device, target, law, ir, order)?;
+    device.free_buffers();
     let space = bench_space(order, nodes).map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
     let binding = BoundaryBinding::for_law_on_tets(law, &space, &every_condition(law))
         .map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
@@ -117,9 +126,11 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     op.run(device, &[op.trace_step(op.buffers.q)?], 1)?;
     let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
     let peak = if precision == Precision::F32 { ceilings.gflops_f32 } else { ceilings.gflops_f64 };
-    let roof = |c: KernelCost, s: f64| {
-        let achievable = (ceilings.bandwidth_gbs * 1e9 * c.flops / c.bytes.max(1.0)).min(peak * 1e9);
-        100.0 * (c.flops / s) / achievable.max(1.0)
+    // each kernel against the units it runs on: the FMA pipe for generated kernels, the library GEMM's measured
+    // throughput (tensor cores for DGEMM) for cuBLAS steps
+    let double = precision == Precision::F64;
+    let roof = |kernel: &str, c: KernelCost, s: f64| {
+        ceilings.roofline_percent(c.flops, c.bytes, s, double, kernel.starts_with("gemm-"))
     };
     let time = |device: &mut dyn Device, steps: &[Step]| -> Result<f64, DeviceOperatorError> {
         op.run(device, steps, 2)?;
@@ -129,13 +140,13 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     let mut kernels = Vec::new();
     let mut record = |kernel: String, role: &str, strategy: &str, s: f64, c: KernelCost| {
         kernels.push(KernelTiming {
+            roofline_percent: roof(&kernel, c, s),
             kernel,
             role: role.into(),
             strategy: strategy.into(),
             seconds: s,
             gflops: c.flops / s * 1e-9,
             gbs: c.bytes / s * 1e-9,
-            roofline_percent: roof(c, s),
         });
     };
     let rhs = op.buffers.rhs[0];
@@ -207,16 +218,22 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
         };
         if ng > 0 {
             let s = time(device, &vol[..local_at])?;
-            record("gemm-gradient".into(), "volume", "gemm", s, times(ng, gemm_cost(p.m3, k, np, precision)));
+            record("gemm-gradient".into(), "volume", "gemm", s, times(ng, gemm_cost(p.m3, k, np, precision, false)));
         }
         record("tet_volume_local".into(), "volume", "gemm", time(device, &vol[local_at..=local_at])?, local_cost);
         if nd > 0 {
             let s = time(device, &vol[local_at + 1..])?;
-            record("gemm-divergence".into(), "volume", "gemm", s, times(nd, gemm_cost(p.ldq, k, 3 * np, precision)));
+            record(
+                "gemm-divergence".into(),
+                "volume",
+                "gemm",
+                s,
+                times(nd, gemm_cost(p.ldq, k, 3 * np, precision, true)),
+            );
         }
         record("tet_flux".into(), "surface", "gemm", time(device, &surf[..1])?, flux_cost);
         let s = time(device, &surf[1..])?;
-        record("gemm-lift".into(), "surface", "gemm", s, gemm_cost(p.ldq, k * nv, p.nface, precision));
+        record("gemm-lift".into(), "surface", "gemm", s, gemm_cost(p.ldq, k * nv, p.nface, precision, true));
         gemm_total = Some((time(device, &vol)?, time(device, &surf)?));
     }
     let step = step_cost(ir, nflux, order, k, precision);
@@ -232,6 +249,7 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
             ns_per_node_step: seconds / nodes as f64 * 1e9,
             gflops: step.flops / seconds * 1e-9,
             percent_of_peak: 100.0 * step.flops / seconds * 1e-9 / peak,
+            check: VerifyOutcome::of::<T>(v.to_string(), Err(DeviceOperatorError::Precision("not checked".into()))),
         });
     };
     if let (Some((sv, kv)), Some((ss, ks))) = (node_v, node_s) {
@@ -248,15 +266,25 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     if let Some((v, s)) = gemm_total {
         push("gemm", Strategy::Gemm, v + s + upd_s);
     }
+    // each strategy's right-hand side at this size against the CPU operator on the same state; only verified
+    // strategies can win
+    let reference = cpu_rhs(law, &space, &binding, &materials, &state, 0.0);
+    op.write_state(device, op.buffers.q, &state)?; // the update kernels' timings moved it
+    for s in &mut strategies {
+        let variant: TetVariant = s.variant.parse()?;
+        s.check = check_strategy(device, &op, &variant, &kernel_checks, &reference, order);
+    }
     let best = strategies
         .iter()
+        .filter(|s| s.check.passed)
         .min_by(|a, b| a.seconds_per_step.total_cmp(&b.seconds_per_step))
-        .ok_or_else(|| DeviceOperatorError::Precision("no strategy has all its kernels".into()))?;
+        .ok_or_else(|| DeviceOperatorError::Precision("no strategy has all its kernels verified".into()))?;
     let winner: TetVariant = best.variant.parse()?;
     let winner_step_seconds = time(device, &op.ab3_steps(&winner, op.buffers.rhs, 0.0, 1e-9)?)?;
     Ok(OrderBench {
         law: law.name().into(),
         order,
+        flux: nflux.into(),
         precision: T::NAME.into(),
         elements: k,
         nodes,
@@ -265,5 +293,101 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
         winner: winner.to_string(),
         winner_step_seconds,
         rejected: op.program().rejected.clone(),
+    })
+}
+
+/// The CPU operator's right-hand side of `state` (in f64, rounded to `T`).
+fn cpu_rhs<L: ConservationLaw + Clone, T: Real>(
+    law: &L,
+    space: &DgSpace3d,
+    binding: &BoundaryBinding,
+    materials: &[f64],
+    state: &[T],
+    t: f64,
+) -> Vec<T> {
+    let state64: Vec<f64> = state.iter().map(|v| v.as_f64()).collect();
+    let cpu = NodalOperator3d::<L, f64>::new(law.clone(), space, binding, materials);
+    let mut out = vec![f64::NAN; state64.len()];
+    cpu.apply(&state64, t, &mut out);
+    out.iter().map(|&v| T::from_f64(v)).collect()
+}
+
+/// A strategy passes when every kernel it uses passed on the verification mesh (`kernel_checks`) and its
+/// right-hand side (traces, volume, surface) on the operator's mesh matches `reference`, the output poisoned
+/// with NaN before the launch.
+fn check_strategy<T: Real>(
+    device: &mut dyn Device,
+    op: &TetDeviceOperator<T>,
+    variant: &TetVariant,
+    kernel_checks: &[VerifyOutcome],
+    reference: &[T],
+    order: usize,
+) -> VerifyOutcome {
+    let name = variant.to_string();
+    let labels: Vec<String> = match variant.strategy {
+        Strategy::Node { volume, surface } => {
+            vec![format!("volume node kb{volume}"), format!("surface node kb{surface}")]
+        }
+        Strategy::Element { width } => vec![format!("volume elem w{width}"), format!("surface elem w{width}")],
+        Strategy::Gemm => vec!["volume gemm".into(), "surface gemm".into()],
+    };
+    let labels: Vec<String> = labels
+        .into_iter()
+        .chain([format!("update ab3 ku{}", variant.update)])
+        .map(|l| format!("{l} N={order} {}", T::NAME))
+        .collect();
+    for label in &labels {
+        match kernel_checks.iter().find(|c| c.variant == *label) {
+            Some(c) if c.passed => {}
+            Some(c) => {
+                let why = format!(
+                    "kernel {label} failed verification: {}",
+                    c.error.clone().unwrap_or_else(|| format!("{:e}", c.relative_error))
+                );
+                return VerifyOutcome::of::<T>(name, Err(DeviceOperatorError::Precision(why)));
+            }
+            None => {
+                let why = format!("kernel {label} was not verified");
+                return VerifyOutcome::of::<T>(name, Err(DeviceOperatorError::Precision(why)));
+            }
+        }
+    }
+    let rhs = op.buffers.rhs[0];
+    let result = (|| -> Result<f64, DeviceOperatorError> {
+        let mut steps: Vec<Step> = vec![op.trace_step(op.buffers.q)?];
+        steps.extend(op.volume_steps(variant, op.buffers.q, rhs)?);
+        steps.extend(op.surface_steps(variant, rhs, 0.0)?);
+        op.fill_state(device, rhs, T::from_f64(f64::NAN))?;
+        op.run(device, &steps, 1)?;
+        Ok(relative_l2(&op.read_state(device, rhs)?, reference))
+    })();
+    VerifyOutcome::of::<T>(name, result)
+}
+
+/// The tuning-database entry of a benchmark's winner: every strategy a candidate, verified as its check says.
+pub fn winner_entry(b: &OrderBench, driver: &str) -> Result<Entry, DeviceOperatorError> {
+    let best = b
+        .strategies
+        .iter()
+        .find(|s| s.variant == b.winner)
+        .ok_or_else(|| DeviceOperatorError::Precision("the winner is not among the strategies".into()))?;
+    Ok(Entry {
+        winner: b.winner.clone(),
+        median_s: best.seconds_per_step,
+        dofs: b.nodes as u64,
+        gflops: best.gflops,
+        gbs: 0.0,
+        roofline_percent: None,
+        candidates: b
+            .strategies
+            .iter()
+            .map(|s| {
+                let note = format!("{:.3} ns per node per step", s.ns_per_node_step);
+                Candidate::checked(&s.check, Some((s.seconds_per_step, 0.0)), Some(note))
+            })
+            .collect(),
+        date: crate::tuning::today(),
+        strategy: "per-kernel exhaustive (seed 002 Table 5), AB3 step = volume + surface + update".into(),
+        driver: Some(driver.to_string()),
     })
 }

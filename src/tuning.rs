@@ -8,6 +8,7 @@ use dg_codegen::render::{render, LawInput};
 use dg_codegen::variant::{
     DeviceLimits, Formulation, LawShape, Layout, Partition, Precision, Storage, Surface, Variant,
 };
+use dg_codegen::KernelFamily;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::{rectangle, RectangleSpec};
 use dg_core::space::DgSpace2d;
@@ -15,8 +16,8 @@ use dg_core::Real;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::device_operator::DeviceOperator;
-use dg_runtime::tuning_db::{key, Candidate, Ceilings, Entry};
-use dg_runtime::verify::{random_state, verify_variant};
+use dg_runtime::tuning_db::{Candidate, Ceilings, DeviceDb, Entry, TuningKey};
+use dg_runtime::verify::{random_state, verify_variant, VerifyProblem};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::collections::HashMap;
@@ -150,22 +151,74 @@ pub fn time_variant<L: ConservationLaw, T: Real>(
     result
 }
 
-/// Times `variant` again on the timing problem of `min_dofs` DOFs (as `dg bench` does for a stored winner):
-/// median seconds per right-hand side and spread.
-pub fn retime<L: ConservationLaw>(
+/// What `dg bench` measures of a stored winner now.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct WinnerNow {
+    /// Whether it matches the CPU reference now: on the verification mesh and on the timing problem.
+    pub verified: bool,
+    /// The larger of the two relative differences (NaN if an output was not written).
+    pub relative_error: f64,
+    /// Degrees of freedom of the timing problem.
+    pub dofs: u64,
+    /// Median seconds per right-hand side.
+    pub median_s: f64,
+    /// Relative spread (p90 − p10) / median.
+    pub spread: f64,
+    /// Cost-model GFLOP/s.
+    pub gflops: f64,
+    /// Cost-model GB/s (bytes as the variant moves them).
+    pub gbs: f64,
+    /// Percent of the roofline bound with the device's measured ceilings.
+    pub roofline_percent: f64,
+}
+
+/// Verifies `variant` (on the verification mesh and on the timing problem of `min_dofs` DOFs) and times it there,
+/// as `dg bench` does for a stored winner: every figure is measured now.
+pub fn measure_winner<L: ConservationLaw + Clone>(
     device: &mut dyn Device,
     law: &L,
     order: usize,
     variant: &Variant,
     min_dofs: u64,
     repeats: usize,
-) -> anyhow::Result<(f64, f64)> {
-    let ir = law_ir(law);
-    let space = timing_space(order, L::NVARS, min_dofs)?;
+    ceilings: &Ceilings,
+) -> anyhow::Result<WinnerNow> {
     match variant.precision {
-        Precision::F32 => time_variant::<L, f32>(device, law, &ir, &space, variant, repeats),
-        Precision::F64 => time_variant::<L, f64>(device, law, &ir, &space, variant, repeats),
+        Precision::F32 => measure_winner_in::<L, f32>(device, law, order, variant, min_dofs, repeats, ceilings),
+        Precision::F64 => measure_winner_in::<L, f64>(device, law, order, variant, min_dofs, repeats, ceilings),
     }
+}
+
+fn measure_winner_in<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    law: &L,
+    order: usize,
+    variant: &Variant,
+    min_dofs: u64,
+    repeats: usize,
+    ceilings: &Ceilings,
+) -> anyhow::Result<WinnerNow> {
+    let ir = law_ir(law);
+    let target = target_of(device);
+    let setup = VerificationSetup::new(law, order)?;
+    let small = verify_variant::<L, T>(device, target, &setup.problem(law, &ir), variant, 11);
+    let space = timing_space(order, L::NVARS, min_dofs)?;
+    let binding = BoundaryBinding::for_law(law, &space, &HashMap::new())?;
+    let materials = random_materials::<L>(space.num_elements(), 23);
+    let problem = VerifyProblem { law, ir: &ir, space: &space, binding: &binding, materials: &materials };
+    let at_size = verify_variant::<L, T>(device, target, &problem, variant, 29);
+    let (median_s, spread) = time_variant::<L, T>(device, law, &ir, &space, variant, repeats)?;
+    let cost = rhs_cost(&ir, law.numerical_flux_name(), order, space.num_elements(), variant);
+    Ok(WinnerNow {
+        verified: small.passed && at_size.passed,
+        relative_error: dg_core::max_or_nan(small.relative_error, at_size.relative_error),
+        dofs: (space.num_nodes() * L::NVARS) as u64,
+        median_s,
+        spread,
+        gflops: cost.flops / median_s * 1e-9,
+        gbs: cost.bytes / median_s * 1e-9,
+        roofline_percent: ceilings.roofline_percent(cost.flops, cost.bytes, median_s, T::NAME == "f64", false),
+    })
 }
 
 /// Progress events of a tuning run.
@@ -176,27 +229,30 @@ pub enum TuneEvent<'a> {
     Candidate(&'a Candidate),
 }
 
-/// Tunes one order and precision; `previous` is the database entry of the same key, if any.
+/// Tunes one order and precision: verifies and times the strategy's candidates, checks the fastest again at the
+/// timing size against the CPU reference (the next fastest wins if it fails), and keeps `db`'s previous winner of
+/// the same key unless the new one is faster by the hysteresis. Returns the key and the entry to store.
 #[allow(clippy::too_many_arguments)]
 pub fn tune<L: ConservationLaw + Clone, T: Real>(
     device: &mut dyn Device,
     law: &L,
     order: usize,
     opts: &TuneOptions,
-    previous: Option<&Entry>,
+    db: &DeviceDb,
     ceilings: Option<&Ceilings>,
     progress: &mut dyn FnMut(TuneEvent<'_>),
-) -> anyhow::Result<(String, Entry)> {
+) -> anyhow::Result<(TuningKey, Entry)> {
     let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
     let ir = law_ir(law);
     let target = target_of(device);
     let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
     let (valid, _) = valid_variants(order, &LawShape::of(&ir), precision, &limits);
-    let setup = VerificationSetup::new(law, order, 4)?;
+    let setup = VerificationSetup::new(law, order)?;
     let space = timing_space(order, L::NVARS, opts.min_dofs)?;
     let dofs = (space.num_nodes() * L::NVARS) as u64;
     let nflux = law.numerical_flux_name();
-    let db_key = key(law.name(), &ir.hash(), nflux, order, T::NAME, "rhs", dofs);
+    let db_key = TuningKey::new(KernelFamily::NodalTri, law.name(), &ir.hash(), nflux, order, T::NAME, "rhs", dofs);
+    let previous = db.get(&db_key);
     let started = Instant::now();
     let list: Vec<Variant> = match opts.strategy {
         Strategy::Exhaustive => valid.clone(),
@@ -227,30 +283,15 @@ pub fn tune<L: ConservationLaw + Clone, T: Real>(
             return c.median_s;
         }
         let over_budget = opts.budget.is_some_and(|b| started.elapsed() > b);
-        let verified = verify_variant::<L, T>(device, target, &setup.problem(law, &ir), v, 11);
+        let check = verify_variant::<L, T>(device, target, &setup.problem(law, &ir), v, 11);
         let candidate = if over_budget {
-            Candidate {
-                variant: v.to_string(),
-                verified: verified.passed,
-                median_s: None,
-                spread: None,
-                note: Some("time budget spent".into()),
-            }
-        } else if !verified.passed {
-            let note = verified.error.unwrap_or_else(|| format!("relative error {:e}", verified.relative_error));
-            Candidate { variant: v.to_string(), verified: false, median_s: None, spread: None, note: Some(note) }
+            Candidate::checked(&check, None, Some("time budget spent".into()))
+        } else if !check.passed {
+            Candidate::checked(&check, None, None)
         } else {
             match time_variant::<L, T>(device, law, &ir, &space, v, opts.repeats) {
-                Ok((m, s)) => {
-                    Candidate { variant: v.to_string(), verified: true, median_s: Some(m), spread: Some(s), note: None }
-                }
-                Err(e) => Candidate {
-                    variant: v.to_string(),
-                    verified: true,
-                    median_s: None,
-                    spread: None,
-                    note: Some(e.to_string()),
-                },
+                Ok(timing) => Candidate::checked(&check, Some(timing), None),
+                Err(e) => Candidate::checked(&check, None, Some(e.to_string())),
             }
         };
         let time = candidate.median_s;
@@ -289,42 +330,79 @@ pub fn tune<L: ConservationLaw + Clone, T: Real>(
             }
         }
     }
-    let timed: Vec<&Candidate> = candidates.iter().filter(|c| c.median_s.is_some()).collect();
-    let best = timed
-        .iter()
-        .min_by(|a, b| a.median_s.unwrap_or(f64::INFINITY).total_cmp(&b.median_s.unwrap_or(f64::INFINITY)))
-        .ok_or_else(|| anyhow::anyhow!("no candidate could be verified and timed for N = {order} ({})", T::NAME))?;
-    let mut winner = (*best).clone();
-    if let Some(prev) = previous {
-        if let Some(old) = timed.iter().find(|c| c.variant == prev.winner) {
-            let (new_t, old_t) = (winner.median_s.unwrap_or(f64::INFINITY), old.median_s.unwrap_or(f64::INFINITY));
-            if new_t > old_t * (1.0 - opts.hysteresis) {
-                winner = (*old).clone();
-            }
-        }
-    }
-    let median_s = winner.median_s.unwrap_or(f64::NAN);
-    let winner_variant: Variant = winner.variant.parse().unwrap_or(seed_baseline(precision));
+    let winner = pick_winner::<L, T>(device, law, &ir, &space, &mut candidates, previous, opts.hysteresis)?;
+    let median_s = candidates[winner].median_s.unwrap_or(f64::NAN);
+    let winner_spec = candidates[winner].variant.clone();
+    let winner_variant: Variant = winner_spec.parse()?;
     let cost = rhs_cost(&ir, nflux, order, space.num_elements(), &winner_variant);
-    let gflops = cost.flops / median_s * 1e-9;
-    let gbs = cost.bytes / median_s * 1e-9;
-    let roofline_percent = ceilings.map(|c| {
-        let peak = if precision == Precision::F32 { c.gflops_f32 } else { c.gflops_f64 };
-        let bound = (cost.flops / (peak * 1e9)).max(cost.bytes / (c.bandwidth_gbs * 1e9));
-        100.0 * bound / median_s
-    });
     let entry = Entry {
-        winner: winner.variant.clone(),
+        winner: winner_spec,
         median_s,
         dofs,
-        gflops,
-        gbs,
-        roofline_percent,
+        gflops: cost.flops / median_s * 1e-9,
+        gbs: cost.bytes / median_s * 1e-9,
+        roofline_percent: ceilings
+            .map(|c| c.roofline_percent(cost.flops, cost.bytes, median_s, T::NAME == "f64", false)),
         candidates,
         date: today(),
         strategy: opts.strategy.name(),
+        driver: Some(device.fingerprint().driver.clone()),
     };
     Ok((db_key, entry))
+}
+
+/// The index of the winner among the timed `candidates`: the fastest that also matches the CPU reference on the
+/// timing problem itself (random state and materials, the size the timings were taken at); a candidate failing
+/// that check is marked unverified, with the reason, and the next fastest is tried. The `previous` winner is kept
+/// while the new fastest is not faster than it by `hysteresis` (both timed now).
+fn pick_winner<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    law: &L,
+    ir: &dg_ir::LawIr,
+    space: &DgSpace2d,
+    candidates: &mut [Candidate],
+    previous: Option<&Entry>,
+    hysteresis: f64,
+) -> anyhow::Result<usize> {
+    let binding = BoundaryBinding::for_law(law, space, &HashMap::new())?;
+    let materials = random_materials::<L>(space.num_elements(), 23);
+    let problem = VerifyProblem { law, ir, space, binding: &binding, materials: &materials };
+    let target = target_of(device);
+    loop {
+        let mut order: Vec<usize> = (0..candidates.len()).filter(|&i| candidates[i].median_s.is_some()).collect();
+        order.sort_by(|&a, &b| {
+            candidates[a].median_s.unwrap_or(f64::INFINITY).total_cmp(&candidates[b].median_s.unwrap_or(f64::INFINITY))
+        });
+        let Some(&fastest) = order.first() else {
+            anyhow::bail!("no candidate could be verified and timed for N = {} ({})", space.element.order, T::NAME);
+        };
+        let mut best = fastest;
+        if let Some(prev) = previous {
+            if let Some(&old) = order.iter().find(|&&i| candidates[i].variant == prev.winner) {
+                let (new_t, old_t) = (
+                    candidates[fastest].median_s.unwrap_or(f64::INFINITY),
+                    candidates[old].median_s.unwrap_or(f64::INFINITY),
+                );
+                if new_t > old_t * (1.0 - hysteresis) {
+                    best = old;
+                }
+            }
+        }
+        let variant: Variant = candidates[best].variant.parse()?;
+        let check = verify_variant::<L, T>(device, target, &problem, &variant, 29);
+        if check.passed {
+            return Ok(best);
+        }
+        let note = format!("failed at the timing size ({} elements)", space.num_elements());
+        candidates[best] = Candidate::checked(&check, None, Some(note));
+    }
+}
+
+/// Per-element materials drawn in [0.5, 2] (coefficients that jump across every face).
+pub fn random_materials<L: ConservationLaw>(elements: usize, seed: u64) -> Vec<f64> {
+    use rand::Rng;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..elements * L::NMATERIALS).map(|_| rng.random_range(0.5..2.0)).collect()
 }
 
 fn differs_in_one_axis(a: &Variant, b: &Variant) -> bool {

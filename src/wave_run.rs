@@ -27,11 +27,13 @@ pub struct WaveOptions {
     pub t_end: Option<f64>,
     /// Fixed time step instead of the CFL rule (rounded down to end exactly at `t_end`).
     pub dt: Option<f64>,
+    /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
+    pub no_tune: bool,
 }
 
 impl Default for WaveOptions {
     fn default() -> Self {
-        Self { order: 3, scheme: Scheme::Lsrk45, cfl: 0.5, t_end: None, dt: None }
+        Self { order: 3, scheme: Scheme::Lsrk45, cfl: 0.5, t_end: None, dt: None, no_tune: false }
     }
 }
 
@@ -144,7 +146,7 @@ pub fn time_step<L: ConservationLaw>(
                 .materials
                 .chunks(nm.max(1))
                 .map(|m| law.max_speed(&zero, m, &[1.0, 0.0, 0.0]))
-                .fold(0.0f64, f64::max);
+                .fold(0.0f64, dg_core::max_or_nan);
             opts.cfl * opts.scheme.relative_stability() * problem.space.dt_length_scale() / speed
         }
     };
@@ -375,33 +377,78 @@ pub enum WaveDeviceError {
     /// A backend call failed.
     #[error(transparent)]
     Backend(#[from] dg_runtime::backend::BackendError),
+    /// Choosing the variant (tuning, the database).
+    #[error("choosing the tetrahedral kernel variant: {0}")]
+    Tuning(String),
 }
 
-/// The variant a device run uses: the tuning database's winner for this law, order and precision at the
-/// nearest problem size, else node per thread with two elements per volume block.
-pub fn choose_tet_variant(
-    device: &dyn dg_runtime::backend::Device,
-    law: &str,
-    law_hash: &str,
+/// The variant a device run uses: the tuning database's winner for this law, order and precision (nearest problem
+/// size when the exact one is missing), else a tuning run at the run's size (every strategy timed and verified,
+/// as `dg tet-bench` does) stored in the user database, else (with `no_tune`) node per thread with two elements
+/// per volume block.
+pub fn choose_tet_variant<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn dg_runtime::backend::Device,
+    law: &L,
     order: usize,
-    precision: &str,
     nodes: usize,
-) -> (dg_codegen::tet::TetVariant, String) {
-    use dg_runtime::tuning_db;
-    let key = tuning_db::tet_key(law, law_hash, order, precision, nodes as u64);
-    let (entries, _, _) = tuning_db::lookup_all(&crate::device_run::db_dirs(), device.fingerprint());
-    if let Some(entry) = tuning_db::nearest_size(&entries, &key) {
-        if let Ok(v) = entry.winner.parse() {
-            return (v, format!("tuned winner {}", entry.winner));
+    no_tune: bool,
+) -> Result<(dg_codegen::tet::TetVariant, crate::device_run::VariantChoice), WaveDeviceError> {
+    use crate::device_run::{miss_reason, VariantChoice};
+    use dg_codegen::tet::{Strategy, TetVariant};
+    use dg_runtime::tuning_db::{self, TuningKey};
+    let started = std::time::Instant::now();
+    let ir = crate::kernels::law_ir(law);
+    let flux = law.numerical_flux_name();
+    let family = dg_codegen::KernelFamily::NodalTet;
+    let key = TuningKey::new(family, law.name(), &ir.hash(), flux, order, T::NAME, "ab3-step", nodes as u64);
+    let fp = device.fingerprint().clone();
+    let db = crate::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
+    if let Some(found) = db.find(&key) {
+        if let Ok(v) = found.entry.winner.parse::<TetVariant>() {
+            let choice = VariantChoice::from_database(&found, &fp.driver, started);
+            eprintln!("tuning database: {} (no benchmarking)", choice.detail);
+            return Ok((v, choice));
         }
+        eprintln!(
+            "warning: the winner `{}` stored in {} does not parse; ignoring it",
+            found.entry.winner, found.origin
+        );
     }
-    let p = if precision == "f32" { dg_codegen::variant::Precision::F32 } else { dg_codegen::variant::Precision::F64 };
-    let v = dg_codegen::tet::TetVariant {
-        strategy: dg_codegen::tet::Strategy::Node { volume: 2, surface: 1 },
-        update: 2,
-        precision: p,
+    let miss = miss_reason(&db, &key);
+    if no_tune {
+        let precision =
+            if T::NAME == "f32" { dg_codegen::variant::Precision::F32 } else { dg_codegen::variant::Precision::F64 };
+        let v = TetVariant { strategy: Strategy::Node { volume: 2, surface: 1 }, update: 2, precision };
+        let detail = format!("{miss}; --no-tune: the default {v}");
+        eprintln!("{detail}");
+        return Ok((v, VariantChoice { variant: v.to_string(), source: "default", detail, seconds: 0.0 }));
+    }
+    eprintln!("{miss}: timing and verifying every tetrahedral strategy at this size …");
+    let ceilings = match db.ceilings {
+        Some(c) => c,
+        None => dg_runtime::ceilings::measure(device)?,
     };
-    (v, format!("default {v} (no tuning result; `dg tet-bench --store` makes one)"))
+    let target = crate::kernels::target_of(device);
+    let bench = crate::tet_bench::bench_order::<L, T>(device, target, law, &ir, order, nodes, &ceilings, 5);
+    device.free_buffers();
+    let bench = bench?;
+    let entry =
+        crate::tet_bench::winner_entry(&bench, &fp.driver).map_err(|e| WaveDeviceError::Tuning(e.to_string()))?;
+    let winner: TetVariant =
+        bench.winner.parse().map_err(|e: dg_codegen::VariantError| WaveDeviceError::Tuning(e.to_string()))?;
+    let path = tuning_db::merge_into(&tuning_db::user_dir(), &fp, [(key.to_string(), entry)].into(), None)
+        .map_err(|e| WaveDeviceError::Tuning(e.to_string()))?;
+    let detail = format!("tuned on first use: {winner}, stored in {} ({key})", path.display());
+    eprintln!("{detail}");
+    Ok((
+        winner,
+        VariantChoice {
+            variant: winner.to_string(),
+            source: "tuned",
+            detail,
+            seconds: started.elapsed().as_secs_f64(),
+        },
+    ))
 }
 
 /// Runs `case` on a device with the tetrahedral kernels. AB3 runs as seed 002 does (two RK4 start-up steps,
@@ -437,6 +484,13 @@ fn device_law<L: ConservationLaw + Clone, T: Real>(
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let (dt, steps) = time_step(&law, &problem, opts, t_end)?;
     let space = &problem.space;
+    let (variant, why) = match variant {
+        Some(v) => (v, format!("variant {v} (given)")),
+        None => {
+            let (v, choice) = choose_tet_variant::<L, T>(device, &law, opts.order, space.num_nodes(), opts.no_tune)?;
+            (v, format!("variant {v} ({}: {})", choice.source, choice.detail))
+        }
+    };
     let ir = crate::kernels::law_ir(&law);
     let params = law.param_values();
     let target = crate::kernels::target_of(device);
@@ -448,10 +502,6 @@ fn device_law<L: ConservationLaw + Clone, T: Real>(
         &problem.binding,
         &problem.materials,
     )?;
-    let (variant, why) = match variant {
-        Some(v) => (v, format!("variant {v} (given)")),
-        None => choose_tet_variant(device, law.name(), &ir.hash(), opts.order, T::NAME, space.num_nodes()),
-    };
     let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
     let q = op.buffers.q;
     op.write_state(device, q, &q0)?;

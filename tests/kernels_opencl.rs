@@ -369,3 +369,58 @@ fn run_on_a_device_tunes_once_then_uses_the_database() {
     let (a, b) = (doc["l2_error"].as_f64().unwrap(), cpu_doc["l2_error"].as_f64().unwrap());
     assert!((a - b).abs() <= 1e-9 * b, "device L2 {a} vs CPU {b}");
 }
+
+/// Runs `dg verify` with a planted bug; returns the JSON report and whether the command succeeded.
+fn verify_with_bug(args: &[&str], bug: &str) -> (serde_json::Value, bool) {
+    let cache = tempfile::tempdir().unwrap();
+    let mut all: Vec<&str> = vec!["verify"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--device", "opencl", "--json", "--plant-bug", bug]);
+    let out = dg(&all, cache.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!("{args:?} {bug}: no JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr))
+    });
+    (doc, out.status.success())
+}
+
+/// Verification that passes a planted bug proves nothing: for each formulation, kernels compiled with a bug (the
+/// last work group skipped, the last element left unwritten, a stride one too small) must fail verification, and
+/// `dg verify` must exit non-zero. Every nodal variant and every tetrahedral kernel of an order is run with the
+/// bug; single variants (several work groups, two sequential passes, each layout's stride) keep PoCL's compile
+/// time within CI's budget elsewhere.
+#[test]
+fn planted_bugs_fail_verification_in_every_formulation() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !opencl_available() {
+        return;
+    }
+    let nodal = ["maxwell2d", "--order", "2", "--precision", "f64"];
+    let modal = ["euler2d", "--modal", "--order", "2", "--precision", "f64"];
+    let tet = ["acoustics3d", "--tet", "--order", "1", "--precision", "f64"];
+    let one = |args: &[&'static str], spec: &'static str| -> Vec<&'static str> {
+        let mut v = args.to_vec();
+        v.extend(["--variant", spec]);
+        v
+    };
+    let cases: Vec<(&str, Vec<&str>, &str)> = vec![
+        ("nodal", nodal.to_vec(), "skip-last-group"),
+        ("nodal", one(&nodal, "elem/wg128/seq2/matrix-local/fused/node-major/f64"), "last-element-unwritten"),
+        ("nodal", one(&nodal, "node/mb4/seq2/matrix-local/split/elem-major/f64"), "wrong-stride"),
+        ("modal", one(&modal, "modal/wg256/element/shared/mode-major/f64"), "skip-last-group"),
+        ("modal", one(&modal, "modal/wg64/edge/const/elem-major/f64"), "last-element-unwritten"),
+        ("modal", one(&modal, "modal/wg128/atomic/shared/elem-major/f64"), "wrong-stride"),
+        ("tetrahedral", tet.to_vec(), "skip-last-group"),
+        ("tetrahedral", tet.to_vec(), "last-element-unwritten"),
+        ("tetrahedral", tet.to_vec(), "wrong-stride"),
+    ];
+    for (formulation, args, bug) in cases {
+        let (doc, success) = verify_with_bug(&args, bug);
+        let tested = doc["tested"].as_u64().unwrap_or(0);
+        let failed = doc["failed"].as_array().map_or(0, |f| f.len()) as u64;
+        assert!(!success, "{formulation} {bug}: dg verify succeeded with a planted bug: {doc}");
+        assert!(tested > 0, "{formulation} {bug}: nothing tested: {doc}");
+        assert_eq!(failed, tested, "{formulation} {bug}: some kernels passed with the bug: {doc}");
+        eprintln!("{formulation} {bug}: {failed} of {tested} failed verification, as they must");
+    }
+}

@@ -206,7 +206,7 @@ fn indent(code: &str) -> String {
     code.lines().map(|l| format!("    {l}\n")).collect()
 }
 
-const TEMPLATES: [(&str, &str); 10] = [
+pub(crate) const TEMPLATES: [(&str, &str); 10] = [
     ("dialect", include_str!("../../templates/dialect.tera")),
     ("sizes", include_str!("../../templates/sizes.tera")),
     ("matrices", include_str!("../../templates/matrices.tera")),

@@ -33,3 +33,24 @@ pub mod vtu;
 
 pub use error::{CoreError, MeshError};
 pub use real::Real;
+
+/// The larger of two numbers, NaN when either is NaN. `f64::max` returns the other operand when one is NaN, so a
+/// maximum of errors or wave speeds folded with it silently drops a NaN; fold with this instead.
+pub fn max_or_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+#[cfg(test)]
+mod max_tests {
+    #[test]
+    fn a_nan_anywhere_makes_the_maximum_nan() {
+        assert!([1.0, f64::NAN, 2.0].into_iter().fold(0.0, super::max_or_nan).is_nan());
+        assert!([f64::NAN, 1.0].into_iter().fold(0.0, super::max_or_nan).is_nan());
+        assert_eq!([1.0, 3.0, 2.0].into_iter().fold(0.0, super::max_or_nan), 3.0);
+        assert_eq!(super::max_or_nan(f64::INFINITY, 1.0), f64::INFINITY);
+    }
+}

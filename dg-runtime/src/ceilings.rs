@@ -1,5 +1,5 @@
 //! Measured device ceilings for the roofline: copy bandwidth (the better of a 4-byte and a 16-byte per work
-//! item copy of 256 MB) and fused-multiply-add throughput.
+//! item copy of 256 MB), fused-multiply-add throughput, and the library GEMM's throughput where the device has one.
 
 use crate::backend::{Arg, BackendError, Device, Launch};
 use crate::tuning_db::Ceilings;
@@ -69,5 +69,33 @@ pub fn measure(device: &mut dyn Device) -> Result<Ceilings, BackendError> {
         gflops[slot] = threads as f64 * 1024.0 * 4.0 * 2.0 / t * 1e-9;
     }
     device.free_buffers();
-    Ok(Ceilings { bandwidth_gbs, gflops_f32: gflops[0], gflops_f64: gflops[1] })
+    let (gemm_gflops_f32, gemm_gflops_f64) = if device.supports_gemm() {
+        let f32_rate = gemm_gflops(device, program, false)?;
+        let f64_rate = if device.supports_f64() { Some(gemm_gflops(device, program, true)?) } else { None };
+        (Some(f32_rate), f64_rate)
+    } else {
+        (None, None)
+    };
+    Ok(Ceilings { bandwidth_gbs, gflops_f32: gflops[0], gflops_f64: gflops[1], gemm_gflops_f32, gemm_gflops_f64 })
+}
+
+/// The library GEMM's throughput on a square problem of order 8192 (4096 in f64), C ← A·B with β = 0: the
+/// arithmetic ceiling of GEMM steps (cuBLAS DGEMM runs on the FP64 tensor cores where the GPU has them, above the
+/// FMA pipe's peak).
+fn gemm_gflops(device: &mut dyn Device, program: crate::backend::ProgramId, double: bool) -> Result<f64, BackendError> {
+    use crate::backend::{Gemm, GemmOperand, Step};
+    let n: usize = if double { 4096 } else { 8192 };
+    let bytes = n * n * if double { 8 } else { 4 };
+    let zeros = vec![0u8; bytes];
+    let operand = |device: &mut dyn Device| -> Result<GemmOperand, BackendError> {
+        let buffer = device.alloc(bytes)?;
+        device.upload(buffer, &zeros)?;
+        Ok(GemmOperand { buffer, offset: 0, ld: n })
+    };
+    let (a, b, c) = (operand(device)?, operand(device)?, operand(device)?);
+    let step = Step::Gemm(Gemm { double, m: n, n, k: n, alpha: 1.0, a, b, beta: 0.0, c });
+    device.run_steps(program, std::slice::from_ref(&step), 2)?;
+    let t = median(device.run_steps(program, &[step], 10)?);
+    device.free_buffers();
+    Ok(2.0 * (n as f64).powi(3) / t * 1e-9)
 }

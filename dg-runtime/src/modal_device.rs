@@ -325,7 +325,7 @@ impl<T: Real> ModalDeviceOperator<T> {
         let seconds = device.run(self.program, &[launch], 1)?.iter().sum::<f64>();
         let mut partial = vec![T::zero(); groups];
         device.download(self.buffers.partial, as_bytes_mut(&mut partial))?;
-        let lambda = partial.iter().map(|v| v.as_f64()).fold(0.0, f64::max);
+        let lambda = partial.iter().map(|v| v.as_f64()).fold(0.0, dg_core::max_or_nan);
         let dt = (lambda.is_finite() && lambda > 0.0)
             .then(|| cfl * self.min_inscribed_diameter / (lambda * (2 * self.order + 1) as f64));
         Ok((dt, seconds))

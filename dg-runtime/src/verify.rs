@@ -53,8 +53,11 @@ pub fn random_state<T: Real>(variables: &[&str], np: usize, k: usize, seed: u64)
     q
 }
 
-/// Result of verifying one variant.
+/// Result of verifying one variant. Outcomes are made only in this crate, by the code that verified
+/// ([`VerifyOutcome::of`], [`VerifyOutcome::rejected`]): `non_exhaustive` keeps other crates from writing one,
+/// so a `passed` they read was set by a comparison with the CPU reference.
 #[derive(Debug, Clone, serde::Serialize)]
+#[non_exhaustive]
 pub struct VerifyOutcome {
     /// The variant.
     pub variant: String,
@@ -66,6 +69,12 @@ pub struct VerifyOutcome {
     pub error: Option<String>,
     /// Whether the device refused it before any launch (resources), so it is not a failure of the generator.
     pub rejected: bool,
+}
+
+/// The larger of two errors, NaN when either is NaN: `f64::max` returns the other operand for a NaN, so an output
+/// left at its NaN poison would pass.
+pub fn worst(a: f64, b: f64) -> f64 {
+    dg_core::max_or_nan(a, b)
 }
 
 /// Relative L2 difference (NaN anywhere gives NaN).
@@ -185,9 +194,13 @@ impl VerifyOutcome {
     /// it could not be checked (a variant the device refuses counts as rejected, not failed).
     pub fn of<T: Real>(variant: String, result: Result<f64, DeviceOperatorError>) -> Self {
         match result {
-            Ok(err) => {
-                Self { variant, relative_error: err, passed: err <= tolerance::<T>(), error: None, rejected: false }
-            }
+            Ok(err) => Self {
+                variant,
+                relative_error: err,
+                passed: err.is_finite() && err <= tolerance::<T>(),
+                error: None,
+                rejected: false,
+            },
             Err(e) => Self {
                 variant,
                 relative_error: f64::NAN,
@@ -195,6 +208,17 @@ impl VerifyOutcome {
                 rejected: matches!(e, DeviceOperatorError::Variant(_)),
                 error: Some(e.to_string()),
             },
+        }
+    }
+
+    /// A kernel the device refused before any launch (resources), with the reason.
+    pub fn rejected(variant: String, why: String) -> Self {
+        Self {
+            variant,
+            relative_error: f64::NAN,
+            passed: false,
+            error: Some(why),
+            rejected: true,
         }
     }
 }

@@ -20,7 +20,8 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
         bail!("--variant needs a device (--device cuda:0 or opencl)");
     }
     let mesh = args.mesh.build_euler(case.as_ref())?;
-    let opts = args.solver.euler_options(args.order, args.t_end);
+    let opts =
+        dg::euler_run::EulerOptions { no_tune: args.no_tune, ..args.solver.euler_options(args.order, args.t_end) };
     let bar = ProgressBar::new(1000);
     bar.set_style(
         ProgressStyle::with_template("{spinner} {msg} [{bar:40}] t = {prefix}, {eta} left")
@@ -87,8 +88,8 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
             r.throughput, r.rhs_evaluations, r.wall_seconds
         ),
         Some(i) => println!(
-            "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.3} s on {}, {:.3} s in kernels, {} from the {})",
-            r.throughput, r.rhs_evaluations, r.wall_seconds, i.device, i.kernel_seconds, i.variant, i.variant_source
+            "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.3} s on {}, {:.3} s in kernels, variant {}: {})",
+            r.throughput, r.rhs_evaluations, r.wall_seconds, i.device, i.kernel_seconds, i.variant, i.variant_detail
         ),
     }
     if let Some((path, (lo, hi))) = picture {

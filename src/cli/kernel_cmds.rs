@@ -8,6 +8,7 @@ use dg::dg_codegen::variant::{DeviceLimits, LawShape, Precision, Variant};
 use dg::dg_codegen::Target;
 use dg::dg_core::law::ConservationLaw;
 use dg::dg_core::triangle::ReferenceTriangle;
+use dg::dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg::dg_runtime::backend::{self, Device, DeviceSelector};
 use dg::dg_runtime::modal_device::EdgeOrder;
 use dg::dg_runtime::verify::VerifyOutcome;
@@ -128,9 +129,27 @@ pub struct VerifyArgs {
     /// results must not change).
     #[arg(long, requires = "modal")]
     pub shuffle_edges: bool,
+    /// Self-test of verification: compile every kernel with this bug planted; verification must then fail (and
+    /// the command exit non-zero). skip-last-group: kernels return in their last work group;
+    /// last-element-unwritten: kernels see one element fewer; wrong-stride: the layout's stride (MBF of
+    /// element-major nodal variants, VSTRIDE of element-major modal ones, LDQ of the tetrahedral kernels) is one
+    /// too small.
+    #[arg(long, value_enum, value_name = "BUG")]
+    pub plant_bug: Option<BugArg>,
     /// Print one JSON document.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A bug `dg verify --plant-bug` plants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BugArg {
+    /// Every kernel returns in its last work group.
+    SkipLastGroup,
+    /// Every kernel believes there is one element fewer.
+    LastElementUnwritten,
+    /// The state layout's stride is one too small.
+    WrongStride,
 }
 
 /// Parses `N` or `A..B`.
@@ -246,10 +265,33 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Verifies every valid variant on a device.
+/// Verifies every valid variant on a device (with a planted bug, on a device that compiles broken kernels).
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
-    let orders = parse_orders(&args.order)?;
     let mut device = open_device(&args.device)?;
+    let Some(bug) = args.plant_bug else { return verify_on(&args, device.as_mut()) };
+    let stride = if args.modal {
+        "VSTRIDE"
+    } else if args.tet {
+        "LDQ"
+    } else {
+        "MBF"
+    };
+    let bug = match bug {
+        BugArg::SkipLastGroup => PlantedBug::SkipLastGroup,
+        BugArg::LastElementUnwritten => PlantedBug::LastElementUnwritten,
+        BugArg::WrongStride => PlantedBug::WrongStride(stride.into()),
+    };
+    eprintln!("planting {bug:?} in every kernel: verification must fail");
+    let mut planted = PlantedDevice::new(device.as_mut(), bug);
+    let result = verify_on(&args, &mut planted);
+    if planted.programs_edited() == 0 {
+        bail!("the planted bug applied to no kernel (nothing was shown)");
+    }
+    result
+}
+
+fn verify_on(args: &VerifyArgs, device: &mut dyn Device) -> anyhow::Result<()> {
+    let orders = parse_orders(&args.order)?;
     if args.modal {
         let only: Option<ModalVariant> = args.variant.as_deref().map(str::parse).transpose()?;
         let precision = match only {
@@ -259,7 +301,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         };
         let edges = if args.shuffle_edges { EdgeOrder::Shuffled { seed: 17 } } else { EdgeOrder::BoundaryFirst };
         let run = VerifyRun { orders: &orders, precision, json: args.json, edges };
-        return with_law_2d!(args.law.as_str(), |law| verify_modal_law(&law, device.as_mut(), &run, only))
+        return with_law_2d!(args.law.as_str(), |law| verify_modal_law(&law, device, &run, only))
             .map_err(|e| anyhow!(e))?;
     }
     if args.tet {
@@ -268,7 +310,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         }
         return dg::with_law_3d!(args.law.as_str(), |law| verify_tet_law(
             &law,
-            device.as_mut(),
+            device,
             &orders,
             args.precision,
             args.json
@@ -281,7 +323,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         Some(_) => PrecisionArg::F64,
         None => args.precision,
     };
-    with_law_2d!(args.law.as_str(), |law| verify_law(&law, device.as_mut(), &orders, precision, only, args.json))
+    with_law_2d!(args.law.as_str(), |law| verify_law(&law, device, &orders, precision, only, args.json))
         .map_err(|e| anyhow!(e))?
 }
 
@@ -370,6 +412,8 @@ struct Tally {
     tested: usize,
     passed: usize,
     refused: usize,
+    /// Variants the rules rejected before any compilation (nodal formulation).
+    ruled_out: usize,
     failed: Vec<serde_json::Value>,
 }
 
@@ -398,13 +442,14 @@ impl Tally {
 
     /// Prints the summary (JSON or text); an error when anything failed.
     fn finish(self, law: &str, formulation: &str, device: &dyn Device, json: bool) -> anyhow::Result<()> {
-        let Tally { tested, passed, refused, failed } = self;
+        let Tally { tested, passed, refused, ruled_out, failed } = self;
         if json {
-            let doc = serde_json::json!({"law": law, "formulation": formulation, "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused, "failed": failed});
+            let doc = serde_json::json!({"law": law, "formulation": formulation, "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused + ruled_out, "refused_by_device": refused, "ruled_out": ruled_out, "failed": failed});
             println!("{}", serde_json::to_string_pretty(&doc)?);
         } else {
             println!(
-                "{law} ({formulation}): {tested} tested, {passed} passed, {} failed, {refused} refused",
+                "{law} ({formulation}): {tested} tested, {passed} passed, {} failed, {refused} refused by the device, \
+                 {ruled_out} rejected by the rules",
                 failed.len()
             );
             for f in &failed {
@@ -413,6 +458,9 @@ impl Tally {
         }
         if !failed.is_empty() {
             bail!("{} {formulation} kernel(s) or variant(s) failed verification", failed.len());
+        }
+        if tested == 0 {
+            bail!("nothing was verified (every precision skipped or every kernel refused)");
         }
         Ok(())
     }
@@ -439,20 +487,17 @@ fn verify_law<L: ConservationLaw + Clone>(
 ) -> anyhow::Result<()> {
     let target = target_of(device);
     let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
-    let mut tested = 0;
-    let mut passed = 0;
-    let mut failed = Vec::new();
-    let mut rejected_count = 0;
     let shape = LawShape::of(&law_ir(law));
+    let mut tally = Tally::default();
     for &order in orders {
-        let setup = VerificationSetup::new(law, order, 4)?;
+        let setup = VerificationSetup::new(law, order)?;
         for p in precision.list() {
             if p == Precision::F64 && !device.supports_f64() {
                 eprintln!("skipping f64: the device has no double precision");
                 continue;
             }
             let (mut valid, rejected) = valid_variants(order, &shape, p, &limits);
-            rejected_count += rejected.len();
+            tally.ruled_out += rejected.len();
             if let Some(v) = only {
                 v.check(order, &shape, &limits)?;
                 valid = vec![v];
@@ -468,47 +513,8 @@ fn verify_law<L: ConservationLaw + Clone>(
                 Precision::F64 => verify_all::<L, f64>(device, target, law, &setup, &valid, &mut |_| bar.inc(1)),
             };
             bar.finish_and_clear();
-            let ok = outcomes.iter().filter(|o| o.passed).count();
-            let refused = outcomes.iter().filter(|o| o.rejected).count();
-            eprintln!(
-                "{} N={order} {p:?}: {} tested, {ok} passed, {refused} refused by the device ({:.1} s)",
-                law.name(),
-                outcomes.len() - refused,
-                started.elapsed().as_secs_f64()
-            );
-            for o in outcomes {
-                if o.rejected {
-                    rejected_count += 1;
-                    continue;
-                }
-                tested += 1;
-                if o.passed {
-                    passed += 1;
-                } else {
-                    failed.push(serde_json::json!({"order": order, "variant": o.variant, "relative_error": o.relative_error, "error": o.error}));
-                }
-            }
+            tally.add(&format!("{} N={order} {p:?}", law.name()), order, outcomes, started);
         }
     }
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"law": law.name(), "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": rejected_count, "failed": failed})
-            )?
-        );
-    } else {
-        println!(
-            "{}: {tested} variants tested, {passed} passed, {} failed, {rejected_count} rejected by the rules",
-            law.name(),
-            failed.len()
-        );
-        for f in &failed {
-            println!("  FAILED {f}");
-        }
-    }
-    if !failed.is_empty() {
-        bail!("{} variant(s) failed verification", failed.len());
-    }
-    Ok(())
+    tally.finish(law.name(), "nodal", device, json)
 }

@@ -125,6 +125,7 @@ impl SolverArgs {
             } else {
                 None
             },
+            no_tune: false,
         }
     }
 }

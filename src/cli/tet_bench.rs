@@ -4,11 +4,12 @@
 use super::kernel_cmds::{open_device, parse_orders};
 use anyhow::{bail, Context};
 use clap::Args;
+use dg::dg_codegen::KernelFamily;
 use dg::dg_runtime::backend::{Device, DeviceSelector};
-use dg::dg_runtime::tuning_db::{self, Candidate, Ceilings, Entry};
+use dg::dg_runtime::tuning_db::{self, Ceilings, Entry, TuningKey};
 use dg::kernels::{law_ir, target_of};
 use dg::prelude::ConservationLaw;
-use dg::tet_bench::{bench_order, OrderBench};
+use dg::tet_bench::{bench_order, winner_entry, OrderBench};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -62,8 +63,8 @@ pub struct TetPlotArgs {
 
 /// The measured ceilings of the device: from its tuning-database file, else measured now.
 fn ceilings(device: &mut dyn Device) -> anyhow::Result<Ceilings> {
-    let (_, stored, _) = tuning_db::lookup_all(&dg::device_run::db_dirs(), device.fingerprint());
-    if let Some(c) = stored {
+    let stored = dg::shipped_db::load(device.fingerprint(), &mut |w| eprintln!("{w}")).ceilings;
+    if let Some(c) = stored.filter(|c| c.gemm_gflops_f32.is_some() || !device.supports_gemm()) {
         return Ok(c);
     }
     eprintln!("measuring the device's copy bandwidth and FMA peak …");
@@ -96,7 +97,7 @@ pub fn execute(args: TetBenchArgs) -> anyhow::Result<()> {
     let doc = serde_json::json!({
         "device": device.fingerprint(),
         "ceilings": ceilings,
-        "date": chrono_date(),
+        "date": dg::tuning::today(),
         "results": results,
     });
     if let Some(path) = &args.json {
@@ -104,8 +105,12 @@ pub fn execute(args: TetBenchArgs) -> anyhow::Result<()> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if args.store {
-        let path =
-            tuning_db::merge_into(&tuning_db::user_dir(), device.fingerprint(), entries(&results)?, Some(ceilings))?;
+        let path = tuning_db::merge_into(
+            &tuning_db::user_dir(),
+            device.fingerprint(),
+            entries(&results, &device.fingerprint().driver)?,
+            Some(ceilings),
+        )?;
         eprintln!("winners stored in {}", path.display());
     }
     Ok(())
@@ -152,53 +157,22 @@ fn print_order(b: &OrderBench) {
     );
 }
 
-fn chrono_date() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = secs / 86_400;
-    // civil date from days since 1970-01-01 (Howard Hinnant's algorithm)
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 /// Tuning-database entries of the winners.
-fn entries(results: &[OrderBench]) -> anyhow::Result<BTreeMap<String, Entry>> {
+fn entries(results: &[OrderBench], driver: &str) -> anyhow::Result<BTreeMap<String, Entry>> {
     let mut out = BTreeMap::new();
     for b in results {
         let law = dg::dg_laws::all_ir().into_iter().find(|ir| ir.name == b.law).context("law IR")?;
-        let key = tuning_db::tet_key(&b.law, &law.hash(), b.order, &b.precision, b.nodes as u64);
-        let best = b.strategies.iter().find(|s| s.variant == b.winner).context("winner among strategies")?;
-        out.insert(
-            key,
-            Entry {
-                winner: b.winner.clone(),
-                median_s: best.seconds_per_step,
-                dofs: b.nodes as u64,
-                gflops: best.gflops,
-                gbs: 0.0,
-                roofline_percent: None,
-                candidates: b
-                    .strategies
-                    .iter()
-                    .map(|s| Candidate {
-                        variant: s.variant.clone(),
-                        verified: true,
-                        median_s: Some(s.seconds_per_step),
-                        spread: None,
-                        note: Some(format!("{:.3} ns per node per step", s.ns_per_node_step)),
-                    })
-                    .collect(),
-                date: chrono_date(),
-                strategy: "per-kernel exhaustive (seed 002 Table 5), AB3 step = volume + surface + update".into(),
-            },
+        let key = TuningKey::new(
+            KernelFamily::NodalTet,
+            &b.law,
+            &law.hash(),
+            &b.flux,
+            b.order,
+            &b.precision,
+            "ab3-step",
+            b.nodes as u64,
         );
+        out.insert(key.to_string(), winner_entry(b, driver)?);
     }
     Ok(out)
 }

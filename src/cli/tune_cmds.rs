@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use dg::dg_codegen::variant::{Precision, Variant};
 use dg::dg_core::law::ConservationLaw;
 use dg::dg_runtime::backend::{Device, DeviceSelector};
-use dg::dg_runtime::tuning_db::{self, Entry};
+use dg::dg_runtime::tuning_db::{self, Entry, TuningKey};
 use dg::tuning::{tune, Strategy, TuneEvent, TuneOptions};
 use dg::with_law_2d;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -99,14 +99,6 @@ pub enum DbCommand {
     Clear,
 }
 
-fn shipped_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tuning-db")
-}
-
-fn db_dirs() -> Vec<PathBuf> {
-    vec![shipped_dir(), PathBuf::from("tuning-db"), tuning_db::user_dir()]
-}
-
 /// Tunes and stores.
 pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
     let orders = parse_orders(&args.what.orders)?;
@@ -144,10 +136,13 @@ fn autotune_law<L: ConservationLaw + Clone>(
     json: bool,
 ) -> anyhow::Result<()> {
     let fp = device.fingerprint().clone();
-    let (existing, mut ceilings, warnings) = tuning_db::lookup_all(&db_dirs(), &fp);
-    for w in warnings {
-        eprintln!("{w}");
+    let mut sources = dg::shipped_db::sources();
+    if dir != tuning_db::user_dir() {
+        sources.push(tuning_db::DbSource::Dir(dir.to_path_buf()));
     }
+    let db = tuning_db::DeviceDb::load(&sources, &fp);
+    db.warnings.iter().for_each(|w| eprintln!("{w}"));
+    let mut ceilings = db.ceilings;
     if ceilings.is_none() {
         eprintln!("measuring the device's ceilings (bandwidth, FMA throughput) for the roofline …");
         ceilings = Some(dg::dg_runtime::ceilings::measure(device)?);
@@ -186,15 +181,10 @@ fn autotune_law<L: ConservationLaw + Clone>(
                     }
                 }
             };
-            let prev = |key: &str| existing.get(key);
+            // the stored winner of the same key is kept unless beaten by the hysteresis (both timed now)
             let (key, entry) = match p {
-                Precision::F32 => tune::<L, f32>(device, law, order, opts, None, ceilings.as_ref(), &mut progress)?,
-                Precision::F64 => tune::<L, f64>(device, law, order, opts, None, ceilings.as_ref(), &mut progress)?,
-            };
-            // hysteresis against the stored winner of the same key
-            let entry = match prev(&key) {
-                Some(old) => keep_old_if_close(old, entry, opts.hysteresis),
-                None => entry,
+                Precision::F32 => tune::<L, f32>(device, law, order, opts, &db, ceilings.as_ref(), &mut progress)?,
+                Precision::F64 => tune::<L, f64>(device, law, order, opts, &db, ceilings.as_ref(), &mut progress)?,
             };
             bar.finish_and_clear();
             let timed = entry.candidates.iter().filter(|c| c.median_s.is_some()).count();
@@ -208,58 +198,63 @@ fn autotune_law<L: ConservationLaw + Clone>(
                 entry.gbs,
                 entry.roofline_percent.map(|r| format!(", {r:.1}% of roofline")).unwrap_or_default(),
                 timed,
-                entry.candidates.iter().filter(|c| !c.verified).count()
+                entry.candidates.iter().filter(|c| !c.verified()).count()
             );
-            results.insert(key, entry);
+            // stored at once: an interrupted run keeps every finished order and precision
+            let path = tuning_db::merge_into(dir, &fp, BTreeMap::from([(key.to_string(), entry.clone())]), ceilings)?;
+            eprintln!("stored {key} in {}", path.display());
+            results.insert(key.to_string(), entry);
         }
     }
-    let path = tuning_db::merge_into(dir, &fp, results.clone(), ceilings)?;
-    eprintln!("stored {} entries in {}", results.len(), path.display());
     if json {
         println!("{}", serde_json::to_string_pretty(&results)?);
     }
     Ok(())
 }
 
-fn keep_old_if_close(old: &Entry, new: Entry, hysteresis: f64) -> Entry {
-    let old_now = new.candidates.iter().find(|c| c.variant == old.winner).and_then(|c| c.median_s);
-    match old_now {
-        Some(t) if new.median_s > t * (1.0 - hysteresis) && new.winner != old.winner => Entry {
-            winner: old.winner.clone(),
-            gflops: new.gflops * new.median_s / t,
-            gbs: new.gbs * new.median_s / t,
-            median_s: t,
-            ..new
-        },
-        _ => new,
-    }
-}
-
-/// Times the stored winners.
+/// Verifies and times the stored winners again and prints what was measured now.
 pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     let orders = parse_orders(&args.what.orders)?;
     let mut device = open_device(&args.what.device)?;
     let fp = device.fingerprint().clone();
-    let (entries, _, warnings) = tuning_db::lookup_all(&db_dirs(), &fp);
-    for w in warnings {
-        eprintln!("{w}");
-    }
+    let db = dg::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
+    let ceilings = match db.ceilings {
+        Some(c) => c,
+        None => {
+            eprintln!("measuring the device's ceilings (bandwidth, FMA throughput) for the roofline …");
+            dg::dg_runtime::ceilings::measure(device.as_mut())?
+        }
+    };
+    let precisions: Vec<&str> =
+        args.what.precision.list().iter().map(|p| if *p == Precision::F32 { "f32" } else { "f64" }).collect();
+    let family = dg::dg_codegen::KernelFamily::NodalTri;
+    let wanted: Vec<(TuningKey, Entry)> = db
+        .iter()
+        .filter(|(k, _, _)| {
+            k.law == args.what.law
+                && k.code == family.code_hash()
+                && k.element == "tri"
+                && k.formulation == "nodal-strong"
+                && orders.contains(&k.order)
+                && precisions.contains(&k.precision.as_str())
+        })
+        .map(|(k, e, _)| (k.clone(), e.clone()))
+        .collect();
     let mut rows = Vec::new();
-    for (key, e) in &entries {
-        if !key.starts_with(&format!("{}@", args.what.law)) {
-            continue;
-        }
-        let order: usize =
-            key.split("|N").nth(1).and_then(|s| s.split('|').next()).and_then(|s| s.parse().ok()).unwrap_or(0);
-        let precision_ok = args.what.precision.list().iter().any(|p| {
-            key.contains(match p {
-                Precision::F32 => "|f32|",
-                Precision::F64 => "|f64|",
-            })
-        });
-        if !orders.contains(&order) || !precision_ok {
-            continue;
-        }
+    for (key, e) in &wanted {
+        let winner: Variant = e.winner.parse()?;
+        let dofs = args.min_dofs.unwrap_or(e.dofs);
+        let now = with_law_2d!(args.what.law.as_str(), |law| dg::tuning::measure_winner(
+            device.as_mut(),
+            &law,
+            key.order,
+            &winner,
+            dofs,
+            20,
+            &ceilings
+        ))
+        .map_err(|err| anyhow!(err))?
+        .with_context(|| format!("measuring {} at N={}", e.winner, key.order))?;
         let baseline = e
             .candidates
             .iter()
@@ -268,30 +263,20 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         let mut timed: Vec<f64> = e.candidates.iter().filter_map(|c| c.median_s).collect();
         timed.sort_by(f64::total_cmp);
         let median_valid = timed.get(timed.len() / 2).copied();
-        // time the stored winner again, on a problem of the size it was tuned on (or --min-dofs)
-        let winner: Variant = e.winner.parse()?;
-        let dofs = args.min_dofs.unwrap_or(e.dofs);
-        let now = with_law_2d!(args.what.law.as_str(), |law| dg::tuning::retime(
-            device.as_mut(),
-            &law,
-            order,
-            &winner,
-            dofs,
-            20
-        ))
-        .map_err(|err| anyhow!(err))?
-        .with_context(|| format!("timing {} at N={order}", e.winner))?;
         rows.push(serde_json::json!({
-            "measured_now_ms_per_rhs": now.0 * 1e3, "measured_now_spread": now.1,
-            "key": key, "order": order, "winner": e.winner, "ms_per_rhs": e.median_s * 1e3, "dofs": e.dofs,
-            "gdofs": e.dofs as f64 / e.median_s * 1e-9, "gflops": e.gflops, "gbs": e.gbs, "roofline_percent": e.roofline_percent,
-            "speedup_over_seed000_baseline": baseline.map(|b| b / e.median_s), "speedup_over_median_variant": median_valid.map(|m| m / e.median_s),
-            "date": e.date,
+            "key": key.to_string(), "order": key.order, "precision": key.precision, "winner": e.winner,
+            "verified_now": now.verified, "relative_error": now.relative_error,
+            "dofs": now.dofs, "ms_per_rhs": now.median_s * 1e3, "spread": now.spread,
+            "gdofs": now.dofs as f64 / now.median_s * 1e-9, "gflops": now.gflops, "gbs": now.gbs,
+            "roofline_percent": now.roofline_percent,
+            "stored_ms_per_rhs": e.median_s * 1e3, "stored_date": e.date,
+            "speedup_over_seed000_baseline_at_tuning": baseline.map(|b| b / e.median_s),
+            "speedup_over_median_variant_at_tuning": median_valid.map(|m| m / e.median_s),
         }));
     }
     if rows.is_empty() {
         bail!(
-            "no tuning results for `{}` on {} ({}); run `dg autotune {} --orders {}` first",
+            "no tuning results for `{}` on {} ({}) for this program's kernels; run `dg autotune {} --orders {}` first",
             args.what.law,
             fp.name,
             fp.selector,
@@ -299,30 +284,45 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             args.what.orders
         );
     }
+    let failed = rows.iter().filter(|r| r["verified_now"] != serde_json::Value::Bool(true)).count();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
-        return Ok(());
-    }
-    println!(
-        "{:>2} {:<61} {:>9} {:>9} {:>8} {:>9} {:>8} {:>9} {:>8} {:>8}",
-        "N", "winner", "ms/RHS", "now ms", "GDOF/s", "GFLOP/s", "GB/s", "roofline", "×seed", "×median"
-    );
-    for r in &rows {
-        let f = |k: &str| r[k].as_f64().map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
-        let ms = |k: &str| r[k].as_f64().map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into());
+    } else {
         println!(
-            "{:>2} {:<61} {:>9} {:>9} {:>8} {:>9} {:>8} {:>8}% {:>8} {:>8}",
-            r["order"],
-            r["winner"].as_str().unwrap_or(""),
-            ms("ms_per_rhs"),
-            ms("measured_now_ms_per_rhs"),
-            f("gdofs"),
-            f("gflops"),
-            f("gbs"),
-            f("roofline_percent"),
-            f("speedup_over_seed000_baseline"),
-            f("speedup_over_median_variant")
+            "{:>2} {:>3} {:<52} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10} {:>8} {:>8}",
+            "N",
+            "",
+            "winner (verified and timed now)",
+            "ms/RHS",
+            "GDOF/s",
+            "GFLOP/s",
+            "GB/s",
+            "roofline",
+            "stored ms",
+            "×seed",
+            "×median"
         );
+        for r in &rows {
+            let f = |k: &str| r[k].as_f64().map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+            let ms = |k: &str| r[k].as_f64().map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into());
+            println!(
+                "{:>2} {:>3} {:<52} {:>9} {:>8} {:>9} {:>8} {:>8}% {:>10} {:>8} {:>8}",
+                r["order"],
+                r["precision"].as_str().unwrap_or(""),
+                r["winner"].as_str().unwrap_or(""),
+                ms("ms_per_rhs"),
+                f("gdofs"),
+                f("gflops"),
+                f("gbs"),
+                f("roofline_percent"),
+                ms("stored_ms_per_rhs"),
+                f("speedup_over_seed000_baseline_at_tuning"),
+                f("speedup_over_median_variant_at_tuning")
+            );
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} stored winner(s) failed verification now");
     }
     Ok(())
 }
@@ -331,23 +331,24 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
 pub fn db(command: DbCommand) -> anyhow::Result<()> {
     match command {
         DbCommand::List => {
-            for dir in db_dirs() {
-                let Ok(read) = std::fs::read_dir(&dir) else { continue };
-                for f in read.flatten().filter(|f| f.path().extension().is_some_and(|e| e == "json")) {
-                    match tuning_db::read_file(&f.path()) {
-                        Ok(Some(file)) => {
+            for source in dg::shipped_db::sources() {
+                for (origin, file) in source.files() {
+                    match file {
+                        Ok(file) => {
                             println!(
-                                "{} ({} {}, {} entries)",
-                                f.path().display(),
+                                "{origin} ({} {}, {} entries)",
                                 file.device.name,
                                 file.device.architecture,
                                 file.entries.len()
                             );
                             for (key, e) in &file.entries {
-                                println!("  {key}: {} {:.3} ms", e.winner, e.median_s * 1e3);
+                                let current = key.parse::<TuningKey>().is_ok_and(|k| {
+                                    dg::dg_codegen::KernelFamily::ALL.iter().any(|f| f.code_hash() == k.code)
+                                });
+                                let stale = if current { "" } else { "  [other generated code: not used]" };
+                                println!("  {key}: {} {:.3} ms{stale}", e.winner, e.median_s * 1e3);
                             }
                         }
-                        Ok(None) => {}
                         Err(e) => eprintln!("warning: {e}; ignoring it"),
                     }
                 }
@@ -355,14 +356,12 @@ pub fn db(command: DbCommand) -> anyhow::Result<()> {
         }
         DbCommand::Show { key } => {
             let mut found = false;
-            for dir in db_dirs() {
-                let Ok(read) = std::fs::read_dir(&dir) else { continue };
-                for f in read.flatten() {
-                    if let Ok(Some(file)) = tuning_db::read_file(&f.path()) {
-                        for (k, e) in file.entries.iter().filter(|(k, _)| k.starts_with(&key)) {
-                            found = true;
-                            println!("{k}\n{}", serde_json::to_string_pretty(e)?);
-                        }
+            for source in dg::shipped_db::sources() {
+                for (origin, file) in source.files() {
+                    let Ok(file) = file else { continue };
+                    for (k, e) in file.entries.iter().filter(|(k, _)| k.starts_with(&key)) {
+                        found = true;
+                        println!("{k} ({origin})\n{}", serde_json::to_string_pretty(e)?);
                     }
                 }
             }

@@ -20,6 +20,7 @@ fn options(args: &super::mesh_args::SolverArgs, order: usize, t_end: Option<f64>
         cfl: args.cfl.unwrap_or(WaveOptions::default().cfl),
         t_end,
         dt: args.dt,
+        no_tune: false,
     })
 }
 
@@ -57,7 +58,7 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     let mut device = super::run::pick_device(&args.device)?;
     let variant: Option<dg::dg_codegen::tet::TetVariant> = args.variant.as_deref().map(str::parse).transpose()?;
     let order = args.order.unwrap_or(3);
-    let opts = options(&args.solver, order, args.t_end)?;
+    let opts = WaveOptions { no_tune: args.no_tune, ..options(&args.solver, order, args.t_end)? };
     let mesh = mesh(&args.mesh, case.as_ref())?;
     let bar = ProgressBar::new(1000);
     bar.set_style(

@@ -5,5 +5,6 @@
 mod render;
 mod variant;
 
+pub(crate) use render::TEMPLATES;
 pub use render::{render_modal, ModalKernelSource, ModalLaunch, ModalRole};
 pub use variant::{ModalLayout, ModalSurface, ModalVariant, Tables, MODAL_GROUPS};

@@ -72,7 +72,7 @@ pub struct ModalKernelSource {
     pub table: Vec<f64>,
 }
 
-const TEMPLATES: [(&str, &str); 9] = [
+pub(crate) const TEMPLATES: [(&str, &str); 9] = [
     ("dialect", include_str!("../../../templates/dialect.tera")),
     ("law", include_str!("../../../templates/law.tera")),
     ("modal_sizes", include_str!("../../../templates/modal_sizes.tera")),

@@ -26,10 +26,13 @@ impl std::ops::Add for KernelCost {
     }
 }
 
-/// Cost of a GEMM of shape (m, n, k) in seed 002's model.
-pub fn gemm_cost(m: usize, n: usize, k: usize, precision: Precision) -> KernelCost {
+/// The cost of a GEMM C ← A·B (+ C when `accumulate`, β = 1) with A m × k, B k × n: 2mnk flops (2mn more to add C),
+/// A and B read once, C written, and read too only when it is accumulated into (β = 0 never reads it).
+pub fn gemm_cost(m: usize, n: usize, k: usize, precision: Precision, accumulate: bool) -> KernelCost {
     let (m, n, k) = (m as f64, n as f64, k as f64);
-    KernelCost { flops: 2.0 * m * n * (k + 1.0), bytes: precision.bytes() as f64 * (m * k + n * k + 2.0 * m * n) }
+    let c_passes = if accumulate { 2.0 } else { 1.0 };
+    let flops = 2.0 * m * n * k + if accumulate { 2.0 * m * n } else { 0.0 };
+    KernelCost { flops, bytes: precision.bytes() as f64 * (m * k + n * k + c_passes * m * n) }
 }
 
 /// The cost of the kernel roles `volume`, `surface`, `update` (AB3 with traces) and `trace` at order `order` on

@@ -16,5 +16,6 @@ mod variant;
 
 pub use cost::{gemm_cost, kernel_cost, step_cost, KernelCost};
 pub use plan::VolumePlan;
+pub(crate) use render::TEMPLATES;
 pub use render::{gemm_matrices, render_tet, TetKernel, TetProgram, TetRole};
 pub use variant::{pad_np, pad_three_np, Strategy, TetLimits, TetVariant, ELEMENT_WIDTHS, KB_CHOICES, KU_CHOICES};

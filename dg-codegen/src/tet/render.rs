@@ -111,7 +111,7 @@ impl TetProgram {
     }
 }
 
-const TEMPLATES: [(&str, &str); 13] = [
+pub(crate) const TEMPLATES: [(&str, &str); 13] = [
     ("dialect", include_str!("../../../templates/dialect.tera")),
     ("law", include_str!("../../../templates/law.tera")),
     ("tet_sizes", include_str!("../../../templates/tet_sizes.tera")),

@@ -52,8 +52,9 @@ pub fn enumerate() -> Result<Vec<DeviceFingerprint>, BackendError> {
 
 /// Compiles with NVRTC straight to a CUBIN for the device's architecture (so that the driver has nothing left to
 /// JIT when the module is loaded, and the whole compilation runs in the parallel `prepare` stage), through an
-/// on-disk cache keyed by SHA-256 of (source, options, architecture, NVRTC version) in `<user cache>/kernels/`;
-/// entries are written to a temporary name and renamed.
+/// on-disk cache in `<user cache>/kernels/` keyed by SHA-256 of (source, options, architecture, NVRTC version).
+/// Each cache file carries the SHA-256 of its CUBIN ([`seal_cubin`]); a file that fails the check (truncated,
+/// corrupt) is compiled again and replaced. Entries are written to a temporary name, flushed and renamed.
 fn compile_source(source: &str, arch: &'static str) -> Result<cudarc::nvrtc::Ptx, String> {
     use sha2::{Digest, Sha256};
     let options = vec![format!("--gpu-architecture={arch}"), "-std=c++17".to_string()];
@@ -64,17 +65,41 @@ fn compile_source(source: &str, arch: &'static str) -> Result<cudarc::nvrtc::Ptx
     let name: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     let dir = crate::tuning_db::user_dir().with_file_name("kernels");
     let path = dir.join(format!("{name}.cubin"));
-    if let Ok(bytes) = std::fs::read(&path) {
-        return Ok(cudarc::nvrtc::Ptx::from_binary(bytes));
+    if let Some(cubin) = std::fs::read(&path).ok().and_then(|bytes| unseal_cubin(&bytes)) {
+        return Ok(cudarc::nvrtc::Ptx::from_binary(cubin));
     }
     let cubin = nvrtc_cubin(source, &options)?;
     if std::fs::create_dir_all(&dir).is_ok() {
         let tmp = dir.join(format!("{name}.cubin.tmp{}", std::process::id()));
-        if std::fs::write(&tmp, &cubin).is_ok() {
+        if crate::tuning_db::write_durably(&tmp, &seal_cubin(&cubin)).is_ok() {
             let _ = std::fs::rename(&tmp, &path);
         }
     }
     Ok(cudarc::nvrtc::Ptx::from_binary(cubin))
+}
+
+/// Magic bytes of a kernel cache file (format version 1).
+const CUBIN_MAGIC: &[u8; 8] = b"DGCUBIN1";
+
+/// A cache file: the magic, the SHA-256 of the CUBIN, the CUBIN.
+pub fn seal_cubin(cubin: &[u8]) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    let mut out = Vec::with_capacity(40 + cubin.len());
+    out.extend_from_slice(CUBIN_MAGIC);
+    out.extend_from_slice(&Sha256::digest(cubin));
+    out.extend_from_slice(cubin);
+    out
+}
+
+/// The CUBIN of a cache file, if the file is whole (magic and checksum match); `None` otherwise.
+pub fn unseal_cubin(file: &[u8]) -> Option<Vec<u8>> {
+    use sha2::{Digest, Sha256};
+    let rest = file.strip_prefix(CUBIN_MAGIC.as_slice())?;
+    if rest.len() < 33 {
+        return None;
+    }
+    let (sum, cubin) = rest.split_at(32);
+    (Sha256::digest(cubin).as_slice() == sum).then(|| cubin.to_vec())
 }
 
 /// One NVRTC compilation to CUBIN; the compiler log is the error.
@@ -368,5 +393,24 @@ impl Device for CudaDevice {
 
     fn supports_f64(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::{seal_cubin, unseal_cubin};
+
+    #[test]
+    fn a_damaged_cache_file_is_refused() {
+        let cubin = b"\x7fELF fake cubin payload".to_vec();
+        let sealed = seal_cubin(&cubin);
+        assert_eq!(unseal_cubin(&sealed), Some(cubin.clone()));
+        assert_eq!(unseal_cubin(&sealed[..sealed.len() - 1]), None, "truncated");
+        let mut flipped = sealed.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        assert_eq!(unseal_cubin(&flipped), None, "one bit flipped");
+        assert_eq!(unseal_cubin(&cubin), None, "an unsealed file (an older dg's cache)");
+        assert_eq!(unseal_cubin(b""), None);
     }
 }

@@ -4,6 +4,7 @@
 pub mod cuda;
 pub mod discovery;
 pub mod opencl;
+pub mod planted;
 
 pub use discovery::{discover, open, DeviceFingerprint, DeviceSelector};
 

@@ -1,0 +1,247 @@
+//! Planted bugs: a device that compiles a deliberately broken copy of every kernel it is given, so that a test (or
+//! `dg verify --plant-bug`) can show that verification catches the bug. Verification that passes a planted bug
+//! proves nothing.
+//!
+//! The bugs are edits of the generated source, made at compile time:
+//! - [`PlantedBug::SkipLastGroup`]: every kernel returns at once in its last work group;
+//! - [`PlantedBug::LastElementUnwritten`]: every kernel with an element count `K` believes there is one element
+//!   fewer, so the last element's outputs are never written;
+//! - [`PlantedBug::WrongStride`]: an integer `#define` of a stride (named by the formulation) is one too small.
+
+use super::{BackendError, BufferId, Device, DeviceFingerprint, Launch, ProgramId, Step};
+use std::cell::Cell;
+
+/// A bug to plant in every kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlantedBug {
+    /// Every kernel skips its last work group.
+    SkipLastGroup,
+    /// Every kernel with an element-count parameter `K` leaves the last element unwritten.
+    LastElementUnwritten,
+    /// The integer `#define` of this name (a stride of the state layout) is one less than it should be.
+    WrongStride(String),
+}
+
+impl PlantedBug {
+    /// The edited source and whether the edit applied anywhere in it.
+    pub fn apply(&self, source: &str, cuda: bool) -> (String, bool) {
+        match self {
+            PlantedBug::SkipLastGroup => {
+                let groups = if cuda { "(int)gridDim.x" } else { "(int)get_num_groups(0)" };
+                edit_kernels(source, |_params| Some((None, format!(" if (GROUP_ID == {groups} - 1) return;"))))
+            }
+            PlantedBug::LastElementUnwritten => {
+                // parameter lists given by a macro (`#define ARGS …, const int K, …`) are renamed in the macro
+                let (source, macros) = rename_in_parameter_macros(source);
+                edit_kernels(&source, |params| {
+                    let inject = " const int K = K_planted - 1;".to_string();
+                    if macros.iter().any(|m| m == params.trim()) {
+                        return Some((None, inject));
+                    }
+                    let at = find_param(params, "const int K")?;
+                    let mut renamed = params.to_string();
+                    renamed.replace_range(at..at + "const int K".len(), "const int K_planted");
+                    Some((Some(renamed), inject))
+                })
+            }
+            PlantedBug::WrongStride(name) => {
+                let prefix = format!("#define {name} ");
+                let mut applied = false;
+                let lines: Vec<String> = source
+                    .lines()
+                    .map(|line| match line.strip_prefix(&prefix).and_then(|v| v.trim().parse::<i64>().ok()) {
+                        Some(value) if value > 1 => {
+                            applied = true;
+                            format!("{prefix}{}", value - 1)
+                        }
+                        _ => line.to_string(),
+                    })
+                    .collect();
+                (lines.join("\n") + "\n", applied)
+            }
+        }
+    }
+}
+
+/// Renames the parameter `const int K` inside `#define NAME …` macros (with `\` continuations) that hold one;
+/// returns the source and the names of those macros.
+fn rename_in_parameter_macros(source: &str) -> (String, Vec<String>) {
+    let mut out = Vec::new();
+    let mut names = Vec::new();
+    let lines: Vec<&str> = source.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let mut j = i;
+        if lines[i].starts_with("#define ") {
+            while lines[j].trim_end().ends_with('\\') && j + 1 < lines.len() {
+                j += 1;
+            }
+        }
+        let block = lines[i..=j].join("\n");
+        match (block.strip_prefix("#define "), find_param(&block, "const int K")) {
+            (Some(rest), Some(at)) => {
+                names.push(rest.split_whitespace().next().unwrap_or_default().to_string());
+                let mut renamed = block.clone();
+                renamed.replace_range(at..at + "const int K".len(), "const int K_planted");
+                out.push(renamed);
+            }
+            _ => out.push(block),
+        }
+        i = j + 1;
+    }
+    (out.join("\n") + "\n", names)
+}
+
+/// The byte offset of parameter `decl` in a parameter list, where it is followed by `,` or the end.
+fn find_param(params: &str, decl: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = params[from..].find(decl) {
+        let at = from + i;
+        let rest = params[at + decl.len()..].trim_start();
+        if rest.is_empty() || rest.starts_with(',') || rest.starts_with('\n') {
+            return Some(at);
+        }
+        from = at + decl.len();
+    }
+    None
+}
+
+/// Applies `edit` to every kernel definition (`KERNEL void name(params) {`): it may replace the parameter list and
+/// gives a statement to insert at the start of the body. Returns the source and whether any kernel was edited.
+fn edit_kernels(source: &str, edit: impl Fn(&str) -> Option<(Option<String>, String)>) -> (String, bool) {
+    let mut out = String::with_capacity(source.len() + 256);
+    let mut rest = source;
+    let mut applied = false;
+    while let Some(i) = rest.find("KERNEL void ") {
+        let line_start = rest[..i].rfind('\n').map_or(0, |n| n + 1);
+        let is_define = rest[line_start..i].trim_start().starts_with("#define");
+        let (Some(open), true) = (rest[i..].find('('), !is_define) else {
+            out.push_str(&rest[..i + 12]);
+            rest = &rest[i + 12..];
+            continue;
+        };
+        let open = i + open;
+        let Some(close) = rest[open..].find(')').map(|c| open + c) else { break };
+        let Some(brace) = rest[close..].find('{').map(|b| close + b) else { break };
+        out.push_str(&rest[..open + 1]);
+        let params = &rest[open + 1..close];
+        match edit(params) {
+            Some((new_params, statement)) => {
+                applied = true;
+                out.push_str(new_params.as_deref().unwrap_or(params));
+                out.push_str(&rest[close..=brace]);
+                out.push_str(&statement);
+            }
+            None => out.push_str(&rest[open + 1..=brace]),
+        }
+        rest = &rest[brace + 1..];
+    }
+    out.push_str(rest);
+    (out, applied)
+}
+
+/// A device that compiles every program with a planted bug; everything else goes to the device it wraps.
+pub struct PlantedDevice<'a> {
+    inner: &'a mut dyn Device,
+    bug: PlantedBug,
+    cuda: bool,
+    edited: Cell<usize>,
+}
+
+impl<'a> PlantedDevice<'a> {
+    /// Wraps `inner`.
+    pub fn new(inner: &'a mut dyn Device, bug: PlantedBug) -> Self {
+        let cuda = inner.fingerprint().backend == "cuda";
+        Self { inner, bug, cuda, edited: Cell::new(0) }
+    }
+
+    /// How many compiled programs the bug was planted in (zero means the test proved nothing).
+    pub fn programs_edited(&self) -> usize {
+        self.edited.get()
+    }
+
+    fn plant(&self, source: &str) -> String {
+        let (edited, applied) = self.bug.apply(source, self.cuda);
+        if applied {
+            self.edited.set(self.edited.get() + 1);
+        }
+        edited
+    }
+}
+
+impl Device for PlantedDevice<'_> {
+    fn fingerprint(&self) -> &DeviceFingerprint {
+        self.inner.fingerprint()
+    }
+    fn prepare(&mut self, sources: &[String]) {
+        let planted: Vec<String> = sources.iter().map(|s| self.bug.apply(s, self.cuda).0).collect();
+        self.inner.prepare(&planted);
+    }
+    fn compile(&mut self, source: &str, kernels: &[String]) -> Result<ProgramId, BackendError> {
+        let planted = self.plant(source);
+        self.inner.compile(&planted, kernels)
+    }
+    fn alloc(&mut self, bytes: usize) -> Result<BufferId, BackendError> {
+        self.inner.alloc(bytes)
+    }
+    fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError> {
+        self.inner.upload(buffer, data)
+    }
+    fn download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError> {
+        self.inner.download(buffer, data)
+    }
+    fn free_buffers(&mut self) {
+        self.inner.free_buffers()
+    }
+    fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        self.inner.run(program, launches, repeats)
+    }
+    fn supports_gemm(&mut self) -> bool {
+        self.inner.supports_gemm()
+    }
+    fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        self.inner.run_steps(program, steps, repeats)
+    }
+    fn kernel_max_work_group(&self, program: ProgramId, kernel: &str) -> Option<usize> {
+        self.inner.kernel_max_work_group(program, kernel)
+    }
+    fn local_memory(&self) -> usize {
+        self.inner.local_memory()
+    }
+    fn max_work_group(&self) -> usize {
+        self.inner.max_work_group()
+    }
+    fn supports_f64(&self) -> bool {
+        self.inner.supports_f64()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = "#define KERNEL __kernel\n#define MBF 32\nKERNEL void volume(GPTR const real* q, const int K, const int fs)\n{\n    if (k < K) { q[0] = 1; }\n}\nKERNEL void lincomb(GPTR real* y, const int n) {\n}\n";
+
+    #[test]
+    fn each_bug_edits_the_kernels_it_names() {
+        let (s, applied) = PlantedBug::SkipLastGroup.apply(SOURCE, false);
+        assert!(applied);
+        assert_eq!(s.matches("if (GROUP_ID == (int)get_num_groups(0) - 1) return;").count(), 2, "{s}");
+        assert!(s.starts_with("#define KERNEL __kernel\n"), "the dialect define is untouched: {s}");
+        let (s, applied) = PlantedBug::LastElementUnwritten.apply(SOURCE, false);
+        assert!(applied);
+        assert!(s.contains("const int K_planted, const int fs)\n{ const int K = K_planted - 1;"), "{s}");
+        assert!(s.contains("lincomb(GPTR real* y, const int n) {\n}"), "kernels without K are left alone: {s}");
+        let (s, applied) = PlantedBug::WrongStride("MBF".into()).apply(SOURCE, true);
+        assert!(applied && s.contains("#define MBF 31\n"), "{s}");
+        let (_, applied) = PlantedBug::WrongStride("LDQ".into()).apply(SOURCE, true);
+        assert!(!applied, "a define that is not there is reported as not applied");
+        let by_macro = "#define ARGS GPTR real* q, \\\n    const int K, const int E\nKERNEL void m(ARGS)\n{\n}\n";
+        let (s, applied) = PlantedBug::LastElementUnwritten.apply(by_macro, false);
+        assert!(applied, "{s}");
+        assert!(
+            s.contains("const int K_planted, const int E") && s.contains("(ARGS)\n{ const int K = K_planted - 1;"),
+            "{s}"
+        );
+    }
+}

@@ -1,0 +1,455 @@
+//! Device files of the tuning database: their format, reading them from every source (the shipped files compiled
+//! into the program, the user cache directory), lookups with the nearest-size and driver rules, and durable,
+//! locked merges.
+
+use super::key::TuningKey;
+use crate::backend::DeviceFingerprint;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Version of the file format.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Errors of the database.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// File system error.
+    #[error("tuning database {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A file that is not a valid database.
+    #[error("tuning database {path} is not valid: {message}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// One candidate's measurement. Its `verified` flag is set only from a verification outcome
+/// ([`Candidate::checked`]); a file's candidates keep what the verifying run wrote.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Candidate {
+    /// Variant SPEC.
+    pub variant: String,
+    /// Whether it passed verification.
+    verified: bool,
+    /// Median seconds per right-hand side (NaN-free: absent if not timed).
+    pub median_s: Option<f64>,
+    /// Relative spread (p90 − p10) / median.
+    pub spread: Option<f64>,
+    /// Why it was not timed, if it was not.
+    pub note: Option<String>,
+}
+
+impl Candidate {
+    /// A candidate as its verification left it: verified exactly when `check` passed; timed only if it passed
+    /// (a timing given for a failed check is dropped and the failure noted).
+    pub fn checked(check: &crate::verify::VerifyOutcome, timing: Option<(f64, f64)>, note: Option<String>) -> Self {
+        let failure = (!check.passed).then(|| {
+            check
+                .error
+                .clone()
+                .unwrap_or_else(|| format!("verification failed: relative error {:e}", check.relative_error))
+        });
+        let timing = timing.filter(|_| check.passed);
+        Self {
+            variant: check.variant.clone(),
+            verified: check.passed,
+            median_s: timing.map(|t| t.0),
+            spread: timing.map(|t| t.1),
+            note: failure.or(note),
+        }
+    }
+
+    /// Whether the run that wrote it verified it against the CPU reference.
+    pub fn verified(&self) -> bool {
+        self.verified
+    }
+}
+
+/// The winner of one key.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Entry {
+    /// Winning variant SPEC.
+    pub winner: String,
+    /// Its median seconds per right-hand-side evaluation.
+    pub median_s: f64,
+    /// Degrees of freedom of the timing problem.
+    pub dofs: u64,
+    /// Achieved GFLOP/s (cost-model flops).
+    pub gflops: f64,
+    /// Achieved GB/s (cost-model minimal bytes).
+    pub gbs: f64,
+    /// Percent of the roofline bound (if the device ceilings were measured).
+    pub roofline_percent: Option<f64>,
+    /// Every candidate.
+    pub candidates: Vec<Candidate>,
+    /// When (UTC, RFC 3339 date).
+    pub date: String,
+    /// The driver (and compiler) it was tuned under, as the device fingerprint names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    /// Strategy used.
+    pub strategy: String,
+}
+
+/// Measured ceilings of a device.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Ceilings {
+    /// Copy bandwidth, bytes read + written per second, in GB/s.
+    pub bandwidth_gbs: f64,
+    /// Peak f32 GFLOP/s (fused multiply-add chains).
+    pub gflops_f32: f64,
+    /// Peak f64 GFLOP/s (fused multiply-add chains on the FP64 pipe).
+    pub gflops_f64: f64,
+    /// Library GEMM throughput in f32 (cuBLAS SGEMM on a large square problem), GFLOP/s; the ceiling of GEMM steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gemm_gflops_f32: Option<f64>,
+    /// Library GEMM throughput in f64 (cuBLAS DGEMM, which runs on the FP64 tensor cores of recent GPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gemm_gflops_f64: Option<f64>,
+}
+
+impl Ceilings {
+    /// The arithmetic ceiling of kernels of a precision (`f32` or `f64`): the FMA pipe, or the library GEMM for
+    /// GEMM steps (falling back to the FMA pipe where no GEMM was measured).
+    pub fn peak_gflops(&self, double: bool, gemm: bool) -> f64 {
+        let fma = if double { self.gflops_f64 } else { self.gflops_f32 };
+        let library = if double { self.gemm_gflops_f64 } else { self.gemm_gflops_f32 };
+        if gemm {
+            library.unwrap_or(fma).max(fma)
+        } else {
+            fma
+        }
+    }
+
+    /// Percent of the roofline bound min(peak, bandwidth × intensity) reached by `seconds` for `flops` and `bytes`.
+    pub fn roofline_percent(&self, flops: f64, bytes: f64, seconds: f64, double: bool, gemm: bool) -> f64 {
+        let bound = (flops / (self.peak_gflops(double, gemm) * 1e9)).max(bytes / (self.bandwidth_gbs * 1e9));
+        100.0 * bound / seconds
+    }
+}
+
+/// One device's file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DeviceFile {
+    /// File format version.
+    pub schema: u32,
+    /// The device.
+    pub device: DeviceFingerprint,
+    /// Measured ceilings.
+    pub ceilings: Option<Ceilings>,
+    /// Entries by key.
+    pub entries: BTreeMap<String, Entry>,
+}
+
+/// File name of a device's results: backend, name and architecture (the driver is not part of it: results
+/// survive a driver update, see [`DeviceDb`]).
+pub fn file_name(device: &DeviceFingerprint) -> String {
+    let slug: String = format!("{}-{}-{}", device.backend, device.name, device.architecture)
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect();
+    let mut out = String::new();
+    for c in slug.chars() {
+        if !(c == '-' && out.ends_with('-')) {
+            out.push(c);
+        }
+    }
+    format!("{}.json", out.trim_matches('-'))
+}
+
+/// The device identity a file is for, the driver left out.
+fn same_device(a: &DeviceFingerprint, b: &DeviceFingerprint) -> bool {
+    (&a.backend, &a.vendor, &a.name, &a.architecture) == (&b.backend, &b.vendor, &b.name, &b.architecture)
+}
+
+/// The user cache directory for new results.
+pub fn user_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("DG_CACHE_DIR") {
+        return PathBuf::from(d).join("tuning");
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    base.join("dg").join("tuning")
+}
+
+/// Parses a device file's text; `origin` names it in errors.
+pub fn parse_file(text: &str, origin: &Path) -> Result<DeviceFile, DbError> {
+    let file: DeviceFile = serde_json::from_str(text)
+        .map_err(|e| DbError::Corrupt { path: origin.to_path_buf(), message: e.to_string() })?;
+    if file.schema != SCHEMA_VERSION {
+        return Err(DbError::Corrupt {
+            path: origin.to_path_buf(),
+            message: format!("schema {} (this dg reads {SCHEMA_VERSION})", file.schema),
+        });
+    }
+    Ok(file)
+}
+
+/// Reads one device file; `Ok(None)` when it does not exist.
+pub fn read_file(path: &Path) -> Result<Option<DeviceFile>, DbError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(DbError::Io { path: path.to_path_buf(), source }),
+    };
+    parse_file(&text, path).map(Some)
+}
+
+/// Where tuning results come from, in increasing precedence.
+#[derive(Debug, Clone)]
+pub enum DbSource {
+    /// A file compiled into the program (the shipped `tuning-db/`): its name and text.
+    Shipped {
+        /// File name.
+        name: &'static str,
+        /// Its JSON text.
+        text: &'static str,
+    },
+    /// A directory of device files (the user cache directory).
+    Dir(PathBuf),
+}
+
+impl DbSource {
+    /// A readable name: `shipped:<file>` or the file's path.
+    fn describe(&self, file: &str) -> String {
+        match self {
+            DbSource::Shipped { name, .. } => format!("shipped:{name}"),
+            DbSource::Dir(dir) => dir.join(file).display().to_string(),
+        }
+    }
+
+    /// Every device file of this source: (where, parsed file or error).
+    pub fn files(&self) -> Vec<(String, Result<DeviceFile, DbError>)> {
+        match self {
+            DbSource::Shipped { name, text } => {
+                vec![(self.describe(name), parse_file(text, Path::new(&format!("shipped:{name}"))))]
+            }
+            DbSource::Dir(dir) => {
+                let Ok(read) = std::fs::read_dir(dir) else { return Vec::new() };
+                let mut paths: Vec<PathBuf> =
+                    read.flatten().map(|f| f.path()).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+                paths.sort();
+                paths
+                    .into_iter()
+                    .filter_map(|p| match read_file(&p) {
+                        Ok(Some(f)) => Some((p.display().to_string(), Ok(f))),
+                        Ok(None) => None,
+                        Err(e) => Some((p.display().to_string(), Err(e))),
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The file of `device` in this source, if there is one.
+    fn file_for(&self, device: &DeviceFingerprint) -> (String, Result<Option<DeviceFile>, DbError>) {
+        let name = file_name(device);
+        match self {
+            DbSource::Shipped { name: shipped, text } if *shipped == name => {
+                (self.describe(shipped), parse_file(text, Path::new(&format!("shipped:{shipped}"))).map(Some))
+            }
+            DbSource::Shipped { name: shipped, .. } => (self.describe(shipped), Ok(None)),
+            DbSource::Dir(dir) => (self.describe(&name), read_file(&dir.join(&name))),
+        }
+    }
+}
+
+/// An entry found for a key, and how well it matches.
+#[derive(Debug, Clone)]
+pub struct Found<'a> {
+    /// The stored key.
+    pub key: TuningKey,
+    /// The entry.
+    pub entry: &'a Entry,
+    /// Where it was read (`shipped:<file>` or a path).
+    pub origin: &'a str,
+    /// Whether the problem size matches (else it is the nearest stored size).
+    pub exact_size: bool,
+}
+
+impl Found<'_> {
+    /// A sentence on what was taken: the key, the size match, the driver it was tuned under when it differs from
+    /// `driver`.
+    pub fn describe(&self, driver: &str) -> String {
+        let mut s = format!("{} from {} ({})", self.entry.winner, self.origin, self.key);
+        if !self.exact_size {
+            s.push_str(&format!("; nearest stored size, tuned on {} DOFs", self.entry.dofs));
+        }
+        if let Some(d) = self.entry.driver.as_deref().filter(|d| *d != driver) {
+            s.push_str(&format!("; tuned under {d}, this is {driver}: `dg autotune` re-tunes"));
+        }
+        s
+    }
+}
+
+/// The results visible to this program for one device, from every source (later sources override earlier ones
+/// key by key).
+///
+/// Across driver updates: files are per device (backend, vendor, name, architecture), and each entry records the
+/// driver it was tuned under. Lookups take entries of any driver and say so when it differs from the current one
+/// ([`Found::describe`]); a re-tune replaces them. Results of other generated code (another code fingerprint in
+/// the key) are never taken.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceDb {
+    entries: BTreeMap<TuningKey, (Entry, usize)>,
+    origins: Vec<String>,
+    /// Stored keys that do not parse (an older dg), by origin.
+    pub unreadable_keys: Vec<(String, String)>,
+    /// Measured ceilings (the last source that has them).
+    pub ceilings: Option<Ceilings>,
+    /// Files that could not be read, one sentence each.
+    pub warnings: Vec<String>,
+}
+
+impl DeviceDb {
+    /// Reads `device`'s file from each source. A file that cannot be read is a warning, never an error.
+    pub fn load(sources: &[DbSource], device: &DeviceFingerprint) -> Self {
+        let mut db = DeviceDb::default();
+        for source in sources {
+            let (origin, file) = source.file_for(device);
+            match file {
+                Ok(Some(file)) if same_device(&file.device, device) => {
+                    let slot = db.origins.len();
+                    db.origins.push(origin.clone());
+                    for (text, entry) in file.entries {
+                        match text.parse::<TuningKey>() {
+                            Ok(key) => {
+                                db.entries.insert(key, (entry, slot));
+                            }
+                            Err(_) => db.unreadable_keys.push((origin.clone(), text)),
+                        }
+                    }
+                    db.ceilings = file.ceilings.or(db.ceilings);
+                }
+                Ok(_) => {}
+                Err(e) => db.warnings.push(format!("warning: {e}; ignoring it")),
+            }
+        }
+        db
+    }
+
+    /// The entry of `key`, else the same key's entry at the nearest problem size (ties go to the smaller size).
+    pub fn find(&self, key: &TuningKey) -> Option<Found<'_>> {
+        if let Some((k, (e, slot))) = self.entries.get_key_value(key) {
+            return Some(self.found(k, e, *slot, true));
+        }
+        self.entries
+            .iter()
+            .filter(|(k, _)| key.same_but_size(k))
+            .min_by_key(|(k, _)| ((k.size_bucket as i64 - key.size_bucket as i64).abs(), k.size_bucket))
+            .map(|(k, (e, slot))| self.found(k, e, *slot, false))
+    }
+
+    fn found<'a>(&'a self, key: &TuningKey, entry: &'a Entry, slot: usize, exact_size: bool) -> Found<'a> {
+        Found { key: key.clone(), entry, origin: self.origins[slot].as_str(), exact_size }
+    }
+
+    /// Entries of the same law, flux, order and precision measured on other generated code (why a lookup missed).
+    pub fn stale_for(&self, key: &TuningKey) -> usize {
+        self.entries.keys().filter(|k| key.same_but_code(k) && k.code != key.code).count()
+    }
+
+    /// Every entry with its origin.
+    pub fn iter(&self) -> impl Iterator<Item = (&TuningKey, &Entry, &str)> {
+        self.entries.iter().map(|(k, (e, slot))| (k, e, self.origins[*slot].as_str()))
+    }
+
+    /// The exact entry of a key.
+    pub fn get(&self, key: &TuningKey) -> Option<&Entry> {
+        self.entries.get(key).map(|(e, _)| e)
+    }
+}
+
+/// Adds entries (and ceilings) to the device file in `dir`, under an exclusive lock, merging with what other
+/// processes wrote meanwhile; entries without a driver are stamped with `device`'s, and the file takes `device`'s
+/// fingerprint (the current driver). A corrupt existing file is renamed to `*.corrupt-PID` first (and said so in
+/// the returned notes); a file of another schema is left in place and the write refused. The new file is written
+/// to a temporary name, flushed to disk, renamed, and the directory flushed, so that a crash leaves the old file
+/// or the new one.
+pub fn merge_into(
+    dir: &Path,
+    device: &DeviceFingerprint,
+    new: BTreeMap<String, Entry>,
+    ceilings: Option<Ceilings>,
+) -> Result<PathBuf, DbError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| DbError::Io { path: path.clone(), source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let path = dir.join(file_name(device));
+    let lock_path = path.with_extension("lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io(&lock_path))?;
+    lock.lock().map_err(io(&lock_path))?;
+    let empty =
+        || DeviceFile { schema: SCHEMA_VERSION, device: device.clone(), ceilings: None, entries: BTreeMap::new() };
+    let mut file = match read_file(&path) {
+        Ok(Some(f)) => f,
+        Ok(None) => empty(),
+        Err(DbError::Corrupt { message, .. }) if message.starts_with("schema ") => {
+            return Err(DbError::Corrupt {
+                path: path.clone(),
+                message: format!("{message}: written by another dg version; left in place, nothing written"),
+            });
+        }
+        Err(DbError::Corrupt { message, .. }) => {
+            let aside = path.with_extension(format!("corrupt-{}", std::process::id()));
+            std::fs::rename(&path, &aside).map_err(io(&path))?;
+            eprintln!("warning: {} was not valid ({message}); kept as {}", path.display(), aside.display());
+            empty()
+        }
+        Err(e) => return Err(e),
+    };
+    for (key, mut entry) in new {
+        entry.driver.get_or_insert_with(|| device.driver.clone());
+        file.entries.insert(key, entry);
+    }
+    file.device = device.clone();
+    if ceilings.is_some() {
+        file.ceilings = ceilings;
+    }
+    let text = serde_json::to_string_pretty(&file)
+        .map_err(|e| DbError::Corrupt { path: path.clone(), message: e.to_string() })?;
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    write_durably(&tmp, text.as_bytes()).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io(&path))?;
+    sync_dir(dir).map_err(io(dir))?;
+    drop(lock);
+    Ok(path)
+}
+
+/// Writes `bytes` to `path` and flushes them to the disk before returning.
+pub fn write_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// Flushes a directory's entries (a rename inside it) to the disk.
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::fs::File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
