@@ -3,13 +3,13 @@
 # the GEMM rate, CUDA verification counts of the three formulations), `modal` (modal winners for Rusanov and HLLC),
 # `tet` (tetrahedral winners, f32 and f64, every strategy verified), `nodal` (nodal triangle winners, then `dg
 # bench` re-verifying and re-timing them, then the isentropic-vortex run that must take its winner from the
-# database). The user database accumulates in gpu/cache (carried back and forth through $OUT).
+# database). The user database accumulates in gpu/cache (carried there, returned in $OUT/<section>.tgz under db/).
 set -u
-SECTION=${1:?verify, modal, tet or nodal}
+SECTION=${1:?verify, modal, tet, nodal or convergence}
 DG=${DG:-gpu/dg}
 export DG_CACHE_DIR=$PWD/gpu/cache
-mkdir -p "$DG_CACHE_DIR/tuning" "$OUT/$SECTION"
-R=$OUT/$SECTION
+mkdir -p "$DG_CACHE_DIR/tuning"
+R=$(mktemp -d)
 date -u +%FT%TZ > "$R/date"
 D="--device cuda:0"
 case $SECTION in
@@ -38,5 +38,17 @@ nodal)
   timeout 90 "$DG" bench maxwell2d --orders 1..8 --precision both $D > "$R/bench.txt" 2> "$R/bench.err"; cat "$R/bench.txt"
   "$DG" run euler-isentropic-vortex --order 3 --nx 600 $D --json > "$R/iv.json" 2> "$R/iv.err"
   grep -E "variant" "$R/iv.json" "$R/iv.err" ;;
+convergence)
+  # earlier results reproduced with the tuned winners (runs report where their variant came from)
+  for c in "euler-isentropic-vortex --orders 1..4 --levels 4" "euler-supersonic-vortex --orders 1..4 --levels 4" \
+           "maxwell-cavity --orders 1..6 --levels 4" "acoustic-cube --orders 1..6 --levels 3" \
+           "elastic-cube --orders 1..6 --levels 3"; do
+    name=${c%% *}
+    timeout 150 "$DG" convergence $c $D --json > "$R/$name.json" 2> "$R/$name.err"
+    echo "$name rc $?: $(grep -o '"rates":\[[^]]*\]' "$R/$name.json" | tr '\n' ' ')"
+    grep -m1 -o "tuning database: [^(]*" "$R/$name.err"
+  done ;;
 esac
 cp -r "$DG_CACHE_DIR/tuning" "$R/db"
+grep -h gemm "$R/db/"cuda-*.json | head -2
+tar -czf "$OUT/$SECTION.tgz" -C "$R" .

@@ -2,14 +2,12 @@
 //! step, the limiter, the density error against the exact solution, conservation; and convergence studies.
 
 use crate::cases::euler::{pressure, EulerCase, NodalEuler};
-use crate::device_run::{miss_reason, VariantChoice};
 use crate::kernels::law_ir;
-use crate::modal_tuning::tune_modal;
 use crate::simulate::RunOptions;
 use crate::simulate::{time_accuracy_factor, ConvergenceStudy, OrderResult, SimulateError};
+use crate::winners::{choose_modal_variant, VariantChoice};
 use dg_codegen::modal::{ModalLayout, ModalSurface, ModalVariant, Tables};
 use dg_codegen::variant::Precision;
-use dg_codegen::KernelFamily;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
 use dg_core::space::DgSpace2d;
@@ -21,7 +19,6 @@ use dg_runtime::cpu::{BoundaryBinding, ModalOperator2d};
 use dg_runtime::device_operator::DeviceOperatorError;
 use dg_runtime::modal_device::{ModalDeviceOperator, ModalDeviceSystem};
 use dg_runtime::time::{Integrator, Scheme};
-use dg_runtime::tuning_db::{self, TuningKey};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -214,54 +211,6 @@ pub fn run_euler<T: Real>(
 pub fn default_modal_variant(order: usize, precision: Precision) -> ModalVariant {
     let tables = if order <= 2 { Tables::Const } else { Tables::Shared };
     ModalVariant { group: 128, surface: ModalSurface::Element, tables, layout: ModalLayout::ModeMajor, precision }
-}
-
-/// The modal variant of a device run: the database's entry for the key (nearest size when the exact one is
-/// missing), else a tuning run at the run's size stored in the user database, else (with `no_tune`)
-/// [`default_modal_variant`]; `eprintln`s which.
-pub fn choose_modal_variant<T: Real>(
-    device: &mut dyn Device,
-    law: &euler2d::Law,
-    order: usize,
-    elements: usize,
-    no_tune: bool,
-) -> Result<VariantChoice, EulerDeviceError> {
-    let started = Instant::now();
-    let ir = law_ir(law);
-    let flux = law.numerical_flux_name();
-    let dofs = (elements * 4 * dg_core::triangle::num_nodes(order)) as u64;
-    let key = TuningKey::new(KernelFamily::ModalTri, law.name(), &ir.hash(), flux, order, T::NAME, "rhs", dofs);
-    let fp = device.fingerprint().clone();
-    let db = crate::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
-    if let Some(found) = db.find(&key) {
-        if found.entry.winner.parse::<ModalVariant>().is_ok() {
-            let choice = VariantChoice::from_database(&found, &fp.driver, started);
-            eprintln!("tuning database: {} (no benchmarking)", choice.detail);
-            return Ok(choice);
-        }
-        eprintln!(
-            "warning: the winner `{}` stored in {} does not parse; ignoring it",
-            found.entry.winner, found.origin
-        );
-    }
-    let miss = miss_reason(&db, &key);
-    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
-    if no_tune {
-        let v = default_modal_variant(order, precision);
-        let detail = format!("{miss}; --no-tune: the default {v}");
-        eprintln!("{detail}");
-        return Ok(VariantChoice { variant: v.to_string(), source: "default", detail, seconds: 0.0 });
-    }
-    eprintln!("{miss}: tuning the modal kernels at this size …");
-    let tuning = tune_modal::<T>(device, law, order, elements, 5, &mut |_| {})
-        .map_err(|e| EulerDeviceError::Tuning(format!("{e:#}")))?;
-    let winner = tuning.entry.winner.clone();
-    let path =
-        tuning_db::merge_into(&tuning_db::user_dir(), &fp, [(tuning.key.to_string(), tuning.entry)].into(), None)
-            .map_err(|e| EulerDeviceError::Tuning(e.to_string()))?;
-    let detail = format!("tuned on first use: {winner}, stored in {} ({})", path.display(), tuning.key);
-    eprintln!("{detail}");
-    Ok(VariantChoice { variant: winner, source: "tuned", detail, seconds: started.elapsed().as_secs_f64() })
 }
 
 /// What a device run adds to the report.

@@ -13,18 +13,26 @@
 //! assert!(outcome.report.l2_error.unwrap() < 1e-3);
 //! ```
 
+/// The crate is also reachable as `dg` from inside itself (the command line's modules and the macro's
+/// generated code name it so).
+extern crate self as dg;
+
 pub mod cases;
+pub mod cli;
+pub mod commands;
 pub mod device_run;
 pub mod euler_run;
 pub mod kernels;
 pub mod law_dispatch;
 pub mod modal_tuning;
 pub mod picture;
+pub mod registry;
 pub mod shipped_db;
 pub mod simulate;
 pub mod tet_bench;
 pub mod tuning;
 pub mod wave_run;
+pub mod winners;
 
 pub use dg_codegen;
 pub use dg_core;

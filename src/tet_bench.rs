@@ -391,3 +391,24 @@ pub fn winner_entry(b: &OrderBench, driver: &str) -> Result<Entry, DeviceOperato
         driver: Some(driver.to_string()),
     })
 }
+
+/// Benchmarks `law` at `order` on about `nodes` nodes in `precision` (what `dg tet-bench` runs per order); the
+/// device's buffers are released afterwards.
+pub fn bench_one<L: ConservationLaw + Clone>(
+    law: &L,
+    device: &mut dyn Device,
+    order: usize,
+    nodes: usize,
+    precision: Precision,
+    repeats: usize,
+    ceilings: &Ceilings,
+) -> Result<OrderBench, DeviceOperatorError> {
+    let ir = crate::kernels::law_ir(law);
+    let target = crate::kernels::target_of(device);
+    let out = match precision {
+        Precision::F32 => bench_order::<L, f32>(device, target, law, &ir, order, nodes, ceilings, repeats),
+        Precision::F64 => bench_order::<L, f64>(device, target, law, &ir, order, nodes, ceilings, repeats),
+    };
+    device.free_buffers();
+    out
+}

@@ -382,75 +382,6 @@ pub enum WaveDeviceError {
     Tuning(String),
 }
 
-/// The variant a device run uses: the tuning database's winner for this law, order and precision (nearest problem
-/// size when the exact one is missing), else a tuning run at the run's size (every strategy timed and verified,
-/// as `dg tet-bench` does) stored in the user database, else (with `no_tune`) node per thread with two elements
-/// per volume block.
-pub fn choose_tet_variant<L: ConservationLaw + Clone, T: Real>(
-    device: &mut dyn dg_runtime::backend::Device,
-    law: &L,
-    order: usize,
-    nodes: usize,
-    no_tune: bool,
-) -> Result<(dg_codegen::tet::TetVariant, crate::device_run::VariantChoice), WaveDeviceError> {
-    use crate::device_run::{miss_reason, VariantChoice};
-    use dg_codegen::tet::{Strategy, TetVariant};
-    use dg_runtime::tuning_db::{self, TuningKey};
-    let started = std::time::Instant::now();
-    let ir = crate::kernels::law_ir(law);
-    let flux = law.numerical_flux_name();
-    let family = dg_codegen::KernelFamily::NodalTet;
-    let key = TuningKey::new(family, law.name(), &ir.hash(), flux, order, T::NAME, "ab3-step", nodes as u64);
-    let fp = device.fingerprint().clone();
-    let db = crate::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
-    if let Some(found) = db.find(&key) {
-        if let Ok(v) = found.entry.winner.parse::<TetVariant>() {
-            let choice = VariantChoice::from_database(&found, &fp.driver, started);
-            eprintln!("tuning database: {} (no benchmarking)", choice.detail);
-            return Ok((v, choice));
-        }
-        eprintln!(
-            "warning: the winner `{}` stored in {} does not parse; ignoring it",
-            found.entry.winner, found.origin
-        );
-    }
-    let miss = miss_reason(&db, &key);
-    if no_tune {
-        let precision =
-            if T::NAME == "f32" { dg_codegen::variant::Precision::F32 } else { dg_codegen::variant::Precision::F64 };
-        let v = TetVariant { strategy: Strategy::Node { volume: 2, surface: 1 }, update: 2, precision };
-        let detail = format!("{miss}; --no-tune: the default {v}");
-        eprintln!("{detail}");
-        return Ok((v, VariantChoice { variant: v.to_string(), source: "default", detail, seconds: 0.0 }));
-    }
-    eprintln!("{miss}: timing and verifying every tetrahedral strategy at this size …");
-    let ceilings = match db.ceilings {
-        Some(c) => c,
-        None => dg_runtime::ceilings::measure(device)?,
-    };
-    let target = crate::kernels::target_of(device);
-    let bench = crate::tet_bench::bench_order::<L, T>(device, target, law, &ir, order, nodes, &ceilings, 5);
-    device.free_buffers();
-    let bench = bench?;
-    let entry =
-        crate::tet_bench::winner_entry(&bench, &fp.driver).map_err(|e| WaveDeviceError::Tuning(e.to_string()))?;
-    let winner: TetVariant =
-        bench.winner.parse().map_err(|e: dg_codegen::VariantError| WaveDeviceError::Tuning(e.to_string()))?;
-    let path = tuning_db::merge_into(&tuning_db::user_dir(), &fp, [(key.to_string(), entry)].into(), None)
-        .map_err(|e| WaveDeviceError::Tuning(e.to_string()))?;
-    let detail = format!("tuned on first use: {winner}, stored in {} ({key})", path.display());
-    eprintln!("{detail}");
-    Ok((
-        winner,
-        VariantChoice {
-            variant: winner.to_string(),
-            source: "tuned",
-            detail,
-            seconds: started.elapsed().as_secs_f64(),
-        },
-    ))
-}
-
 /// Runs `case` on a device with the tetrahedral kernels. AB3 runs as seed 002 does (two RK4 start-up steps,
 /// then volume, surface and the fused update-and-trace kernel per step); the other schemes use the generic
 /// integrators with the linear-combination kernel.
@@ -487,7 +418,8 @@ fn device_law<L: ConservationLaw + Clone, T: Real>(
     let (variant, why) = match variant {
         Some(v) => (v, format!("variant {v} (given)")),
         None => {
-            let (v, choice) = choose_tet_variant::<L, T>(device, &law, opts.order, space.num_nodes(), opts.no_tune)?;
+            let (v, choice) =
+                crate::winners::choose_tet_variant::<L, T>(device, &law, opts.order, space.num_nodes(), opts.no_tune)?;
             (v, format!("variant {v} ({}: {})", choice.source, choice.detail))
         }
     };

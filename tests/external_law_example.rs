@@ -22,3 +22,49 @@ fn a_crate_outside_the_workspace_defines_and_runs_its_own_law() {
     assert!(out.status.success(), "the example failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("decaying_advection") && stdout.lines().last() == Some("ok"), "{stdout}");
 }
+
+/// The example's own binary is the whole `dg` command line for its own law: it emits, verifies (on PoCL in CI)
+/// and tunes kernels of `decaying_advection`, a law dg itself does not contain.
+#[test]
+fn a_crate_outside_the_workspace_gets_the_kernel_commands_for_its_own_law() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = root.join("examples/custom-law/Cargo.toml");
+    let target = root.join("target/external-example");
+    let cache = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO"))
+            .args(["run", "--quiet", "--manifest-path"])
+            .arg(&manifest)
+            .arg("--")
+            .args(args)
+            .env("CARGO_TARGET_DIR", &target)
+            .env("DG_CACHE_DIR", cache.path())
+            .output()
+            .expect("cargo runs");
+        let text = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), text)
+    };
+    // the generated kernel bakes in the law's own parameter κ = 0.8 and its upwind flux
+    let spec = "node/mb1/seq1/field-local/fused/elem-major/f64";
+    let (ok, source, text) =
+        run(&["emit", "decaying_advection", "--order", "2", "--variant", spec, "--target", "opencl"]);
+    assert!(ok && source.contains("KERNEL void volume") && source.contains("0.8"), "{text}");
+    let (ok, _, text) = run(&["laws"]);
+    assert!(ok && text.contains("decaying_advection") && text.contains("euler2d"), "{text}");
+    let (ok, _, text) = run(&["devices", "--json"]);
+    let opencl = ok && text.contains("\"opencl\"");
+    if !opencl {
+        assert_ne!(std::env::var("DG_REQUIRE_OPENCL").as_deref(), Ok("1"), "no OpenCL device: {text}");
+        eprintln!("skipping the device commands: no OpenCL device");
+        return;
+    }
+    let args = ["verify", "decaying_advection", "--order", "2", "--precision", "f64", "--device", "opencl", "--json"];
+    let (ok, json, text) = run(&args);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert!(ok && doc["tested"].as_u64().unwrap_or(0) > 0 && doc["tested"] == doc["passed"], "{text}");
+    let tune = ["autotune", "decaying_advection", "--orders", "2", "--precision", "f64", "--device", "opencl"];
+    let (ok, _, text) = run(&[&tune[..], &["--min-dofs", "3000", "--strategy", "random:4"]].concat());
+    assert!(ok && text.contains("winner"), "{text}");
+    let (ok, _, text) = run(&["db", "list"]);
+    assert!(ok && text.contains("decaying_advection@"), "the tuned entry is in the user database: {text}");
+}

@@ -500,6 +500,9 @@ pub fn emit(law: &Law) -> syn::Result<TokenStream> {
             #k::ir::inventory::submit! {
                 #k::ir::LawRegistration { name: #name, dim: #dim, ir }
             }
+
+            // the command line's kernel commands (verify, autotune, bench, …) instantiated for this law
+            #k::__register_law_commands!(Law);
         }
     })
 }

@@ -213,13 +213,7 @@ impl VerifyOutcome {
 
     /// A kernel the device refused before any launch (resources), with the reason.
     pub fn rejected(variant: String, why: String) -> Self {
-        Self {
-            variant,
-            relative_error: f64::NAN,
-            passed: false,
-            error: Some(why),
-            rejected: true,
-        }
+        Self { variant, relative_error: f64::NAN, passed: false, error: Some(why), rejected: true }
     }
 }
 

@@ -36,6 +36,13 @@ pub type MaxwellTm = maxwell2d::Law;
 pub mod support {
     pub use dg_core as core;
     pub use dg_ir as ir;
+
+    /// The laws of this crate get their command-line commands registered by `dg` itself (which depends on this
+    /// crate, not the other way round).
+    macro_rules! __register_law_commands {
+        ($law:ty) => {};
+    }
+    pub(crate) use __register_law_commands;
 }
 
 /// The IR of every law of this crate, for tests and listings.

@@ -2,41 +2,17 @@
 
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, ValueEnum};
+pub use dg::commands::verify::VerifyRun;
+pub use dg::commands::PrecisionArg;
 use dg::dg_codegen::modal::ModalVariant;
 use dg::dg_codegen::render::{render, LawInput};
 use dg::dg_codegen::variant::{DeviceLimits, LawShape, Precision, Variant};
 use dg::dg_codegen::Target;
-use dg::dg_core::law::ConservationLaw;
 use dg::dg_core::triangle::ReferenceTriangle;
 use dg::dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg::dg_runtime::backend::{self, Device, DeviceSelector};
 use dg::dg_runtime::modal_device::EdgeOrder;
-use dg::dg_runtime::verify::VerifyOutcome;
-use dg::kernels::{law_ir, target_of, valid_variants, verify_all, VerificationSetup};
-use dg::with_law_2d;
-use indicatif::{ProgressBar, ProgressStyle};
-
-/// Precision choice on the command line.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum PrecisionArg {
-    /// Single precision.
-    F32,
-    /// Double precision.
-    F64,
-    /// Both.
-    Both,
-}
-
-impl PrecisionArg {
-    /// The precisions selected.
-    pub fn list(self) -> Vec<Precision> {
-        match self {
-            PrecisionArg::F32 => vec![Precision::F32],
-            PrecisionArg::F64 => vec![Precision::F64],
-            PrecisionArg::Both => vec![Precision::F32, Precision::F64],
-        }
-    }
-}
+use dg::kernels::valid_variants;
 
 /// Kernel language on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -79,7 +55,7 @@ pub struct VariantsArgs {
 /// Arguments of `dg emit`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg emit maxwell2d --order 4 --variant node/mb1/seq1/field-local/fused/elem-major/f32 --target cuda\n  dg emit euler2d --order 2 --variant elem/wg128/seq1/matrix-const/split/node-major/f64 --target opencl --flux hllc_flux"
+    after_help = "Examples:\n  dg emit maxwell2d --order 4 --variant node/mb1/seq1/field-local/fused/elem-major/f32 --target cuda\n  dg emit euler2d --order 2 --variant elem/wg128/seq1/matrix-const/split/node-major/f64 --target opencl --flux hllc_flux\n  dg emit euler2d --order 3 --variant modal/wg128/element/const/mode-major/f64 --flux hllc_flux\n  dg emit elastic3d --order 4 --variant tet/node/v2/s1/u2/f32 --target opencl"
 )]
 pub struct EmitArgs {
     /// Law.
@@ -87,7 +63,9 @@ pub struct EmitArgs {
     /// Polynomial order.
     #[arg(long)]
     pub order: usize,
-    /// Variant SPEC, e.g. node/mb1/seq1/field-local/fused/elem-major/f32.
+    /// Variant SPEC: a nodal triangle variant (node/mb1/seq1/field-local/fused/elem-major/f32), a modal one
+    /// (modal/wg128/element/const/mode-major/f64) or a tetrahedral one (tet/node/v2/s1/u2/f32: the whole
+    /// program of that precision).
     #[arg(long)]
     pub variant: String,
     /// Kernel language.
@@ -216,9 +194,27 @@ pub fn devices(args: DevicesArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The IR of a registered law (any law linked into the program), or an error listing them.
+fn registered_ir(name: &str) -> anyhow::Result<dg::dg_ir::LawIr> {
+    let laws = dg::dg_ir::registered_laws();
+    laws.iter().find(|l| l.name == name).map(|l| (l.ir)()).ok_or_else(|| {
+        let names: Vec<&str> = laws.iter().map(|l| l.name).collect();
+        anyhow!("no law `{name}` in this program; the laws linked in are: {}", names.join(", "))
+    })
+}
+
+/// The numerical fluxes a law offers, in declaration order (the first is its default).
+fn flux_names(ir: &dg::dg_ir::LawIr) -> Vec<String> {
+    ir.functions.iter().filter_map(|(_, f)| f.name.strip_prefix("numerical_flux:").map(str::to_string)).collect()
+}
+
 /// Lists valid and rejected variants.
 pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
-    let shape = with_law_2d!(args.law.as_str(), |law| LawShape::of(&law_ir(&law))).map_err(|e| anyhow!(e))?;
+    let ir = registered_ir(&args.law)?;
+    if ir.dim != 2 {
+        bail!("`dg variants` lists the nodal triangle variants of 2D laws; {} is {}D (its tetrahedral kernels: `dg verify {} --tet`)", args.law, ir.dim, args.law);
+    }
+    let shape = LawShape::of(&ir);
     ReferenceTriangle::new(args.order)?;
     for precision in args.precision.list() {
         let (valid, rejected) = valid_variants(args.order, &shape, precision, &DeviceLimits::default());
@@ -240,28 +236,41 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints generated source.
+/// Prints generated source: a nodal triangle variant, a modal variant (`modal/…`) or the tetrahedral program of a
+/// precision (`tet/…`), for any registered law.
 pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
-    let variant: Variant = args.variant.parse()?;
-    let el = ReferenceTriangle::new(args.order)?;
-    let (ir, params, names) =
-        with_law_2d!(args.law.as_str(), |law| (law_ir(&law), law.param_values(), law.numerical_flux_names()))
-            .map_err(|e| anyhow!(e))?;
-    let flux = args.flux.as_deref().unwrap_or(names[0]);
+    let ir = registered_ir(&args.law)?;
+    let params: Vec<f64> = ir.params.iter().map(|(_, v)| *v).collect();
+    let names = flux_names(&ir);
+    let flux = args.flux.clone().or_else(|| names.first().cloned()).context("the law has no numerical flux")?;
     if !names.contains(&flux) {
         bail!("law `{}` has no numerical flux `{flux}`; it has {}", args.law, names.join(", "));
     }
-    variant.check(
-        args.order,
-        &LawShape::of(&ir),
-        &DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX },
-    )?;
     let target = match args.target {
         TargetArg::Cuda => Target::Cuda,
         TargetArg::Opencl => Target::OpenCl,
     };
-    let source = render(&LawInput { ir: &ir, params: &params, numerical_flux: flux }, &el, &variant, target)?;
-    print!("{}", source.source);
+    let input = LawInput { ir: &ir, params: &params, numerical_flux: &flux };
+    let source = if args.variant.starts_with("modal/") {
+        let variant: ModalVariant = args.variant.parse()?;
+        let element = dg::dg_core::triangle::ModalTriangle::new(args.order)?;
+        dg::dg_codegen::modal::render_modal(&input, &element, &variant, target)?.source
+    } else if args.variant.starts_with("tet/") {
+        let variant: dg::dg_codegen::tet::TetVariant = args.variant.parse()?;
+        let element = dg::dg_core::tetrahedron::ReferenceTetrahedron::new(args.order)?;
+        let limits = dg::dg_codegen::tet::TetLimits { max_work_group: 1024, local_memory: 48 * 1024 };
+        dg::dg_codegen::tet::render_tet(&input, &element, variant.precision, target, limits)?.source
+    } else {
+        let variant: Variant = args.variant.parse()?;
+        let el = ReferenceTriangle::new(args.order)?;
+        variant.check(
+            args.order,
+            &LawShape::of(&ir),
+            &DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX },
+        )?;
+        render(&input, &el, &variant, target)?.source
+    };
+    print!("{source}");
     Ok(())
 }
 
@@ -301,21 +310,13 @@ fn verify_on(args: &VerifyArgs, device: &mut dyn Device) -> anyhow::Result<()> {
         };
         let edges = if args.shuffle_edges { EdgeOrder::Shuffled { seed: 17 } } else { EdgeOrder::BoundaryFirst };
         let run = VerifyRun { orders: &orders, precision, json: args.json, edges };
-        return with_law_2d!(args.law.as_str(), |law| verify_modal_law(&law, device, &run, only))
-            .map_err(|e| anyhow!(e))?;
+        return dg::registry::law(&args.law)?.verify_modal(device, &run, only);
     }
     if args.tet {
         if args.variant.is_some() {
             bail!("--variant does not apply to --tet (every tetrahedral kernel is checked)");
         }
-        return dg::with_law_3d!(args.law.as_str(), |law| verify_tet_law(
-            &law,
-            device,
-            &orders,
-            args.precision,
-            args.json
-        ))
-        .map_err(|e| anyhow!(e))?;
+        return dg::registry::law(&args.law)?.verify_tet(device, &orders, args.precision, args.json);
     }
     let only: Option<Variant> = args.variant.as_deref().map(str::parse).transpose()?;
     let precision = match only {
@@ -323,147 +324,7 @@ fn verify_on(args: &VerifyArgs, device: &mut dyn Device) -> anyhow::Result<()> {
         Some(_) => PrecisionArg::F64,
         None => args.precision,
     };
-    with_law_2d!(args.law.as_str(), |law| verify_law(&law, device, &orders, precision, only, args.json))
-        .map_err(|e| anyhow!(e))?
-}
-
-/// What one `dg verify` covers.
-struct VerifyRun<'a> {
-    orders: &'a [usize],
-    precision: PrecisionArg,
-    json: bool,
-    edges: EdgeOrder,
-}
-
-/// `dg verify --modal`: every modal variant (or `only`) per degree and precision.
-fn verify_modal_law<L: ConservationLaw + Clone>(
-    law: &L,
-    device: &mut dyn Device,
-    run: &VerifyRun<'_>,
-    only: Option<ModalVariant>,
-) -> anyhow::Result<()> {
-    use dg::dg_runtime::modal_verify::verify_modal_variants;
-    let target = target_of(device);
-    let ir = law_ir(law);
-    let mut tally = Tally::default();
-    for &order in run.orders {
-        for p in run.precision.list() {
-            if p == Precision::F64 && !device.supports_f64() {
-                eprintln!("skipping f64: the device has no double precision");
-                continue;
-            }
-            let variants = match only {
-                Some(v) => vec![v],
-                None => ModalVariant::all(p),
-            };
-            let started = std::time::Instant::now();
-            let mut report = |o: &VerifyOutcome| {
-                if !std::io::IsTerminal::is_terminal(&std::io::stderr()) && !run.json {
-                    eprintln!("  {} {:.2e}{}", o.variant, o.relative_error, if o.passed { "" } else { " FAILED" });
-                }
-            };
-            let outcomes = match p {
-                Precision::F32 => {
-                    verify_modal_variants::<L, f32>(device, target, law, &ir, order, &variants, run.edges, &mut report)
-                }
-                Precision::F64 => {
-                    verify_modal_variants::<L, f64>(device, target, law, &ir, order, &variants, run.edges, &mut report)
-                }
-            };
-            tally.add(&format!("{} modal p={order} {p:?}", law.name()), order, outcomes, started);
-        }
-    }
-    tally.finish(law.name(), "modal", device, run.json)
-}
-
-/// `dg verify --tet`: every tetrahedral kernel per order and precision.
-fn verify_tet_law<L: ConservationLaw + Clone>(
-    law: &L,
-    device: &mut dyn Device,
-    orders: &[usize],
-    precision: PrecisionArg,
-    json: bool,
-) -> anyhow::Result<()> {
-    use dg::dg_runtime::tet_verify::verify_tet_kernels;
-    let target = target_of(device);
-    let ir = law_ir(law);
-    let mut tally = Tally::default();
-    for &order in orders {
-        for p in precision.list() {
-            if p == Precision::F64 && !device.supports_f64() {
-                eprintln!("skipping f64: the device has no double precision");
-                continue;
-            }
-            let started = std::time::Instant::now();
-            let outcomes = match p {
-                Precision::F32 => verify_tet_kernels::<L, f32>(device, target, law, &ir, order),
-                Precision::F64 => verify_tet_kernels::<L, f64>(device, target, law, &ir, order),
-            }
-            .with_context(|| format!("tetrahedral kernels of {} at N = {order} ({p:?})", law.name()))?;
-            tally.add(&format!("{} tet N={order} {p:?}", law.name()), order, outcomes, started);
-        }
-    }
-    tally.finish(law.name(), "tetrahedral", device, json)
-}
-
-/// Counts of a verification over orders and precisions, printed per step and summed up at the end.
-#[derive(Default)]
-struct Tally {
-    tested: usize,
-    passed: usize,
-    refused: usize,
-    /// Variants the rules rejected before any compilation (nodal formulation).
-    ruled_out: usize,
-    failed: Vec<serde_json::Value>,
-}
-
-impl Tally {
-    /// Adds one order's outcomes and prints their line.
-    fn add(&mut self, what: &str, order: usize, outcomes: Vec<VerifyOutcome>, started: std::time::Instant) {
-        let ok = outcomes.iter().filter(|o| o.passed).count();
-        let no = outcomes.iter().filter(|o| o.rejected).count();
-        eprintln!(
-            "{what}: {} tested, {ok} passed, {no} refused by the device ({:.1} s)",
-            outcomes.len() - no,
-            started.elapsed().as_secs_f64()
-        );
-        for o in outcomes {
-            if o.rejected {
-                self.refused += 1;
-            } else if o.passed {
-                self.tested += 1;
-                self.passed += 1;
-            } else {
-                self.tested += 1;
-                self.failed.push(serde_json::json!({"order": order, "variant": o.variant, "relative_error": o.relative_error, "error": o.error}));
-            }
-        }
-    }
-
-    /// Prints the summary (JSON or text); an error when anything failed.
-    fn finish(self, law: &str, formulation: &str, device: &dyn Device, json: bool) -> anyhow::Result<()> {
-        let Tally { tested, passed, refused, ruled_out, failed } = self;
-        if json {
-            let doc = serde_json::json!({"law": law, "formulation": formulation, "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused + ruled_out, "refused_by_device": refused, "ruled_out": ruled_out, "failed": failed});
-            println!("{}", serde_json::to_string_pretty(&doc)?);
-        } else {
-            println!(
-                "{law} ({formulation}): {tested} tested, {passed} passed, {} failed, {refused} refused by the device, \
-                 {ruled_out} rejected by the rules",
-                failed.len()
-            );
-            for f in &failed {
-                println!("  FAILED {f}");
-            }
-        }
-        if !failed.is_empty() {
-            bail!("{} {formulation} kernel(s) or variant(s) failed verification", failed.len());
-        }
-        if tested == 0 {
-            bail!("nothing was verified (every precision skipped or every kernel refused)");
-        }
-        Ok(())
-    }
+    dg::registry::law(&args.law)?.verify_nodal(device, &orders, precision, only, args.json)
 }
 
 /// Opens a device, saying once which and why when falling back.
@@ -475,46 +336,4 @@ pub fn open_device(selector: &DeviceSelector) -> anyhow::Result<Box<dyn Device>>
     let fp = device.fingerprint();
     eprintln!("device: {} {} ({}, {})", fp.selector, fp.name, fp.architecture, fp.driver);
     Ok(device)
-}
-
-fn verify_law<L: ConservationLaw + Clone>(
-    law: &L,
-    device: &mut dyn Device,
-    orders: &[usize],
-    precision: PrecisionArg,
-    only: Option<Variant>,
-    json: bool,
-) -> anyhow::Result<()> {
-    let target = target_of(device);
-    let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
-    let shape = LawShape::of(&law_ir(law));
-    let mut tally = Tally::default();
-    for &order in orders {
-        let setup = VerificationSetup::new(law, order)?;
-        for p in precision.list() {
-            if p == Precision::F64 && !device.supports_f64() {
-                eprintln!("skipping f64: the device has no double precision");
-                continue;
-            }
-            let (mut valid, rejected) = valid_variants(order, &shape, p, &limits);
-            tally.ruled_out += rejected.len();
-            if let Some(v) = only {
-                v.check(order, &shape, &limits)?;
-                valid = vec![v];
-            }
-            let bar = ProgressBar::new(valid.len() as u64);
-            bar.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}").expect("template").progress_chars("=> "),
-            );
-            bar.set_message(format!("{} N={order} {p:?}", law.name()));
-            let started = std::time::Instant::now();
-            let outcomes = match p {
-                Precision::F32 => verify_all::<L, f32>(device, target, law, &setup, &valid, &mut |_| bar.inc(1)),
-                Precision::F64 => verify_all::<L, f64>(device, target, law, &setup, &valid, &mut |_| bar.inc(1)),
-            };
-            bar.finish_and_clear();
-            tally.add(&format!("{} N={order} {p:?}", law.name()), order, outcomes, started);
-        }
-    }
-    tally.finish(law.name(), "nodal", device, json)
 }

@@ -1,9 +1,10 @@
-//! Command-line interface: argument definitions and dispatch to one module per subcommand.
+//! Command-line interface: argument definitions and dispatch to one module per subcommand. [`main`] is the whole
+//! program; a crate that defines its own laws calls it from its own `main` and gets every command for them.
 
 mod cases;
 mod convergence;
 mod euler_cmds;
-mod kernel_cmds;
+pub mod kernel_cmds;
 mod laws;
 mod mesh_args;
 mod modal_bench;
@@ -62,6 +63,32 @@ enum Command {
     /// Manage the tuning database.
     #[command(subcommand)]
     Db(tune_cmds::DbCommand),
+}
+
+/// The `dg` program: parses the command line, runs the command, prints an error and returns a failure exit code
+/// when it fails. Every law linked into the program is available to the kernel commands (`dg laws` lists them),
+/// so a physics crate's `fn main() -> std::process::ExitCode { dg::cli::main() }` gives `cargo run -- verify
+/// my_law --order 1..4` and the rest for its own laws.
+pub fn main() -> std::process::ExitCode {
+    restore_default_sigpipe();
+    let args = Cli::parse();
+    match dispatch(args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `dg … | head` should end quietly like any Unix tool when the reader goes away, not panic in `println!`:
+/// Rust ignores SIGPIPE by default, so restore the default action.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting the disposition of SIGPIPE to its default before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 /// Runs the parsed command.

@@ -4,12 +4,11 @@
 use super::kernel_cmds::{open_device, parse_orders};
 use anyhow::{bail, Context};
 use clap::Args;
+use dg::dg_codegen::variant::Precision;
 use dg::dg_codegen::KernelFamily;
 use dg::dg_runtime::backend::{Device, DeviceSelector};
 use dg::dg_runtime::tuning_db::{self, Ceilings, Entry, TuningKey};
-use dg::kernels::{law_ir, target_of};
-use dg::prelude::ConservationLaw;
-use dg::tet_bench::{bench_order, winner_entry, OrderBench};
+use dg::tet_bench::{winner_entry, OrderBench};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -86,8 +85,18 @@ pub fn execute(args: TetBenchArgs) -> anyhow::Result<()> {
     for law in &laws {
         for &order in &orders {
             bar.set_message(format!("{law} N={order}"));
-            let one = dg::with_law_3d!(*law, |l| bench_one(&l, device.as_mut(), order, &args, &ceilings))
-                .map_err(|e| anyhow::anyhow!(e))??;
+            let precision = match args.precision {
+                super::run::Precision::F32 => Precision::F32,
+                super::run::Precision::F64 => Precision::F64,
+            };
+            let one = dg::registry::law(law)?.tet_bench(
+                device.as_mut(),
+                order,
+                args.nodes,
+                precision,
+                args.repeats,
+                &ceilings,
+            )?;
             bar.suspend(|| print_order(&one));
             results.push(one);
             bar.inc(1);
@@ -114,27 +123,6 @@ pub fn execute(args: TetBenchArgs) -> anyhow::Result<()> {
         eprintln!("winners stored in {}", path.display());
     }
     Ok(())
-}
-
-fn bench_one<L: ConservationLaw + Clone>(
-    law: &L,
-    device: &mut dyn Device,
-    order: usize,
-    args: &TetBenchArgs,
-    ceilings: &Ceilings,
-) -> anyhow::Result<OrderBench> {
-    let ir = law_ir(law);
-    let target = target_of(device);
-    let out = match args.precision {
-        super::run::Precision::F32 => {
-            bench_order::<L, f32>(device, target, law, &ir, order, args.nodes, ceilings, args.repeats)
-        }
-        super::run::Precision::F64 => {
-            bench_order::<L, f64>(device, target, law, &ir, order, args.nodes, ceilings, args.repeats)
-        }
-    };
-    device.free_buffers();
-    out.with_context(|| format!("{} N = {order}", law.name()))
 }
 
 fn print_order(b: &OrderBench) {

@@ -1,6 +1,15 @@
 //! A user's own law: linear advection with decay, ∂u/∂t + a·∇u = −κu, on the periodic unit square.
-//! Exact solution: u(x, t) = u₀(x − a t) e^(−κt). The program runs it with dg's CPU solver, prints the error
-//! and the laws this program knows (its own among dg's), and fails if the error is not small.
+//! Exact solution: u(x, t) = u₀(x − a t) e^(−κt).
+//!
+//! Without arguments the program runs it with dg's CPU solver, prints the error and the laws this program knows
+//! (its own among dg's), and fails if the error is not small. With arguments it is the whole `dg` command line,
+//! its own law included:
+//!
+//! ```sh
+//! cargo run -- verify decaying_advection --order 1..4 --device opencl
+//! cargo run -- autotune decaying_advection --orders 1..4
+//! cargo run -- emit decaying_advection --order 3 --variant node/mb1/seq1/field-local/fused/elem-major/f32
+//! ```
 
 use dg::cases::Case;
 use dg::prelude::*;
@@ -76,6 +85,9 @@ impl Case for DecayingWave {
 }
 
 fn main() -> std::process::ExitCode {
+    if std::env::args().len() > 1 {
+        return dg::cli::main();
+    }
     let case = DecayingWave { law: decaying_advection::Law::default() };
     let mut errors = Vec::new();
     for n in [4, 8] {
