@@ -121,3 +121,17 @@ pub fn target_of(device: &dyn Device) -> Target {
         Target::OpenCl
     }
 }
+
+/// Whether the generated kernels can evaluate `ir`: they compute the flux divergence and the surface term only, so a
+/// law with a source term is refused with that reason (its CPU path handles the source; kernels that dropped it
+/// would fail verification, but the reason belongs in the message).
+pub fn kernel_support(ir: &dg_ir::LawIr) -> anyhow::Result<()> {
+    if ir.functions_of(dg_ir::FunctionRole::Source).next().is_some() {
+        anyhow::bail!(
+            "law `{}` has a source term, which the generated kernels do not evaluate yet; run it on the CPU path \
+             (--device cpu)",
+            ir.name
+        );
+    }
+    Ok(())
+}

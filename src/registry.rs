@@ -93,6 +93,7 @@ impl<L> Commands<L> {
 
 impl<L: ConservationLaw + Clone + Default + 'static> Commands<L> {
     fn require_dim(&self, dims: &[usize], what: &str) -> anyhow::Result<L> {
+        crate::kernels::kernel_support(&crate::kernels::law_ir(&L::default()))?;
         if !dims.contains(&L::DIM) {
             let law = L::default();
             anyhow::bail!(

@@ -70,6 +70,7 @@ pub fn choose_variant<L: ConservationLaw + Clone, T: Real>(
 ) -> anyhow::Result<VariantChoice> {
     let start = Instant::now();
     let ir = law_ir(law);
+    crate::kernels::kernel_support(&ir)?;
     let order = space.element.order;
     let dofs = (space.num_nodes() * L::NVARS) as u64;
     let nflux = law.numerical_flux_name();
@@ -186,6 +187,7 @@ pub fn choose_tet_variant<L: ConservationLaw + Clone, T: Real>(
     use dg_runtime::tuning_db::{self, TuningKey};
     let started = std::time::Instant::now();
     let ir = crate::kernels::law_ir(law);
+    crate::kernels::kernel_support(&ir).map_err(|e| WaveDeviceError::Tuning(e.to_string()))?;
     let flux = law.numerical_flux_name();
     let family = dg_codegen::KernelFamily::NodalTet;
     let key = TuningKey::new(family, law.name(), &ir.hash(), flux, order, T::NAME, "ab3-step", nodes as u64);

@@ -23,8 +23,9 @@ fn a_crate_outside_the_workspace_defines_and_runs_its_own_law() {
     assert!(stdout.contains("decaying_advection") && stdout.lines().last() == Some("ok"), "{stdout}");
 }
 
-/// The example's own binary is the whole `dg` command line for its own law: it emits, verifies (on PoCL in CI)
-/// and tunes kernels of `decaying_advection`, a law dg itself does not contain.
+/// The example's own binary is the whole `dg` command line for its own laws: it emits, verifies (on PoCL in CI) and
+/// tunes kernels of `two_tracers`, a law dg itself does not contain, and refuses `decaying_advection`'s kernels
+/// with the reason (a source term).
 #[test]
 fn a_crate_outside_the_workspace_gets_the_kernel_commands_for_its_own_law() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -44,13 +45,14 @@ fn a_crate_outside_the_workspace_gets_the_kernel_commands_for_its_own_law() {
         let text = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), text)
     };
-    // the generated kernel bakes in the law's own parameter κ = 0.8 and its upwind flux
+    // the generated kernel bakes in the law's own parameters (VB = 0.75, UB = -0.5) in its flux
     let spec = "node/mb1/seq1/field-local/fused/elem-major/f64";
-    let (ok, source, text) =
-        run(&["emit", "decaying_advection", "--order", "2", "--variant", spec, "--target", "opencl"]);
-    assert!(ok && source.contains("KERNEL void volume") && source.contains("0.8"), "{text}");
+    let (ok, source, text) = run(&["emit", "two_tracers", "--order", "2", "--variant", spec, "--target", "opencl"]);
+    assert!(ok && source.contains("KERNEL void volume") && source.contains("0.75 * q"), "{text}");
     let (ok, _, text) = run(&["laws"]);
-    assert!(ok && text.contains("decaying_advection") && text.contains("euler2d"), "{text}");
+    assert!(ok && text.contains("two_tracers") && text.contains("euler2d"), "{text}");
+    let (ok, _, text) = run(&["verify", "decaying_advection", "--order", "2", "--device", "opencl"]);
+    assert!(!ok && text.contains("source term"), "a law with a source is refused with the reason: {text}");
     let (ok, _, text) = run(&["devices", "--json"]);
     let opencl = ok && text.contains("\"opencl\"");
     if !opencl {
@@ -58,13 +60,13 @@ fn a_crate_outside_the_workspace_gets_the_kernel_commands_for_its_own_law() {
         eprintln!("skipping the device commands: no OpenCL device");
         return;
     }
-    let args = ["verify", "decaying_advection", "--order", "2", "--precision", "f64", "--device", "opencl", "--json"];
+    let args = ["verify", "two_tracers", "--order", "2", "--precision", "f64", "--device", "opencl", "--json"];
     let (ok, json, text) = run(&args);
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert!(ok && doc["tested"].as_u64().unwrap_or(0) > 0 && doc["tested"] == doc["passed"], "{text}");
-    let tune = ["autotune", "decaying_advection", "--orders", "2", "--precision", "f64", "--device", "opencl"];
+    let tune = ["autotune", "two_tracers", "--orders", "2", "--precision", "f64", "--device", "opencl"];
     let (ok, _, text) = run(&[&tune[..], &["--min-dofs", "3000", "--strategy", "random:4"]].concat());
     assert!(ok && text.contains("winner"), "{text}");
     let (ok, _, text) = run(&["db", "list"]);
-    assert!(ok && text.contains("decaying_advection@"), "the tuned entry is in the user database: {text}");
+    assert!(ok && text.contains("two_tracers@"), "the tuned entry is in the user database: {text}");
 }

@@ -240,6 +240,7 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
 /// precision (`tet/…`), for any registered law.
 pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
     let ir = registered_ir(&args.law)?;
+    dg::kernels::kernel_support(&ir)?;
     let params: Vec<f64> = ir.params.iter().map(|(_, v)| *v).collect();
     let names = flux_names(&ir);
     let flux = args.flux.clone().or_else(|| names.first().cloned()).context("the law has no numerical flux")?;
@@ -276,6 +277,7 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
 
 /// Verifies every valid variant on a device (with a planted bug, on a device that compiles broken kernels).
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
+    dg::kernels::kernel_support(&registered_ir(&args.law)?)?;
     let mut device = open_device(&args.device)?;
     let Some(bug) = args.plant_bug else { return verify_on(&args, device.as_mut()) };
     let stride = if args.modal {
