@@ -23,7 +23,6 @@ pub mod commands;
 pub mod device_run;
 pub mod euler_run;
 pub mod kernels;
-pub mod law_dispatch;
 pub mod modal_tuning;
 pub mod picture;
 pub mod registry;
