@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Issue 12's runs on the GPU machine, one section per call (each well under 10 minutes): `verify` (ceilings with
-# the GEMM rate, CUDA verification counts of the three formulations), `modal` (modal winners for Rusanov and HLLC),
-# `tet` (tetrahedral winners, f32 and f64, every strategy verified), `nodal` (nodal triangle winners, then `dg
-# bench` re-verifying and re-timing them, then the isentropic-vortex run that must take its winner from the
-# database). The user database accumulates in gpu/cache (carried there, returned in $OUT/<section>.tgz under db/).
+# Issue 12's runs on the GPU machine, one section per call (each under 10 minutes), every formulation through the
+# same commands (`--formulation`): `verify` (ceilings with the GEMM rate, CUDA verification counts of the three
+# formulations), `modal` (modal winners for Rusanov and HLLC), `tet` (tetrahedral winners, f32 and f64, each
+# variant timed as a whole AB3 step), `nodal` (nodal triangle winners, then `dg bench` re-verifying and re-timing
+# them, then the isentropic-vortex run that must take its winner from the database). The user database
+# accumulates in gpu/cache (carried there, returned in $OUT/<section>.tgz under db/).
 set -u
 SECTION=${1:?verify, modal, tet, nodal or convergence}
 DG=${DG:-gpu/dg}
@@ -16,23 +17,32 @@ case $SECTION in
 verify)
   "$DG" devices --measure > "$R/ceilings.txt" 2>&1; cat "$R/ceilings.txt"
   "$DG" verify maxwell2d --order 1..8 --precision both $D --json > "$R/nodal.json" 2> "$R/nodal.err"
-  "$DG" verify euler2d --modal --order 1..5 --precision both $D --json > "$R/modal.json" 2> "$R/modal.err"
+  "$DG" verify euler2d --formulation modal-tri --order 1..5 --precision both $D --json > "$R/modal.json" 2> "$R/modal.err"
   for law in acoustics3d elastic3d; do
-    "$DG" verify $law --tet --order 1..8 --precision both $D --json > "$R/tet-$law.json" 2> "$R/tet-$law.err"
+    "$DG" verify $law --formulation nodal-tet --order 1..8 --precision both $D --json > "$R/tet-$law.json" 2> "$R/tet-$law.err"
   done
   for f in nodal modal tet-acoustics3d tet-elastic3d; do
     echo "$f: $(grep -oE '"(tested|passed|rejected)": [0-9]+' "$R/$f.json" | tr '\n' ' ')"
   done ;;
 modal)
-  timeout 560 "$DG" modal-bench --order 1..5 --precision both --flux numerical_flux,hllc_flux $D > "$R/modal.txt" 2> "$R/modal.err"
-  echo "rc $?"; cat "$R/modal.txt" ;;
+  for flux in ${FLUXES:-hllc_flux numerical_flux}; do
+    timeout 270 "$DG" autotune euler2d --formulation modal-tri --flux $flux --orders 1..5 --precision both $D \
+      > "$R/modal-$flux.txt" 2> "$R/modal-$flux.err"
+    echo "rc $?"; cat "$R/modal-$flux.txt"
+  done
+  timeout 60 "$DG" bench euler2d --formulation modal-tri --flux hllc_flux --orders 1..5 --precision both $D > "$R/modal-bench.txt" 2> "$R/modal-bench.err"
+  cat "$R/modal-bench.txt"
+  "$DG" run euler-isentropic-vortex --order 3 --nx 600 $D --json > "$R/iv.json" 2> "$R/iv.err"
+  grep -E "variant" "$R/iv.json" "$R/iv.err" ;;
 tet)
-  for p in f32 f64; do
-    timeout 270 "$DG" tet-bench --orders 1..8 --precision $p --store --json "$R/tet-$p.json" $D > "$R/tet-$p.txt" 2> "$R/tet-$p.err"
-    echo "rc $?"; cat "$R/tet-$p.txt"
-  done ;;
+  for law in acoustics3d elastic3d; do
+    timeout 270 "$DG" autotune $law --orders ${ORDERS:-1..8} --precision both $D > "$R/tet-$law.txt" 2> "$R/tet-$law.err"
+    echo "rc $?"; cat "$R/tet-$law.txt"
+  done
+  [ -n "${SKIP_KERNELS:-}" ] || timeout 100 "$DG" bench acoustics3d --per-kernel --orders 1..8 --out "$R/tet-kernels.json" $D > "$R/tet-kernels.txt" 2> "$R/tet-kernels.err"
+  cat "$R/tet-kernels.txt" 2>/dev/null ;;
 nodal)
-  timeout 330 "$DG" autotune maxwell2d --orders 1..8 --precision both $D > "$R/autotune.txt" 2> "$R/autotune.err"
+  timeout 420 "$DG" autotune maxwell2d --orders 1..8 --precision ${PRECISION:-both} $D > "$R/autotune.txt" 2> "$R/autotune.err"
   echo "rc $?"; grep winner "$R/autotune.txt"
   timeout 100 "$DG" autotune euler2d --orders 1..4 --precision f64 $D > "$R/autotune-euler.txt" 2> "$R/autotune-euler.err"
   timeout 90 "$DG" bench maxwell2d --orders 1..8 --precision both $D > "$R/bench.txt" 2> "$R/bench.err"; cat "$R/bench.txt"

@@ -1,18 +1,18 @@
 //! Running a case on a compute device: the tuning database's winner for this device and key (tuning first if
 //! the key is missing, unless asked not to), then the generic time integrator on device buffers.
 
-use crate::cases::Case;
-use crate::kernels::{law_ir, target_of};
+use dg_cases::MaxwellCase;
 use crate::simulate::{finish, time_step, LoopSummary, RunOptions, RunOutcome};
 use crate::winners::VariantChoice;
-use dg_codegen::variant::Variant;
 use dg_core::law::ConservationLaw;
 use dg_core::space::DgSpace2d;
 use dg_core::Real;
+use dg_nodal_tri::device::DeviceOperator;
+use dg_nodal_tri::device_system::DeviceSystem;
+use dg_nodal_tri::variant::Variant;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
-use dg_runtime::device_operator::DeviceOperator;
-use dg_runtime::device_system::DeviceSystem;
+use dg_runtime::formulation::{law_ir, target_of};
 use dg_runtime::time::Integrator;
 use std::time::Instant;
 
@@ -31,20 +31,22 @@ pub struct DeviceRunInfo {
 
 /// Runs `case` with `law` on `device` in precision `T`.
 #[allow(clippy::too_many_arguments)]
-pub fn run_on_device<L: ConservationLaw + Clone, T: Real>(
+pub fn run_on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     device: &mut dyn Device,
     space: &DgSpace2d,
     law: L,
-    case: &dyn Case,
+    case: &dyn MaxwellCase,
     opts: &RunOptions,
     no_tune: bool,
     log: &mut dyn FnMut(&str),
     progress: &mut dyn FnMut(u64, u64),
 ) -> anyhow::Result<(RunOutcome, DeviceRunInfo)> {
     let started = Instant::now();
-    let choice = crate::winners::choose_variant::<L, T>(device, &law, space, no_tune, log)?;
+    let dofs = (space.num_nodes() * L::NVARS) as u64;
+    let formulation = crate::formulations::FormulationId::NodalTri;
+    let choice = crate::winners::choose::<L, T>(formulation, device, &law, space.element.order, dofs, no_tune, log)?;
     let variant: Variant = choice.variant.parse()?;
-    let ir = law_ir(&law);
+    let ir = law_ir(&law)?;
     let binding = BoundaryBinding::for_law(&law, space, &opts.boundary)?;
     let target = target_of(device);
     let nflux = law.numerical_flux_name();

@@ -1,24 +1,25 @@
 //! Running an Euler case with the modal formulation of seed 001 on the native CPU path: seed 001's adaptive
 //! step, the limiter, the density error against the exact solution, conservation; and convergence studies.
 
-use crate::cases::euler::{pressure, EulerCase, NodalEuler};
-use crate::kernels::law_ir;
+use dg_cases::euler::{pressure, EulerCase, NodalEuler};
 use crate::simulate::RunOptions;
 use crate::simulate::{time_accuracy_factor, ConvergenceStudy, OrderResult, SimulateError};
-use crate::winners::{choose_modal_variant, VariantChoice};
-use dg_codegen::modal::{ModalLayout, ModalSurface, ModalVariant, Tables};
-use dg_codegen::variant::Precision;
+use crate::winners::VariantChoice;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
 use dg_core::space::DgSpace2d;
 use dg_core::triangle::ModalTriangle;
 use dg_core::Real;
 use dg_laws::euler2d;
+use dg_modal_tri::device::{ModalDeviceOperator, ModalDeviceSystem};
+use dg_modal_tri::ModalOperator2d;
+use dg_modal_tri::{ModalLayout, ModalSurface, ModalVariant, Tables};
+use dg_nodal_tri::variant::Precision;
 use dg_runtime::backend::{BackendError, Device};
-use dg_runtime::cpu::{BoundaryBinding, ModalOperator2d};
-use dg_runtime::device_operator::DeviceOperatorError;
-use dg_runtime::modal_device::{ModalDeviceOperator, ModalDeviceSystem};
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::formulation::law_ir;
 use dg_runtime::time::{Integrator, Scheme};
+use dg_runtime::DeviceOperatorError;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -46,7 +47,7 @@ pub struct EulerOptions {
 /// What an Euler run measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct EulerReport {
-    /// Case name.
+    /// MaxwellCase name.
     pub case: String,
     /// Numerical flux.
     pub flux: String,
@@ -136,7 +137,7 @@ fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) ->
     let rules = case.ghost_rules();
     let handled: Vec<&str> = rules
         .iter()
-        .filter(|(_, r)| matches!(r, dg_runtime::cpu::GhostRule::Prescribed(_)))
+        .filter(|(_, r)| matches!(r, dg_modal_tri::cpu::GhostRule::Prescribed(_)))
         .map(|(t, _)| t.as_str())
         .collect();
     let binding = BoundaryBinding::for_law_except(&law, &space, &case.law_conditions(), &handled)?;
@@ -241,15 +242,29 @@ pub fn run_euler_on_device<T: Real>(
     let prepared = prepare::<T>(case, mesh, opts)?;
     let cpu = &prepared.op;
     let law = cpu.law();
-    let ir = law_ir(law);
+    let ir = law_ir(law).map_err(|e| EulerDeviceError::Tuning(e.to_string()))?;
     let choice = match variant {
         Some(v) => VariantChoice::given(v.to_string()),
-        None => choose_modal_variant::<T>(device, law, prepared.order, cpu.num_elements(), opts.no_tune)?,
+        None => {
+            let dofs = (cpu.num_elements() * 4 * dg_core::triangle::num_nodes(prepared.order)) as u64;
+            let formulation = crate::formulations::FormulationId::ModalTri;
+            let mut log = |m: &str| eprintln!("{m}");
+            crate::winners::choose::<euler2d::Law, T>(
+                formulation,
+                device,
+                law,
+                prepared.order,
+                dofs,
+                opts.no_tune,
+                &mut log,
+            )
+            .map_err(|e| EulerDeviceError::Tuning(format!("{e:#}")))?
+        }
     };
     let variant: ModalVariant = choice.variant.parse().map_err(|e| EulerDeviceError::Tuning(format!("{e}")))?;
     let params = law.param_values();
     let flux = prepared.flux.clone();
-    let target = crate::kernels::target_of(device);
+    let target = dg_runtime::formulation::target_of(device);
     let op = ModalDeviceOperator::<T>::new(device, target, (&ir, &params, &flux), cpu, &variant)?;
     let mut q = op.new_state(device)?;
     op.write_state(device, q, &prepared.q0)?;

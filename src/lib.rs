@@ -17,26 +17,27 @@
 /// generated code name it so).
 extern crate self as dg;
 
-pub mod cases;
 pub mod cli;
 pub mod commands;
 pub mod device_run;
 pub mod euler_run;
-pub mod kernels;
-pub mod modal_tuning;
+pub mod formulations;
 pub mod picture;
 pub mod registry;
 pub mod shipped_db;
 pub mod simulate;
-pub mod tet_bench;
-pub mod tuning;
 pub mod wave_run;
 pub mod winners;
 
+/// Named problems (the `dg-cases` crate).
+pub use dg_cases as cases;
 pub use dg_codegen;
 pub use dg_core;
 pub use dg_ir;
 pub use dg_laws;
+pub use dg_modal_tri;
+pub use dg_nodal_tet;
+pub use dg_nodal_tri;
 pub use dg_runtime;
 
 /// `dg::core` and `dg::ir` are the paths the macro's generated code uses.
@@ -47,7 +48,7 @@ pub use dg_macros::conservation_law;
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::cases::Case;
+    pub use dg_cases::MaxwellCase;
     pub use crate::simulate::{RunOptions, RunReport};
     pub use dg_core::law::ConservationLaw;
     pub use dg_core::mesh::{read_gmsh, rectangle, refine_uniform, Diagonal, RectangleSpec, TriMesh};

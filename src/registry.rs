@@ -1,86 +1,51 @@
-//! The laws the command line can work with: every law linked into the program, with the generic code of each
-//! kernel command instantiated for it.
+//! The laws the command line can work with: every law linked into the program, each able to open a tuner of any
+//! formulation for itself.
 //!
-//! A law's type is known only where it is defined, so the code that verifies, tunes or benchmarks kernels of that
-//! law — generic over the law — is instantiated there: the `#[dg::conservation_law]` macro registers
+//! A law's type is known only where it is defined, so the one generic step — a [`Tuner`] of that law in a
+//! formulation and precision — is instantiated there: the `#[dg::conservation_law]` macro registers
 //! [`Commands`]`<Law>` (through [`crate::__register_law_commands`]) in any crate that uses `dg`, and this crate
-//! registers the laws of `dg-laws`. Commands look a law up by name ([`law`]) and call it through the
-//! object-safe [`LawCommands`].
+//! registers the laws of `dg-laws`. Commands look a law up by name ([`law`]); everything after the tuner is
+//! written once ([`crate::commands`], [`dg_runtime::pipeline`]).
 
-use crate::commands::autotune::autotune_law;
-use crate::commands::verify::{verify_law, verify_modal_law, verify_tet_law, VerifyRun};
-use crate::commands::PrecisionArg;
-use crate::tet_bench::{bench_one, OrderBench};
-use crate::tuning::{measure_winner, TuneOptions, WinnerNow};
-use dg_codegen::modal::ModalVariant;
-use dg_codegen::variant::{Precision, Variant};
+use crate::formulations::FormulationId;
+use dg_codegen::Precision;
 use dg_core::law::ConservationLaw;
 use dg_runtime::backend::Device;
-use dg_runtime::tuning_db::Ceilings;
+use dg_runtime::formulation::{law_ir, FormulationError, TuneTarget, Tuner};
 use std::marker::PhantomData;
-use std::path::Path;
 
-/// What the kernel commands do with one law, callable without knowing its type.
+/// What the kernel commands need of one law, callable without knowing its type.
 pub trait LawCommands: Sync {
     /// The law's name.
     fn name(&self) -> &'static str;
     /// Its space dimension.
     fn dim(&self) -> usize;
-    /// `dg verify` of the nodal triangle kernels.
-    fn verify_nodal(
-        &self,
-        device: &mut dyn Device,
-        orders: &[usize],
-        precision: PrecisionArg,
-        only: Option<Variant>,
-        json: bool,
-    ) -> anyhow::Result<()>;
-    /// `dg verify --modal`.
-    fn verify_modal(
-        &self,
-        device: &mut dyn Device,
-        run: &VerifyRun<'_>,
-        only: Option<ModalVariant>,
-    ) -> anyhow::Result<()>;
-    /// `dg verify --tet`.
-    fn verify_tet(
-        &self,
-        device: &mut dyn Device,
-        orders: &[usize],
-        precision: PrecisionArg,
-        json: bool,
-    ) -> anyhow::Result<()>;
-    /// `dg autotune` of the nodal triangle kernels into the database in `dir`.
-    fn autotune(
-        &self,
-        device: &mut dyn Device,
-        orders: &[usize],
-        precision: PrecisionArg,
-        opts: &TuneOptions,
-        dir: &Path,
-        json: bool,
-    ) -> anyhow::Result<()>;
-    /// `dg bench`: a stored nodal winner verified and timed now.
-    fn measure_winner(
-        &self,
-        device: &mut dyn Device,
-        order: usize,
-        variant: &Variant,
-        dofs: u64,
-        repeats: usize,
-        ceilings: &Ceilings,
-    ) -> anyhow::Result<WinnerNow>;
-    /// `dg tet-bench` at one order, on about `nodes` nodes.
+    /// Its IR.
+    fn ir(&self) -> Result<dg_ir::LawIr, FormulationError>;
+    /// Its parameter values and the numerical flux its kernels evaluate by default.
+    fn kernel_inputs(&self) -> (Vec<f64>, String);
+    /// The law with numerical flux `flux` (its default when `None`), checked.
+    fn check_flux(&self, flux: Option<&str>) -> Result<(), FormulationError>;
+    /// Seed 002's per-kernel report of the tetrahedral kernels at one order on about `nodes` nodes (every kernel
+    /// of every strategy timed alone, each strategy's sum, the winner's whole step).
     #[allow(clippy::too_many_arguments)]
-    fn tet_bench(
+    fn tet_kernel_bench(
         &self,
         device: &mut dyn Device,
         order: usize,
         nodes: usize,
         precision: Precision,
         repeats: usize,
-        ceilings: &Ceilings,
-    ) -> anyhow::Result<OrderBench>;
+        ceilings: &dg_runtime::tuning_db::Ceilings,
+    ) -> Result<dg_nodal_tet::bench::OrderBench, FormulationError>;
+    /// A tuner of this law in `formulation` at `target` (precision included) on `device`.
+    fn tuner(
+        &self,
+        formulation: FormulationId,
+        flux: Option<&str>,
+        device: &mut dyn Device,
+        target: TuneTarget,
+    ) -> Result<Box<dyn Tuner>, FormulationError>;
 }
 
 /// The commands of law `L` (zero-sized; one static instance per registered law).
@@ -91,98 +56,63 @@ impl<L> Commands<L> {
     pub const NEW: Commands<L> = Commands(PhantomData);
 }
 
-impl<L: ConservationLaw + Clone + Default + 'static> Commands<L> {
-    fn require_dim(&self, dims: &[usize], what: &str) -> anyhow::Result<L> {
-        crate::kernels::kernel_support(&crate::kernels::law_ir(&L::default()))?;
-        if !dims.contains(&L::DIM) {
-            let law = L::default();
-            anyhow::bail!(
-                "{} is a {}D law; {what} take{} {} laws",
-                law.name(),
-                L::DIM,
-                if what.ends_with('s') { "" } else { "s" },
-                dims.iter().map(|d| format!("{d}D")).collect::<Vec<_>>().join(" or ")
-            );
-        }
-        Ok(L::default())
-    }
-}
-
-impl<L: ConservationLaw + Clone + Default + 'static> LawCommands for Commands<L> {
+impl<L: ConservationLaw + Clone + Default + Send + Sync + 'static> LawCommands for Commands<L> {
     fn name(&self) -> &'static str {
         L::default().name()
     }
     fn dim(&self) -> usize {
         L::DIM
     }
-    fn verify_nodal(
-        &self,
-        device: &mut dyn Device,
-        orders: &[usize],
-        precision: PrecisionArg,
-        only: Option<Variant>,
-        json: bool,
-    ) -> anyhow::Result<()> {
-        let law = self.require_dim(&[2], "the nodal triangle kernels (use --tet for 3D laws)")?;
-        verify_law(&law, device, orders, precision, only, json)
+    fn ir(&self) -> Result<dg_ir::LawIr, FormulationError> {
+        law_ir(&L::default())
     }
-    fn verify_modal(
-        &self,
-        device: &mut dyn Device,
-        run: &VerifyRun<'_>,
-        only: Option<ModalVariant>,
-    ) -> anyhow::Result<()> {
-        let law = self.require_dim(&[2], "the modal triangle kernels")?;
-        verify_modal_law(&law, device, run, only)
+    fn kernel_inputs(&self) -> (Vec<f64>, String) {
+        let law = L::default();
+        (law.param_values(), law.numerical_flux_name().to_string())
     }
-    fn verify_tet(
-        &self,
-        device: &mut dyn Device,
-        orders: &[usize],
-        precision: PrecisionArg,
-        json: bool,
-    ) -> anyhow::Result<()> {
-        let law = self.require_dim(&[3], "the tetrahedral kernels")?;
-        verify_tet_law(&law, device, orders, precision, json)
-    }
-    fn autotune(
-        &self,
-        device: &mut dyn Device,
-        orders: &[usize],
-        precision: PrecisionArg,
-        opts: &TuneOptions,
-        dir: &Path,
-        json: bool,
-    ) -> anyhow::Result<()> {
-        let law = self.require_dim(&[2], "the nodal triangle kernels (`dg tet-bench --store` tunes 3D laws)")?;
-        autotune_law(&law, device, orders, precision, opts, dir, json)
-    }
-    fn measure_winner(
-        &self,
-        device: &mut dyn Device,
-        order: usize,
-        variant: &Variant,
-        dofs: u64,
-        repeats: usize,
-        ceilings: &Ceilings,
-    ) -> anyhow::Result<WinnerNow> {
-        let law = self.require_dim(&[2], "the nodal triangle kernels")?;
-        measure_winner(device, &law, order, variant, dofs, repeats, ceilings)
-    }
-    fn tet_bench(
+    fn tet_kernel_bench(
         &self,
         device: &mut dyn Device,
         order: usize,
         nodes: usize,
         precision: Precision,
         repeats: usize,
-        ceilings: &Ceilings,
-    ) -> anyhow::Result<OrderBench> {
-        let law = self.require_dim(&[3], "the tetrahedral kernels")?;
-        let name = law.name();
-        bench_one(&law, device, order, nodes, precision, repeats, ceilings)
-            .map_err(|e| anyhow::anyhow!("{name} N = {order}: {e}"))
+        ceilings: &dg_runtime::tuning_db::Ceilings,
+    ) -> Result<dg_nodal_tet::bench::OrderBench, FormulationError> {
+        let law = L::default();
+        Ok(dg_nodal_tet::bench::bench_one(&law, device, order, nodes, precision, repeats, ceilings)?)
     }
+    fn check_flux(&self, flux: Option<&str>) -> Result<(), FormulationError> {
+        with_flux::<L>(flux).map(|_| ())
+    }
+    fn tuner(
+        &self,
+        formulation: FormulationId,
+        flux: Option<&str>,
+        device: &mut dyn Device,
+        target: TuneTarget,
+    ) -> Result<Box<dyn Tuner>, FormulationError> {
+        let law = with_flux::<L>(flux)?;
+        match target.precision {
+            Precision::F32 => formulation.tuner::<L, f32>(&law, device, target),
+            Precision::F64 => formulation.tuner::<L, f64>(&law, device, target),
+        }
+    }
+}
+
+/// The law `L` with numerical flux `flux` selected (its default when `None`).
+fn with_flux<L: ConservationLaw + Default>(flux: Option<&str>) -> Result<L, FormulationError> {
+    let mut law = L::default();
+    if let Some(name) = flux {
+        if !law.select_numerical_flux(name) {
+            return Err(FormulationError::Problem(format!(
+                "law `{}` has no numerical flux `{name}`; it offers {}",
+                law.name(),
+                law.numerical_flux_names().join(", ")
+            )));
+        }
+    }
+    Ok(law)
 }
 
 /// A registered law: its commands.

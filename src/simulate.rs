@@ -1,13 +1,14 @@
 //! Running a case on the native CPU path: time stepping, error against the exact solution, energy,
 //! throughput; and convergence studies over orders and refinement levels.
 
-use crate::cases::Case;
+use dg_cases::MaxwellCase;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::{refine_uniform, TriMesh};
 use dg_core::space::{DgSpace2d, SpaceError};
 use dg_core::{CoreError, Real};
 use dg_laws::MaxwellTm;
-use dg_runtime::cpu::{BoundaryBinding, BoundaryError, NodalOperator2d};
+use dg_nodal_tri::NodalOperator2d;
+use dg_runtime::cpu::{BoundaryBinding, BoundaryError};
 use dg_runtime::time::{Integrator, Scheme};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -75,7 +76,7 @@ impl Default for RunOptions {
 /// What a run measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
-    /// Case name.
+    /// MaxwellCase name.
     pub case: String,
     /// Law name.
     pub law: String,
@@ -146,7 +147,7 @@ pub fn time_step(space: &DgSpace2d, opts: &RunOptions, t_end: f64) -> Result<(u6
 /// Runs `case` on `space` in precision `T`. `progress(step, total)` is called after every step.
 pub fn run<T: Real>(
     space: &DgSpace2d,
-    case: &dyn Case,
+    case: &dyn MaxwellCase,
     opts: &RunOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunOutcome, SimulateError> {
@@ -157,7 +158,7 @@ pub fn run<T: Real>(
 pub fn run_with_law<L: ConservationLaw, T: Real>(
     space: &DgSpace2d,
     law: L,
-    case: &dyn Case,
+    case: &dyn MaxwellCase,
     opts: &RunOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunOutcome, SimulateError> {
@@ -222,7 +223,7 @@ pub struct LoopSummary {
 /// backend stepped it; `q` is the final state in the CPU layout.
 pub fn finish<T: Real>(
     space: &DgSpace2d,
-    case: &dyn Case,
+    case: &dyn MaxwellCase,
     opts: &RunOptions,
     nv: usize,
     q: &[T],
@@ -277,7 +278,7 @@ pub struct OrderResult {
 /// A convergence study.
 #[derive(Debug, Clone, Serialize)]
 pub struct ConvergenceStudy {
-    /// Case name.
+    /// MaxwellCase name.
     pub case: String,
     /// Per order.
     pub results: Vec<OrderResult>,
@@ -288,7 +289,7 @@ pub struct ConvergenceStudy {
 /// the fourth-order time error stays below the spatial error of order N + 1. `progress(order, level)` is
 /// called before each run.
 pub fn convergence(
-    case: &dyn Case,
+    case: &dyn MaxwellCase,
     base: &TriMesh,
     orders: std::ops::RangeInclusive<usize>,
     levels: usize,

@@ -1,7 +1,7 @@
 //! Running the 3D wave cases (seed 002) on tetrahedra: one run with error and (for interface problems)
 //! measured reflection/transmission coefficients, and convergence studies over refined boxes.
 
-use crate::cases::waves::{WaveCase, WaveLaw};
+use dg_cases::waves::{WaveCase, WaveLaw};
 use crate::simulate::{time_accuracy_factor, ConvergenceStudy, OrderResult, SimulateError};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh3d::TetMesh;
@@ -9,7 +9,8 @@ use dg_core::space3d::DgSpace3d;
 use dg_core::tetrahedron::tet_cubature;
 use dg_core::Real;
 use dg_laws::{acoustics3d, elastic3d};
-use dg_runtime::cpu::{BoundaryBinding, NodalOperator3d};
+use dg_nodal_tet::NodalOperator3d;
+use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::time::{Integrator, OdeSystem, Scheme};
 use serde::Serialize;
 use std::time::Instant;
@@ -53,7 +54,7 @@ pub struct Coefficients {
 /// What a wave run reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct WaveReport {
-    /// Case name.
+    /// MaxwellCase name.
     pub case: String,
     /// Law name.
     pub law: String,
@@ -373,7 +374,7 @@ pub enum WaveDeviceError {
     Simulate(#[from] SimulateError),
     /// The device or its kernels failed.
     #[error(transparent)]
-    Device(#[from] dg_runtime::device_operator::DeviceOperatorError),
+    Device(#[from] dg_runtime::DeviceOperatorError),
     /// A backend call failed.
     #[error(transparent)]
     Backend(#[from] dg_runtime::backend::BackendError),
@@ -390,7 +391,7 @@ pub fn run_wave_on_device<T: Real>(
     case: &dyn WaveCase,
     mesh: TetMesh,
     opts: &WaveOptions,
-    variant: Option<dg_codegen::tet::TetVariant>,
+    variant: Option<dg_nodal_tet::TetVariant>,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<(WaveReport, String), WaveDeviceError> {
     match case.law() {
@@ -401,16 +402,16 @@ pub fn run_wave_on_device<T: Real>(
     }
 }
 
-fn device_law<L: ConservationLaw + Clone, T: Real>(
+fn device_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     device: &mut dyn dg_runtime::backend::Device,
     law: L,
     case: &dyn WaveCase,
     mesh: TetMesh,
     opts: &WaveOptions,
-    variant: Option<dg_codegen::tet::TetVariant>,
+    variant: Option<dg_nodal_tet::TetVariant>,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<(WaveReport, String), WaveDeviceError> {
-    use dg_runtime::tet_device::{TetDeviceOperator, TetDeviceSystem};
+    use dg_nodal_tet::device::{TetDeviceOperator, TetDeviceSystem};
     let problem = prepare(&law, case, mesh, opts.order)?;
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let (dt, steps) = time_step(&law, &problem, opts, t_end)?;
@@ -418,14 +419,20 @@ fn device_law<L: ConservationLaw + Clone, T: Real>(
     let (variant, why) = match variant {
         Some(v) => (v, format!("variant {v} (given)")),
         None => {
-            let (v, choice) =
-                crate::winners::choose_tet_variant::<L, T>(device, &law, opts.order, space.num_nodes(), opts.no_tune)?;
+            let formulation = crate::formulations::FormulationId::NodalTet;
+            let nodes = space.num_nodes() as u64;
+            let mut log = |m: &str| eprintln!("{m}");
+            let choice =
+                crate::winners::choose::<L, T>(formulation, device, &law, opts.order, nodes, opts.no_tune, &mut log)
+                    .map_err(|e| WaveDeviceError::Tuning(format!("{e:#}")))?;
+            let v: dg_nodal_tet::TetVariant =
+                choice.variant.parse().map_err(|e| WaveDeviceError::Tuning(format!("{e}")))?;
             (v, format!("variant {v} ({}: {})", choice.source, choice.detail))
         }
     };
-    let ir = crate::kernels::law_ir(&law);
+    let ir = dg_runtime::formulation::law_ir(&law).map_err(|e| WaveDeviceError::Tuning(e.to_string()))?;
     let params = law.param_values();
-    let target = crate::kernels::target_of(device);
+    let target = dg_runtime::formulation::target_of(device);
     let op = TetDeviceOperator::<T>::new(
         device,
         target,

@@ -1,10 +1,11 @@
 //! Generated kernel source: SPEC strings, rejection rules, and snapshots of the emitted text.
 
-use dg::dg_codegen::render::{render, LawInput};
-use dg::dg_codegen::variant::{DeviceLimits, LawShape, Precision, Variant};
+use dg::dg_codegen::LawInput;
 use dg::dg_codegen::Target;
 use dg::dg_core::law::ConservationLaw;
 use dg::dg_core::triangle::ReferenceTriangle;
+use dg::dg_nodal_tri::render::render_nodal_tri as render;
+use dg::dg_nodal_tri::variant::{DeviceLimits, LawShape, Precision, Variant};
 use std::process::Command;
 
 #[test]
@@ -66,7 +67,7 @@ fn diff_first_applies_to_linear_homogeneous_fluxes_only() {
 }
 
 fn emitted(law: &str, order: usize, spec: &str, target: Target) -> String {
-    let ir = dg::kernels::law_ir(&dg::dg_laws::maxwell2d::Law::default());
+    let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
     assert_eq!(ir.name, law);
     let el = ReferenceTriangle::new(order).unwrap();
     let params = dg::dg_laws::maxwell2d::Law::default().param_values();

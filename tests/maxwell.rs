@@ -1,8 +1,9 @@
 //! The CPU Maxwell TM solver against exact solutions and energy identities.
 
-use dg::cases::{Case, MaxwellCavity, MaxwellPulse};
+use dg::cases::{MaxwellCase, MaxwellCavity, MaxwellPulse};
 use dg::dg_core::mesh::{perturb_interior, Diagonal};
-use dg::dg_runtime::cpu::{BoundaryBinding, NodalOperator2d};
+use dg::dg_nodal_tri::NodalOperator2d;
+use dg::dg_runtime::cpu::BoundaryBinding;
 use dg::prelude::*;
 use dg::simulate::{convergence, run};
 use std::collections::HashMap;
@@ -48,7 +49,7 @@ fn central_flux_conserves_energy_over_one_period() {
 #[test]
 fn upwind_flux_never_increases_energy() {
     let space = cavity_space(4, 3);
-    for case in [&MaxwellCavity::default() as &dyn Case, &MaxwellPulse] {
+    for case in [&MaxwellCavity::default() as &dyn MaxwellCase, &MaxwellPulse] {
         let opts = RunOptions { alpha: 1.0, energy_history: true, t_end: Some(1.0), ..RunOptions::default() };
         let r = run::<f64>(&space, case, &opts, &mut |_, _| {}).unwrap().report;
         let mut previous = r.energy_initial;

@@ -1,10 +1,11 @@
 //! The macro-generated Maxwell TM law against the hand-written one it replaced (kept here as a reference):
 //! identical right-hand sides and identical cavity errors.
 
-use dg::cases::{Case, MaxwellCavity};
+use dg::cases::{MaxwellCase, MaxwellCavity};
 use dg::dg_core::law::ConservationLaw;
 use dg::dg_core::Real;
-use dg::dg_runtime::cpu::{BoundaryBinding, NodalOperator2d};
+use dg::dg_nodal_tri::NodalOperator2d;
+use dg::dg_runtime::cpu::BoundaryBinding;
 use dg::prelude::*;
 use dg::simulate::run_with_law;
 use std::collections::HashMap;

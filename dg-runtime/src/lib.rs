@@ -1,22 +1,24 @@
-//! Execution of dg operators.
+//! Execution of dg operators, for any formulation: this crate knows none of them.
 //!
+//! - [`backend`]: devices (CUDA through cudarc and NVRTC, OpenCL through opencl3), discovery and fingerprints,
+//!   buffers, launches, GEMMs, the kernel binary cache, and a planted-bug device for self-tests.
 //! - [`time`]: explicit time integrators (low-storage RK4(5), SSP-RK3, classical RK4, Adams–Bashforth 3) written
-//!   once over [`time::OdeSystem`], so every backend reuses them.
-//! - [`cpu`]: the native CPU backend: the nodal strong-form DG operator for any
-//!   [`dg_core::law::ConservationLaw`], multithreaded with rayon. It is the reference every generated kernel is
-//!   verified against.
-//! - [`tet_device`], [`tet_verify`]: the tetrahedral kernels of seed 002 on a device (right-hand side, AB3 step,
-//!   cuBLAS GEMMs) and their verification against the CPU operator.
+//!   once over [`time::OdeSystem`], so every backend and formulation reuses them.
+//! - [`cpu`]: what the formulations' CPU reference operators share (boundary bindings, vector updates, the nodal
+//!   face-node jump).
+//! - [`verify`]: random states, NaN-failing relative errors, verification outcomes.
+//! - [`formulation`]: the contract a formulation fulfils ([`formulation::Formulation`], [`formulation::Tuner`])
+//!   and [`pipeline`]: verify, autotune and bench written once against it.
+//! - [`tuning_db`], [`ceilings`]: the tuning database with typed keys, and the device's measured ceilings.
 
 pub mod backend;
 pub mod ceilings;
 pub mod cpu;
-pub mod device_operator;
-pub mod device_system;
-pub mod modal_device;
-pub mod modal_verify;
-pub mod tet_device;
-pub mod tet_verify;
+pub mod formulation;
+pub mod operator_error;
+pub mod pipeline;
 pub mod time;
 pub mod tuning_db;
 pub mod verify;
+
+pub use operator_error::DeviceOperatorError;

@@ -1,15 +1,9 @@
-//! Verification of generated kernels against the native CPU operator: random (not zero) states, outputs
-//! poisoned with NaN before each launch, relative L2 difference of the right-hand sides.
+//! What every formulation's verification shares: random (not zero) states, the relative L2 difference that any
+//! NaN or infinity fails, the tolerance per precision, and the outcome of checking one variant, which only this
+//! crate can make (so a `passed` was set by a comparison with a CPU reference). Outputs are poisoned with NaN
+//! before each launch by the formulations' checks.
 
-use crate::backend::Device;
-use crate::cpu::{BoundaryBinding, NodalOperator2d};
-use crate::device_operator::{DeviceOperator, DeviceOperatorError};
-use dg_codegen::batch::batches;
-use dg_codegen::render::{render, LawInput};
-use dg_codegen::variant::{DeviceLimits, LawShape, Variant};
-use dg_codegen::Target;
-use dg_core::law::ConservationLaw;
-use dg_core::space::DgSpace2d;
+use crate::operator_error::DeviceOperatorError;
 use dg_core::Real;
 use rand::{Rng, SeedableRng};
 
@@ -92,103 +86,6 @@ pub fn relative_l2<T: Real>(got: &[T], reference: &[T]) -> f64 {
     (diff / norm.max(f64::MIN_POSITIVE)).sqrt()
 }
 
-/// What the kernels are checked on: a law (with its IR), a space, its boundary binding and per-element materials.
-pub struct VerifyProblem<'a, L> {
-    /// The law.
-    pub law: &'a L,
-    /// Its IR.
-    pub ir: &'a dg_ir::LawIr,
-    /// The space (mesh and order).
-    pub space: &'a DgSpace2d,
-    /// Tag → boundary condition.
-    pub binding: &'a BoundaryBinding,
-    /// Per-element materials (`NMATERIALS` each).
-    pub materials: &'a [f64],
-}
-
-/// Verifies `variant` of the problem's law on its space: the device right-hand side of a random state against
-/// the CPU one.
-pub fn verify_variant<L: ConservationLaw + Clone, T: Real>(
-    device: &mut dyn Device,
-    target: Target,
-    problem: &VerifyProblem<'_, L>,
-    variant: &Variant,
-    seed: u64,
-) -> VerifyOutcome {
-    let VerifyProblem { law, ir, space, binding, materials } = *problem;
-    let build = |device: &mut dyn Device| {
-        let nflux = law.numerical_flux_name();
-        DeviceOperator::<T>::new(device, target, ir, &law.param_values(), nflux, space, binding, materials, variant)
-    };
-    check_operator::<L, T>(device, problem, variant, seed, build)
-}
-
-/// Verifies many variants, compiling them `batch_size` at a time into one program (kernel compilers pay a large
-/// fixed cost per program; PoCL most of all). A batch that does not compile is retried variant by variant, so
-/// that the failure is pinned on the variants that cause it. `progress` is called after each variant; the
-/// outcomes come in the order of `variants`.
-pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
-    device: &mut dyn Device,
-    target: Target,
-    problem: &VerifyProblem<'_, L>,
-    variants: &[Variant],
-    batch_size: usize,
-    progress: &mut dyn FnMut(&VerifyOutcome),
-) -> Vec<VerifyOutcome> {
-    let VerifyProblem { law, ir, space, binding, materials } = *problem;
-    let params = law.param_values();
-    let input = LawInput { ir, params: &params, numerical_flux: law.numerical_flux_name() };
-    let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
-    let seed_of = |variant: &Variant| 100 + variants.iter().position(|v| v == variant).unwrap_or(0) as u64;
-    let mut outcomes: Vec<Option<VerifyOutcome>> = vec![None; variants.len()];
-    let mut sources = Vec::new();
-    for (i, variant) in variants.iter().enumerate() {
-        let rendered = variant
-            .check(space.element.order, &LawShape::of(ir), &limits)
-            .map_err(DeviceOperatorError::from)
-            .and_then(|()| render(&input, &space.element, variant, target).map_err(DeviceOperatorError::from));
-        match rendered {
-            Ok(source) => sources.push(source),
-            Err(e) => {
-                let outcome = failed(variant, e);
-                progress(&outcome);
-                outcomes[i] = Some(outcome);
-            }
-        }
-    }
-    let batches = batches(sources, batch_size);
-    device.prepare(&batches.iter().map(|b| b.source.clone()).collect::<Vec<_>>());
-    for batch in batches {
-        let program = device.compile(&batch.source, &batch.kernels);
-        for member in batch.members {
-            let variant = member.variant;
-            let seed = seed_of(&variant);
-            let outcome = match program {
-                Ok(program) => {
-                    let build = |device: &mut dyn Device| {
-                        DeviceOperator::<T>::with_program(device, member, program, space, binding, materials)
-                    };
-                    check_operator::<L, T>(device, problem, &variant, seed, build)
-                }
-                Err(_) => verify_variant::<L, T>(device, target, problem, &variant, seed),
-            };
-            progress(&outcome);
-            if let Some(i) = variants.iter().position(|v| *v == variant) {
-                outcomes[i] = Some(outcome);
-            }
-        }
-    }
-    outcomes.into_iter().zip(variants).map(|(o, v)| o.unwrap_or_else(|| failed(v, missing()))).collect()
-}
-
-fn missing() -> DeviceOperatorError {
-    DeviceOperatorError::Precision("the variant was not verified (listed twice?)".into())
-}
-
-fn failed(variant: &Variant, e: DeviceOperatorError) -> VerifyOutcome {
-    VerifyOutcome::of::<f32>(variant.to_string(), Err(e))
-}
-
 impl VerifyOutcome {
     /// The outcome of checking `variant` in precision `T`: its relative difference to the CPU operator, or why
     /// it could not be checked (a variant the device refuses counts as rejected, not failed).
@@ -215,31 +112,4 @@ impl VerifyOutcome {
     pub fn rejected(variant: String, why: String) -> Self {
         Self { variant, relative_error: f64::NAN, passed: false, error: Some(why), rejected: true }
     }
-}
-
-/// Builds the operator with `build`, applies it to a random state with its output poisoned, and compares
-/// with the CPU operator.
-fn check_operator<L: ConservationLaw + Clone, T: Real>(
-    device: &mut dyn Device,
-    problem: &VerifyProblem<'_, L>,
-    variant: &Variant,
-    seed: u64,
-    build: impl FnOnce(&mut dyn Device) -> Result<DeviceOperator<T>, DeviceOperatorError>,
-) -> VerifyOutcome {
-    let VerifyProblem { law, space, binding, materials, .. } = *problem;
-    let run = |device: &mut dyn Device| -> Result<f64, DeviceOperatorError> {
-        let op = build(device)?;
-        let cpu = NodalOperator2d::<L, T>::with_materials(law.clone(), space, binding, materials);
-        let q = random_state::<T>(law.variable_names(), space.element.np, space.num_elements(), seed);
-        let mut reference = vec![T::nan(); q.len()];
-        cpu.apply(&q, 0.3, &mut reference);
-        op.upload_state(device, &q)?;
-        op.poison_rhs(device)?;
-        op.apply(device, 0.3, 1)?;
-        let got = op.download_rhs(device)?;
-        Ok(relative_l2(&got, &reference))
-    };
-    let outcome = run(device);
-    device.free_buffers();
-    VerifyOutcome::of::<T>(variant.to_string(), outcome)
 }

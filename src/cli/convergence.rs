@@ -19,7 +19,7 @@ Examples:
   dg convergence acoustic-cube --orders 1..6 --levels 3 --json          (tetrahedra; --nx sets the base box)
   dg convergence elastic-cube --orders 1..6 --levels 3 --json")]
 pub struct ConvergenceArgs {
-    /// Case to run (must have an exact solution).
+    /// MaxwellCase to run (must have an exact solution).
     pub case: String,
     /// Orders to test, as A..B (inclusive) or a single N.
     #[arg(long, default_value = "1..4", value_parser = parse_orders)]
@@ -79,7 +79,7 @@ fn parse_orders(s: &str) -> Result<RangeInclusive<usize>, String> {
 /// Runs the study.
 pub fn execute(args: ConvergenceArgs) -> anyhow::Result<()> {
     let case = match find_case(&args.case)? {
-        AnyCase::Nodal(case) => case,
+        AnyCase::Maxwell(case) => case,
         AnyCase::Euler(case) => return super::euler_cmds::convergence(args, case),
         AnyCase::Wave(case) => return super::wave_cmds::convergence(args, case),
     };

@@ -4,7 +4,7 @@ use super::convergence::{print_study, ConvergenceArgs};
 use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::euler::EulerCase;
-use dg::dg_codegen::modal::ModalVariant;
+use dg::dg_modal_tri::ModalVariant;
 use dg::euler_run::{euler_convergence, run_euler, run_euler_on_device, EulerDeviceInfo, EulerOutcome, StudyPlan};
 use dg::picture::{render_png, ModalField};
 use indicatif::{ProgressBar, ProgressStyle};

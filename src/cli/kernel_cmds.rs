@@ -2,17 +2,15 @@
 
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, ValueEnum};
+use dg::commands::verify::verify_law;
 pub use dg::commands::verify::VerifyRun;
 pub use dg::commands::PrecisionArg;
-use dg::dg_codegen::modal::ModalVariant;
-use dg::dg_codegen::render::{render, LawInput};
-use dg::dg_codegen::variant::{DeviceLimits, LawShape, Precision, Variant};
-use dg::dg_codegen::Target;
-use dg::dg_core::triangle::ReferenceTriangle;
+use dg::dg_codegen::{DeviceLimits, Precision, Target};
 use dg::dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg::dg_runtime::backend::{self, Device, DeviceSelector};
-use dg::dg_runtime::modal_device::EdgeOrder;
-use dg::kernels::valid_variants;
+use dg::dg_runtime::formulation::LawCall;
+use dg::formulations::FormulationId;
+use dg::registry::LawCommands;
 
 /// Kernel language on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -40,13 +38,18 @@ pub struct DevicesArgs {
 
 /// Arguments of `dg variants`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  dg variants maxwell2d --order 4\n  dg variants euler2d --order 8 --precision f64")]
+#[command(
+    after_help = "Examples:\n  dg variants maxwell2d --order 4\n  dg variants euler2d --order 3 --formulation modal-tri --precision f64\n  dg variants acoustics3d --order 4"
+)]
 pub struct VariantsArgs {
-    /// Law (a 2D law; see `dg laws`).
+    /// Law (see `dg laws`).
     pub law: String,
     /// Polynomial order.
     #[arg(long)]
     pub order: usize,
+    /// Formulation [default: nodal-tri for 2D laws, nodal-tet for 3D laws].
+    #[arg(long, value_enum)]
+    pub formulation: Option<FormulationId>,
     /// Precision.
     #[arg(long, value_enum, default_value_t = PrecisionArg::F32)]
     pub precision: PrecisionArg,
@@ -55,7 +58,7 @@ pub struct VariantsArgs {
 /// Arguments of `dg emit`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg emit maxwell2d --order 4 --variant node/mb1/seq1/field-local/fused/elem-major/f32 --target cuda\n  dg emit euler2d --order 2 --variant elem/wg128/seq1/matrix-const/split/node-major/f64 --target opencl --flux hllc_flux\n  dg emit euler2d --order 3 --variant modal/wg128/element/const/mode-major/f64 --flux hllc_flux\n  dg emit elastic3d --order 4 --variant tet/node/v2/s1/u2/f32 --target opencl"
+    after_help = "Examples:\n  dg emit maxwell2d --order 4 --variant node/mb1/seq1/field-local/fused/elem-major/f32 --target cuda\n  dg emit euler2d --order 2 --variant elem/wg128/seq1/matrix-const/split/node-major/f64 --target opencl --flux hllc_flux\n  dg emit euler2d --order 3 --formulation modal-tri --variant modal/wg128/element/const/mode-major/f64 --flux hllc_flux\n  dg emit elastic3d --order 4 --variant tet/node/v2/s1/u2/f32 --target opencl"
 )]
 pub struct EmitArgs {
     /// Law.
@@ -63,11 +66,13 @@ pub struct EmitArgs {
     /// Polynomial order.
     #[arg(long)]
     pub order: usize,
-    /// Variant SPEC: a nodal triangle variant (node/mb1/seq1/field-local/fused/elem-major/f32), a modal one
-    /// (modal/wg128/element/const/mode-major/f64) or a tetrahedral one (tet/node/v2/s1/u2/f32: the whole
-    /// program of that precision).
+    /// Formulation [default: from the SPEC's first part (`modal/…`, `tet/…`), else by the law's dimension].
+    #[arg(long, value_enum)]
+    pub formulation: Option<FormulationId>,
+    /// Variant SPEC (see `dg variants`) [default: the formulation's baseline in f32]. A tetrahedral SPEC prints
+    /// the whole program of its precision (every strategy's kernels).
     #[arg(long)]
-    pub variant: String,
+    pub variant: Option<String>,
     /// Kernel language.
     #[arg(long, value_enum, default_value_t = TargetArg::Cuda)]
     pub target: TargetArg,
@@ -79,7 +84,7 @@ pub struct EmitArgs {
 /// Arguments of `dg verify`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg verify maxwell2d --order 3\n  dg verify euler2d --order 1..8 --precision both --device opencl --json\n  dg verify euler2d --modal --order 1..5 --device cuda:0"
+    after_help = "Examples:\n  dg verify maxwell2d --order 3\n  dg verify euler2d --order 1..8 --precision both --device opencl --json\n  dg verify euler2d --formulation modal-tri --order 1..5 --device cuda:0\n  dg verify acoustics3d --order 1..4 --device opencl"
 )]
 pub struct VerifyArgs {
     /// Law.
@@ -87,6 +92,9 @@ pub struct VerifyArgs {
     /// Order or range of orders (A..B).
     #[arg(long, default_value = "1..8")]
     pub order: String,
+    /// Formulation [default: nodal-tri for 2D laws, nodal-tet for 3D laws].
+    #[arg(long, value_enum)]
+    pub formulation: Option<FormulationId>,
     /// Device: auto, cuda:N, opencl, opencl:P:D.
     #[arg(long, default_value = "auto")]
     pub device: DeviceSelector,
@@ -96,17 +104,9 @@ pub struct VerifyArgs {
     /// Only this variant (SPEC) instead of every valid one.
     #[arg(long)]
     pub variant: Option<String>,
-    /// Verify the modal formulation's kernels (seed 001) instead of the nodal ones.
+    /// Numerical flux the kernels evaluate (default: the law's first).
     #[arg(long)]
-    pub modal: bool,
-    /// Verify the tetrahedral kernels (seed 002; laws acoustics3d, elastic3d): every volume, surface and AB3
-    /// update kernel of every strategy (node, elem, and gemm where a BLAS exists).
-    #[arg(long, conflicts_with = "modal")]
-    pub tet: bool,
-    /// With --modal: number the edges in a random order and swap each edge's left and right at random (the
-    /// results must not change).
-    #[arg(long, requires = "modal")]
-    pub shuffle_edges: bool,
+    pub flux: Option<String>,
     /// Self-test of verification: compile every kernel with this bug planted; verification must then fail (and
     /// the command exit non-zero). skip-last-group: kernels return in their last work group;
     /// last-element-unwritten: kernels see one element fewer; wrong-stride: the layout's stride (MBF of
@@ -194,13 +194,9 @@ pub fn devices(args: DevicesArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The IR of a registered law (any law linked into the program), or an error listing them.
-fn registered_ir(name: &str) -> anyhow::Result<dg::dg_ir::LawIr> {
-    let laws = dg::dg_ir::registered_laws();
-    laws.iter().find(|l| l.name == name).map(|l| (l.ir)()).ok_or_else(|| {
-        let names: Vec<&str> = laws.iter().map(|l| l.name).collect();
-        anyhow!("no law `{name}` in this program; the laws linked in are: {}", names.join(", "))
-    })
+/// The formulation of a kernel command: the one named, else by the law's dimension.
+pub fn formulation_of(named: Option<FormulationId>, law: &dyn LawCommands) -> FormulationId {
+    named.unwrap_or_else(|| FormulationId::default_for(law.dim()))
 }
 
 /// The numerical fluxes a law offers, in declaration order (the first is its default).
@@ -210,38 +206,47 @@ fn flux_names(ir: &dg::dg_ir::LawIr) -> Vec<String> {
 
 /// Lists valid and rejected variants.
 pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
-    let ir = registered_ir(&args.law)?;
-    if ir.dim != 2 {
-        bail!("`dg variants` lists the nodal triangle variants of 2D laws; {} is {}D (its tetrahedral kernels: `dg verify {} --tet`)", args.law, ir.dim, args.law);
-    }
-    let shape = LawShape::of(&ir);
-    ReferenceTriangle::new(args.order)?;
+    let law = dg::registry::law(&args.law)?;
+    let formulation = formulation_of(args.formulation, law);
+    let f = formulation.get();
+    let ir = law.ir()?;
+    f.supports(&ir).map_err(|r| anyhow!("the {formulation} formulation cannot run law `{}`: {r}", args.law))?;
+    let (params, nflux) = law.kernel_inputs();
+    let call = LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
     for precision in args.precision.list() {
-        let (valid, rejected) = valid_variants(args.order, &shape, precision, &DeviceLimits::default());
+        let all = f.variants(&call, args.order, precision, &DeviceLimits::default());
+        let valid = all.iter().filter(|(_, r)| r.is_none()).count();
         println!(
-            "{} N={} {:?}: {} valid, {} rejected (limits: 32 KiB local memory, 256 work items)",
+            "{} {formulation} N={} {:?}: {} valid, {} rejected (limits: 32 KiB local memory, 256 work items)",
             args.law,
             args.order,
             precision,
-            valid.len(),
-            rejected.len()
+            valid,
+            all.len() - valid
         );
-        for v in &valid {
+        for (v, _) in all.iter().filter(|(_, r)| r.is_none()) {
             println!("  valid     {v}");
         }
-        for (v, reason) in &rejected {
+        for (v, reason) in all.iter().filter_map(|(v, r)| r.as_ref().map(|r| (v, r))) {
             println!("  rejected  {v}: {}", reason.split(": ").last().unwrap_or(reason));
         }
     }
     Ok(())
 }
 
-/// Prints generated source: a nodal triangle variant, a modal variant (`modal/…`) or the tetrahedral program of a
-/// precision (`tet/…`), for any registered law.
+/// Prints the generated source of one variant of any formulation, for any registered law.
 pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
-    let ir = registered_ir(&args.law)?;
-    dg::kernels::kernel_support(&ir)?;
-    let params: Vec<f64> = ir.params.iter().map(|(_, v)| *v).collect();
+    let law = dg::registry::law(&args.law)?;
+    let named = args.formulation.or(match args.variant.as_deref() {
+        Some(v) if v.starts_with("modal/") => Some(FormulationId::ModalTri),
+        Some(v) if v.starts_with("tet/") => Some(FormulationId::NodalTet),
+        _ => None,
+    });
+    let formulation = formulation_of(named, law);
+    let f = formulation.get();
+    let ir = law.ir()?;
+    f.supports(&ir).map_err(|r| anyhow!("the {formulation} formulation cannot run law `{}`: {r}", args.law))?;
+    let (params, _) = law.kernel_inputs();
     let names = flux_names(&ir);
     let flux = args.flux.clone().or_else(|| names.first().cloned()).context("the law has no numerical flux")?;
     if !names.contains(&flux) {
@@ -251,41 +256,22 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
         TargetArg::Cuda => Target::Cuda,
         TargetArg::Opencl => Target::OpenCl,
     };
-    let input = LawInput { ir: &ir, params: &params, numerical_flux: &flux };
-    let source = if args.variant.starts_with("modal/") {
-        let variant: ModalVariant = args.variant.parse()?;
-        let element = dg::dg_core::triangle::ModalTriangle::new(args.order)?;
-        dg::dg_codegen::modal::render_modal(&input, &element, &variant, target)?.source
-    } else if args.variant.starts_with("tet/") {
-        let variant: dg::dg_codegen::tet::TetVariant = args.variant.parse()?;
-        let element = dg::dg_core::tetrahedron::ReferenceTetrahedron::new(args.order)?;
-        let limits = dg::dg_codegen::tet::TetLimits { max_work_group: 1024, local_memory: 48 * 1024 };
-        dg::dg_codegen::tet::render_tet(&input, &element, variant.precision, target, limits)?.source
-    } else {
-        let variant: Variant = args.variant.parse()?;
-        let el = ReferenceTriangle::new(args.order)?;
-        variant.check(
-            args.order,
-            &LawShape::of(&ir),
-            &DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX },
-        )?;
-        render(&input, &el, &variant, target)?.source
-    };
-    print!("{source}");
+    let spec = args.variant.clone().unwrap_or_else(|| f.default_variant(Precision::F32));
+    let call = LawCall { ir: &ir, params: &params, numerical_flux: &flux };
+    print!("{}", f.emit(&call, args.order, &spec, target)?);
     Ok(())
 }
 
 /// Verifies every valid variant on a device (with a planted bug, on a device that compiles broken kernels).
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
-    dg::kernels::kernel_support(&registered_ir(&args.law)?)?;
+    let law = dg::registry::law(&args.law)?;
+    let formulation = formulation_of(args.formulation, law);
     let mut device = open_device(&args.device)?;
-    let Some(bug) = args.plant_bug else { return verify_on(&args, device.as_mut()) };
-    let stride = if args.modal {
-        "VSTRIDE"
-    } else if args.tet {
-        "LDQ"
-    } else {
-        "MBF"
+    let Some(bug) = args.plant_bug else { return verify_on(&args, formulation, device.as_mut()) };
+    let stride = match formulation {
+        FormulationId::NodalTri => "MBF",
+        FormulationId::ModalTri => "VSTRIDE",
+        FormulationId::NodalTet => "LDQ",
     };
     let bug = match bug {
         BugArg::SkipLastGroup => PlantedBug::SkipLastGroup,
@@ -294,39 +280,29 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     };
     eprintln!("planting {bug:?} in every kernel: verification must fail");
     let mut planted = PlantedDevice::new(device.as_mut(), bug);
-    let result = verify_on(&args, &mut planted);
+    let result = verify_on(&args, formulation, &mut planted);
     if planted.programs_edited() == 0 {
         bail!("the planted bug applied to no kernel (nothing was shown)");
     }
     result
 }
 
-fn verify_on(args: &VerifyArgs, device: &mut dyn Device) -> anyhow::Result<()> {
+fn verify_on(args: &VerifyArgs, formulation: FormulationId, device: &mut dyn Device) -> anyhow::Result<()> {
     let orders = parse_orders(&args.order)?;
-    if args.modal {
-        let only: Option<ModalVariant> = args.variant.as_deref().map(str::parse).transpose()?;
-        let precision = match only {
-            Some(v) if v.precision == Precision::F32 => PrecisionArg::F32,
-            Some(_) => PrecisionArg::F64,
-            None => args.precision,
-        };
-        let edges = if args.shuffle_edges { EdgeOrder::Shuffled { seed: 17 } } else { EdgeOrder::BoundaryFirst };
-        let run = VerifyRun { orders: &orders, precision, json: args.json, edges };
-        return dg::registry::law(&args.law)?.verify_modal(device, &run, only);
-    }
-    if args.tet {
-        if args.variant.is_some() {
-            bail!("--variant does not apply to --tet (every tetrahedral kernel is checked)");
-        }
-        return dg::registry::law(&args.law)?.verify_tet(device, &orders, args.precision, args.json);
-    }
-    let only: Option<Variant> = args.variant.as_deref().map(str::parse).transpose()?;
-    let precision = match only {
-        Some(v) if v.precision == Precision::F32 => PrecisionArg::F32,
-        Some(_) => PrecisionArg::F64,
-        None => args.precision,
+    let precision = match args.variant.as_deref() {
+        Some(v) if v.contains("/f32") => PrecisionArg::F32,
+        Some(v) if v.contains("/f64") => PrecisionArg::F64,
+        _ => args.precision,
     };
-    dg::registry::law(&args.law)?.verify_nodal(device, &orders, precision, only, args.json)
+    let run = VerifyRun {
+        formulation,
+        flux: args.flux.as_deref(),
+        orders: &orders,
+        precision,
+        only: args.variant.as_deref(),
+        json: args.json,
+    };
+    verify_law(dg::registry::law(&args.law)?, device, &run)
 }
 
 /// Opens a device, saying once which and why when falling back.

@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context};
 use clap::Args;
-use dg::cases::Case;
+use dg::cases::MaxwellCase;
 use dg::prelude::*;
 use std::path::PathBuf;
 
@@ -28,7 +28,7 @@ pub struct MeshArgs {
 
 impl MeshArgs {
     /// Builds the mesh the arguments describe; `default_n` cells per direction when nothing is given.
-    pub fn build(&self, case: &dyn Case, default_n: usize) -> anyhow::Result<TriMesh> {
+    pub fn build(&self, case: &dyn MaxwellCase, default_n: usize) -> anyhow::Result<TriMesh> {
         let mut mesh = match &self.mesh {
             Some(path) => read_gmsh(path).with_context(|| format!("cannot use mesh {}", path.display()))?,
             None => {

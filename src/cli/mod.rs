@@ -7,7 +7,7 @@ mod euler_cmds;
 pub mod kernel_cmds;
 mod laws;
 mod mesh_args;
-mod modal_bench;
+
 mod run;
 mod tet_bench;
 mod tune_cmds;
@@ -55,10 +55,8 @@ enum Command {
     /// Time the tuned variants: ms per RHS, GDOF/s, GFLOP/s, GB/s, % of roofline, speedups.
     Bench(tune_cmds::BenchArgs),
     /// Tune the modal (seed 001) kernels of euler2d per degree: verify and time every variant, store the winner.
-    ModalBench(modal_bench::ModalBenchArgs),
-    /// Time the tetrahedral strategies (seed 002) per order: node, element per thread, GEMM; store winners.
-    TetBench(tet_bench::TetBenchArgs),
-    /// Draw the crossover plot of a `dg tet-bench --json` file.
+
+    /// Draw the crossover plot of a `dg bench --formulation nodal-tet --per-kernel --out FILE` file.
     TetPlot(tet_bench::TetPlotArgs),
     /// Manage the tuning database.
     #[command(subcommand)]
@@ -105,8 +103,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Verify(args) => kernel_cmds::verify(args),
         Command::Autotune(args) => tune_cmds::autotune(args),
         Command::Bench(args) => tune_cmds::bench(args),
-        Command::ModalBench(args) => modal_bench::execute(args),
-        Command::TetBench(args) => tet_bench::execute(args),
+
         Command::TetPlot(args) => tet_bench::plot(args),
         Command::Db(command) => tune_cmds::db(command),
     }

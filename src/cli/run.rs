@@ -29,7 +29,7 @@ Examples:
   dg run acoustic-cube --order 4 --nx 4 --out cube.vtu         (tetrahedra, seed 002)
   dg run acoustic-two-layer --order 4 --nx 16                  (measured R and T next to the analytic ones)")]
 pub struct RunArgs {
-    /// Case to run (see `dg cases`).
+    /// MaxwellCase to run (see `dg cases`).
     pub case: String,
     /// Polynomial order N (1..=10) [default: 4 for Maxwell, the case's for Euler]
     #[arg(long)]
@@ -80,7 +80,7 @@ pub enum Precision {
 /// Runs the case.
 pub fn execute(args: RunArgs) -> anyhow::Result<()> {
     let case = match find_case(&args.case)? {
-        AnyCase::Nodal(case) => case,
+        AnyCase::Maxwell(case) => case,
         AnyCase::Euler(case) => return super::euler_cmds::run(args, case),
         AnyCase::Wave(case) => return super::wave_cmds::run(args, case),
     };

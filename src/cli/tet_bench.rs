@@ -1,56 +1,40 @@
-//! `dg tet-bench`: the tetrahedral strategies of seed 002 timed per order on one device, with the crossover
-//! plot (`dg tet-plot`) and the winners stored in the tuning database.
+//! `dg bench --formulation nodal-tet --per-kernel`: seed 002's report — every tetrahedral kernel of every
+//! strategy timed alone per order, each strategy's AB3 step, the crossover plot (`dg tet-plot`). Winners are
+//! tuned and stored by `dg autotune --formulation nodal-tet`.
 
-use super::kernel_cmds::{open_device, parse_orders};
+use super::kernel_cmds::open_device;
 use anyhow::{bail, Context};
 use clap::Args;
-use dg::dg_codegen::variant::Precision;
-use dg::dg_codegen::KernelFamily;
+use dg::dg_codegen::Precision;
+use dg::dg_nodal_tet::bench::OrderBench;
 use dg::dg_runtime::backend::{Device, DeviceSelector};
-use dg::dg_runtime::tuning_db::{self, Ceilings, Entry, TuningKey};
-use dg::tet_bench::{winner_entry, OrderBench};
+use dg::dg_runtime::tuning_db::Ceilings;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// Arguments of `dg tet-bench`.
-#[derive(Debug, Args)]
-#[command(after_help = "\
-Examples:
-  dg tet-bench --device cuda:0 --json tet.json            (acoustics3d and elastic3d, N = 1..8, ~2M nodes, f32)
-  dg tet-bench --laws acoustics3d --orders 3 --nodes 20000000 --device cuda:0
-  dg tet-plot tet.json --png docs/img/tet-strategies.png")]
+/// What `dg bench --formulation nodal-tet --per-kernel` measures.
+#[derive(Debug)]
 pub struct TetBenchArgs {
-    /// Laws, comma-separated.
-    #[arg(long, default_value = "acoustics3d,elastic3d")]
-    pub laws: String,
-    /// Orders, N or A..B.
-    #[arg(long, default_value = "1..8")]
-    pub orders: String,
+    /// Laws.
+    pub laws: Vec<String>,
+    /// Orders.
+    pub orders: Vec<usize>,
     /// Nodes per mesh (seed 002 used about 2 million).
-    #[arg(long, default_value_t = 2_000_000)]
     pub nodes: usize,
     /// Precision (seed 002 ran single precision).
-    #[arg(long, value_enum, default_value_t = super::run::Precision::F32)]
-    pub precision: super::run::Precision,
-    /// Device: auto, cuda:N, opencl, opencl:P:D.
-    #[arg(long, default_value = "auto")]
+    pub precision: Precision,
+    /// Device.
     pub device: DeviceSelector,
     /// Timed repetitions per kernel (the median counts).
-    #[arg(long, default_value_t = 20)]
     pub repeats: usize,
     /// Write every measurement to this JSON file.
-    #[arg(long, value_name = "FILE.json")]
     pub json: Option<PathBuf>,
-    /// Store the winner per order in the device's tuning database.
-    #[arg(long)]
-    pub store: bool,
 }
 
 /// Arguments of `dg tet-plot`.
 #[derive(Debug, Args)]
 pub struct TetPlotArgs {
-    /// A JSON file written by `dg tet-bench --json`.
+    /// A JSON file written by `dg bench --formulation nodal-tet --per-kernel --out FILE`.
     pub input: PathBuf,
     /// The PNG to draw.
     #[arg(long, value_name = "FILE.png")]
@@ -72,24 +56,21 @@ fn ceilings(device: &mut dyn Device) -> anyhow::Result<Ceilings> {
 
 /// Runs the benchmark.
 pub fn execute(args: TetBenchArgs) -> anyhow::Result<()> {
-    let orders = parse_orders(&args.orders)?;
+    let orders = args.orders.clone();
     if !(1_000..=2_000_000_000).contains(&args.nodes) || args.repeats == 0 {
         bail!("--nodes must lie in 1e3..2e9 and --repeats be positive");
     }
     let mut device = open_device(&args.device)?;
     let ceilings = ceilings(device.as_mut())?;
-    let laws: Vec<&str> = args.laws.split(',').map(str::trim).collect();
+    let laws = &args.laws;
     let bar = ProgressBar::new((laws.len() * orders.len()) as u64);
     bar.set_style(ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len}").expect("valid template"));
     let mut results: Vec<OrderBench> = Vec::new();
-    for law in &laws {
+    for law in laws {
         for &order in &orders {
             bar.set_message(format!("{law} N={order}"));
-            let precision = match args.precision {
-                super::run::Precision::F32 => Precision::F32,
-                super::run::Precision::F64 => Precision::F64,
-            };
-            let one = dg::registry::law(law)?.tet_bench(
+            let precision = args.precision;
+            let one = dg::registry::law(law)?.tet_kernel_bench(
                 device.as_mut(),
                 order,
                 args.nodes,
@@ -106,21 +87,12 @@ pub fn execute(args: TetBenchArgs) -> anyhow::Result<()> {
     let doc = serde_json::json!({
         "device": device.fingerprint(),
         "ceilings": ceilings,
-        "date": dg::tuning::today(),
+        "date": dg::dg_runtime::pipeline::today(),
         "results": results,
     });
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&doc)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if args.store {
-        let path = tuning_db::merge_into(
-            &tuning_db::user_dir(),
-            device.fingerprint(),
-            entries(&results, &device.fingerprint().driver)?,
-            Some(ceilings),
-        )?;
-        eprintln!("winners stored in {}", path.display());
     }
     Ok(())
 }
@@ -145,32 +117,12 @@ fn print_order(b: &OrderBench) {
     );
 }
 
-/// Tuning-database entries of the winners.
-fn entries(results: &[OrderBench], driver: &str) -> anyhow::Result<BTreeMap<String, Entry>> {
-    let mut out = BTreeMap::new();
-    for b in results {
-        let law = dg::dg_laws::all_ir().into_iter().find(|ir| ir.name == b.law).context("law IR")?;
-        let key = TuningKey::new(
-            KernelFamily::NodalTet,
-            &b.law,
-            &law.hash(),
-            &b.flux,
-            b.order,
-            &b.precision,
-            "ab3-step",
-            b.nodes as u64,
-        );
-        out.insert(key.to_string(), winner_entry(b, driver)?);
-    }
-    Ok(out)
-}
-
-/// Draws the crossover plot from a `dg tet-bench` JSON file.
+/// Draws the crossover plot from a `dg bench --per-kernel --out` JSON file.
 pub fn plot(args: TetPlotArgs) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&args.input).with_context(|| format!("cannot read {}", args.input.display()))?;
     let doc: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", args.input.display()))?;
-    let results = doc["results"].as_array().context("no `results` array: not a `dg tet-bench --json` file")?;
+    let results = doc["results"].as_array().context("no `results` array: not a `dg bench --per-kernel --out` file")?;
     let font_path = match &args.font {
         Some(p) => p.clone(),
         None => ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"]

@@ -1,20 +1,26 @@
 //! `dg autotune`, `dg bench` and `dg db`: tuning, measuring and managing the tuning database.
 
-use super::kernel_cmds::{open_device, parse_orders, PrecisionArg};
+use super::kernel_cmds::{formulation_of, open_device, parse_orders, PrecisionArg};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use dg::dg_codegen::variant::{Precision, Variant};
+use dg::commands::autotune::{autotune_law, AutotuneRun};
+use dg::commands::bench::{bench_law, BenchRun};
+use dg::dg_codegen::Precision;
 use dg::dg_runtime::backend::DeviceSelector;
-use dg::dg_runtime::tuning_db::{self, Entry, TuningKey};
-use dg::tuning::{Strategy, TuneOptions};
+use dg::dg_runtime::pipeline::{Strategy, TuneOptions, CPU_DEVICE_MIN_DOFS, DEFAULT_MIN_DOFS};
+use dg::dg_runtime::tuning_db::{self, TuningKey};
+use dg::formulations::FormulationId;
 use std::path::PathBuf;
 use std::time::Duration;
 
 /// What `dg autotune` tunes and `dg bench` reports: a law, orders, a device and precisions.
 #[derive(Debug, Args)]
 pub struct TunedSet {
-    /// Law (a 2D law).
+    /// Law (see `dg laws`).
     pub law: String,
+    /// Formulation [default: nodal-tri for 2D laws, nodal-tet for 3D laws].
+    #[arg(long, value_enum)]
+    pub formulation: Option<FormulationId>,
     /// Orders, A..B.
     #[arg(long, default_value = "1..8")]
     pub orders: String,
@@ -24,12 +30,15 @@ pub struct TunedSet {
     /// Precision.
     #[arg(long, value_enum, default_value_t = PrecisionArg::F32)]
     pub precision: PrecisionArg,
+    /// Numerical flux the kernels evaluate (default: the law's first); each flux has its own winners.
+    #[arg(long)]
+    pub flux: Option<String>,
 }
 
 /// Arguments of `dg autotune`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg autotune maxwell2d --orders 1..8\n  dg autotune euler2d --orders 2..4 --precision f64 --strategy greedy --budget 60\n  dg autotune maxwell2d --orders 1..8 --precision both --db tuning-db   (write the shipped database)"
+    after_help = "Examples:\n  dg autotune maxwell2d --orders 1..8\n  dg autotune euler2d --orders 2..4 --precision f64 --strategy greedy --budget 60\n  dg autotune euler2d --formulation modal-tri --orders 1..5 --precision both\n  dg autotune acoustics3d --orders 1..8 --min-dofs 2000000   (tetrahedra: nodes)\n  dg autotune maxwell2d --orders 1..8 --precision both --db tuning-db   (write the shipped database)"
 )]
 pub struct AutotuneArgs {
     /// Law, orders, device, precision.
@@ -41,9 +50,10 @@ pub struct AutotuneArgs {
     /// Seconds of timing per order and precision before the remaining candidates are skipped.
     #[arg(long)]
     pub budget: Option<f64>,
-    /// Smallest timing problem (degrees of freedom). Default: 16M on a GPU (state and right-hand side well
-    /// above its L2 cache), 1M on a CPU device (whose kernels run ~100× slower; 1M DOFs in f32 is 8 MB of state
-    /// and right-hand side, past the per-core caches).
+    /// Smallest timing problem (degrees of freedom; nodes for tetrahedra). Default: 16M on a GPU (state and
+    /// right-hand side well above its L2 cache; 2M nodes for tetrahedra, seed 002's size), 1M on a CPU device
+    /// (whose kernels run ~100× slower; 1M DOFs in f32 is 8 MB of state and right-hand side, past the per-core
+    /// caches).
     #[arg(long)]
     pub min_dofs: Option<u64>,
     /// Directory of the database to write (default: the user cache directory).
@@ -57,7 +67,7 @@ pub struct AutotuneArgs {
 /// Arguments of `dg bench`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg bench maxwell2d --orders 1..8\n  dg bench maxwell2d --orders 4 --precision f64 --json"
+    after_help = "Examples:\n  dg bench maxwell2d --orders 1..8\n  dg bench maxwell2d --orders 4 --precision f64 --json\n  dg bench euler2d --formulation modal-tri --orders 1..5 --precision both\n  dg bench acoustics3d --orders 1..8\n  dg bench acoustics3d --per-kernel --orders 1..8 --out tet.json   (seed 002's per-kernel tables)"
 )]
 pub struct BenchArgs {
     /// Law, orders, device, precision.
@@ -66,9 +76,22 @@ pub struct BenchArgs {
     /// Problem size for timing the winners again (default: the size each was tuned on).
     #[arg(long)]
     pub min_dofs: Option<u64>,
+    /// Timed repetitions.
+    #[arg(long, default_value_t = 20)]
+    pub repeats: usize,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Tetrahedra only: seed 002's report instead — every kernel of every strategy timed alone on about
+    /// `--nodes` nodes, each strategy's AB3 step and the fastest (laws: comma-separated).
+    #[arg(long)]
+    pub per_kernel: bool,
+    /// With --per-kernel: nodes per mesh (seed 002 used about 2 million).
+    #[arg(long, default_value_t = 2_000_000, requires = "per_kernel")]
+    pub nodes: usize,
+    /// With --per-kernel: write every measurement to this JSON file (for `dg tet-plot`).
+    #[arg(long, value_name = "FILE.json", requires = "per_kernel")]
+    pub out: Option<PathBuf>,
 }
 
 /// `dg db` subcommands.
@@ -98,126 +121,72 @@ pub enum DbCommand {
 /// Tunes and stores.
 pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
     let orders = parse_orders(&args.what.orders)?;
+    let law = dg::registry::law(&args.what.law)?;
+    let formulation = formulation_of(args.what.formulation, law);
     let mut device = open_device(&args.what.device)?;
     let opts = TuneOptions {
         strategy: args.strategy,
         budget: args.budget.map(Duration::from_secs_f64),
-        min_dofs: args.min_dofs.unwrap_or(if device.fingerprint().is_gpu {
-            dg::tuning::DEFAULT_MIN_DOFS
-        } else {
-            dg::tuning::CPU_DEVICE_MIN_DOFS
-        }),
         ..TuneOptions::default()
     };
+    let default_size = match (device.fingerprint().is_gpu, formulation) {
+        (true, FormulationId::NodalTet) => 2_000_000,
+        (true, _) => DEFAULT_MIN_DOFS,
+        (false, _) => CPU_DEVICE_MIN_DOFS,
+    };
     let dir = args.db.clone().unwrap_or_else(tuning_db::user_dir);
-    dg::registry::law(&args.what.law)?.autotune(device.as_mut(), &orders, args.what.precision, &opts, &dir, args.json)
+    let run = AutotuneRun {
+        formulation,
+        flux: args.what.flux.as_deref(),
+        orders: &orders,
+        precision: args.what.precision,
+        opts,
+        timing_dofs: args.min_dofs.unwrap_or(default_size),
+        dir: &dir,
+        json: args.json,
+    };
+    autotune_law(law, device.as_mut(), &run)
 }
 
-/// Verifies and times the stored winners again and prints what was measured now.
+/// Verifies and times the stored winners again and prints what was measured now (or seed 002's per-kernel
+/// report with `--per-kernel`).
 pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     let orders = parse_orders(&args.what.orders)?;
+    if args.repeats == 0 {
+        bail!("--repeats must be positive");
+    }
+    if args.per_kernel {
+        if args.what.formulation.is_some_and(|f| f != FormulationId::NodalTet) {
+            bail!("--per-kernel reports the tetrahedral kernels (--formulation nodal-tet)");
+        }
+        let precision = match args.what.precision {
+            PrecisionArg::F32 => Precision::F32,
+            PrecisionArg::F64 => Precision::F64,
+            PrecisionArg::Both => bail!("--per-kernel takes one precision"),
+        };
+        return super::tet_bench::execute(super::tet_bench::TetBenchArgs {
+            laws: args.what.law.split(',').map(|l| l.trim().to_string()).collect(),
+            orders,
+            nodes: args.nodes,
+            precision,
+            device: args.what.device,
+            repeats: args.repeats,
+            json: args.out,
+        });
+    }
+    let law = dg::registry::law(&args.what.law)?;
+    let formulation = formulation_of(args.what.formulation, law);
     let mut device = open_device(&args.what.device)?;
-    let fp = device.fingerprint().clone();
-    let db = dg::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
-    let ceilings = match db.ceilings {
-        Some(c) => c,
-        None => {
-            eprintln!("measuring the device's ceilings (bandwidth, FMA throughput) for the roofline …");
-            dg::dg_runtime::ceilings::measure(device.as_mut())?
-        }
+    let run = BenchRun {
+        formulation,
+        flux: args.what.flux.as_deref(),
+        orders: &orders,
+        precision: args.what.precision,
+        timing_dofs: args.min_dofs,
+        repeats: args.repeats,
+        json: args.json,
     };
-    let precisions: Vec<&str> =
-        args.what.precision.list().iter().map(|p| if *p == Precision::F32 { "f32" } else { "f64" }).collect();
-    let family = dg::dg_codegen::KernelFamily::NodalTri;
-    let wanted: Vec<(TuningKey, Entry)> = db
-        .iter()
-        .filter(|(k, _, _)| {
-            k.law == args.what.law
-                && k.code == family.code_hash()
-                && k.element == "tri"
-                && k.formulation == "nodal-strong"
-                && orders.contains(&k.order)
-                && precisions.contains(&k.precision.as_str())
-        })
-        .map(|(k, e, _)| (k.clone(), e.clone()))
-        .collect();
-    let mut rows = Vec::new();
-    for (key, e) in &wanted {
-        let winner: Variant = e.winner.parse()?;
-        let dofs = args.min_dofs.unwrap_or(e.dofs);
-        let now = dg::registry::law(&args.what.law)?
-            .measure_winner(device.as_mut(), key.order, &winner, dofs, 20, &ceilings)
-            .with_context(|| format!("measuring {} at N={}", e.winner, key.order))?;
-        let baseline = e
-            .candidates
-            .iter()
-            .find(|c| c.variant.starts_with("node/mb1/seq1/field-local/fused/elem-major"))
-            .and_then(|c| c.median_s);
-        let mut timed: Vec<f64> = e.candidates.iter().filter_map(|c| c.median_s).collect();
-        timed.sort_by(f64::total_cmp);
-        let median_valid = timed.get(timed.len() / 2).copied();
-        rows.push(serde_json::json!({
-            "key": key.to_string(), "order": key.order, "precision": key.precision, "winner": e.winner,
-            "verified_now": now.verified, "relative_error": now.relative_error,
-            "dofs": now.dofs, "ms_per_rhs": now.median_s * 1e3, "spread": now.spread,
-            "gdofs": now.dofs as f64 / now.median_s * 1e-9, "gflops": now.gflops, "gbs": now.gbs,
-            "roofline_percent": now.roofline_percent,
-            "stored_ms_per_rhs": e.median_s * 1e3, "stored_date": e.date,
-            "speedup_over_seed000_baseline_at_tuning": baseline.map(|b| b / e.median_s),
-            "speedup_over_median_variant_at_tuning": median_valid.map(|m| m / e.median_s),
-        }));
-    }
-    if rows.is_empty() {
-        bail!(
-            "no tuning results for `{}` on {} ({}) for this program's kernels; run `dg autotune {} --orders {}` first",
-            args.what.law,
-            fp.name,
-            fp.selector,
-            args.what.law,
-            args.what.orders
-        );
-    }
-    let failed = rows.iter().filter(|r| r["verified_now"] != serde_json::Value::Bool(true)).count();
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
-    } else {
-        println!(
-            "{:>2} {:>3} {:<52} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10} {:>8} {:>8}",
-            "N",
-            "",
-            "winner (verified and timed now)",
-            "ms/RHS",
-            "GDOF/s",
-            "GFLOP/s",
-            "GB/s",
-            "roofline",
-            "stored ms",
-            "×seed",
-            "×median"
-        );
-        for r in &rows {
-            let f = |k: &str| r[k].as_f64().map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
-            let ms = |k: &str| r[k].as_f64().map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into());
-            println!(
-                "{:>2} {:>3} {:<52} {:>9} {:>8} {:>9} {:>8} {:>8}% {:>10} {:>8} {:>8}",
-                r["order"],
-                r["precision"].as_str().unwrap_or(""),
-                r["winner"].as_str().unwrap_or(""),
-                ms("ms_per_rhs"),
-                f("gdofs"),
-                f("gflops"),
-                f("gbs"),
-                f("roofline_percent"),
-                ms("stored_ms_per_rhs"),
-                f("speedup_over_seed000_baseline_at_tuning"),
-                f("speedup_over_median_variant_at_tuning")
-            );
-        }
-    }
-    if failed > 0 {
-        bail!("{failed} stored winner(s) failed verification now");
-    }
-    Ok(())
+    bench_law(law, device.as_mut(), &run)
 }
 
 /// Manages the database.
@@ -235,9 +204,9 @@ pub fn db(command: DbCommand) -> anyhow::Result<()> {
                                 file.entries.len()
                             );
                             for (key, e) in &file.entries {
-                                let current = key.parse::<TuningKey>().is_ok_and(|k| {
-                                    dg::dg_codegen::KernelFamily::ALL.iter().any(|f| f.code_hash() == k.code)
-                                });
+                                let current = key
+                                    .parse::<TuningKey>()
+                                    .is_ok_and(|k| FormulationId::ALL.iter().any(|f| f.owns(&k)));
                                 let stale = if current { "" } else { "  [other generated code: not used]" };
                                 println!("  {key}: {} {:.3} ms{stale}", e.winner, e.median_s * 1e3);
                             }

@@ -56,7 +56,7 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
         bail!("--png does not apply to wave cases (--out writes a VTU file)");
     }
     let mut device = super::run::pick_device(&args.device)?;
-    let variant: Option<dg::dg_codegen::tet::TetVariant> = args.variant.as_deref().map(str::parse).transpose()?;
+    let variant: Option<dg::dg_nodal_tet::TetVariant> = args.variant.as_deref().map(str::parse).transpose()?;
     let order = args.order.unwrap_or(3);
     let opts = WaveOptions { no_tune: args.no_tune, ..options(&args.solver, order, args.t_end)? };
     let mesh = mesh(&args.mesh, case.as_ref())?;

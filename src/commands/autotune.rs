@@ -1,29 +1,43 @@
-//! `dg autotune`'s body: every (order, precision) of a law tuned, printed and stored as soon as it is done.
+//! `dg autotune`'s body, for every formulation: each (order, precision) of a law tuned, printed and stored as
+//! soon as it is done.
 
-use super::PrecisionArg;
-use crate::tuning::{tune, TuneEvent, TuneOptions};
-use dg_codegen::variant::Precision;
-use dg_core::law::ConservationLaw;
+use super::{open_tuner, PrecisionArg};
+use crate::formulations::FormulationId;
+use crate::registry::LawCommands;
+use dg_codegen::Precision;
 use dg_runtime::backend::Device;
+use dg_runtime::pipeline::{tune, TuneEvent, TuneOptions};
 use dg_runtime::tuning_db;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 
-/// Tunes the nodal triangle kernels of `law` at `orders` and `precision` and stores each result in the database
-/// in `dir` as soon as it is done (an interrupted run keeps every finished order).
-pub fn autotune_law<L: ConservationLaw + Clone>(
-    law: &L,
-    device: &mut dyn Device,
-    orders: &[usize],
-    precision: PrecisionArg,
-    opts: &TuneOptions,
-    dir: &std::path::Path,
-    json: bool,
-) -> anyhow::Result<()> {
+/// What one `dg autotune` covers.
+pub struct AutotuneRun<'a> {
+    /// The formulation.
+    pub formulation: FormulationId,
+    /// The numerical flux (the law's default when `None`).
+    pub flux: Option<&'a str>,
+    /// Orders.
+    pub orders: &'a [usize],
+    /// Precisions.
+    pub precision: PrecisionArg,
+    /// Strategy, budget, repeats, hysteresis.
+    pub opts: TuneOptions,
+    /// Smallest timing problem (DOFs; nodes for tetrahedra).
+    pub timing_dofs: u64,
+    /// The database directory written.
+    pub dir: &'a std::path::Path,
+    /// Print the entries as JSON.
+    pub json: bool,
+}
+
+/// Tunes `law` as `run` says and stores each result in the database as soon as it is done (an interrupted run
+/// keeps every finished order).
+pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &AutotuneRun<'_>) -> anyhow::Result<()> {
     let fp = device.fingerprint().clone();
     let mut sources = crate::shipped_db::sources();
-    if dir != tuning_db::user_dir() {
-        sources.push(tuning_db::DbSource::Dir(dir.to_path_buf()));
+    if run.dir != tuning_db::user_dir() {
+        sources.push(tuning_db::DbSource::Dir(run.dir.to_path_buf()));
     }
     let db = tuning_db::DeviceDb::load(&sources, &fp);
     db.warnings.iter().for_each(|w| eprintln!("{w}"));
@@ -33,24 +47,26 @@ pub fn autotune_law<L: ConservationLaw + Clone>(
         ceilings = Some(dg_runtime::ceilings::measure(device)?);
     }
     let mut results = BTreeMap::new();
-    for &order in orders {
-        for p in precision.list() {
+    for &order in run.orders {
+        for p in run.precision.list() {
             if p == Precision::F64 && !device.supports_f64() {
                 eprintln!("skipping f64: the device has no double precision");
                 continue;
             }
+            let mut tuner = open_tuner(law, run.formulation, run.flux, device, order, p, run.timing_dofs)?;
+            let key = tuner.key();
             let bar = ProgressBar::new(0);
             bar.set_style(
                 ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {wide_msg}")
                     .expect("template")
                     .progress_chars("=> "),
             );
-            bar.set_message(format!("{} N={order} {p:?}", law.name()));
+            bar.set_message(format!("{} {} N={order} {p:?}", law.name(), run.formulation));
             // without a terminal (CI logs, remote runs) each candidate gets a line instead of the bar
             let lines = bar.is_hidden();
             let started = std::time::Instant::now();
             let mut progress = |e: TuneEvent<'_>| match e {
-                TuneEvent::Start { candidates, .. } => {
+                TuneEvent::Start { candidates } => {
                     bar.set_length(candidates as u64);
                     if lines {
                         eprintln!("{} N={order} {p:?}: {candidates} candidates", law.name());
@@ -67,15 +83,15 @@ pub fn autotune_law<L: ConservationLaw + Clone>(
                 }
             };
             // the stored winner of the same key is kept unless beaten by the hysteresis (both timed now)
-            let (key, entry) = match p {
-                Precision::F32 => tune::<L, f32>(device, law, order, opts, &db, ceilings.as_ref(), &mut progress)?,
-                Precision::F64 => tune::<L, f64>(device, law, order, opts, &db, ceilings.as_ref(), &mut progress)?,
-            };
+            let double = p == Precision::F64;
+            let entry =
+                tune(tuner.as_mut(), device, &run.opts, db.get(&key), ceilings.as_ref(), double, &mut progress)?;
             bar.finish_and_clear();
             let timed = entry.candidates.iter().filter(|c| c.median_s.is_some()).count();
             println!(
-                "{} N={order} {:?}: winner {} {:.3} ms/RHS, {:.1} GFLOP/s, {:.1} GB/s{} ({} candidates timed, {} not verified: failed, or refused by the device)",
+                "{} {} N={order} {:?}: winner {} {:.3} ms, {:.1} GFLOP/s, {:.1} GB/s{} ({} candidates timed, {} not verified: failed, or refused by the device)",
                 law.name(),
+                run.formulation,
                 p,
                 entry.winner,
                 entry.median_s * 1e3,
@@ -86,12 +102,13 @@ pub fn autotune_law<L: ConservationLaw + Clone>(
                 entry.candidates.iter().filter(|c| !c.verified()).count()
             );
             // stored at once: an interrupted run keeps every finished order and precision
-            let path = tuning_db::merge_into(dir, &fp, BTreeMap::from([(key.to_string(), entry.clone())]), ceilings)?;
+            let path =
+                tuning_db::merge_into(run.dir, &fp, BTreeMap::from([(key.to_string(), entry.clone())]), ceilings)?;
             eprintln!("stored {key} in {}", path.display());
             results.insert(key.to_string(), entry);
         }
     }
-    if json {
+    if run.json {
         println!("{}", serde_json::to_string_pretty(&results)?);
     }
     Ok(())

@@ -1,11 +1,16 @@
-//! The bodies of the kernel commands, generic over the law: what `dg verify`, `dg autotune`, `dg bench` and
-//! `dg tet-bench` do once the law's type is known. [`crate::registry`] instantiates them for every registered law;
-//! the command line ([`crate::cli`]) parses arguments and dispatches through the registry.
+//! The bodies of the kernel commands, written once for every formulation and law: what `dg verify`,
+//! `dg autotune` and `dg bench` do with a law's [`dg_runtime::formulation::Tuner`]. The command line
+//! ([`crate::cli`]) parses arguments and calls them.
 
 pub mod autotune;
+pub mod bench;
 pub mod verify;
 
-use dg_codegen::variant::Precision;
+use crate::formulations::FormulationId;
+use crate::registry::LawCommands;
+use dg_codegen::{DeviceLimits, Precision};
+use dg_runtime::backend::Device;
+use dg_runtime::formulation::{TuneTarget, Tuner};
 
 /// Precision choice on the command line.
 #[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
@@ -27,4 +32,22 @@ impl PrecisionArg {
             PrecisionArg::Both => vec![Precision::F32, Precision::F64],
         }
     }
+}
+
+/// What the variant rules need to know of `device`.
+pub fn limits_of(device: &dyn Device) -> DeviceLimits {
+    DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() }
+}
+
+/// A tuner of `law` (with numerical flux `flux`, its default when `None`) in `formulation` at `order` and `precision` with a timing problem of `timing_dofs`.
+pub fn open_tuner(
+    law: &dyn LawCommands,
+    formulation: FormulationId,
+    flux: Option<&str>,
+    device: &mut dyn Device,
+    order: usize,
+    precision: Precision,
+    timing_dofs: u64,
+) -> anyhow::Result<Box<dyn Tuner>> {
+    Ok(law.tuner(formulation, flux, device, TuneTarget { order, precision, timing_dofs })?)
 }

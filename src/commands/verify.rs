@@ -1,39 +1,39 @@
-//! `dg verify`'s bodies: every kernel of a formulation against the CPU reference, per order and precision, with a
-//! tally that fails when anything failed or nothing was tested.
+//! `dg verify`'s body, for every formulation: each (order, precision) of a law's kernels against the CPU
+//! reference, with a tally that fails when anything failed or nothing was tested.
 
-use super::PrecisionArg;
-use crate::kernels::{law_ir, target_of, valid_variants, verify_all, VerificationSetup};
-use anyhow::{bail, Context};
-use dg_codegen::modal::ModalVariant;
-use dg_codegen::variant::{DeviceLimits, LawShape, Precision, Variant};
-use dg_core::law::ConservationLaw;
+use super::{open_tuner, PrecisionArg};
+use crate::formulations::FormulationId;
+use crate::registry::LawCommands;
+use anyhow::bail;
+use dg_codegen::Precision;
 use dg_runtime::backend::Device;
-use dg_runtime::modal_device::EdgeOrder;
 use dg_runtime::verify::VerifyOutcome;
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// What one `dg verify` covers.
 pub struct VerifyRun<'a> {
-    /// Degrees.
+    /// The formulation.
+    pub formulation: FormulationId,
+    /// The numerical flux (the law's default when `None`).
+    pub flux: Option<&'a str>,
+    /// Orders (degrees).
     pub orders: &'a [usize],
     /// Precisions.
     pub precision: PrecisionArg,
+    /// Only this variant (SPEC) instead of every valid one.
+    pub only: Option<&'a str>,
     /// One JSON document instead of text.
     pub json: bool,
-    /// The edge numbering of the modal kernels.
-    pub edges: EdgeOrder,
 }
 
-/// `dg verify --modal`: every modal variant (or `only`) per degree and precision.
-pub fn verify_modal_law<L: ConservationLaw + Clone>(
-    law: &L,
-    device: &mut dyn Device,
-    run: &VerifyRun<'_>,
-    only: Option<ModalVariant>,
-) -> anyhow::Result<()> {
-    use dg_runtime::modal_verify::verify_modal_variants;
-    let target = target_of(device);
-    let ir = law_ir(law);
+/// Verifies `law`'s kernels as `run` says; an error when any failed or nothing was tested.
+pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRun<'_>) -> anyhow::Result<()> {
+    let f = run.formulation.get();
+    let ir = law.ir()?;
+    if let Err(reason) = f.supports(&ir) {
+        bail!("the {} formulation cannot run law `{}`: {reason}", f.name(), law.name());
+    }
+    let limits = super::limits_of(device);
     let mut tally = Tally::default();
     for &order in run.orders {
         for p in run.precision.list() {
@@ -41,58 +41,32 @@ pub fn verify_modal_law<L: ConservationLaw + Clone>(
                 eprintln!("skipping f64: the device has no double precision");
                 continue;
             }
-            let variants = match only {
-                Some(v) => vec![v],
-                None => ModalVariant::all(p),
-            };
+            let (params, default_flux) = law.kernel_inputs();
+            let nflux = run.flux.map_or(default_flux, str::to_string);
+            let call = dg_runtime::formulation::LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
+            tally.ruled_out += f.variants(&call, order, p, &limits).iter().filter(|(_, r)| r.is_some()).count();
+            let mut tuner = open_tuner(law, run.formulation, run.flux, device, order, p, 0)?;
+            let count = run.only.map_or_else(|| tuner.candidates().len(), |_| 1);
+            let bar = ProgressBar::new(count as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}").expect("template").progress_chars("=> "),
+            );
+            bar.set_message(format!("{} {} N={order} {p:?}", law.name(), f.name()));
+            let lines = bar.is_hidden() && !run.json;
             let started = std::time::Instant::now();
-            let mut report = |o: &VerifyOutcome| {
-                if !std::io::IsTerminal::is_terminal(&std::io::stderr()) && !run.json {
+            let outcomes = dg_runtime::pipeline::verify(tuner.as_mut(), device, run.only, &mut |o| {
+                bar.inc(1);
+                if lines {
                     eprintln!("  {} {:.2e}{}", o.variant, o.relative_error, if o.passed { "" } else { " FAILED" });
                 }
-            };
-            let outcomes = match p {
-                Precision::F32 => {
-                    verify_modal_variants::<L, f32>(device, target, law, &ir, order, &variants, run.edges, &mut report)
-                }
-                Precision::F64 => {
-                    verify_modal_variants::<L, f64>(device, target, law, &ir, order, &variants, run.edges, &mut report)
-                }
-            };
-            tally.add(&format!("{} modal p={order} {p:?}", law.name()), order, outcomes, started);
+            });
+            bar.finish_and_clear();
+            let what =
+                format!("{} {} N={order} {p:?} ({} elements)", law.name(), f.name(), tuner.verification_elements());
+            tally.add(&what, order, outcomes, started);
         }
     }
-    tally.finish(law.name(), "modal", device, run.json)
-}
-
-/// `dg verify --tet`: every tetrahedral kernel per order and precision.
-pub fn verify_tet_law<L: ConservationLaw + Clone>(
-    law: &L,
-    device: &mut dyn Device,
-    orders: &[usize],
-    precision: PrecisionArg,
-    json: bool,
-) -> anyhow::Result<()> {
-    use dg_runtime::tet_verify::verify_tet_kernels;
-    let target = target_of(device);
-    let ir = law_ir(law);
-    let mut tally = Tally::default();
-    for &order in orders {
-        for p in precision.list() {
-            if p == Precision::F64 && !device.supports_f64() {
-                eprintln!("skipping f64: the device has no double precision");
-                continue;
-            }
-            let started = std::time::Instant::now();
-            let outcomes = match p {
-                Precision::F32 => verify_tet_kernels::<L, f32>(device, target, law, &ir, order),
-                Precision::F64 => verify_tet_kernels::<L, f64>(device, target, law, &ir, order),
-            }
-            .with_context(|| format!("tetrahedral kernels of {} at N = {order} ({p:?})", law.name()))?;
-            tally.add(&format!("{} tet N={order} {p:?}", law.name()), order, outcomes, started);
-        }
-    }
-    tally.finish(law.name(), "tetrahedral", device, json)
+    tally.finish(law.name(), f.name(), device, run.json)
 }
 
 /// Counts of a verification over orders and precisions, printed per step and summed up at the end.
@@ -101,7 +75,7 @@ struct Tally {
     tested: usize,
     passed: usize,
     refused: usize,
-    /// Variants the rules rejected before any compilation (nodal formulation).
+    /// Variants the rules rejected before any compilation.
     ruled_out: usize,
     failed: Vec<serde_json::Value>,
 }
@@ -146,54 +120,11 @@ impl Tally {
             }
         }
         if !failed.is_empty() {
-            bail!("{} {formulation} kernel(s) or variant(s) failed verification", failed.len());
+            bail!("{} {formulation} variant(s) failed verification", failed.len());
         }
         if tested == 0 {
-            bail!("nothing was verified (every precision skipped or every kernel refused)");
+            bail!("nothing was verified (every precision skipped or every variant refused)");
         }
         Ok(())
     }
-}
-
-/// `dg verify`: every valid nodal variant (or `only`) per order and precision.
-pub fn verify_law<L: ConservationLaw + Clone>(
-    law: &L,
-    device: &mut dyn Device,
-    orders: &[usize],
-    precision: PrecisionArg,
-    only: Option<Variant>,
-    json: bool,
-) -> anyhow::Result<()> {
-    let target = target_of(device);
-    let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
-    let shape = LawShape::of(&law_ir(law));
-    let mut tally = Tally::default();
-    for &order in orders {
-        let setup = VerificationSetup::new(law, order)?;
-        for p in precision.list() {
-            if p == Precision::F64 && !device.supports_f64() {
-                eprintln!("skipping f64: the device has no double precision");
-                continue;
-            }
-            let (mut valid, rejected) = valid_variants(order, &shape, p, &limits);
-            tally.ruled_out += rejected.len();
-            if let Some(v) = only {
-                v.check(order, &shape, &limits)?;
-                valid = vec![v];
-            }
-            let bar = ProgressBar::new(valid.len() as u64);
-            bar.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}").expect("template").progress_chars("=> "),
-            );
-            bar.set_message(format!("{} N={order} {p:?}", law.name()));
-            let started = std::time::Instant::now();
-            let outcomes = match p {
-                Precision::F32 => verify_all::<L, f32>(device, target, law, &setup, &valid, &mut |_| bar.inc(1)),
-                Precision::F64 => verify_all::<L, f64>(device, target, law, &setup, &valid, &mut |_| bar.inc(1)),
-            };
-            bar.finish_and_clear();
-            tally.add(&format!("{} N={order} {p:?}", law.name()), order, outcomes, started);
-        }
-    }
-    tally.finish(law.name(), "nodal", device, json)
 }

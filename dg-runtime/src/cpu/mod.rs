@@ -1,21 +1,22 @@
-//! The native CPU backend.
+//! What every formulation's CPU reference operator shares: boundary bindings, the vector update of the time
+//! integrators, and the face-node jump and lift of the nodal operators (triangles and tetrahedra). The operators
+//! themselves live in their formulation crates.
 
 pub use boundary::{BoundaryBinding, BoundaryError};
-pub use modal::{GhostRule, LimiterError, ModalDeviceData, ModalOperator2d, PrescribedState};
-pub use operator::NodalOperator2d;
-pub use operator3d::NodalOperator3d;
 
 /// `OdeSystem` for a CPU operator type `$ty<L, T>` with `apply(&self, q, t, out)`: the state is a `Vec<T>`,
-/// and the update is [`linear_combination`]; with `limit = method`, `self.method(q)` limits every stage.
+/// and the update is [`linear_combination`]; with `limit = method`, `self.method(q)` limits every stage. Each
+/// formulation's CPU reference operator uses it, so they all share one time loop.
+#[macro_export]
 macro_rules! cpu_ode_system {
     ($ty:ident) => {
-        super::cpu_ode_system!($ty, limit = no_limit);
-        impl<L: ConservationLaw, T: Real> $ty<L, T> {
+        $crate::cpu_ode_system!($ty, limit = no_limit);
+        impl<L: ::dg_core::law::ConservationLaw, T: ::dg_core::Real> $ty<L, T> {
             fn no_limit(&self, _q: &mut [T]) {}
         }
     };
     ($ty:ident, limit = $limit:ident) => {
-        impl<L: ConservationLaw, T: Real> crate::time::OdeSystem for $ty<L, T> {
+        impl<L: ::dg_core::law::ConservationLaw, T: ::dg_core::Real> $crate::time::OdeSystem for $ty<L, T> {
             type State = Vec<T>;
             type Error = std::convert::Infallible;
 
@@ -29,7 +30,7 @@ macro_rules! cpu_ode_system {
             }
 
             fn update(&mut self, y: &mut Vec<T>, a: f64, terms: &[(f64, &Vec<T>)]) -> Result<(), Self::Error> {
-                super::linear_combination(y, a, terms);
+                $crate::cpu::linear_combination(y, a, terms);
                 Ok(())
             }
 
@@ -40,15 +41,11 @@ macro_rules! cpu_ode_system {
         }
     };
 }
-pub(crate) use cpu_ode_system;
 
 mod boundary;
-mod modal;
-mod operator;
-mod operator3d;
 
 /// y ← a·y + Σ cᵢ·xᵢ, in parallel (y is not read when a = 0): the one vector update the time integrators need.
-pub(crate) fn linear_combination<T: dg_core::Real>(y: &mut [T], a: f64, terms: &[(f64, &Vec<T>)]) {
+pub fn linear_combination<T: dg_core::Real>(y: &mut [T], a: f64, terms: &[(f64, &Vec<T>)]) {
     use rayon::prelude::*;
     let a = T::from_f64(a);
     let coeffs: Vec<(T, &Vec<T>)> = terms.iter().map(|&(c, x)| (T::from_f64(c), x)).collect();
@@ -65,12 +62,12 @@ pub(crate) fn linear_combination<T: dg_core::Real>(y: &mut [T], a: f64, terms: &
 }
 
 /// Sentinel for "interior face" in the nodal operators' per-face boundary-condition tables.
-pub(crate) const INTERIOR: usize = usize::MAX;
+pub const INTERIOR: usize = usize::MAX;
 
 /// One face node as the nodal operators see it: state offsets of its own and the matching node (add `v · np` for
 /// variable v, `np` the nodes per element), the boundary condition (or [`INTERIOR`]), the unit normal and the position (DIM entries each),
 /// Fscale, the materials of both sides.
-pub(crate) struct FaceNode<'a, T> {
+pub struct FaceNode<'a, T> {
     pub np: usize,
     pub own: usize,
     pub other: usize,
@@ -82,7 +79,7 @@ pub(crate) struct FaceNode<'a, T> {
 }
 
 /// Work space of [`face_node_jump`]: q⁻, q⁺, F*, and the flux (DIM · NVARS).
-pub(crate) struct FaceScratch<'a, T> {
+pub struct FaceScratch<'a, T> {
     pub qm: &'a mut [T],
     pub qp: &'a mut [T],
     pub fstar: &'a mut [T],
@@ -92,7 +89,7 @@ pub(crate) struct FaceScratch<'a, T> {
 /// The lifted quantity Fscale · (n·F(q⁻) − F*(q⁻, q⁺)) of one face node, variable v into `jump[v · stride]`; q⁺ is
 /// the matching node's state or the boundary condition's ghost state. Shared by the triangle and tetrahedron
 /// operators.
-pub(crate) fn face_node_jump<L: dg_core::law::ConservationLaw, T: dg_core::Real>(
+pub fn face_node_jump<L: dg_core::law::ConservationLaw, T: dg_core::Real>(
     law: &L,
     q: &[T],
     t: T,
@@ -126,7 +123,7 @@ pub(crate) fn face_node_jump<L: dg_core::law::ConservationLaw, T: dg_core::Real>
 
 /// out[v·np + i] += Σ_m lift[i·nf + m] · jump[v·nf + m] for every variable: the lift of one element's face terms
 /// (`nf` face nodes in all), shared by the triangle and tetrahedron operators.
-pub(crate) fn lift_add<T: dg_core::Real>(lift: &[T], jump: &[T], np: usize, nf: usize, nv: usize, out: &mut [T]) {
+pub fn lift_add<T: dg_core::Real>(lift: &[T], jump: &[T], np: usize, nf: usize, nv: usize, out: &mut [T]) {
     for v in 0..nv {
         let jump = &jump[v * nf..(v + 1) * nf];
         for i in 0..np {
@@ -142,7 +139,7 @@ pub(crate) fn lift_add<T: dg_core::Real>(lift: &[T], jump: &[T], np: usize, nf: 
 
 /// Adds the law's source S(q, x, t) at every node of one element (`qk` its state, `x` its node positions).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn source_add<L: dg_core::law::ConservationLaw, T: dg_core::Real, X: AsRef<[T]>>(
+pub fn source_add<L: dg_core::law::ConservationLaw, T: dg_core::Real, X: AsRef<[T]>>(
     law: &L,
     qk: &[T],
     mat: &[T],

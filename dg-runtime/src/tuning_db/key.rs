@@ -1,7 +1,6 @@
 //! The typed key of a tuning result: what was tuned (law and its IR hash, numerical flux, kernel family, order,
 //! precision, kernel role), on what problem size, for which generated code.
 
-use dg_codegen::KernelFamily;
 use std::fmt;
 use std::str::FromStr;
 
@@ -27,17 +26,20 @@ pub struct TuningKey {
     pub role: String,
     /// log₂ of the problem size in degrees of freedom (nodes for tetrahedra), rounded.
     pub size_bucket: u32,
-    /// Code fingerprint of the kernel family ([`KernelFamily::code_hash`]).
+    /// Code fingerprint of the formulation's kernels ([`KernelFamily::code`]).
     pub code: String,
 }
 
-/// A key's formulation and element for a kernel family.
-pub fn family_names(family: KernelFamily) -> (&'static str, &'static str) {
-    match family {
-        KernelFamily::NodalTri => ("nodal-strong", "tri"),
-        KernelFamily::ModalTri => ("modal-weak", "tri"),
-        KernelFamily::NodalTet => ("nodal-strong", "tet"),
-    }
+/// What a formulation puts in its keys: its discretisation name, its element type and the code fingerprint of
+/// its kernels ([`dg_codegen::fingerprint::code_hash`] of its templates and generator source).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelFamily {
+    /// Discretisation: `nodal-strong`, `modal-weak`, …
+    pub formulation: &'static str,
+    /// Element type: `tri`, `tet`, …
+    pub element: &'static str,
+    /// Code fingerprint (12 hex digits).
+    pub code: &'static str,
 }
 
 /// log₂ of a size, rounded (the problem-size bucket).
@@ -58,18 +60,17 @@ impl TuningKey {
         role: &str,
         size: u64,
     ) -> Self {
-        let (formulation, element) = family_names(family);
         Self {
             law: law.into(),
             law_hash: law_hash.into(),
             numerical_flux: numerical_flux.into(),
-            formulation: formulation.into(),
-            element: element.into(),
+            formulation: family.formulation.into(),
+            element: family.element.into(),
             order,
             precision: precision.into(),
             role: role.into(),
             size_bucket: size_bucket(size),
-            code: family.code_hash().into(),
+            code: family.code.into(),
         }
     }
 
@@ -150,7 +151,16 @@ mod tests {
 
     #[test]
     fn text_round_trip_and_comparisons() {
-        let key = TuningKey::new(KernelFamily::ModalTri, "euler2d", "abc", "hllc_flux", 3, "f64", "rhs", 4_000_000);
+        let key = TuningKey::new(
+            KernelFamily { formulation: "modal-weak", element: "tri", code: "0123456789ab" },
+            "euler2d",
+            "abc",
+            "hllc_flux",
+            3,
+            "f64",
+            "rhs",
+            4_000_000,
+        );
         let text = key.to_string();
         assert!(text.starts_with("euler2d@abc|hllc_flux|modal-weak|tri|N3|f64|rhs|2^22dof|cg"), "{text}");
         assert_eq!(text.parse::<TuningKey>().unwrap(), key);

@@ -8,13 +8,13 @@
 //! corrupt file is reported and skipped; it is kept aside, never silently overwritten.
 //!
 //! - [`key`]: the typed key, whose code fingerprint is computed from the templates and generator source
-//!   ([`dg_codegen::KernelFamily::code_hash`]): results of other generated code are never reused.
+//!   ([`dg_codegen::fingerprint::code_hash`]): results of other generated code are never reused.
 //! - [`store`]: the files, sources, lookups ([`DeviceDb`]) and merges.
 
 pub mod key;
 pub mod store;
 
-pub use key::{size_bucket, TuningKey};
+pub use key::{size_bucket, KernelFamily, TuningKey};
 pub use store::{
     file_name, merge_into, parse_file, read_file, sync_dir, user_dir, write_durably, Candidate, Ceilings, DbError,
     DbSource, DeviceDb, DeviceFile, Entry, Found, SCHEMA_VERSION,

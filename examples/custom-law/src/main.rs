@@ -14,7 +14,7 @@
 //! (`decaying_advection` has a source term, which the generated kernels do not evaluate yet: the kernel commands
 //! refuse it with that reason, and it runs on the CPU path.)
 
-use dg::cases::Case;
+use dg::cases::MaxwellCase;
 use dg::prelude::*;
 use dg::simulate::run_with_law;
 use std::f64::consts::PI;
@@ -95,7 +95,7 @@ impl DecayingWave {
     }
 }
 
-impl Case for DecayingWave {
+impl MaxwellCase for DecayingWave {
     fn name(&self) -> &'static str {
         "decaying-wave"
     }

@@ -1,0 +1,82 @@
+//! What every formulation's variant space shares: the precision, what the rules need to know of a law and of
+//! the device, and the error of a SPEC that does not parse or a variant that is rejected.
+
+/// What the rules need to know of a law.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LawShape {
+    /// State variables.
+    pub nvars: usize,
+    /// Whether the flux is linear and homogeneous in the state (diff-first applies).
+    pub linear_flux: bool,
+}
+
+impl LawShape {
+    /// The shape of a law from its IR.
+    pub fn of(ir: &dg_ir::LawIr) -> Self {
+        Self { nvars: ir.variables.len(), linear_flux: ir.flux_is_linear_homogeneous() }
+    }
+}
+
+/// Arithmetic precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Precision {
+    /// Single.
+    F32,
+    /// Double.
+    F64,
+}
+
+impl Precision {
+    /// Bytes per value.
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
+
+    /// `f32` or `f64`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        }
+    }
+}
+
+/// What the rules need to know of the device.
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceLimits {
+    /// Bytes of local (shared) memory per work group.
+    pub local_memory: usize,
+    /// Largest work-group size.
+    pub max_work_group: usize,
+}
+
+impl Default for DeviceLimits {
+    /// The limits of an OpenCL 1.2 minimum device (32 KiB, 256 work items), safe everywhere.
+    fn default() -> Self {
+        Self { local_memory: 32 * 1024, max_work_group: 256 }
+    }
+}
+
+/// An invalid SPEC or variant (of any formulation).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VariantError {
+    /// The SPEC string does not parse; `reason` says what is wrong and what the formulation's SPECs look like.
+    #[error("invalid variant `{spec}`: {reason}")]
+    Parse {
+        /// The input.
+        spec: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A combination the kernels do not support, or that does not fit the device.
+    #[error("variant {spec} is rejected: {reason}")]
+    Rejected {
+        /// The variant.
+        spec: String,
+        /// Why.
+        reason: String,
+    },
+}

@@ -1,0 +1,216 @@
+//! The contract of a formulation: one discretisation on one element type (nodal triangles, modal triangles,
+//! nodal tetrahedra; hexahedra, finite volumes and HDG next), as the runtime's verify, autotune and bench see it.
+//!
+//! A [`Formulation`] says which laws it handles, lists its variant space with the rules' reasons, renders a
+//! variant's program, and opens a [`Tuner`] for one (law, order, precision) on a device. The tuner owns the
+//! verification problem (a mesh on which every variant launches several work groups, perturbed elements, every
+//! boundary kind, random materials), the timing problem, the CPU reference, the cost model and the tuning key;
+//! variants cross this boundary as their SPEC strings, which is also what the database stores. The pipeline
+//! ([`crate::pipeline`]) is written once over these two traits (as libParanumal's solvers share one `solver_t`
+//! and CubeCL's tuner runs named candidates under a typed key).
+
+use crate::backend::Device;
+use crate::operator_error::DeviceOperatorError;
+use crate::tuning_db::{KernelFamily, TuningKey};
+use crate::verify::VerifyOutcome;
+use dg_codegen::{DeviceLimits, Precision, Target};
+use dg_core::law::ConservationLaw;
+use dg_core::Real;
+use dg_ir::LawIr;
+
+/// Errors of a formulation or the pipeline.
+#[derive(Debug, thiserror::Error)]
+pub enum FormulationError {
+    /// Building or running a device operator failed.
+    #[error(transparent)]
+    Operator(#[from] DeviceOperatorError),
+    /// The formulation does not handle this law (with the reason).
+    #[error("the {formulation} formulation cannot run law `{law}`: {reason}")]
+    Unsupported {
+        /// Formulation name.
+        formulation: &'static str,
+        /// Law name.
+        law: String,
+        /// Why.
+        reason: String,
+    },
+    /// The law is not in the registry (no IR to generate kernels from).
+    #[error("law `{0}` is not registered (declare it with #[dg::conservation_law] and link its crate)")]
+    Unregistered(String),
+    /// A verification or timing problem could not be built.
+    #[error("{0}")]
+    Problem(String),
+    /// Nothing could be verified and timed.
+    #[error("{0}")]
+    NoWinner(String),
+}
+
+impl From<dg_codegen::VariantError> for FormulationError {
+    fn from(e: dg_codegen::VariantError) -> Self {
+        Self::Operator(e.into())
+    }
+}
+
+impl From<crate::backend::BackendError> for FormulationError {
+    fn from(e: crate::backend::BackendError) -> Self {
+        Self::Operator(e.into())
+    }
+}
+
+/// What one (law, order, precision) asks of a formulation.
+#[derive(Debug, Clone, Copy)]
+pub struct TuneTarget {
+    /// Polynomial order (degree for modal bases).
+    pub order: usize,
+    /// Precision.
+    pub precision: Precision,
+    /// Smallest timing problem, in degrees of freedom (nodes for tetrahedra).
+    pub timing_dofs: u64,
+}
+
+/// Flops and bytes of one timed unit (a right-hand side, or an AB3 step), and whether library GEMMs do part of it.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct UnitCost {
+    /// Floating-point operations.
+    pub flops: f64,
+    /// Bytes moved, as the variant moves them.
+    pub bytes: f64,
+    /// Whether the unit runs on the library GEMM (its roofline is against the GEMM ceiling).
+    pub gemm: bool,
+}
+
+/// One discretisation on one element type.
+pub trait Formulation: Sync {
+    /// The name on the command line and in the registry (`nodal-tri`).
+    fn name(&self) -> &'static str;
+    /// One line: what it is and which paper it reproduces.
+    fn summary(&self) -> &'static str;
+    /// What its tuning keys carry (discretisation, element, code fingerprint).
+    fn family(&self) -> KernelFamily;
+    /// Whether it handles the law of `ir` (dimension, source terms …), with the reason when it does not.
+    fn supports(&self, ir: &LawIr) -> Result<(), String>;
+    /// The variant space at `order` and `precision` on a device with `limits`: every SPEC, with the rules' reason
+    /// when it is rejected.
+    fn variants(
+        &self,
+        law: &LawCall<'_>,
+        order: usize,
+        precision: Precision,
+        limits: &DeviceLimits,
+    ) -> Vec<(String, Option<String>)>;
+    /// A default SPEC (a variant valid everywhere), for `dg emit` without `--variant`.
+    fn default_variant(&self, precision: Precision) -> String;
+    /// The program text of `spec` for `law` at `order`.
+    fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError>;
+    /// A tuner of `law` at `target` on `device`: its verification problem now, its timing problem when first
+    /// needed.
+    fn tuner<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+        &self,
+        law: &L,
+        device: &mut dyn Device,
+        target: TuneTarget,
+    ) -> Result<Box<dyn Tuner>, FormulationError>
+    where
+        Self: Sized;
+}
+
+/// The law as the kernels see it: its IR, parameter values and selected numerical flux.
+pub struct LawCall<'a> {
+    /// The IR.
+    pub ir: &'a LawIr,
+    /// Parameter values (in the IR's order).
+    pub params: &'a [f64],
+    /// The numerical flux the kernels evaluate.
+    pub numerical_flux: &'a str,
+}
+
+impl LawCall<'_> {
+    /// As the renderers take it.
+    pub fn input(&self) -> dg_codegen::LawInput<'_> {
+        dg_codegen::LawInput { ir: self.ir, params: self.params, numerical_flux: self.numerical_flux }
+    }
+}
+
+/// One (law, order, precision) of a formulation on one device, with variants named by their SPEC strings.
+pub trait Tuner {
+    /// The key of results at the timing size.
+    fn key(&self) -> TuningKey;
+    /// Degrees of freedom (nodes for tetrahedra) of the timing problem.
+    fn timing_dofs(&self) -> u64;
+    /// Elements of the verification problem (for reports).
+    fn verification_elements(&self) -> usize;
+    /// The variants valid on this device, in the order a search visits them.
+    fn candidates(&self) -> Vec<String>;
+    /// Where a greedy search starts (the paper's baseline), if the formulation has one.
+    fn baseline(&self) -> Option<String> {
+        None
+    }
+    /// The variants one axis away from `spec` (a greedy search's neighbours); none by default.
+    fn neighbours(&self, _spec: &str) -> Vec<String> {
+        Vec::new()
+    }
+    /// Verifies `specs` on the verification problem against the CPU reference, outputs poisoned with NaN; the
+    /// outcomes come in the order of `specs`, `progress` after each.
+    fn verify(
+        &mut self,
+        device: &mut dyn Device,
+        specs: &[String],
+        progress: &mut dyn FnMut(&VerifyOutcome),
+    ) -> Vec<VerifyOutcome>;
+    /// Median seconds of one timed unit of `spec` on the timing problem and the relative spread (p90 − p10) /
+    /// median, after warm-up runs.
+    fn time(&mut self, device: &mut dyn Device, spec: &str, repeats: usize) -> Result<(f64, f64), FormulationError>;
+    /// `spec` on the timing problem itself (random state and materials) against the CPU reference.
+    fn check_at_size(&mut self, device: &mut dyn Device, spec: &str) -> VerifyOutcome;
+    /// Cost of one timed unit of `spec` on the timing problem.
+    fn cost(&self, spec: &str) -> Result<UnitCost, FormulationError>;
+}
+
+/// The IR of a registered law.
+pub fn law_ir<L: ConservationLaw>(law: &L) -> Result<LawIr, FormulationError> {
+    dg_ir::registered_laws()
+        .into_iter()
+        .find(|r| r.name == law.name())
+        .map(|r| (r.ir)())
+        .ok_or_else(|| FormulationError::Unregistered(law.name().to_string()))
+}
+
+/// The kernel language of a device.
+pub fn target_of(device: &dyn Device) -> Target {
+    if device.fingerprint().backend == "cuda" {
+        Target::Cuda
+    } else {
+        Target::OpenCl
+    }
+}
+
+/// The precision of a [`Real`] type.
+pub fn precision_of<T: Real>() -> Precision {
+    if T::NAME == "f32" {
+        Precision::F32
+    } else {
+        Precision::F64
+    }
+}
+
+/// The refusal shared by the kernel formulations: they compute the flux divergence and the surface term only, so a
+/// law with a source term is refused with that reason (its CPU path handles the source).
+pub fn refuse_source_terms(ir: &LawIr) -> Result<(), String> {
+    if ir.functions_of(dg_ir::FunctionRole::Source).next().is_some() {
+        return Err("it has a source term, which the generated kernels do not evaluate yet; run it on the CPU path \
+                    (--device cpu)"
+            .into());
+    }
+    Ok(())
+}
+
+/// Median and relative spread (p90 − p10) / median of timings (NaN for none).
+pub fn median_and_spread(mut times: Vec<f64>) -> (f64, f64) {
+    if times.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    let m = at(0.5);
+    (m, (at(0.9) - at(0.1)) / m)
+}

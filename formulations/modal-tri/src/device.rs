@@ -1,0 +1,463 @@
+//! The modal DG right-hand side on a compute device: the CPU operator's mesh data in the kernels' layout, edges
+//! sorted boundary-first (seed 001), the generated kernels of one modal variant, and state conversion.
+
+use crate::cpu::ModalOperator2d;
+use crate::{render_modal, ModalKernelSource, ModalLayout, ModalVariant};
+use dg_codegen::LawInput;
+use dg_codegen::Target;
+use dg_codegen::{Precision, VariantError};
+use dg_core::law::ConservationLaw;
+use dg_core::Real;
+use dg_ir::LawIr;
+use dg_runtime::backend::{
+    as_bytes, as_bytes_mut, upload_values as upload, Arg, BackendError, BufferId, Device, Launch, ProgramId,
+};
+use dg_runtime::DeviceOperatorError;
+
+/// Device buffers of one modal operator, in the kernels' argument order after `q` and `out`.
+#[derive(Clone, Copy)]
+struct Buffers {
+    q: BufferId,
+    out: BufferId,
+    tmp_l: BufferId,
+    tmp_r: BufferId,
+    metric: BufferId,
+    mat: BufferId,
+    face_geo: BufferId,
+    link: BufferId,
+    edge_left: BufferId,
+    elem_edge: BufferId,
+    bcode: BufferId,
+    bxy: BufferId,
+    bnormal: BufferId,
+    bstate: BufferId,
+    tables: BufferId,
+    means: BufferId,
+    partial: BufferId,
+}
+
+/// The modal right-hand side of a 2D law on a device, for one variant, in precision `T`.
+pub struct ModalDeviceOperator<T: Real> {
+    source: ModalKernelSource,
+    program: ProgramId,
+    buffers: Buffers,
+    k: usize,
+    edges: usize,
+    prescribed: bool,
+    /// φ₀, the constant mode's value (the mean of an element is φ₀ c₀).
+    phi0: f64,
+    /// Degree p.
+    order: usize,
+    /// Smallest inscribed-circle diameter (the CFL length).
+    min_inscribed_diameter: f64,
+    _t: std::marker::PhantomData<T>,
+}
+
+/// How the edges of the edge-wise kernels are numbered and oriented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EdgeOrder {
+    /// Boundary edges first (seed 001), then interior edges by their lower element face, which is their left.
+    BoundaryFirst,
+    /// A random order, and each interior edge's left and right swapped at random.
+    Shuffled {
+        /// Random seed.
+        seed: u64,
+    },
+}
+
+/// Work items per group of the time-stepping kernels (the wave-speed reduction assumes it).
+const STEP_GROUP: usize = 256;
+
+impl<T: Real> ModalDeviceOperator<T> {
+    /// Renders, compiles and uploads everything for `variant` on the mesh of `cpu` (the CPU operator of the same
+    /// law, degree and boundary rules).
+    pub fn new<L: ConservationLaw>(
+        device: &mut dyn Device,
+        target: Target,
+        law: (&LawIr, &[f64], &str),
+        cpu: &ModalOperator2d<L, T>,
+        variant: &ModalVariant,
+    ) -> Result<Self, DeviceOperatorError> {
+        Self::with_edge_order(device, target, law, cpu, variant, EdgeOrder::BoundaryFirst)
+    }
+
+    /// Like [`Self::new`], with the edges in a given order and orientation (consistency checks: the result must
+    /// not depend on either).
+    pub fn with_edge_order<L: ConservationLaw>(
+        device: &mut dyn Device,
+        target: Target,
+        law: (&LawIr, &[f64], &str),
+        cpu: &ModalOperator2d<L, T>,
+        variant: &ModalVariant,
+        order: EdgeOrder,
+    ) -> Result<Self, DeviceOperatorError> {
+        let want = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+        if variant.precision != want {
+            return Err(DeviceOperatorError::Precision(format!("variant {variant} does not compute in {}", T::NAME)));
+        }
+        if want == Precision::F64 && !device.supports_f64() {
+            return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
+        }
+        let (ir, params, numerical_flux) = law;
+        let source = render_modal(&LawInput { ir, params, numerical_flux }, cpu.element(), variant, target)?;
+        let mut roles: Vec<String> = source.rhs_kernels.iter().map(|l| l.role.symbol().to_string()).collect();
+        roles.extend(["modal_wave_speed", "lincomb"].map(String::from));
+        if cpu.element().order == 1 {
+            roles.extend(["modal_means", "modal_limit"].map(String::from));
+        }
+        let program = device.compile(&source.source, &roles)?;
+        for launch in &source.rhs_kernels {
+            if let Some(max) = device.kernel_max_work_group(program, launch.role.symbol()) {
+                if launch.local_size > max {
+                    return Err(DeviceOperatorError::Variant(VariantError::Rejected {
+                        spec: variant.to_string(),
+                        reason: format!(
+                            "kernel `{}` allows {max} work items per group (registers), the variant asks {}",
+                            launch.role.symbol(),
+                            launch.local_size
+                        ),
+                    }));
+                }
+            }
+        }
+        Self::upload_mesh(device, source, program, cpu, order)
+    }
+
+    fn upload_mesh<L: ConservationLaw>(
+        device: &mut dyn Device,
+        source: ModalKernelSource,
+        program: ProgramId,
+        cpu: &ModalOperator2d<L, T>,
+        order: EdgeOrder,
+    ) -> Result<Self, DeviceOperatorError> {
+        let data = cpu.device_data();
+        let k = cpu.num_elements();
+        let real = |v: f64| T::from_f64(v);
+        // edges: boundary faces first (grouped, as seed 001 sorts them), then each interior edge once, its left
+        // side the element face with the smaller index
+        let mut edge_left: Vec<i32> = data.boundary_faces.iter().map(|&(kf, _)| kf as i32).collect();
+        edge_left.extend((0..3 * k).filter(|&kf| data.link[kf] > kf as i32).map(|kf| kf as i32));
+        if let EdgeOrder::Shuffled { seed } = order {
+            use rand::seq::SliceRandom;
+            use rand::{Rng, SeedableRng};
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            edge_left.shuffle(&mut rng);
+            for kf in edge_left.iter_mut() {
+                let other = data.link[*kf as usize];
+                if other >= 0 && rng.random_bool(0.5) {
+                    *kf = other;
+                }
+            }
+        }
+        let mut elem_edge = vec![0i32; 3 * k];
+        for (e, &kf) in edge_left.iter().enumerate() {
+            elem_edge[kf as usize] = 2 * e as i32;
+            let other = data.link[kf as usize];
+            if other >= 0 {
+                elem_edge[other as usize] = 2 * e as i32 + 1;
+            }
+        }
+        let edges = edge_left.len();
+        let metric: Vec<T> = (0..4).flat_map(|c| data.metric.iter().map(move |m| real(m[c]))).collect();
+        let face_geo: Vec<T> = (0..3).flat_map(|c| data.face.iter().map(move |f| real(f[c]))).collect();
+        let nv = source.nvars;
+        let nm = source.nmodes;
+        let state_bytes = k * nv * nm * std::mem::size_of::<T>();
+        // only the edge-wise surface writes the left/right temporaries; the other variants get a placeholder
+        let edge_wise = source.variant.surface == crate::ModalSurface::Edge;
+        let tmp_values = if edge_wise { edges * nv * nm } else { 1 };
+        let tmp_bytes = tmp_values.max(1) * std::mem::size_of::<T>();
+        let bstate: Vec<T> = cpu.prescribed_states(0.0).into_iter().map(real).collect();
+        let buffers = Buffers {
+            q: device.alloc(state_bytes)?,
+            out: device.alloc(state_bytes)?,
+            tmp_l: device.alloc(tmp_bytes)?,
+            tmp_r: device.alloc(tmp_bytes)?,
+            metric: upload(device, &metric, T::zero())?,
+            mat: upload(device, &data.materials.iter().map(|&m| real(m)).collect::<Vec<T>>(), T::zero())?,
+            face_geo: upload(device, &face_geo, T::zero())?,
+            link: upload(device, &data.link, 0)?,
+            edge_left: upload(device, &edge_left, 0)?,
+            elem_edge: upload(device, &elem_edge, 0)?,
+            bcode: upload(device, &data.boundary_faces.iter().map(|b| b.1).collect::<Vec<i32>>(), 0)?,
+            bxy: upload(device, &data.boundary_xy.iter().flatten().map(|&c| real(c)).collect::<Vec<T>>(), T::zero())?,
+            bnormal: upload(
+                device,
+                &data.boundary_normal.iter().flatten().map(|&c| real(c)).collect::<Vec<T>>(),
+                T::zero(),
+            )?,
+            bstate: upload(device, &bstate, T::zero())?,
+            tables: upload(device, &source.table.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
+            means: device.alloc(k * nv * std::mem::size_of::<T>())?,
+            partial: device.alloc(k.div_ceil(STEP_GROUP) * std::mem::size_of::<T>())?,
+        };
+        Ok(Self {
+            source,
+            program,
+            buffers,
+            k,
+            edges,
+            prescribed: cpu.has_prescribed(),
+            phi0: cpu.element().phi[(0, 0)],
+            order: cpu.element().order,
+            min_inscribed_diameter: cpu.min_inscribed_diameter(),
+            _t: std::marker::PhantomData,
+        })
+    }
+
+    /// The generated program.
+    pub fn source(&self) -> &ModalKernelSource {
+        &self.source
+    }
+
+    /// The compiled program.
+    pub fn program(&self) -> ProgramId {
+        self.program
+    }
+
+    /// Number of edges (boundary first).
+    pub fn edges(&self) -> usize {
+        self.edges
+    }
+
+    fn scalar(value: f64) -> Arg {
+        if T::NAME == "f32" {
+            Arg::F32(value as f32)
+        } else {
+            Arg::F64(value)
+        }
+    }
+
+    /// Uploads the prescribed boundary states of time `t` (nothing to do when no boundary has one).
+    pub fn set_time<L: ConservationLaw>(
+        &self,
+        device: &mut dyn Device,
+        cpu: &ModalOperator2d<L, T>,
+        t: f64,
+    ) -> Result<(), BackendError> {
+        if !self.prescribed {
+            return Ok(());
+        }
+        let values: Vec<T> = cpu.prescribed_states(t).into_iter().map(T::from_f64).collect();
+        device.upload(self.buffers.bstate, as_bytes(&values))
+    }
+
+    /// The launches of one right-hand side of state buffer `q` into `out` at time `t` (prescribed states must
+    /// have been set for `t`).
+    pub fn rhs_launches_between(&self, q: BufferId, out: BufferId, t: f64) -> Vec<Launch> {
+        let b = &self.buffers;
+        let args: Vec<Arg> = [q, out, b.tmp_l, b.tmp_r, b.metric, b.mat, b.face_geo, b.link, b.edge_left]
+            .into_iter()
+            .chain([b.elem_edge, b.bcode, b.bxy, b.bnormal, b.bstate, b.tables])
+            .map(Arg::Buffer)
+            .chain([Self::scalar(t), Arg::I32(self.k as i32), Arg::I32(self.edges as i32)])
+            .collect();
+        self.source
+            .rhs_kernels
+            .iter()
+            .map(|launch| {
+                let items = if launch.role.per_edge() { self.edges } else { self.k };
+                Launch {
+                    kernel: launch.role.symbol().to_string(),
+                    groups: items.div_ceil(launch.local_size).max(1),
+                    local: launch.local_size,
+                    args: args.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The launches of one right-hand side of the operator's own state buffer.
+    pub fn rhs_launches(&self, t: f64) -> Vec<Launch> {
+        self.rhs_launches_between(self.buffers.q, self.buffers.out, t)
+    }
+
+    /// Evaluates the right-hand side of the uploaded state; the device time of each of `repeats` evaluations.
+    pub fn apply(&self, device: &mut dyn Device, t: f64, repeats: usize) -> Result<Vec<f64>, BackendError> {
+        device.run(self.program, &self.rhs_launches(t), repeats)
+    }
+
+    /// Values in one state buffer.
+    pub fn state_values(&self) -> usize {
+        self.k * self.source.nvars * self.source.nmodes
+    }
+
+    /// A new zero-filled state buffer.
+    pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        let id = device.alloc(self.state_values() * std::mem::size_of::<T>())?;
+        device.upload(id, as_bytes(&vec![T::zero(); self.state_values()]))?;
+        Ok(id)
+    }
+
+    /// The launch of y = a·y + Σ cᵢxᵢ (at most three terms) on state buffers.
+    pub fn lincomb_launch(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Launch {
+        let n = self.state_values();
+        let mut args = vec![Arg::Buffer(y)];
+        args.extend((0..3).map(|i| Arg::Buffer(terms.get(i).map_or(y, |t| t.1))));
+        args.push(Self::scalar(a));
+        args.extend((0..3).map(|i| Self::scalar(terms.get(i).map_or(0.0, |t| t.0))));
+        args.push(Arg::I32(n as i32));
+        Launch { kernel: "lincomb".into(), groups: n.div_ceil(STEP_GROUP), local: STEP_GROUP, args }
+    }
+
+    /// Seed 001's stable step for state buffer `q`: cfl · d_min / (λ_max (2p + 1)), λ_max reduced on the device
+    /// (per group of 256 elements; the host takes the largest of the groups). `None` when a mean state has no
+    /// finite wave speed. Returns the step and the device seconds spent.
+    pub fn stable_time_step(
+        &self,
+        device: &mut dyn Device,
+        q: BufferId,
+        cfl: f64,
+    ) -> Result<(Option<f64>, f64), BackendError> {
+        let groups = self.k.div_ceil(STEP_GROUP);
+        let launch = Launch {
+            kernel: "modal_wave_speed".into(),
+            groups,
+            local: STEP_GROUP,
+            args: vec![
+                Arg::Buffer(q),
+                Arg::Buffer(self.buffers.mat),
+                Arg::Buffer(self.buffers.partial),
+                Self::scalar(self.phi0),
+                Arg::I32(self.k as i32),
+            ],
+        };
+        let seconds = device.run(self.program, &[launch], 1)?.iter().sum::<f64>();
+        let mut partial = vec![T::zero(); groups];
+        device.download(self.buffers.partial, as_bytes_mut(&mut partial))?;
+        let lambda = partial.iter().map(|v| v.as_f64()).fold(0.0, dg_core::max_or_nan);
+        let dt = (lambda.is_finite() && lambda > 0.0)
+            .then(|| cfl * self.min_inscribed_diameter / (lambda * (2 * self.order + 1) as f64));
+        Ok((dt, seconds))
+    }
+
+    /// The launches of the limiter on state buffer `q` (p = 1 only; empty otherwise).
+    pub fn limit_launches(&self, q: BufferId) -> Vec<Launch> {
+        if self.order != 1 {
+            return Vec::new();
+        }
+        let (b, groups) = (&self.buffers, self.k.div_ceil(STEP_GROUP));
+        let k = Arg::I32(self.k as i32);
+        vec![
+            Launch {
+                kernel: "modal_means".into(),
+                groups,
+                local: STEP_GROUP,
+                args: vec![Arg::Buffer(q), Arg::Buffer(b.means), Self::scalar(self.phi0), k],
+            },
+            Launch {
+                kernel: "modal_limit".into(),
+                groups,
+                local: STEP_GROUP,
+                args: [q, b.means, b.mat, b.link, b.tables].map(Arg::Buffer).into_iter().chain([k]).collect(),
+            },
+        ]
+    }
+
+    /// Reads a state buffer into the CPU layout.
+    pub fn read_state(&self, device: &mut dyn Device, buffer: BufferId) -> Result<Vec<T>, BackendError> {
+        let (nv, nm) = (self.source.nvars, self.source.nmodes);
+        let mut dev = vec![T::zero(); self.state_values()];
+        device.download(buffer, as_bytes_mut(&mut dev))?;
+        let mut out = vec![T::zero(); dev.len()];
+        for k in 0..self.k {
+            for v in 0..nv {
+                for j in 0..nm {
+                    out[(k * nv + v) * nm + j] = dev[self.device_index(k, v, j)];
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes a CPU-layout state into a state buffer.
+    pub fn write_state(&self, device: &mut dyn Device, buffer: BufferId, q: &[T]) -> Result<(), BackendError> {
+        let (nv, nm) = (self.source.nvars, self.source.nmodes);
+        let mut dev = vec![T::zero(); q.len()];
+        for k in 0..self.k {
+            for v in 0..nv {
+                for j in 0..nm {
+                    dev[self.device_index(k, v, j)] = q[(k * nv + v) * nm + j];
+                }
+            }
+        }
+        device.upload(buffer, as_bytes(&dev))
+    }
+
+    fn device_index(&self, k: usize, v: usize, j: usize) -> usize {
+        let (nv, nm) = (self.source.nvars, self.source.nmodes);
+        match self.source.variant.layout {
+            ModalLayout::ModeMajor => (v * nm + j) * self.k + k,
+            ModalLayout::ElemMajor => (k * nv + v) * nm + j,
+        }
+    }
+
+    /// Uploads a state in the CPU layout (`(k·nvars + v)·modes + j`) into the operator's own state buffer.
+    pub fn upload_state(&self, device: &mut dyn Device, q: &[T]) -> Result<(), BackendError> {
+        self.write_state(device, self.buffers.q, q)
+    }
+
+    /// The operator's own state buffer.
+    pub fn state_buffer(&self) -> BufferId {
+        self.buffers.q
+    }
+
+    /// Fills the output with NaN so that anything left unwritten shows.
+    pub fn poison_output(&self, device: &mut dyn Device) -> Result<(), BackendError> {
+        let nan = vec![T::nan(); self.k * self.source.nvars * self.source.nmodes];
+        device.upload(self.buffers.out, as_bytes(&nan))
+    }
+
+    /// Downloads the right-hand side in the CPU layout.
+    pub fn download_output(&self, device: &mut dyn Device) -> Result<Vec<T>, BackendError> {
+        self.read_state(device, self.buffers.out)
+    }
+}
+
+/// Time integration of the modal operator on a device: right-hand sides, updates and the limiter as kernels;
+/// prescribed boundary states uploaded per stage time.
+pub struct ModalDeviceSystem<'a, L: ConservationLaw, T: Real> {
+    /// The device.
+    pub device: &'a mut dyn Device,
+    /// The device operator.
+    pub op: &'a ModalDeviceOperator<T>,
+    /// The CPU operator of the same problem (prescribed states).
+    pub cpu: &'a ModalOperator2d<L, T>,
+    /// Whether the limiter runs after every stage.
+    pub limiter: bool,
+    /// Device seconds spent in kernels so far.
+    pub device_seconds: f64,
+}
+
+impl<L: ConservationLaw, T: Real> dg_runtime::time::OdeSystem for ModalDeviceSystem<'_, L, T> {
+    type State = BufferId;
+    type Error = BackendError;
+
+    fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), BackendError> {
+        self.op.set_time(self.device, self.cpu, t)?;
+        let launches = self.op.rhs_launches_between(*q, *out, t);
+        self.device_seconds += self.device.run(self.op.program(), &launches, 1)?.iter().sum::<f64>();
+        Ok(())
+    }
+
+    fn zeros_like(&mut self, _like: &BufferId) -> Result<BufferId, BackendError> {
+        self.op.new_state(self.device)
+    }
+
+    fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), BackendError> {
+        for (i, chunk) in terms.chunks(3).enumerate() {
+            let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
+            let launch = self.op.lincomb_launch(*y, if i == 0 { a } else { 1.0 }, &terms);
+            self.device_seconds += self.device.run(self.op.program(), &[launch], 1)?.iter().sum::<f64>();
+        }
+        Ok(())
+    }
+
+    fn limit(&mut self, q: &mut BufferId) -> Result<(), BackendError> {
+        if self.limiter {
+            let launches = self.op.limit_launches(*q);
+            self.device_seconds += self.device.run(self.op.program(), &launches, 1)?.iter().sum::<f64>();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,278 @@
+//! The modal triangle formulation as the runtime sees it ([`ModalTri`]), and its tuner: the verification problem
+//! (curved and prescribed boundaries, right-hand side, CFL wave speed and limiter), a periodic square of at least
+//! the requested DOFs for timing, the CPU reference on both, and the bytes a right-hand side must move.
+
+use crate::cpu::ModalOperator2d;
+use crate::device::{EdgeOrder, ModalDeviceOperator};
+use crate::render::{render_modal, TEMPLATES};
+use crate::variant::ModalVariant;
+use crate::verify::{random_modal_state, verify_modal_variants};
+use dg_codegen::{DeviceLimits, Precision, Target};
+use dg_core::law::ConservationLaw;
+use dg_core::mesh::{rectangle, Diagonal, RectangleSpec};
+use dg_core::space::DgSpace2d;
+use dg_core::triangle::ModalTriangle;
+use dg_core::Real;
+use dg_ir::LawIr;
+use dg_runtime::backend::Device;
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::formulation::{
+    law_ir, median_and_spread, refuse_source_terms, target_of, Formulation, FormulationError, LawCall, TuneTarget,
+    Tuner, UnitCost,
+};
+use dg_runtime::tuning_db::{KernelFamily, TuningKey};
+use dg_runtime::verify::{relative_l2, VerifyOutcome};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The modal weak form with quadrature on triangles (seed 001).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ModalTri;
+
+/// The code fingerprint of the modal kernels: their templates and generator source.
+pub fn code_hash() -> &'static str {
+    static HASH: OnceLock<String> = OnceLock::new();
+    HASH.get_or_init(|| {
+        let mut inputs: Vec<&str> = TEMPLATES.iter().map(|(_, t)| *t).collect();
+        inputs.extend([include_str!("variant.rs"), include_str!("render.rs")]);
+        dg_codegen::fingerprint::code_hash(&inputs)
+    })
+}
+
+/// Cells per side of the periodic timing square (two triangles per cell) for at least `min_dofs` DOFs.
+fn timing_cells(order: usize, nvars: usize, min_dofs: u64) -> usize {
+    let nm = dg_core::triangle::num_nodes(order) as f64;
+    ((min_dofs as f64 / (2.0 * nm * nvars as f64)).sqrt().ceil() as usize).max(2)
+}
+
+impl Formulation for ModalTri {
+    fn name(&self) -> &'static str {
+        "modal-tri"
+    }
+
+    fn summary(&self) -> &'static str {
+        "modal weak form on triangles with quadrature and limiter (seed 001): edge/atomic/element surface, table \
+         storage, layouts"
+    }
+
+    fn family(&self) -> KernelFamily {
+        KernelFamily { formulation: "modal-weak", element: "tri", code: code_hash() }
+    }
+
+    fn supports(&self, ir: &LawIr) -> Result<(), String> {
+        if ir.dim != 2 {
+            return Err(format!("it needs a 2D law (this one is {}D)", ir.dim));
+        }
+        refuse_source_terms(ir)
+    }
+
+    fn variants(
+        &self,
+        _law: &LawCall<'_>,
+        _order: usize,
+        precision: Precision,
+        _limits: &DeviceLimits,
+    ) -> Vec<(String, Option<String>)> {
+        ModalVariant::all(precision).iter().map(|v| (v.to_string(), None)).collect()
+    }
+
+    fn default_variant(&self, precision: Precision) -> String {
+        ModalVariant::seed(precision).to_string()
+    }
+
+    fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
+        let variant: ModalVariant = spec.parse()?;
+        let element = ModalTriangle::new(order).map_err(|e| FormulationError::Problem(e.to_string()))?;
+        let source =
+            render_modal(&law.input(), &element, &variant, target).map_err(|e| FormulationError::Operator(e.into()))?;
+        Ok(source.source)
+    }
+
+    fn tuner<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+        &self,
+        law: &L,
+        device: &mut dyn Device,
+        target: TuneTarget,
+    ) -> Result<Box<dyn Tuner>, FormulationError> {
+        let ir = law_ir(law)?;
+        self.supports(&ir).map_err(|reason| FormulationError::Unsupported {
+            formulation: self.name(),
+            law: law.name().into(),
+            reason,
+        })?;
+        let element = ModalTriangle::new(target.order).map_err(|e| FormulationError::Problem(e.to_string()))?;
+        let n = timing_cells(target.order, L::NVARS, target.timing_dofs);
+        Ok(Box::new(ModalTriTuner::<L, T> {
+            law: law.clone(),
+            ir,
+            order: target.order,
+            precision: target.precision,
+            dofs: (2 * n * n * element.nmodes * L::NVARS) as u64,
+            cells: n,
+            element,
+            timing: None,
+            target: target_of(device),
+            family: self.family(),
+        }))
+    }
+}
+
+/// The timing problem: the CPU operator on the periodic square and a random state.
+struct TimingProblem<L: ConservationLaw, T: Real> {
+    cpu: ModalOperator2d<L, T>,
+    q: Vec<T>,
+}
+
+struct ModalTriTuner<L: ConservationLaw, T: Real> {
+    law: L,
+    ir: LawIr,
+    order: usize,
+    precision: Precision,
+    element: ModalTriangle,
+    cells: usize,
+    dofs: u64,
+    timing: Option<TimingProblem<L, T>>,
+    target: Target,
+    family: KernelFamily,
+}
+
+impl<L: ConservationLaw + Clone, T: Real> ModalTriTuner<L, T> {
+    fn timing(&mut self) -> Result<&TimingProblem<L, T>, FormulationError> {
+        if self.timing.is_none() {
+            let problem = |e: &dyn std::fmt::Display| FormulationError::Problem(format!("timing mesh: {e}"));
+            let mesh = rectangle(&RectangleSpec {
+                lower: [0.0, 0.0],
+                upper: [10.0, 10.0],
+                nx: self.cells,
+                ny: self.cells,
+                diagonal: Diagonal::Alternating,
+                periodic_x: true,
+                periodic_y: true,
+            })
+            .map_err(|e| problem(&e))?;
+            let space = DgSpace2d::new(mesh, 1).map_err(|e| problem(&e))?;
+            let binding = BoundaryBinding::for_law(&self.law, &space, &HashMap::new()).map_err(|e| problem(&e))?;
+            let materials = vec![1.0; space.num_elements() * L::NMATERIALS];
+            let cpu =
+                ModalOperator2d::<L, T>::new(self.law.clone(), self.element.clone(), &space, &binding, &materials);
+            let q = random_modal_state(&cpu, 3);
+            self.timing = Some(TimingProblem { cpu, q });
+        }
+        self.timing.as_ref().ok_or_else(|| FormulationError::Problem("no timing problem".into()))
+    }
+
+    fn operator(
+        &mut self,
+        device: &mut dyn Device,
+        variant: &ModalVariant,
+    ) -> Result<(ModalDeviceOperator<T>, Vec<T>), FormulationError> {
+        let (ir, params, target) = (self.ir.clone(), self.law.param_values(), self.target);
+        let nflux = self.law.numerical_flux_name();
+        let problem = self.timing()?;
+        let op = ModalDeviceOperator::<T>::new(device, target, (&ir, &params, nflux), &problem.cpu, variant)?;
+        op.upload_state(device, &problem.q)?;
+        Ok((op, problem.q.clone()))
+    }
+}
+
+impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
+    fn key(&self) -> TuningKey {
+        let nflux = self.law.numerical_flux_name();
+        TuningKey::new(self.family, self.law.name(), &self.ir.hash(), nflux, self.order, T::NAME, "rhs", self.dofs)
+    }
+
+    fn timing_dofs(&self) -> u64 {
+        self.dofs
+    }
+
+    fn verification_elements(&self) -> usize {
+        let (nx, ny) = crate::verify::VERIFICATION_CELLS;
+        2 * nx * ny
+    }
+
+    fn candidates(&self) -> Vec<String> {
+        ModalVariant::all(self.precision).iter().map(ModalVariant::to_string).collect()
+    }
+
+    fn baseline(&self) -> Option<String> {
+        Some(ModalVariant::seed(self.precision).to_string())
+    }
+
+    fn verify(
+        &mut self,
+        device: &mut dyn Device,
+        specs: &[String],
+        progress: &mut dyn FnMut(&VerifyOutcome),
+    ) -> Vec<VerifyOutcome> {
+        let mut variants = Vec::new();
+        let mut unparsed = Vec::new();
+        for spec in specs {
+            match spec.parse::<ModalVariant>() {
+                Ok(v) => variants.push(v),
+                Err(e) => unparsed.push(VerifyOutcome::of::<T>(spec.clone(), Err(e.into()))),
+            }
+        }
+        let mut outcomes = verify_modal_variants::<L, T>(
+            device,
+            self.target,
+            &self.law,
+            &self.ir,
+            self.order,
+            &variants,
+            EdgeOrder::BoundaryFirst,
+            progress,
+        );
+        outcomes.extend(unparsed);
+        // in the order of `specs`
+        specs
+            .iter()
+            .map(|s| match outcomes.iter().position(|o| o.variant == *s) {
+                Some(i) => outcomes.swap_remove(i),
+                None => VerifyOutcome::rejected(s.clone(), "not verified".into()),
+            })
+            .collect()
+    }
+
+    fn time(&mut self, device: &mut dyn Device, spec: &str, repeats: usize) -> Result<(f64, f64), FormulationError> {
+        let variant: ModalVariant = spec.parse()?;
+        let result = (|| -> Result<(f64, f64), FormulationError> {
+            let (op, _) = self.operator(device, &variant)?;
+            op.apply(device, 0.0, 2)?; // warm-up
+            Ok(median_and_spread(op.apply(device, 0.0, repeats)?))
+        })();
+        device.free_buffers();
+        result
+    }
+
+    fn check_at_size(&mut self, device: &mut dyn Device, spec: &str) -> VerifyOutcome {
+        let variant: ModalVariant = match spec.parse() {
+            Ok(v) => v,
+            Err(e) => return VerifyOutcome::of::<T>(spec.into(), Err(dg_runtime::DeviceOperatorError::from(e))),
+        };
+        let result = (|| -> Result<f64, FormulationError> {
+            let (op, q) = self.operator(device, &variant)?;
+            let problem = self.timing()?;
+            let mut reference = vec![T::nan(); q.len()];
+            problem.cpu.apply(&q, 0.0, &mut reference);
+            op.poison_output(device)?;
+            op.apply(device, 0.0, 1)?;
+            Ok(relative_l2(&op.download_output(device)?, &reference))
+        })();
+        device.free_buffers();
+        match result {
+            Ok(e) => VerifyOutcome::of::<T>(spec.into(), Ok(e)),
+            Err(FormulationError::Operator(e)) => VerifyOutcome::of::<T>(spec.into(), Err(e)),
+            Err(e) => VerifyOutcome::rejected(spec.into(), e.to_string()),
+        }
+    }
+
+    fn cost(&self, spec: &str) -> Result<UnitCost, FormulationError> {
+        let _: ModalVariant = spec.parse()?;
+        let k = (2 * self.cells * self.cells) as f64;
+        let real = self.precision.bytes() as f64;
+        // the minimum traffic: state read and right-hand side written, the metric (4) and face data (3 normals and
+        // scales, 1 link per face) per element; no flop model yet (the roofline is the bandwidth bound)
+        let bytes = 2.0 * self.dofs as f64 * real + k * (4.0 + 9.0) * real + k * 3.0 * 4.0;
+        Ok(UnitCost { flops: 0.0, bytes, gemm: false })
+    }
+}

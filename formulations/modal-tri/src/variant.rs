@@ -1,0 +1,179 @@
+//! The variant space of the modal kernels and its SPEC strings.
+//!
+//! SPEC grammar: `modal/wg<g>/<surface>/<tables>/<layout>/<precision>`, e.g. `modal/wg128/edge/const/mode-major/f64`.
+
+use dg_codegen::{Precision, VariantError};
+use std::fmt;
+use std::str::FromStr;
+
+/// Work-group sizes the tuner explores.
+pub const MODAL_GROUPS: [usize; 3] = [64, 128, 256];
+
+/// How the surface integral is formed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum ModalSurface {
+    /// One work item per edge computes its numerical flux once and writes the left and right elements'
+    /// contributions to temporaries indexed by edge; the volume kernel gathers them (seed 001, no atomics).
+    Edge,
+    /// One work item per edge adds both contributions to the right-hand side with atomic additions.
+    Atomic,
+    /// One work item per element does its volume and its three edges (each flux computed twice), writing the
+    /// right-hand side once.
+    Element,
+}
+
+/// Where the basis tables live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Tables {
+    /// Compile-time constants in constant memory.
+    Const,
+    /// Copied from global to local (shared) memory by each work group.
+    Shared,
+}
+
+/// Device layout of the modal coefficients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum ModalLayout {
+    /// C[v][j][k]: element index fastest, so a work item per element reads coalesced (seed 001).
+    ModeMajor,
+    /// C[k][v][j]: an element's coefficients together (the CPU layout).
+    ElemMajor,
+}
+
+/// One point of the modal variant space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct ModalVariant {
+    /// Work-group size (elements or edges per group).
+    pub group: usize,
+    /// Surface strategy.
+    pub surface: ModalSurface,
+    /// Table storage.
+    pub tables: Tables,
+    /// Coefficient layout.
+    pub layout: ModalLayout,
+    /// Precision.
+    pub precision: Precision,
+}
+
+impl ModalVariant {
+    /// Every variant of one precision: groups × surfaces × tables × layouts.
+    pub fn all(precision: Precision) -> Vec<ModalVariant> {
+        let mut out = Vec::new();
+        for group in MODAL_GROUPS {
+            for surface in [ModalSurface::Edge, ModalSurface::Atomic, ModalSurface::Element] {
+                for tables in [Tables::Const, Tables::Shared] {
+                    for layout in [ModalLayout::ModeMajor, ModalLayout::ElemMajor] {
+                        out.push(ModalVariant { group, surface, tables, layout, precision });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Seed 001's design: edge-wise surface, tables in constant memory, mode-major, 256 threads.
+    pub fn seed(precision: Precision) -> Self {
+        ModalVariant {
+            group: 256,
+            surface: ModalSurface::Edge,
+            tables: Tables::Const,
+            layout: ModalLayout::ModeMajor,
+            precision,
+        }
+    }
+}
+
+impl fmt::Display for ModalVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let surface = match self.surface {
+            ModalSurface::Edge => "edge",
+            ModalSurface::Atomic => "atomic",
+            ModalSurface::Element => "element",
+        };
+        let tables = match self.tables {
+            Tables::Const => "const",
+            Tables::Shared => "shared",
+        };
+        let layout = match self.layout {
+            ModalLayout::ModeMajor => "mode-major",
+            ModalLayout::ElemMajor => "elem-major",
+        };
+        let precision = match self.precision {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        };
+        write!(f, "modal/wg{}/{surface}/{tables}/{layout}/{precision}", self.group)
+    }
+}
+
+impl FromStr for ModalVariant {
+    type Err = VariantError;
+
+    fn from_str(spec: &str) -> Result<Self, Self::Err> {
+        let err = |reason: String| {
+            VariantError::Parse {
+            spec: spec.to_string(),
+            reason: format!(
+                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|atomic|element>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
+            ),
+        }
+        };
+        let parts: Vec<&str> = spec.split('/').collect();
+        if parts.len() != 6 || parts[0] != "modal" {
+            return Err(err(format!("expected 6 parts starting with `modal`, got {}", parts.len())));
+        }
+        let group = parts[1]
+            .strip_prefix("wg")
+            .and_then(|g| g.parse::<usize>().ok())
+            .filter(|g| (32..=1024).contains(g) && g % 32 == 0)
+            .ok_or_else(|| {
+                err(format!("`{}` is not a work-group size wg<k> (k a multiple of 32 up to 1024)", parts[1]))
+            })?;
+        let surface = match parts[2] {
+            "edge" => ModalSurface::Edge,
+            "atomic" => ModalSurface::Atomic,
+            "element" => ModalSurface::Element,
+            other => return Err(err(format!("unknown surface `{other}`"))),
+        };
+        let tables = match parts[3] {
+            "const" => Tables::Const,
+            "shared" => Tables::Shared,
+            other => return Err(err(format!("unknown table storage `{other}`"))),
+        };
+        let layout = match parts[4] {
+            "mode-major" => ModalLayout::ModeMajor,
+            "elem-major" => ModalLayout::ElemMajor,
+            other => return Err(err(format!("unknown layout `{other}`"))),
+        };
+        let precision = match parts[5] {
+            "f32" => Precision::F32,
+            "f64" => Precision::F64,
+            other => return Err(err(format!("unknown precision `{other}`"))),
+        };
+        Ok(ModalVariant { group, surface, tables, layout, precision })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_round_trips_through_its_spec() {
+        for precision in [Precision::F32, Precision::F64] {
+            let all = ModalVariant::all(precision);
+            assert_eq!(all.len(), 36);
+            for v in all {
+                assert_eq!(v.to_string().parse::<ModalVariant>().unwrap(), v);
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_specs_are_rejected_with_the_grammar() {
+        for bad in ["modal/wg100/edge/const/mode-major/f64", "modal/wg64/faces/const/mode-major/f64", "elem/wg64"] {
+            let e = bad.parse::<ModalVariant>().unwrap_err().to_string();
+            assert!(e.contains("modal SPEC"), "{e}");
+        }
+    }
+}

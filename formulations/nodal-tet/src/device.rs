@@ -1,0 +1,516 @@
+//! The nodal right-hand side on tetrahedra on a compute device (seed 002): the mesh in the kernels' layout, one
+//! compiled program with every kernel of every strategy, and the launch sequences of a variant (right-hand
+//! side, AB3 step with fused trace extraction, GEMMs through the backend's BLAS).
+
+use crate::{gemm_matrices, render_tet, Strategy, TetLimits, TetProgram, TetRole, TetVariant};
+use dg_codegen::LawInput;
+use dg_codegen::Target;
+use dg_codegen::{Precision, VariantError};
+use dg_core::matrix::to_row_major;
+use dg_core::mesh::FaceLink;
+use dg_core::space3d::DgSpace3d;
+use dg_core::Real;
+use dg_ir::LawIr;
+use dg_runtime::backend::{
+    as_bytes, as_bytes_mut, upload_values as upload, Arg, BackendError, BufferId, Device, Gemm, GemmOperand, Launch,
+    ProgramId, Step,
+};
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::DeviceOperatorError;
+
+/// Device buffers of one tetrahedral operator.
+#[derive(Debug, Clone, Copy)]
+pub struct TetBuffers {
+    /// State, `(k * NV + v) * LDQ + i`.
+    pub q: BufferId,
+    /// Traces, `(k * NV + v) * NFACE + j`.
+    pub qf: BufferId,
+    /// Three right-hand-side levels (AB3 history; `rhs[0]` is the one a right-hand side writes).
+    pub rhs: [BufferId; 3],
+    /// Face jumps (element-per-thread scratch, GEMM lift operand), `(k * NV + v) * NFACE + j`.
+    pub jumps: BufferId,
+    /// Reference derivatives of the GEMM strategy, `(k * NV + v) * M3 + j * NP + i`.
+    pub dref: BufferId,
+    geo: BufferId,
+    face_geo: BufferId,
+    mapp: BufferId,
+    face_bc: BufferId,
+    neigh: BufferId,
+    face_xyz: BufferId,
+    mat: BufferId,
+    dr: BufferId,
+    ds: BufferId,
+    dt: BufferId,
+    lift: BufferId,
+    stacked: BufferId,
+    lift_padded: BufferId,
+    side_by_side: BufferId,
+}
+
+/// The tetrahedral operator of one law, order and precision on a device.
+pub struct TetDeviceOperator<T: Real> {
+    program: TetProgram,
+    program_id: ProgramId,
+    /// The buffers (public for verification and benchmarks, which fill them with test data).
+    pub buffers: TetBuffers,
+    k: usize,
+    gemm: bool,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: Real> TetDeviceOperator<T> {
+    /// Renders and compiles the program and uploads the mesh of `space` (materials element-major).
+    pub fn new(
+        device: &mut dyn Device,
+        target: Target,
+        law: (&LawIr, &[f64], &str),
+        space: &DgSpace3d,
+        binding: &BoundaryBinding,
+        materials: &[f64],
+    ) -> Result<Self, DeviceOperatorError> {
+        let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+        if precision == Precision::F64 && !device.supports_f64() {
+            return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
+        }
+        let (ir, params, numerical_flux) = law;
+        let limits = TetLimits { max_work_group: device.max_work_group(), local_memory: device.local_memory() };
+        let mut program =
+            render_tet(&LawInput { ir, params, numerical_flux }, &space.element, precision, target, limits)?;
+        let names: Vec<String> = program.kernels.iter().map(|k| k.name.clone()).collect();
+        let program_id = device.compile(&program.source, &names)?;
+        // registers can allow fewer work items per group than the kernel asks: such kernels are refused too
+        let mut kept = Vec::with_capacity(program.kernels.len());
+        for kernel in std::mem::take(&mut program.kernels) {
+            match device.kernel_max_work_group(program_id, &kernel.name) {
+                Some(max) if max < kernel.local_size => program.rejected.push((
+                    kernel.name.clone(),
+                    format!("registers allow {max} work items per group, the kernel needs {}", kernel.local_size),
+                )),
+                _ => kept.push(kernel),
+            }
+        }
+        program.kernels = kept;
+        let gemm = device.supports_gemm();
+        let buffers = Self::upload_mesh(device, &program, space, binding, materials, gemm)?;
+        Ok(Self { program, program_id, buffers, k: space.num_elements(), gemm, _t: std::marker::PhantomData })
+    }
+
+    fn upload_mesh(
+        device: &mut dyn Device,
+        p: &TetProgram,
+        space: &DgSpace3d,
+        binding: &BoundaryBinding,
+        materials: &[f64],
+        gemm: bool,
+    ) -> Result<TetBuffers, DeviceOperatorError> {
+        let el = &space.element;
+        let (np, nfp, nface, nv, ldq, m3) = (p.np, el.nfp, p.nface, p.nvars, p.ldq, p.m3);
+        let k_count = space.num_elements();
+        let real = |v: f64| T::from_f64(v);
+        let geo: Vec<T> = space.geometry.iter().flat_map(|g| g.metric.into_iter().flatten().map(real)).collect();
+        let face_geo: Vec<T> = space.faces.iter().flat_map(|f| [f.n[0], f.n[1], f.n[2], f.fscale].map(real)).collect();
+        let mut mapp = Vec::with_capacity(k_count * nface);
+        let mut face_bc = Vec::with_capacity(4 * k_count);
+        let mut neigh = Vec::with_capacity(4 * k_count);
+        for k in 0..k_count {
+            for f in 0..4 {
+                match space.connectivity.links[k][f] {
+                    FaceLink::Interior { element: k2, face: f2 } => {
+                        face_bc.push(-1i32);
+                        neigh.push(k2 as i32);
+                        for a in 0..nfp {
+                            let i2 = space.vmap_p[(4 * k + f) * nfp + a] - k2 * np;
+                            let a2 = el.fmask[f2].iter().position(|&i| i == i2).ok_or_else(|| {
+                                DeviceOperatorError::Precision(format!("face node of element {k} has no partner"))
+                            })?;
+                            mapp.push((k2 * nv * nface + f2 * nfp + a2) as i32);
+                        }
+                    }
+                    FaceLink::Boundary { tag } => {
+                        face_bc.push(binding.condition_of_tag[tag] as i32);
+                        neigh.push(k as i32);
+                        mapp.extend((0..nfp).map(|a| (k * nv * nface + f * nfp + a) as i32));
+                    }
+                }
+            }
+        }
+        if k_count * nv * nface > i32::MAX as usize || k_count * nv * m3 > i32::MAX as usize {
+            return Err(DeviceOperatorError::Precision("the mesh is too large for 32-bit indices".into()));
+        }
+        let face_xyz: Vec<T> = space.vmap_m.iter().flat_map(|&g| [0, 1, 2].map(|d| real(space.xyz[d][g]))).collect();
+        let mat: Vec<T> = materials.iter().map(|&m| real(m)).collect();
+        let (stacked, lift_padded, side_by_side) = gemm_matrices(el);
+        let zeros = |n: usize| vec![T::zero(); n];
+        let state_len = k_count * nv * ldq;
+        Ok(TetBuffers {
+            q: upload(device, &zeros(state_len), T::zero())?,
+            qf: upload(device, &zeros(k_count * nv * nface), T::zero())?,
+            rhs: [
+                upload(device, &zeros(state_len), T::zero())?,
+                upload(device, &zeros(state_len), T::zero())?,
+                upload(device, &zeros(state_len), T::zero())?,
+            ],
+            jumps: upload(device, &zeros(k_count * nv * nface), T::zero())?,
+            dref: upload(device, &zeros(if gemm { k_count * nv * m3 } else { 1 }), T::zero())?,
+            geo: upload(device, &geo, T::zero())?,
+            face_geo: upload(device, &face_geo, T::zero())?,
+            mapp: upload(device, &mapp, 0)?,
+            face_bc: upload(device, &face_bc, 0)?,
+            neigh: upload(device, &neigh, 0)?,
+            face_xyz: upload(device, &face_xyz, T::zero())?,
+            mat: upload(device, &mat, T::zero())?,
+            // transposed (column-major): a block's nodes read one column together
+            dr: upload(device, &to_row_major::<T>(&el.dr.transpose()), T::zero())?,
+            ds: upload(device, &to_row_major::<T>(&el.ds.transpose()), T::zero())?,
+            dt: upload(device, &to_row_major::<T>(&el.dt.transpose()), T::zero())?,
+            lift: upload(device, &to_row_major::<T>(&el.lift.transpose()), T::zero())?,
+            stacked: upload(device, &stacked.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
+            lift_padded: upload(device, &lift_padded.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
+            side_by_side: upload(device, &side_by_side.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
+        })
+    }
+
+    /// The program (sizes, kernels, rejected kernels).
+    pub fn program(&self) -> &TetProgram {
+        &self.program
+    }
+
+    /// Whether the GEMM strategy is available on this device.
+    pub fn has_gemm(&self) -> bool {
+        self.gemm
+    }
+
+    /// Elements.
+    pub fn num_elements(&self) -> usize {
+        self.k
+    }
+
+    fn scalar(v: f64) -> Arg {
+        if T::NAME == "f32" {
+            Arg::F32(v as f32)
+        } else {
+            Arg::F64(v)
+        }
+    }
+
+    fn kernel(&self, role: TetRole, spec: &TetVariant) -> Result<Launch, DeviceOperatorError> {
+        let kernel = self.program.kernel(role).ok_or_else(|| {
+            let reason = self
+                .program
+                .rejected
+                .iter()
+                .find(|(name, _)| role_name_matches(name, role))
+                .map_or_else(|| format!("no {role:?} kernel"), |(name, why)| format!("{name}: {why}"));
+            DeviceOperatorError::Variant(VariantError::Rejected { spec: spec.to_string(), reason })
+        })?;
+        let p = &self.program;
+        Ok(Launch {
+            kernel: kernel.name.clone(),
+            groups: kernel.groups(self.k, p.np, p.nface, p.ldq, p.nvars),
+            local: kernel.local_size,
+            args: Vec::new(),
+        })
+    }
+
+    /// The launches of the volume term of `variant` of the state `q` into `rhs`.
+    pub fn volume_steps(
+        &self,
+        variant: &TetVariant,
+        q: BufferId,
+        rhs: BufferId,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
+        let b = &self.buffers;
+        let k = Arg::I32(self.k as i32);
+        let p = &self.program;
+        let args = vec![
+            Arg::Buffer(q),
+            Arg::Buffer(rhs),
+            Arg::Buffer(b.geo),
+            Arg::Buffer(b.mat),
+            Arg::Buffer(b.dr),
+            Arg::Buffer(b.ds),
+            Arg::Buffer(b.dt),
+            k,
+        ];
+        Ok(match variant.strategy {
+            Strategy::Node { volume, .. } => {
+                vec![Step::Kernel(Launch { args, ..self.kernel(TetRole::VolumeNode { kb: volume }, variant)? })]
+            }
+            Strategy::Element { width } => {
+                vec![Step::Kernel(Launch { args, ..self.kernel(TetRole::VolumeElement { width }, variant)? })]
+            }
+            Strategy::Gemm => {
+                self.require_gemm(variant)?;
+                let double = T::NAME == "f64";
+                let (nv, ldq, m3, np) = (p.nvars, p.ldq, p.m3, p.np);
+                let at = |buffer, offset, ld| GemmOperand { buffer, offset, ld };
+                // seed 002's Table 3 shapes: gradient m = (3Np)pad, n = K, k = Np per differentiated field
+                let mut steps: Vec<Step> = p
+                    .plan
+                    .gradient
+                    .iter()
+                    .map(|&u| {
+                        Step::Gemm(Gemm {
+                            double,
+                            m: m3,
+                            n: self.k,
+                            k: np,
+                            alpha: 1.0,
+                            a: at(b.stacked, 0, m3),
+                            b: at(q, u * ldq, nv * ldq),
+                            beta: 0.0,
+                            c: at(b.dref, u * m3, nv * m3),
+                        })
+                    })
+                    .collect();
+                let local = Launch {
+                    args: vec![
+                        Arg::Buffer(q),
+                        Arg::Buffer(b.dref),
+                        Arg::Buffer(rhs),
+                        Arg::Buffer(b.geo),
+                        Arg::Buffer(b.mat),
+                        k,
+                    ],
+                    ..self.kernel(TetRole::VolumeLocal, variant)?
+                };
+                steps.push(Step::Kernel(local));
+                // divergence m = (Np)pad, n = K, k = 3Np per output formed from its flux: rhs_v −= [Dr Ds Dt]·G_v
+                steps.extend(p.plan.divergence.iter().map(|&v| {
+                    Step::Gemm(Gemm {
+                        double,
+                        m: ldq,
+                        n: self.k,
+                        k: 3 * np,
+                        alpha: -1.0,
+                        a: at(b.side_by_side, 0, ldq),
+                        b: at(b.dref, v * m3, nv * m3),
+                        beta: 1.0,
+                        c: at(rhs, v * ldq, nv * ldq),
+                    })
+                }));
+                steps
+            }
+        })
+    }
+
+    /// The launches of the surface term of `variant`, added to `rhs` (reads the traces).
+    pub fn surface_steps(&self, variant: &TetVariant, rhs: BufferId, t: f64) -> Result<Vec<Step>, DeviceOperatorError> {
+        let b = &self.buffers;
+        let k = Arg::I32(self.k as i32);
+        let p = &self.program;
+        let face_args = [
+            Arg::Buffer(b.face_geo),
+            Arg::Buffer(b.mapp),
+            Arg::Buffer(b.face_bc),
+            Arg::Buffer(b.neigh),
+            Arg::Buffer(b.face_xyz),
+            Arg::Buffer(b.mat),
+        ];
+        let with =
+            |head: Vec<Arg>, tail: Vec<Arg>| -> Vec<Arg> { head.into_iter().chain(face_args).chain(tail).collect() };
+        Ok(match variant.strategy {
+            Strategy::Node { surface, .. } => {
+                let args =
+                    with(vec![Arg::Buffer(b.qf), Arg::Buffer(rhs)], vec![Arg::Buffer(b.lift), Self::scalar(t), k]);
+                vec![Step::Kernel(Launch { args, ..self.kernel(TetRole::SurfaceNode { kb: surface }, variant)? })]
+            }
+            Strategy::Element { width } => {
+                let args = with(
+                    vec![Arg::Buffer(b.qf), Arg::Buffer(rhs)],
+                    vec![Arg::Buffer(b.lift), Arg::Buffer(b.jumps), Self::scalar(t), k],
+                );
+                vec![Step::Kernel(Launch { args, ..self.kernel(TetRole::SurfaceElement { width }, variant)? })]
+            }
+            Strategy::Gemm => {
+                self.require_gemm(variant)?;
+                let args = with(vec![Arg::Buffer(b.qf), Arg::Buffer(b.jumps)], vec![Self::scalar(t), k]);
+                let flux = Launch { args, ..self.kernel(TetRole::Flux, variant)? };
+                let lift = Gemm {
+                    double: T::NAME == "f64",
+                    m: p.ldq,
+                    n: self.k * p.nvars,
+                    k: p.nface,
+                    alpha: 1.0,
+                    a: GemmOperand { buffer: b.lift_padded, offset: 0, ld: p.ldq },
+                    b: GemmOperand { buffer: b.jumps, offset: 0, ld: p.nface },
+                    beta: 1.0,
+                    c: GemmOperand { buffer: rhs, offset: 0, ld: p.ldq },
+                };
+                vec![Step::Kernel(flux), Step::Gemm(lift)]
+            }
+        })
+    }
+
+    /// The trace extraction from the state `q` (before a right-hand side outside the AB3 loop).
+    pub fn trace_step(&self, q: BufferId) -> Result<Step, DeviceOperatorError> {
+        let any = TetVariant { strategy: Strategy::Gemm, update: 1, precision: Precision::F32 };
+        Ok(Step::Kernel(Launch {
+            args: vec![Arg::Buffer(q), Arg::Buffer(self.buffers.qf), Arg::I32(self.k as i32)],
+            ..self.kernel(TetRole::Trace, &any)?
+        }))
+    }
+
+    /// y ← a·y + Σ cᵢ·xᵢ for up to three terms, over whole state buffers.
+    pub fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
+        let any = TetVariant { strategy: Strategy::Gemm, update: 1, precision: Precision::F32 };
+        let mut args = vec![Arg::Buffer(y)];
+        let mut coeffs = Vec::new();
+        for slot in 0..3 {
+            let (c, x) = terms.get(slot).copied().unwrap_or((0.0, y));
+            args.push(Arg::Buffer(x));
+            coeffs.push(c);
+        }
+        args.push(Self::scalar(a));
+        args.extend(coeffs.into_iter().map(Self::scalar));
+        args.push(Arg::I32((self.k * self.program.nvars * self.program.ldq) as i32));
+        Ok(Step::Kernel(Launch { args, ..self.kernel(TetRole::Lincomb, &any)? }))
+    }
+
+    /// A new zeroed state-sized buffer.
+    pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        let n = self.k * self.program.nvars * self.program.ldq;
+        upload(device, &vec![T::zero(); n], T::zero())
+    }
+
+    /// The AB3 update q += dt(23/12 r0 − 16/12 r1 + 5/12 r2) with the trace extraction fused in.
+    pub fn update_step(&self, variant: &TetVariant, r: [BufferId; 3], dt: f64) -> Result<Step, DeviceOperatorError> {
+        let b = &self.buffers;
+        Ok(Step::Kernel(Launch {
+            args: vec![
+                Arg::Buffer(b.q),
+                Arg::Buffer(b.qf),
+                Arg::Buffer(r[0]),
+                Arg::Buffer(r[1]),
+                Arg::Buffer(r[2]),
+                Self::scalar(dt),
+                Arg::I32(self.k as i32),
+            ],
+            ..self.kernel(TetRole::UpdateAb3 { ku: variant.update }, variant)?
+        }))
+    }
+
+    /// A whole right-hand side of the state `q` into `rhs`: traces, volume, surface.
+    pub fn rhs_steps(
+        &self,
+        variant: &TetVariant,
+        q: BufferId,
+        rhs: BufferId,
+        t: f64,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
+        let mut steps = vec![self.trace_step(q)?];
+        steps.extend(self.volume_steps(variant, q, rhs)?);
+        steps.extend(self.surface_steps(variant, rhs, t)?);
+        Ok(steps)
+    }
+
+    /// One AB3 step as seed 002 runs it: volume and surface into `r[0]` (from the traces the previous update
+    /// wrote), then the fused update. The caller rotates the three levels between steps.
+    pub fn ab3_steps(
+        &self,
+        variant: &TetVariant,
+        r: [BufferId; 3],
+        t: f64,
+        dt: f64,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
+        let mut steps = self.volume_steps(variant, self.buffers.q, r[0])?;
+        steps.extend(self.surface_steps(variant, r[0], t)?);
+        steps.push(self.update_step(variant, r, dt)?);
+        Ok(steps)
+    }
+
+    fn require_gemm(&self, variant: &TetVariant) -> Result<(), DeviceOperatorError> {
+        if self.gemm {
+            Ok(())
+        } else {
+            Err(DeviceOperatorError::Variant(VariantError::Rejected {
+                spec: variant.to_string(),
+                reason: "the GEMM strategy needs a BLAS (cuBLAS on CUDA); this device has none".into(),
+            }))
+        }
+    }
+
+    /// Runs `steps` `repeats` times; device seconds per repetition.
+    pub fn run(&self, device: &mut dyn Device, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        device.run_steps(self.program_id, steps, repeats)
+    }
+
+    /// Writes a host state (layout `(k * nvars + v) * np + i`) into buffer `to` (device layout, pads zero).
+    pub fn write_state(&self, device: &mut dyn Device, to: BufferId, state: &[T]) -> Result<(), BackendError> {
+        let (np, ldq) = (self.program.np, self.program.ldq);
+        let mut padded = vec![T::zero(); self.k * self.program.nvars * ldq];
+        for (col, chunk) in state.chunks(np).enumerate() {
+            padded[col * ldq..col * ldq + np].copy_from_slice(chunk);
+        }
+        device.upload(to, as_bytes(&padded))
+    }
+
+    /// Fills buffer `to` (a state-sized buffer) with one value everywhere, pads included (poison before a
+    /// launch).
+    pub fn fill_state(&self, device: &mut dyn Device, to: BufferId, value: T) -> Result<(), BackendError> {
+        device.upload(to, as_bytes(&vec![value; self.k * self.program.nvars * self.program.ldq]))
+    }
+
+    /// Reads a state-sized buffer into the host layout.
+    pub fn read_state(&self, device: &mut dyn Device, from: BufferId) -> Result<Vec<T>, BackendError> {
+        let (np, ldq) = (self.program.np, self.program.ldq);
+        let mut padded = vec![T::zero(); self.k * self.program.nvars * ldq];
+        device.download(from, as_bytes_mut(&mut padded))?;
+        Ok(padded.chunks(ldq).flat_map(|c| c[..np].iter().copied()).collect())
+    }
+
+    /// Reads the traces, `(k * NV + v) * NFACE + j`.
+    pub fn read_traces(&self, device: &mut dyn Device) -> Result<Vec<T>, BackendError> {
+        let mut out = vec![T::zero(); self.k * self.program.nvars * self.program.nface];
+        device.download(self.buffers.qf, as_bytes_mut(&mut out))?;
+        Ok(out)
+    }
+}
+
+fn role_name_matches(name: &str, role: TetRole) -> bool {
+    let expected = match role {
+        TetRole::VolumeNode { kb } => format!("tet_volume_node_kb{kb}"),
+        TetRole::SurfaceNode { kb } => format!("tet_surface_node_kb{kb}"),
+        TetRole::VolumeElement { width } => format!("tet_volume_elem_w{width}"),
+        TetRole::SurfaceElement { width } => format!("tet_surface_elem_w{width}"),
+        TetRole::UpdateAb3 { ku } => format!("tet_update_ab3_ku{ku}"),
+        _ => return false,
+    };
+    name == expected
+}
+
+/// Time integration of the tetrahedral operator with the generic integrators (state buffers, the lincomb kernel).
+pub struct TetDeviceSystem<'a, T: Real> {
+    /// The device.
+    pub device: &'a mut dyn Device,
+    /// The operator.
+    pub op: &'a TetDeviceOperator<T>,
+    /// The kernels used.
+    pub variant: TetVariant,
+    /// Device seconds spent so far.
+    pub device_seconds: f64,
+}
+
+impl<T: Real> dg_runtime::time::OdeSystem for TetDeviceSystem<'_, T> {
+    type State = BufferId;
+    type Error = DeviceOperatorError;
+
+    fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), DeviceOperatorError> {
+        let steps = self.op.rhs_steps(&self.variant, *q, *out, t)?;
+        self.device_seconds += self.op.run(self.device, &steps, 1)?.iter().sum::<f64>();
+        Ok(())
+    }
+
+    fn zeros_like(&mut self, _like: &BufferId) -> Result<BufferId, DeviceOperatorError> {
+        Ok(self.op.new_state(self.device)?)
+    }
+
+    fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), DeviceOperatorError> {
+        for (i, chunk) in terms.chunks(3).enumerate() {
+            let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
+            let step = self.op.lincomb_step(*y, if i == 0 { a } else { 1.0 }, &terms)?;
+            self.device_seconds += self.op.run(self.device, &[step], 1)?.iter().sum::<f64>();
+        }
+        Ok(())
+    }
+}

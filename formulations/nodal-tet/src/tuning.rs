@@ -1,0 +1,384 @@
+//! The tetrahedral formulation as the runtime sees it ([`NodalTet`]), and its tuner: a variant (volume and surface
+//! strategy, update block) is verified kernel by kernel and as a whole right-hand side on the verification box,
+//! and timed as one whole AB3 step (volume, surface, fused update) on a cube of about the requested nodes.
+
+use crate::bench::bench_space;
+use crate::cost::step_cost;
+use crate::device::TetDeviceOperator;
+use crate::render::{render_tet, TetProgram, TetRole, TEMPLATES};
+use crate::variant::{Strategy, TetLimits, TetVariant};
+use crate::verify::{check_strategy, cpu_rhs, every_condition, verify_tet_variants};
+use dg_codegen::{DeviceLimits, Precision, Target};
+use dg_core::law::ConservationLaw;
+use dg_core::space3d::DgSpace3d;
+use dg_core::tetrahedron::ReferenceTetrahedron;
+use dg_core::Real;
+use dg_ir::LawIr;
+use dg_runtime::backend::Device;
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::formulation::{
+    law_ir, median_and_spread, precision_of, refuse_source_terms, target_of, Formulation, FormulationError, LawCall,
+    TuneTarget, Tuner, UnitCost,
+};
+use dg_runtime::tuning_db::{KernelFamily, TuningKey};
+use dg_runtime::verify::{random_state, VerifyOutcome};
+use std::sync::OnceLock;
+
+/// The nodal strong form on tetrahedra (seed 002).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NodalTet;
+
+/// The code fingerprint of the tetrahedral kernels: their templates and generator source.
+pub fn code_hash() -> &'static str {
+    static HASH: OnceLock<String> = OnceLock::new();
+    HASH.get_or_init(|| {
+        let mut inputs: Vec<&str> = TEMPLATES.iter().map(|(_, t)| *t).collect();
+        inputs.extend([include_str!("variant.rs"), include_str!("render.rs"), include_str!("plan.rs")]);
+        dg_codegen::fingerprint::code_hash(&inputs)
+    })
+}
+
+/// The variants a program offers: node per thread with every volume and surface block it holds, element per
+/// thread at every width held for both terms, GEMM where the device has a BLAS; each with every update block.
+pub fn program_variants(program: &TetProgram, gemm: bool) -> Vec<TetVariant> {
+    let (mut vol, mut surf, mut elem_v, mut elem_s, mut upd) = (vec![], vec![], vec![], vec![], vec![]);
+    for k in &program.kernels {
+        match k.role {
+            TetRole::VolumeNode { kb } => vol.push(kb),
+            TetRole::SurfaceNode { kb } => surf.push(kb),
+            TetRole::VolumeElement { width } => elem_v.push(width),
+            TetRole::SurfaceElement { width } => elem_s.push(width),
+            TetRole::UpdateAb3 { ku } => upd.push(ku),
+            _ => {}
+        }
+    }
+    let mut strategies: Vec<Strategy> = Vec::new();
+    for &v in &vol {
+        for &s in &surf {
+            strategies.push(Strategy::Node { volume: v, surface: s });
+        }
+    }
+    strategies.extend(elem_v.iter().filter(|w| elem_s.contains(w)).map(|&width| Strategy::Element { width }));
+    if gemm {
+        strategies.push(Strategy::Gemm);
+    }
+    let precision = program.precision;
+    strategies
+        .into_iter()
+        .flat_map(|strategy| upd.iter().map(move |&update| TetVariant { strategy, update, precision }))
+        .collect()
+}
+
+fn limits_of(limits: &DeviceLimits) -> TetLimits {
+    TetLimits { max_work_group: limits.max_work_group, local_memory: limits.local_memory }
+}
+
+fn program(
+    law: &LawCall<'_>,
+    order: usize,
+    precision: Precision,
+    target: Target,
+    limits: &DeviceLimits,
+) -> Result<TetProgram, FormulationError> {
+    let element = ReferenceTetrahedron::new(order).map_err(|e| FormulationError::Problem(e.to_string()))?;
+    render_tet(&law.input(), &element, precision, target, limits_of(limits))
+        .map_err(|e| FormulationError::Operator(e.into()))
+}
+
+impl Formulation for NodalTet {
+    fn name(&self) -> &'static str {
+        "nodal-tet"
+    }
+
+    fn summary(&self) -> &'static str {
+        "nodal strong form on tetrahedra with AB3 (seed 002): node/element per thread, cuBLAS GEMM, fused update"
+    }
+
+    fn family(&self) -> KernelFamily {
+        KernelFamily { formulation: "nodal-strong", element: "tet", code: code_hash() }
+    }
+
+    fn supports(&self, ir: &LawIr) -> Result<(), String> {
+        if ir.dim != 3 {
+            return Err(format!("it needs a 3D law (this one is {}D)", ir.dim));
+        }
+        refuse_source_terms(ir)
+    }
+
+    fn variants(
+        &self,
+        law: &LawCall<'_>,
+        order: usize,
+        precision: Precision,
+        limits: &DeviceLimits,
+    ) -> Vec<(String, Option<String>)> {
+        match program(law, order, precision, Target::Cuda, limits) {
+            Ok(p) => program_variants(&p, true).iter().map(|v| (v.to_string(), None)).collect(),
+            Err(e) => vec![(format!("tet/*/{}", precision.name()), Some(e.to_string()))],
+        }
+    }
+
+    fn default_variant(&self, precision: Precision) -> String {
+        TetVariant { strategy: Strategy::Node { volume: 2, surface: 1 }, update: 2, precision }.to_string()
+    }
+
+    fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
+        // one program holds every kernel of every strategy; the SPEC picks the precision
+        let variant: TetVariant = spec.parse()?;
+        Ok(program(law, order, variant.precision, target, &DeviceLimits::default())?.source)
+    }
+
+    fn tuner<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+        &self,
+        law: &L,
+        device: &mut dyn Device,
+        target: TuneTarget,
+    ) -> Result<Box<dyn Tuner>, FormulationError> {
+        let ir = law_ir(law)?;
+        self.supports(&ir).map_err(|reason| FormulationError::Unsupported {
+            formulation: self.name(),
+            law: law.name().into(),
+            reason,
+        })?;
+        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+        let params = law.param_values();
+        let call = LawCall { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
+        let lang = target_of(device);
+        let program = program(&call, target.order, precision_of::<T>(), lang, &limits)?;
+        let valid = program_variants(&program, device.supports_gemm() && lang == Target::Cuda);
+        let np = dg_core::tetrahedron::num_nodes(target.order);
+        let n = ((target.timing_dofs as f64 / (6.0 * np as f64)).cbrt().round() as usize).max(1);
+        Ok(Box::new(NodalTetTuner::<L, T> {
+            law: law.clone(),
+            ir,
+            order: target.order,
+            valid,
+            nodes: target.timing_dofs as usize,
+            elements: 6 * n * n * n,
+            np,
+            timing: None,
+            op: None,
+            checked: Vec::new(),
+            target: lang,
+            family: self.family(),
+            real: std::marker::PhantomData,
+        }))
+    }
+}
+
+/// The timing problem: the cube, its binding and materials, a random state and the CPU right-hand side of it.
+struct TimingProblem<T> {
+    space: DgSpace3d,
+    binding: BoundaryBinding,
+    materials: Vec<f64>,
+    state: Vec<T>,
+}
+
+struct NodalTetTuner<L, T: Real> {
+    law: L,
+    ir: LawIr,
+    order: usize,
+    valid: Vec<TetVariant>,
+    nodes: usize,
+    elements: usize,
+    np: usize,
+    timing: Option<TimingProblem<T>>,
+    /// The operator on the timing problem, kept between timings (this tuner is the only one that frees the
+    /// device's buffers while it works, and drops it when it does).
+    op: Option<TetDeviceOperator<T>>,
+    /// Outcomes of every variant on the verification mesh, computed once (the kernel checks cover them all).
+    checked: Vec<VerifyOutcome>,
+    target: Target,
+    family: KernelFamily,
+    real: std::marker::PhantomData<T>,
+}
+
+impl<L: ConservationLaw + Clone, T: Real> NodalTetTuner<L, T> {
+    fn timing(&mut self) -> Result<&TimingProblem<T>, FormulationError> {
+        if self.timing.is_none() {
+            let problem = |e: &dyn std::fmt::Display| FormulationError::Problem(format!("timing mesh: {e}"));
+            let space = bench_space(self.order, self.nodes).map_err(|e| problem(&e))?;
+            let binding = BoundaryBinding::for_law_on_tets(&self.law, &space, &every_condition(&self.law))
+                .map_err(|e| problem(&e))?;
+            let k = space.num_elements();
+            let materials: Vec<f64> = (0..k * L::NMATERIALS).map(|i| 1.0 + 0.1 * (i % 3) as f64).collect();
+            let state = random_state::<T>(self.law.variable_names(), space.element.np, k, 5);
+            self.timing = Some(TimingProblem { space, binding, materials, state });
+        }
+        self.timing.as_ref().ok_or_else(|| FormulationError::Problem("no timing problem".into()))
+    }
+
+    /// The operator on the timing problem with the state written and its traces extracted (built once).
+    fn operator(&mut self, device: &mut dyn Device) -> Result<&TetDeviceOperator<T>, FormulationError> {
+        if self.op.is_none() {
+            let (ir, params, target) = (self.ir.clone(), self.law.param_values(), self.target);
+            let nflux = self.law.numerical_flux_name();
+            let p = self.timing()?;
+            let (space, binding, materials, state) = (&p.space, &p.binding, &p.materials, p.state.clone());
+            let op = TetDeviceOperator::<T>::new(device, target, (&ir, &params, nflux), space, binding, materials)?;
+            op.write_state(device, op.buffers.q, &state)?;
+            op.run(device, &[op.trace_step(op.buffers.q)?], 1)?;
+            self.op = Some(op);
+        }
+        self.op.as_ref().ok_or_else(|| FormulationError::Problem("no operator".into()))
+    }
+
+    /// Frees the device's buffers (and forgets the operator that lived in them).
+    fn release(&mut self, device: &mut dyn Device) {
+        self.op = None;
+        device.free_buffers();
+    }
+}
+
+impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
+    fn key(&self) -> TuningKey {
+        let nflux = self.law.numerical_flux_name();
+        let nodes = (self.elements * self.np) as u64;
+        TuningKey::new(self.family, self.law.name(), &self.ir.hash(), nflux, self.order, T::NAME, "ab3-step", nodes)
+    }
+
+    fn timing_dofs(&self) -> u64 {
+        (self.elements * self.np) as u64
+    }
+
+    fn verification_elements(&self) -> usize {
+        let [a, b, c] = crate::verify::VERIFICATION_CELLS;
+        5 * a * b * c
+    }
+
+    fn candidates(&self) -> Vec<String> {
+        self.valid.iter().map(TetVariant::to_string).collect()
+    }
+
+    fn baseline(&self) -> Option<String> {
+        Some(NodalTet.default_variant(precision_of::<T>()))
+    }
+
+    fn neighbours(&self, spec: &str) -> Vec<String> {
+        let Ok(best) = spec.parse::<TetVariant>() else { return Vec::new() };
+        let one_axis = |v: &TetVariant| {
+            let same_kind = std::mem::discriminant(&v.strategy) == std::mem::discriminant(&best.strategy);
+            (v.strategy == best.strategy) != (v.update == best.update)
+                || (!same_kind && v.update == best.update)
+                || match (v.strategy, best.strategy) {
+                    (Strategy::Node { volume: a, surface: b }, Strategy::Node { volume: c, surface: d }) => {
+                        (a == c) != (b == d) && v.update == best.update
+                    }
+                    _ => false,
+                }
+        };
+        self.valid.iter().filter(|v| **v != best && one_axis(v)).map(TetVariant::to_string).collect()
+    }
+
+    fn verify(
+        &mut self,
+        device: &mut dyn Device,
+        specs: &[String],
+        progress: &mut dyn FnMut(&VerifyOutcome),
+    ) -> Vec<VerifyOutcome> {
+        let mut parsed = Vec::new();
+        let mut outcomes: Vec<Option<VerifyOutcome>> = vec![None; specs.len()];
+        for (i, spec) in specs.iter().enumerate() {
+            match spec.parse::<TetVariant>() {
+                Ok(v) if self.valid.contains(&v) => parsed.push((i, v)),
+                Ok(_) => {
+                    outcomes[i] = Some(VerifyOutcome::rejected(spec.clone(), "not among this device's variants".into()))
+                }
+                Err(e) => outcomes[i] = Some(VerifyOutcome::of::<T>(spec.clone(), Err(e.into()))),
+            }
+        }
+        if self.checked.is_empty() && !parsed.is_empty() {
+            // every valid variant at once: the kernel checks behind them run once
+            self.op = None;
+            self.checked =
+                match verify_tet_variants::<L, T>(device, self.target, &self.law, &self.ir, self.order, &self.valid) {
+                    Ok(checked) => checked,
+                    Err(e) => self
+                        .valid
+                        .iter()
+                        .map(|v| VerifyOutcome::of::<T>(v.to_string(), Err(e.to_string_error())))
+                        .collect(),
+                };
+        }
+        for (i, v) in parsed {
+            let spec = v.to_string();
+            outcomes[i] = self.checked.iter().find(|c| c.variant == spec).cloned();
+        }
+        let out: Vec<VerifyOutcome> = outcomes
+            .into_iter()
+            .zip(specs)
+            .map(|(o, s)| o.unwrap_or_else(|| VerifyOutcome::rejected(s.clone(), "not verified".into())))
+            .collect();
+        out.iter().for_each(progress);
+        out
+    }
+
+    fn time(&mut self, device: &mut dyn Device, spec: &str, repeats: usize) -> Result<(f64, f64), FormulationError> {
+        let variant: TetVariant = spec.parse()?;
+        let result = (|| -> Result<(f64, f64), FormulationError> {
+            let op = self.operator(device)?;
+            let steps = op.ab3_steps(&variant, op.buffers.rhs, 0.0, 1e-9)?;
+            op.run(device, &steps, 2)?;
+            Ok(median_and_spread(op.run(device, &steps, repeats)?))
+        })();
+        if result.is_err() {
+            self.release(device);
+        }
+        result
+    }
+
+    fn check_at_size(&mut self, device: &mut dyn Device, spec: &str) -> VerifyOutcome {
+        let variant: TetVariant = match spec.parse() {
+            Ok(v) => v,
+            Err(e) => return VerifyOutcome::of::<T>(spec.into(), Err(dg_runtime::DeviceOperatorError::from(e))),
+        };
+        let result = (|| -> Result<VerifyOutcome, FormulationError> {
+            let law = self.law.clone();
+            let p = self.timing()?;
+            let state = p.state.clone();
+            let reference = cpu_rhs(&law, &p.space, &p.binding, &p.materials, &state, 0.0);
+            // a fresh operator: the timings moved its state
+            self.release(device);
+            let order = self.order;
+            let op = self.operator(device)?;
+            // the kernel checks were done on the verification mesh; here the whole right-hand side at this size
+            let passed: Vec<VerifyOutcome> = kernel_labels(&variant, order, T::NAME)
+                .into_iter()
+                .map(|l| VerifyOutcome::of::<T>(l, Ok(0.0)))
+                .collect();
+            Ok(check_strategy(device, op, &variant, &passed, &reference, order))
+        })();
+        self.release(device);
+        result.unwrap_or_else(|e| VerifyOutcome::rejected(spec.into(), e.to_string()))
+    }
+
+    fn cost(&self, spec: &str) -> Result<UnitCost, FormulationError> {
+        let variant: TetVariant = spec.parse()?;
+        let c = step_cost(&self.ir, self.law.numerical_flux_name(), self.order, self.elements, variant.precision);
+        Ok(UnitCost { flops: c.flops, bytes: c.bytes, gemm: variant.strategy == Strategy::Gemm })
+    }
+}
+
+/// The labels of the kernels `variant` uses, as [`crate::verify::verify_tet_kernels`] names their outcomes.
+fn kernel_labels(variant: &TetVariant, order: usize, real: &str) -> Vec<String> {
+    let mut labels = match variant.strategy {
+        Strategy::Node { volume, surface } => {
+            vec![format!("volume node kb{volume}"), format!("surface node kb{surface}")]
+        }
+        Strategy::Element { width } => vec![format!("volume elem w{width}"), format!("surface elem w{width}")],
+        Strategy::Gemm => vec!["volume gemm".into(), "surface gemm".into()],
+    };
+    labels.push(format!("update ab3 ku{}", variant.update));
+    labels.into_iter().map(|l| format!("{l} N={order} {real}")).collect()
+}
+
+/// A [`dg_runtime::DeviceOperatorError`] carrying another one's message (outcomes own their error).
+trait ToStringError {
+    fn to_string_error(&self) -> dg_runtime::DeviceOperatorError;
+}
+
+impl ToStringError for dg_runtime::DeviceOperatorError {
+    fn to_string_error(&self) -> dg_runtime::DeviceOperatorError {
+        dg_runtime::DeviceOperatorError::Precision(self.to_string())
+    }
+}

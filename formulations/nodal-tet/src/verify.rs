@@ -1,0 +1,323 @@
+//! Verification of the tetrahedral kernels against the CPU operator: every volume kernel (with a reference
+//! surface kernel), every surface kernel (with a reference volume kernel) and every AB3 update kernel, on a
+//! sheared box with random per-element materials (jumps across every face), every boundary condition of the law
+//! on some side, a random state, and outputs poisoned with NaN before each launch.
+
+use crate::cpu::NodalOperator3d;
+use crate::device::TetDeviceOperator;
+use crate::{Strategy, TetRole, TetVariant};
+use dg_codegen::Precision;
+use dg_codegen::Target;
+use dg_core::law::ConservationLaw;
+use dg_core::mesh3d::{box_mesh, BoxSpec, CubeSplit, BOX_TAGS};
+use dg_core::space3d::DgSpace3d;
+use dg_core::Real;
+use dg_ir::LawIr;
+use dg_runtime::backend::{Device, Step};
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::verify::{random_state, relative_l2, worst, VerifyOutcome};
+use dg_runtime::DeviceOperatorError;
+use rand::{Rng, SeedableRng};
+use std::collections::HashMap;
+
+/// Hexahedra per direction of the verification box, five tetrahedra each: 945 tetrahedra, more than three blocks
+/// of the widest element kernel (256 elements), 59 of the largest node block (16), and odd, so no multiple of any
+/// block or padding.
+pub const VERIFICATION_CELLS: [usize; 3] = [9, 7, 3];
+
+/// The verification mesh: a box of [`VERIFICATION_CELLS`] five-tetrahedra hexahedra, sheared so that no metric
+/// term vanishes.
+pub fn verification_space(order: usize) -> Result<DgSpace3d, dg_core::space::SpaceError> {
+    let spec = BoxSpec {
+        lower: [0.0; 3],
+        upper: [1.0, 1.0, 0.6],
+        cells: VERIFICATION_CELLS,
+        split: CubeSplit::Five,
+        periodic: [false; 3],
+    };
+    let mut mesh = box_mesh(&spec)?;
+    for v in &mut mesh.vertices {
+        let [x, y, z] = *v;
+        *v = [x + 0.3 * y - 0.1 * z, 0.9 * y + 0.2 * z, z + 0.15 * x];
+    }
+    DgSpace3d::new(mesh, order)
+}
+
+/// Every side of the box bound to one of the law's conditions in turn.
+pub fn every_condition<L: ConservationLaw>(law: &L) -> HashMap<String, String> {
+    let names = law.boundary_names();
+    BOX_TAGS.iter().enumerate().map(|(i, t)| (t.to_string(), names[i % names.len()].to_string())).collect()
+}
+
+/// What the program offers, as the variants to check: each volume kernel with the reference surface, each
+/// surface kernel with the reference volume, and the updates.
+fn kernels_to_check(roles: &[TetRole], gemm: bool) -> (Vec<Strategy>, Vec<Strategy>, Vec<usize>) {
+    let mut volume = Vec::new();
+    let mut surface = Vec::new();
+    let mut updates = Vec::new();
+    for role in roles {
+        match *role {
+            TetRole::VolumeNode { kb } => volume.push(Strategy::Node { volume: kb, surface: 1 }),
+            TetRole::VolumeElement { width } => volume.push(Strategy::Element { width }),
+            TetRole::SurfaceNode { kb } => surface.push(Strategy::Node { volume: 1, surface: kb }),
+            TetRole::SurfaceElement { width } => surface.push(Strategy::Element { width }),
+            TetRole::UpdateAb3 { ku } => updates.push(ku),
+            _ => {}
+        }
+    }
+    if gemm {
+        volume.push(Strategy::Gemm);
+        surface.push(Strategy::Gemm);
+    }
+    (volume, surface, updates)
+}
+
+/// Verifies every tetrahedral kernel of `law` at `order` in precision `T`. Kernels the device cannot hold are
+/// reported as rejected.
+pub fn verify_tet_kernels<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    law: &L,
+    ir: &LawIr,
+    order: usize,
+) -> Result<Vec<VerifyOutcome>, DeviceOperatorError> {
+    let space = verification_space(order).map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let binding = BoundaryBinding::for_law_on_tets(law, &space, &every_condition(law))
+        .map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let k = space.num_elements();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7 + order as u64);
+    // materials and state rounded to T first, so that the f64 reference sees exactly the kernel's inputs
+    let round = |v: f64| T::from_f64(v).as_f64();
+    let materials: Vec<f64> = (0..k * L::NMATERIALS).map(|_| round(rng.random_range(0.5..2.0))).collect();
+    let np = space.element.np;
+    let state: Vec<T> = random_state::<T>(law.variable_names(), np, k, 31 + order as u64);
+    let state64: Vec<f64> = state.iter().map(|v| v.as_f64()).collect();
+    let cpu = NodalOperator3d::<L, f64>::new(law.clone(), &space, &binding, &materials);
+    let mut reference = vec![0.0; state64.len()];
+    cpu.apply(&state64, 0.25, &mut reference);
+    let reference: Vec<T> = reference.iter().map(|&v| T::from_f64(v)).collect();
+
+    let params = law.param_values();
+    let op = TetDeviceOperator::<T>::new(
+        device,
+        target,
+        (ir, &params, law.numerical_flux_name()),
+        &space,
+        &binding,
+        &materials,
+    )?;
+    let roles: Vec<TetRole> = op.program().kernels.iter().map(|k| k.role).collect();
+    let (volumes, surfaces, updates) = kernels_to_check(&roles, op.has_gemm());
+    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+    let variant = |strategy| TetVariant { strategy, update: 1, precision };
+    let reference_strategy = Strategy::Node { volume: 1, surface: 1 };
+    let mut outcomes: Vec<VerifyOutcome> = op
+        .program()
+        .rejected
+        .iter()
+        .map(|(name, why)| VerifyOutcome::rejected(format!("{name} N={order} {}", T::NAME), why.clone()))
+        .collect();
+    op.write_state(device, op.buffers.q, &state)?;
+    let mut check_rhs = |label: String, vol: Strategy, surf: Strategy| {
+        let rhs = op.buffers.rhs[0];
+        let result = (|| -> Result<f64, DeviceOperatorError> {
+            let mut steps: Vec<Step> = vec![op.trace_step(op.buffers.q)?];
+            steps.extend(op.volume_steps(&variant(vol), op.buffers.q, rhs)?);
+            steps.extend(op.surface_steps(&variant(surf), rhs, 0.25)?);
+            op.fill_state(device, rhs, T::from_f64(f64::NAN))?;
+            op.run(device, &steps, 1)?;
+            Ok(relative_l2(&op.read_state(device, rhs)?, &reference))
+        })();
+        outcomes.push(VerifyOutcome::of::<T>(format!("{label} N={order} {}", T::NAME), result));
+    };
+    for vol in &volumes {
+        check_rhs(format!("volume {}", strategy_label(vol, true)), *vol, reference_strategy);
+    }
+    for surf in &surfaces {
+        check_rhs(format!("surface {}", strategy_label(surf, false)), reference_strategy, *surf);
+    }
+    // AB3 updates: random levels, expected q and traces computed here
+    let levels: Vec<Vec<T>> = (0..3).map(|s| random_state::<T>(law.variable_names(), np, k, 90 + s)).collect();
+    let dt = 0.01;
+    let expected: Vec<T> = (0..state.len())
+        .map(|g| {
+            let r = |s: usize| levels[s][g].as_f64();
+            T::from_f64(state64[g] + dt * (23.0 / 12.0 * r(0) - 16.0 / 12.0 * r(1) + 5.0 / 12.0 * r(2)))
+        })
+        .collect();
+    let nface = op.program().nface;
+    let fmask = space.element.face_node_indices();
+    let nv = L::NVARS;
+    let expected_traces: Vec<T> = (0..k * nv * nface).map(|g| expected[(g / nface) * np + fmask[g % nface]]).collect();
+    for ku in updates {
+        let result = (|| -> Result<f64, DeviceOperatorError> {
+            op.write_state(device, op.buffers.q, &state)?;
+            for (s, level) in levels.iter().enumerate() {
+                op.write_state(device, op.buffers.rhs[s], level)?;
+            }
+            device
+                .upload(op.buffers.qf, dg_runtime::backend::as_bytes(&vec![T::from_f64(f64::NAN); k * nv * nface]))?;
+            let step = op.update_step(&TetVariant { update: ku, ..variant(reference_strategy) }, op.buffers.rhs, dt)?;
+            op.run(device, &[step], 1)?;
+            let q = op.read_state(device, op.buffers.q)?;
+            let traces = op.read_traces(device)?;
+            Ok(worst(relative_l2(&q, &expected), relative_l2(&traces, &expected_traces)))
+        })();
+        outcomes.push(VerifyOutcome::of::<T>(format!("update ab3 ku{ku} N={order} {}", T::NAME), result));
+    }
+    Ok(outcomes)
+}
+
+fn strategy_label(s: &Strategy, volume: bool) -> String {
+    match *s {
+        Strategy::Node { volume: v, surface: w } => format!("node kb{}", if volume { v } else { w }),
+        Strategy::Element { width } => format!("elem w{width}"),
+        Strategy::Gemm => "gemm".into(),
+    }
+}
+
+/// The CPU operator's right-hand side of `state` (in f64, rounded to `T`).
+pub fn cpu_rhs<L: ConservationLaw + Clone, T: Real>(
+    law: &L,
+    space: &DgSpace3d,
+    binding: &BoundaryBinding,
+    materials: &[f64],
+    state: &[T],
+    t: f64,
+) -> Vec<T> {
+    let state64: Vec<f64> = state.iter().map(|v| v.as_f64()).collect();
+    let cpu = NodalOperator3d::<L, f64>::new(law.clone(), space, binding, materials);
+    let mut out = vec![f64::NAN; state64.len()];
+    cpu.apply(&state64, t, &mut out);
+    out.iter().map(|&v| T::from_f64(v)).collect()
+}
+
+/// A strategy passes when every kernel it uses passed on the verification mesh (`kernel_checks`) and its
+/// right-hand side (traces, volume, surface) on the operator's mesh matches `reference`, the output poisoned
+/// with NaN before the launch.
+pub fn check_strategy<T: Real>(
+    device: &mut dyn Device,
+    op: &TetDeviceOperator<T>,
+    variant: &TetVariant,
+    kernel_checks: &[VerifyOutcome],
+    reference: &[T],
+    order: usize,
+) -> VerifyOutcome {
+    let name = variant.to_string();
+    let labels: Vec<String> = match variant.strategy {
+        Strategy::Node { volume, surface } => {
+            vec![format!("volume node kb{volume}"), format!("surface node kb{surface}")]
+        }
+        Strategy::Element { width } => vec![format!("volume elem w{width}"), format!("surface elem w{width}")],
+        Strategy::Gemm => vec!["volume gemm".into(), "surface gemm".into()],
+    };
+    let labels: Vec<String> = labels
+        .into_iter()
+        .chain([format!("update ab3 ku{}", variant.update)])
+        .map(|l| format!("{l} N={order} {}", T::NAME))
+        .collect();
+    for label in &labels {
+        match kernel_checks.iter().find(|c| c.variant == *label) {
+            Some(c) if c.passed => {}
+            Some(c) => {
+                let why = format!(
+                    "kernel {label} failed verification: {}",
+                    c.error.clone().unwrap_or_else(|| format!("{:e}", c.relative_error))
+                );
+                return VerifyOutcome::of::<T>(name, Err(DeviceOperatorError::Precision(why)));
+            }
+            None => {
+                let why = format!("kernel {label} was not verified");
+                return VerifyOutcome::of::<T>(name, Err(DeviceOperatorError::Precision(why)));
+            }
+        }
+    }
+    let rhs = op.buffers.rhs[0];
+    let result = (|| -> Result<f64, DeviceOperatorError> {
+        let mut steps: Vec<Step> = vec![op.trace_step(op.buffers.q)?];
+        steps.extend(op.volume_steps(variant, op.buffers.q, rhs)?);
+        steps.extend(op.surface_steps(variant, rhs, 0.0)?);
+        op.fill_state(device, rhs, T::from_f64(f64::NAN))?;
+        op.run(device, &steps, 1)?;
+        Ok(relative_l2(&op.read_state(device, rhs)?, reference))
+    })();
+    VerifyOutcome::of::<T>(name, result)
+}
+
+/// Verifies tetrahedral variants of `law` at `order`: every kernel on the verification mesh
+/// ([`verify_tet_kernels`]), then each variant's whole right-hand side there against the CPU operator, its output
+/// poisoned with NaN; a variant passes when all its kernels and its right-hand side do.
+pub fn verify_tet_variants<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    law: &L,
+    ir: &LawIr,
+    order: usize,
+    variants: &[TetVariant],
+) -> Result<Vec<VerifyOutcome>, DeviceOperatorError> {
+    let kernel_checks = verify_tet_kernels::<L, T>(device, target, law, ir, order)?;
+    device.free_buffers();
+    let space = verification_space(order).map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let binding = BoundaryBinding::for_law_on_tets(law, &space, &every_condition(law))
+        .map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let k = space.num_elements();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(41 + order as u64);
+    let round = |v: f64| T::from_f64(v).as_f64();
+    let materials: Vec<f64> = (0..k * L::NMATERIALS).map(|_| round(rng.random_range(0.5..2.0))).collect();
+    let state: Vec<T> = random_state::<T>(law.variable_names(), space.element.np, k, 43 + order as u64);
+    let reference = cpu_rhs(law, &space, &binding, &materials, &state, 0.0);
+    let params = law.param_values();
+    let result = (|| {
+        let op = TetDeviceOperator::<T>::new(
+            device,
+            target,
+            (ir, &params, law.numerical_flux_name()),
+            &space,
+            &binding,
+            &materials,
+        )?;
+        op.write_state(device, op.buffers.q, &state)?;
+        // the right-hand side does not depend on the update block: one check per strategy, then each variant's
+        // update kernel from the kernel checks
+        let mut per_strategy: Vec<(Strategy, VerifyOutcome)> = Vec::new();
+        let mut out = Vec::with_capacity(variants.len());
+        for v in variants {
+            // kernels the compiled program refused (registers allow fewer work items than the kernel needs)
+            if let Err(DeviceOperatorError::Variant(e)) = op.ab3_steps(v, op.buffers.rhs, 0.0, 1e-9) {
+                out.push(VerifyOutcome::rejected(v.to_string(), e.to_string()));
+                continue;
+            }
+            let known = per_strategy.iter().find(|(s, _)| *s == v.strategy).map(|(_, o)| o.clone());
+            let rhs = match known {
+                Some(o) => o,
+                None => {
+                    let o = check_strategy(device, &op, v, &kernel_checks, &reference, order);
+                    per_strategy.push((v.strategy, o.clone()));
+                    o
+                }
+            };
+            let update = format!("update ab3 ku{} N={order} {}", v.update, T::NAME);
+            let outcome = match kernel_checks.iter().find(|c| c.variant == update) {
+                Some(c) if !c.passed => VerifyOutcome::of::<T>(
+                    v.to_string(),
+                    Err(DeviceOperatorError::Precision(format!("kernel {update} failed verification"))),
+                ),
+                None => VerifyOutcome::of::<T>(
+                    v.to_string(),
+                    Err(DeviceOperatorError::Precision(format!("kernel {update} was not verified"))),
+                ),
+                Some(_) if rhs.passed => VerifyOutcome::of::<T>(v.to_string(), Ok(rhs.relative_error)),
+                Some(_) => VerifyOutcome::of::<T>(
+                    v.to_string(),
+                    Err(DeviceOperatorError::Precision(rhs.error.clone().unwrap_or_else(|| {
+                        format!("right-hand side differs from the CPU operator by {:e}", rhs.relative_error)
+                    }))),
+                ),
+            };
+            out.push(outcome);
+        }
+        Ok(out)
+    })();
+    device.free_buffers();
+    result
+}

@@ -1,0 +1,40 @@
+//! Cost model of one right-hand-side evaluation: flops from the IR and the operator sizes, and the fewest
+//! bytes it must move (state read once, right-hand side written once, geometry and connectivity read once).
+
+use crate::variant::{Variant, VolumeForm};
+use dg_ir::LawIr;
+
+/// Flops and bytes of one right-hand-side evaluation on `k` elements.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Cost {
+    /// Floating-point operations.
+    pub flops: f64,
+    /// Minimal bytes moved through device memory.
+    pub bytes: f64,
+}
+
+/// The cost of the nodal strong form at order `order` for `law` with numerical flux `nflux` on `k` elements,
+/// computed the way `variant` computes it (the flops of diff-first differ from those of flux-first).
+pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Variant) -> Cost {
+    let precision = variant.precision;
+    let np = dg_core::triangle::num_nodes(order) as f64;
+    let nf = 3.0 * (order as f64 + 1.0);
+    let nv = law.variables.len() as f64;
+    let nmat = law.materials.len() as f64;
+    let flux = law.function("flux").map_or(0, |f| f.flops().total) as f64;
+    let nflux = law.function(&format!("numerical_flux:{nflux}")).map_or(0, |f| f.flops().total) as f64;
+    let volume = match variant.form {
+        // flux at each node, 4 mat-vecs (2 flops per entry) per variable, 7 flops to combine
+        VolumeForm::FluxFirst => np * flux + nv * np * (8.0 * np + 7.0),
+        // 2 mat-vecs per variable, x and y derivatives (6 flops), the x flux of ∂q/∂x and the y flux of ∂q/∂y
+        // (the compiler drops the unused halves, so one flux's worth), 1 add
+        VolumeForm::DiffFirst => np * flux + nv * np * (4.0 * np + 7.0),
+    };
+    // surface: numerical flux and own flux per face node, n·F and scaling (5 flops per variable), lift
+    let surface = nf * (nflux + flux + 5.0 * nv) + nv * np * 2.0 * nf;
+    let b = precision.bytes() as f64;
+    let per_element = 2.0 * nv * np * b // state in, rhs out
+        + 4.0 * b + 9.0 * b + nmat * b // metric terms, face normals and Fscale, material
+        + 2.0 * nf * 4.0; // vmapM, vmapP (int32)
+    Cost { flops: k as f64 * (volume + surface), bytes: k as f64 * per_element }
+}

@@ -1,0 +1,319 @@
+//! The nodal DG right-hand side on a compute device: the space's data in the variant's layout, the generated
+//! kernels, and conversion between the CPU state layout and the device's.
+
+use crate::render::{render_nodal_tri, KernelSource};
+use crate::variant::{DeviceLimits, LawShape, Layout, Precision, Variant, VariantError};
+use dg_codegen::LawInput;
+use dg_codegen::Target;
+use dg_core::mesh::FaceLink;
+use dg_core::space::DgSpace2d;
+use dg_core::Real;
+use dg_ir::LawIr;
+use dg_runtime::backend::{as_bytes, as_bytes_mut, Arg, BackendError, BufferId, Device, Launch, ProgramId};
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::DeviceOperatorError;
+
+/// Device buffers of one operator.
+#[derive(Clone, Copy)]
+struct Buffers {
+    q: BufferId,
+    rhs: BufferId,
+    jumps: BufferId,
+    geo: BufferId,
+    mat: BufferId,
+    dr: BufferId,
+    ds: BufferId,
+    lift: BufferId,
+    face_geo: BufferId,
+    vmap_m: BufferId,
+    vmap_p: BufferId,
+    face_bc: BufferId,
+    neigh: BufferId,
+    face_xy: BufferId,
+}
+
+/// The right-hand side of a 2D law on a device, for one variant, in precision `T`.
+pub struct DeviceOperator<T: Real> {
+    source: KernelSource,
+    program: ProgramId,
+    buffers: Buffers,
+    np: usize,
+    nv: usize,
+    k: usize,
+    fs: usize,
+    _t: std::marker::PhantomData<T>,
+}
+
+/// Offset of node `i` of element `k` within one field, for a variant's layout.
+fn node_offset(source: &KernelSource, k: usize, i: usize, fs: usize) -> usize {
+    let g = &source.geometry;
+    match source.variant.layout {
+        Layout::ElementMajor => {
+            (k / g.microblock.elements) * g.microblock.floats + (k % g.microblock.elements) * g.np + i
+        }
+        Layout::NodeMajor => i * (fs / g.np) + k,
+    }
+}
+
+/// Values per field for `k` elements.
+fn field_stride(source: &KernelSource, k: usize) -> usize {
+    let g = &source.geometry;
+    match source.variant.layout {
+        Layout::ElementMajor => k.div_ceil(g.microblock.elements) * g.microblock.floats,
+        Layout::NodeMajor => g.np * k.div_ceil(32) * 32,
+    }
+}
+
+fn to_real<T: Real>(values: impl IntoIterator<Item = f64>) -> Vec<T> {
+    values.into_iter().map(T::from_f64).collect()
+}
+
+impl<T: Real> DeviceOperator<T> {
+    /// Renders, compiles and uploads everything for `variant`. The law enters through its IR, parameter
+    /// values and numerical flux name.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        device: &mut dyn Device,
+        target: Target,
+        ir: &LawIr,
+        params: &[f64],
+        numerical_flux: &str,
+        space: &DgSpace2d,
+        binding: &BoundaryBinding,
+        materials: &[f64],
+        variant: &Variant,
+    ) -> Result<Self, DeviceOperatorError> {
+        Self::check_precision(device, variant)?;
+        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+        variant.check(space.element.order, &LawShape::of(ir), &limits)?;
+        let source = render_nodal_tri(&LawInput { ir, params, numerical_flux }, &space.element, variant, target)?;
+        let names: Vec<String> = source.symbols.iter().map(|(_, symbol)| symbol.clone()).collect();
+        let program = device.compile(&source.source, &names)?;
+        Self::with_program(device, source, program, space, binding, materials)
+    }
+
+    fn check_precision(device: &dyn Device, variant: &Variant) -> Result<(), DeviceOperatorError> {
+        let want = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+        if variant.precision != want {
+            return Err(DeviceOperatorError::Precision(format!("variant {variant} does not compute in {}", T::NAME)));
+        }
+        if want == Precision::F64 && !device.supports_f64() {
+            return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
+        }
+        Ok(())
+    }
+
+    /// Uploads everything for a variant whose kernels are already compiled in `program` (alone or in a batch
+    /// of variants; `source.symbols` name them there).
+    pub fn with_program(
+        device: &mut dyn Device,
+        source: KernelSource,
+        program: ProgramId,
+        space: &DgSpace2d,
+        binding: &BoundaryBinding,
+        materials: &[f64],
+    ) -> Result<Self, DeviceOperatorError> {
+        let variant = source.variant;
+        Self::check_precision(device, &variant)?;
+        for kernel in &source.rhs_kernels {
+            if let Some(max) = device.kernel_max_work_group(program, source.symbol(kernel.name)) {
+                if kernel.local_size > max {
+                    return Err(VariantError::Rejected {
+                        spec: variant.to_string(),
+                        reason: format!(
+                            "kernel `{}` needs {} work items per group, the compiled kernel allows {max} (registers)",
+                            kernel.name, kernel.local_size
+                        ),
+                    }
+                    .into());
+                }
+            }
+        }
+        let el = &space.element;
+        let (np, nfp, nv, k) = (el.np, el.nfp, source.nvars, space.num_elements());
+        let nmat = source.nmaterials;
+        let fs = field_stride(&source, k);
+        let offset_of = |g: usize| node_offset(&source, g / np, g % np, fs) as i32;
+        let upload_real = |device: &mut dyn Device, values: Vec<T>| -> Result<BufferId, BackendError> {
+            let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
+            device.upload(id, as_bytes(&values))?;
+            Ok(id)
+        };
+        let geo = upload_real(device, to_real(space.geometry.iter().flat_map(|g| [g.rx, g.sx, g.ry, g.sy])))?;
+        let mat = upload_real(device, if nmat == 0 { vec![T::zero()] } else { to_real(materials.iter().copied()) })?;
+        let dr = upload_real(device, dg_core::matrix::to_row_major(&el.dr))?;
+        let ds = upload_real(device, dg_core::matrix::to_row_major(&el.ds))?;
+        let lift = upload_real(device, dg_core::matrix::to_row_major(&el.lift))?;
+        let face_geo = upload_real(device, to_real(space.faces.iter().flat_map(|f| [f.nx, f.ny, f.fscale])))?;
+        let face_xy = upload_real(device, to_real(space.vmap_m.iter().flat_map(|&g| [space.x[g], space.y[g]])))?;
+        let upload_int = |device: &mut dyn Device, values: Vec<i32>| -> Result<BufferId, BackendError> {
+            let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
+            device.upload(id, as_bytes(&values))?;
+            Ok(id)
+        };
+        let vmap_m = upload_int(device, space.vmap_m.iter().map(|&g| offset_of(g)).collect())?;
+        let vmap_p = upload_int(device, space.vmap_p.iter().map(|&g| offset_of(g)).collect())?;
+        let face_bc = upload_int(
+            device,
+            space.face_tag.iter().map(|t| t.map_or(-1, |tag| binding.condition_of_tag[tag] as i32)).collect(),
+        )?;
+        let neigh = upload_int(
+            device,
+            space
+                .connectivity
+                .links
+                .iter()
+                .enumerate()
+                .flat_map(|(k, links)| {
+                    links.iter().map(move |l| match l {
+                        FaceLink::Interior { element, .. } => *element as i32,
+                        FaceLink::Boundary { .. } => k as i32,
+                    })
+                })
+                .collect(),
+        )?;
+        let real = std::mem::size_of::<T>();
+        let q = device.alloc(nv * fs * real)?;
+        let rhs = device.alloc(nv * fs * real)?;
+        let jumps = device.alloc(nv * k * 3 * nfp * real)?;
+        let buffers =
+            Buffers { q, rhs, jumps, geo, mat, dr, ds, lift, face_geo, vmap_m, vmap_p, face_bc, neigh, face_xy };
+        Ok(Self { source, program, buffers, np, nv, k, fs, _t: std::marker::PhantomData })
+    }
+
+    /// The generated program.
+    pub fn source(&self) -> &KernelSource {
+        &self.source
+    }
+
+    fn scalar(value: f64) -> Arg {
+        if T::NAME == "f32" {
+            Arg::F32(value as f32)
+        } else {
+            Arg::F64(value)
+        }
+    }
+
+    /// The launches of one right-hand-side evaluation at time `t`.
+    pub fn rhs_launches(&self, t: f64) -> Vec<Launch> {
+        self.rhs_launches_between(self.buffers.q, self.buffers.rhs, t)
+    }
+
+    /// The launches of one right-hand-side evaluation of state buffer `q` into buffer `out`.
+    pub fn rhs_launches_between(&self, q: BufferId, out: BufferId, t: f64) -> Vec<Launch> {
+        let mut b = Buffers { ..self.buffers };
+        b.q = q;
+        b.rhs = out;
+        let b = &b;
+        let (kk, fs) = (Arg::I32(self.k as i32), Arg::I32(self.fs as i32));
+        let buf = Arg::Buffer;
+        self.source
+            .rhs_kernels
+            .iter()
+            .map(|kernel| {
+                // the face data every surface-computing kernel reads, in the templates' argument order
+                let faces = [b.face_geo, b.vmap_m, b.vmap_p, b.face_bc, b.neigh, b.face_xy].map(buf);
+                let join = |head: &[Arg], tail: &[Arg]| [head, &faces[..], tail].concat();
+                let t = Self::scalar(t);
+                let args = match kernel.name {
+                    "volume" => vec![buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds), kk, fs],
+                    "rhs" => join(
+                        &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds)],
+                        &[buf(b.lift), t, kk, fs],
+                    ),
+                    "surface" => join(&[buf(b.q), buf(b.rhs)], &[buf(b.mat), buf(b.lift), t, kk, fs]),
+                    "flux" => join(&[buf(b.q), buf(b.jumps)], &[buf(b.mat), t, kk, fs]),
+                    _ => vec![buf(b.jumps), buf(b.rhs), buf(b.lift), kk, fs],
+                };
+                Launch {
+                    kernel: self.source.symbol(kernel.name).to_string(),
+                    groups: self.source.groups(kernel, self.k),
+                    local: kernel.local_size,
+                    args,
+                }
+            })
+            .collect()
+    }
+
+    /// Uploads a state given in the CPU layout (`(k·nvars + v)·np + i`) into the operator's own state buffer.
+    pub fn upload_state(&self, device: &mut dyn Device, q: &[T]) -> Result<(), BackendError> {
+        self.write_state(device, self.buffers.q, q)
+    }
+
+    /// Fills the right-hand-side buffer with NaN (so that unwritten outputs show).
+    pub fn poison_rhs(&self, device: &mut dyn Device) -> Result<(), BackendError> {
+        let nan = vec![T::nan(); self.nv * self.fs];
+        device.upload(self.buffers.rhs, as_bytes(&nan))
+    }
+
+    /// Downloads the right-hand side in the CPU layout.
+    pub fn download_rhs(&self, device: &mut dyn Device) -> Result<Vec<T>, BackendError> {
+        self.read_state(device, self.buffers.rhs)
+    }
+
+    /// Values in one device state buffer (all fields, padding included).
+    pub fn state_values(&self) -> usize {
+        self.nv * self.fs
+    }
+
+    /// A new zero-filled device state buffer.
+    pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        let id = device.alloc(self.state_values() * std::mem::size_of::<T>())?;
+        device.upload(id, as_bytes(&vec![T::zero(); self.state_values()]))?;
+        Ok(id)
+    }
+
+    /// Copies a CPU-layout state into a device state buffer.
+    pub fn write_state(&self, device: &mut dyn Device, buffer: BufferId, q: &[T]) -> Result<(), BackendError> {
+        let mut dev = vec![T::zero(); self.nv * self.fs];
+        for k in 0..self.k {
+            for v in 0..self.nv {
+                for i in 0..self.np {
+                    dev[v * self.fs + node_offset(&self.source, k, i, self.fs)] = q[(k * self.nv + v) * self.np + i];
+                }
+            }
+        }
+        device.upload(buffer, as_bytes(&dev))
+    }
+
+    /// Reads a device state buffer into the CPU layout.
+    pub fn read_state(&self, device: &mut dyn Device, buffer: BufferId) -> Result<Vec<T>, BackendError> {
+        let mut dev = vec![T::zero(); self.nv * self.fs];
+        device.download(buffer, as_bytes_mut(&mut dev))?;
+        let mut out = vec![T::zero(); self.k * self.nv * self.np];
+        for k in 0..self.k {
+            for v in 0..self.nv {
+                for i in 0..self.np {
+                    out[(k * self.nv + v) * self.np + i] = dev[v * self.fs + node_offset(&self.source, k, i, self.fs)];
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The program handle.
+    pub fn program(&self) -> ProgramId {
+        self.program
+    }
+
+    /// The launch of y = a·y + Σ cᵢxᵢ (at most three terms) on device state buffers.
+    pub fn lincomb_launch(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Launch {
+        let n = self.state_values();
+        let mut args = vec![Arg::Buffer(y)];
+        for i in 0..3 {
+            args.push(Arg::Buffer(terms.get(i).map_or(y, |t| t.1)));
+        }
+        args.push(Self::scalar(a));
+        for i in 0..3 {
+            args.push(Self::scalar(terms.get(i).map_or(0.0, |t| t.0)));
+        }
+        args.push(Arg::I32(n as i32));
+        Launch { kernel: self.source.symbol("lincomb").to_string(), groups: n.div_ceil(256), local: 256, args }
+    }
+
+    /// Evaluates the right-hand side of the uploaded state; returns the device time of each of `repeats`
+    /// evaluations.
+    pub fn apply(&self, device: &mut dyn Device, t: f64, repeats: usize) -> Result<Vec<f64>, BackendError> {
+        device.run(self.program, &self.rhs_launches(t), repeats)
+    }
+}

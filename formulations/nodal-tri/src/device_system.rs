@@ -1,0 +1,42 @@
+//! Time integration on a device: the generic integrators of [`crate::time`] drive device state buffers through
+//! the generated right-hand-side kernels and a linear-combination kernel.
+
+use crate::device::DeviceOperator;
+use dg_core::Real;
+use dg_runtime::backend::{BackendError, BufferId, Device};
+use dg_runtime::time::OdeSystem;
+
+/// A device, an operator on it, and the device time spent in kernels so far.
+pub struct DeviceSystem<'a, T: Real> {
+    /// The device.
+    pub device: &'a mut dyn Device,
+    /// The operator.
+    pub op: &'a DeviceOperator<T>,
+    /// Seconds of device time measured by events.
+    pub device_seconds: f64,
+}
+
+impl<T: Real> OdeSystem for DeviceSystem<'_, T> {
+    type State = BufferId;
+    type Error = BackendError;
+
+    fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), BackendError> {
+        let launches = self.op.rhs_launches_between(*q, *out, t);
+        self.device_seconds += self.device.run(self.op.program(), &launches, 1)?.iter().sum::<f64>();
+        Ok(())
+    }
+
+    fn zeros_like(&mut self, _like: &BufferId) -> Result<BufferId, BackendError> {
+        self.op.new_state(self.device)
+    }
+
+    fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), BackendError> {
+        for (i, chunk) in terms.chunks(3).enumerate() {
+            let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
+            let a = if i == 0 { a } else { 1.0 };
+            let launch = self.op.lincomb_launch(*y, a, &terms);
+            self.device_seconds += self.device.run(self.op.program(), &[launch], 1)?.iter().sum::<f64>();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,296 @@
+//! The nodal triangle kernels' source from `templates/nodal-tri/` (one concern per file) and the common
+//! templates, for CUDA C or OpenCL C.
+
+use crate::microblock::{microblock, Microblock};
+use crate::variant::{Layout, Partition, Precision, Storage, Surface, Variant, VolumeForm};
+use dg_codegen::program::{
+    engine, insert_law, matrix_text, render_pieces, LawInput, RenderError, Target, KERNEL_SUFFIX, PRELUDE_SUFFIX,
+};
+use dg_core::triangle::ReferenceTriangle;
+
+/// Sizes that follow from the order and the variant.
+#[derive(Debug, Clone, Copy)]
+pub struct Geometry {
+    /// Nodes per element.
+    pub np: usize,
+    /// Nodes per face.
+    pub nfp: usize,
+    /// The microblock.
+    pub microblock: Microblock,
+    /// Work items per group of the volume kernel.
+    pub volume_threads: usize,
+    /// Work items per group of the surface (or flux) kernel.
+    pub surface_threads: usize,
+    /// Work items per group of the lift kernel (split surface).
+    pub lift_threads: usize,
+    /// Elements per work group of the volume kernel (one sequential pass).
+    pub volume_elements: usize,
+    /// Elements per work group of the surface kernels (one sequential pass).
+    pub surface_elements: usize,
+}
+
+impl Geometry {
+    /// The sizes of `variant` at order `order`.
+    pub fn new(order: usize, variant: &Variant) -> Self {
+        let np = dg_core::triangle::num_nodes(order);
+        let nfp = order + 1;
+        let mb = microblock(np, 16, 0.10);
+        match variant.partition {
+            Partition::Node => {
+                let e = variant.group * mb.elements;
+                let per = match variant.surface {
+                    Surface::Fused | Surface::Merged => np.max(3 * nfp),
+                    Surface::Split => 3 * nfp,
+                };
+                Self {
+                    np,
+                    nfp,
+                    microblock: mb,
+                    volume_threads: variant.group * mb.floats,
+                    surface_threads: e * per,
+                    lift_threads: e * np,
+                    volume_elements: e,
+                    surface_elements: e,
+                }
+            }
+            Partition::Element => Self {
+                np,
+                nfp,
+                microblock: mb,
+                volume_threads: variant.group,
+                surface_threads: variant.group,
+                lift_threads: variant.group,
+                volume_elements: variant.group,
+                surface_elements: variant.group,
+            },
+        }
+    }
+
+    /// Values of Dr, Ds and LIFT together.
+    pub fn matrix_values(&self) -> usize {
+        2 * self.np * self.np + self.np * 3 * self.nfp
+    }
+
+    /// Local memory of the most demanding kernel, in bytes.
+    pub fn local_bytes(&self, nvars: usize, bytes: usize, variant: &Variant) -> usize {
+        let local_mats = variant.storage == Storage::MatrixLocal;
+        let (np, nf) = (self.np, 3 * self.nfp);
+        let values = match variant.partition {
+            Partition::Node => {
+                let volume = 2 * nvars * self.volume_threads + if local_mats { 2 * np * np } else { 0 };
+                let surface = match variant.surface {
+                    Surface::Fused | Surface::Merged => nvars * self.surface_elements * nf,
+                    Surface::Split => 0,
+                } + if local_mats { np * nf } else { 0 };
+                volume.max(surface)
+            }
+            Partition::Element => match (local_mats, variant.surface) {
+                (false, _) => 0,
+                (true, Surface::Merged) => 2 * np * np + np * nf,
+                (true, _) => (2 * np * np).max(np * nf),
+            },
+        };
+        values * bytes
+    }
+}
+
+/// A kernel of the generated program and how to launch it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KernelLaunch {
+    /// The kernel's role (`volume`, `surface`, `flux`, `lift`); its function name is [`KernelSource::symbol`].
+    pub name: &'static str,
+    /// Work items per group.
+    pub local_size: usize,
+    /// Elements per group and pass (0 for the update kernel, which is per value).
+    pub elements_per_group: usize,
+}
+
+/// Generated program for one spec.
+#[derive(Debug, Clone)]
+pub struct KernelSource {
+    /// The language.
+    pub target: Target,
+    /// The variant.
+    pub variant: Variant,
+    /// The whole program text.
+    pub source: String,
+    /// The kernels of one right-hand-side evaluation, in launch order.
+    pub rhs_kernels: Vec<KernelLaunch>,
+    /// Sizes.
+    pub geometry: Geometry,
+    /// Variables of the law.
+    pub nvars: usize,
+    /// Material coefficients per element.
+    pub nmaterials: usize,
+    /// The program in pieces, with symbol placeholders, for batching many variants into one program.
+    pub pieces: ProgramPieces,
+    /// Function name of each kernel role in the program that holds it (`volume` → `volume`, or `volume_k3` in a
+    /// batch).
+    pub symbols: Vec<(&'static str, String)>,
+}
+
+/// A program in pieces: the dialect, the prelude (sizes, matrices, law, face jump) and the kernel parts, with
+/// [`PRELUDE_SUFFIX`] and [`KERNEL_SUFFIX`] where names must become unique in a batch.
+#[derive(Debug, Clone)]
+pub struct ProgramPieces {
+    /// Dialect macros and the `real` type.
+    pub dialect: String,
+    /// Sizes, constant matrices, the law's functions and the face jump.
+    pub prelude: String,
+    /// Kernel parts: the kernel roles each defines, and its text.
+    pub parts: Vec<(Vec<&'static str>, String)>,
+}
+
+/// Macros the prelude and kernel parts define; a batch undefines them before each prelude.
+pub const PRELUDE_MACROS: [&str; 10] =
+    ["NP", "NFP", "NFACE_NODES", "NV", "NMAT", "MBE", "MBF", "NODE_OFF", "SURF_E", "SURF_T"];
+
+impl KernelSource {
+    /// Function name of the kernel with role `name` (`volume`, `surface`, `flux`, `lift`, `update`, `lincomb`).
+    pub fn symbol<'a>(&'a self, name: &'a str) -> &'a str {
+        self.symbols.iter().find(|(role, _)| *role == name).map_or(name, |(_, symbol)| symbol.as_str())
+    }
+
+    /// Work groups for `kernel` on `k` elements: the elements each group handles are
+    /// `elements_per_group · seq` (whole microblocks for the node-partition volume kernel).
+    pub fn groups(&self, kernel: &KernelLaunch, k: usize) -> usize {
+        let seq = self.variant.seq;
+        if kernel.name == "volume" && self.variant.partition == Partition::Node {
+            let microblocks = k.div_ceil(self.geometry.microblock.elements);
+            return microblocks.div_ceil(self.variant.group * seq).max(1);
+        }
+        k.div_ceil(kernel.elements_per_group * seq).max(1)
+    }
+}
+
+/// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
+pub const TEMPLATES: [(&str, &str); 7] = [
+    ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
+    ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
+    ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
+    ("volume_node", include_str!("../../../templates/nodal-tri/volume_node.tera")),
+    ("volume_elem", include_str!("../../../templates/nodal-tri/volume_elem.tera")),
+    ("surface_node", include_str!("../../../templates/nodal-tri/surface_node.tera")),
+    ("surface_elem", include_str!("../../../templates/nodal-tri/surface_elem.tera")),
+];
+
+/// Renders the nodal triangle program of `variant` for `law` on `element`.
+pub fn render_nodal_tri(
+    law: &LawInput<'_>,
+    element: &ReferenceTriangle,
+    variant: &Variant,
+    target: Target,
+) -> Result<KernelSource, RenderError> {
+    let ir = law.ir;
+    let law_err = |reason: String| RenderError::Law { law: ir.name.clone(), reason };
+    if ir.dim != 2 {
+        return Err(law_err(format!("the nodal triangle kernels need a 2D law (this one is {}D)", ir.dim)));
+    }
+    if variant.form == VolumeForm::DiffFirst && !ir.flux_is_linear_homogeneous() {
+        return Err(law_err("diff-first needs a flux linear and homogeneous in the state".into()));
+    }
+    let single = variant.precision == Precision::F32;
+    let geometry = Geometry::new(element.order, variant);
+    let mut ctx = tera::Context::new();
+    insert_law(&mut ctx, law, single)?;
+    ctx.insert("cuda", &(target == Target::Cuda));
+    ctx.insert("double", &!single);
+    ctx.insert("np", &geometry.np);
+    ctx.insert("nfp", &geometry.nfp);
+    ctx.insert("nv", &ir.variables.len());
+    ctx.insert("nmat", &ir.materials.len());
+    ctx.insert("mbe", &geometry.microblock.elements);
+    ctx.insert("mbf", &geometry.microblock.floats);
+    ctx.insert("node_major", &(variant.layout == Layout::NodeMajor));
+    ctx.insert("matrix_const", &(variant.storage == Storage::MatrixConst));
+    ctx.insert("matrix_local", &(variant.storage == Storage::MatrixLocal));
+    ctx.insert("dr", &matrix_text(&element.dr, single));
+    ctx.insert("ds", &matrix_text(&element.ds, single));
+    ctx.insert("lift", &matrix_text(&element.lift, single));
+    let (dr_at, ds_at, lift_at) = match variant.storage {
+        Storage::FieldLocal => ("dr".to_string(), "ds".to_string(), "lift_mat".to_string()),
+        Storage::MatrixLocal => ("s_dr".to_string(), "s_ds".to_string(), "s_lift".to_string()),
+        Storage::MatrixConst => {
+            (format!("C_DR{PRELUDE_SUFFIX}"), format!("C_DS{PRELUDE_SUFFIX}"), format!("C_LIFT{PRELUDE_SUFFIX}"))
+        }
+    };
+    ctx.insert("dr_at", &dr_at);
+    ctx.insert("ds_at", &ds_at);
+    ctx.insert("lift_at", &lift_at);
+    ctx.insert("p", PRELUDE_SUFFIX);
+    ctx.insert("k", KERNEL_SUFFIX);
+    ctx.insert("group", &variant.group);
+    ctx.insert("seq", &variant.seq);
+    ctx.insert("fused", &(variant.surface == Surface::Fused));
+    ctx.insert("merged", &(variant.surface == Surface::Merged));
+    ctx.insert("diff_first", &(variant.form == VolumeForm::DiffFirst));
+    ctx.insert("surface_t", &geometry.np.max(3 * geometry.nfp));
+    let tera = engine(&TEMPLATES)?;
+    let (volume, surface) = match variant.partition {
+        Partition::Node => ("volume_node", "surface_node"),
+        Partition::Element => ("volume_elem", "surface_elem"),
+    };
+    let piece = |names: &[&str]| render_pieces(&tera, &ctx, names);
+    let mut parts = Vec::new();
+    match variant.surface {
+        Surface::Fused => {
+            parts.push((vec!["volume"], piece(&[volume])?));
+            parts.push((vec!["surface"], piece(&[surface])?));
+        }
+        Surface::Split => {
+            parts.push((vec!["volume"], piece(&[volume])?));
+            parts.push((vec!["flux", "lift"], piece(&[surface])?));
+        }
+        Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
+    }
+    parts.push((vec!["update", "lincomb"], piece(&["update"])?));
+    let pieces = ProgramPieces {
+        dialect: piece(&["dialect"])?,
+        prelude: piece(&["sizes", "matrices", "law", "face_jump"])?,
+        parts,
+    };
+    let mut source = format!("/* dg kernels: {} N={} {} */\n", ir.name, element.order, variant);
+    source.push_str(&pieces.dialect);
+    source.push_str(&pieces.prelude);
+    for (_, text) in &pieces.parts {
+        source.push_str(text);
+    }
+    let source = source.replace(PRELUDE_SUFFIX, "").replace(KERNEL_SUFFIX, "");
+    let symbols = pieces.parts.iter().flat_map(|(roles, _)| roles.iter().map(|r| (*r, r.to_string()))).collect();
+    let mut rhs_kernels = vec![KernelLaunch {
+        name: if variant.surface == Surface::Merged { "rhs" } else { "volume" },
+        local_size: geometry.volume_threads,
+        elements_per_group: geometry.volume_elements,
+    }];
+    match variant.surface {
+        Surface::Merged => {}
+        Surface::Fused => rhs_kernels.push(KernelLaunch {
+            name: "surface",
+            local_size: geometry.surface_threads,
+            elements_per_group: geometry.surface_elements,
+        }),
+        Surface::Split => {
+            rhs_kernels.push(KernelLaunch {
+                name: "flux",
+                local_size: geometry.surface_threads,
+                elements_per_group: geometry.surface_elements,
+            });
+            rhs_kernels.push(KernelLaunch {
+                name: "lift",
+                local_size: geometry.lift_threads,
+                elements_per_group: geometry.surface_elements,
+            });
+        }
+    }
+    Ok(KernelSource {
+        target,
+        variant: *variant,
+        source,
+        rhs_kernels,
+        geometry,
+        nvars: ir.variables.len(),
+        nmaterials: ir.materials.len(),
+        pieces,
+        symbols,
+    })
+}

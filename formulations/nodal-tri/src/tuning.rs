@@ -1,0 +1,338 @@
+//! The nodal triangle formulation as the runtime sees it ([`NodalTri`]), and its tuner: the verification problem,
+//! a periodic square of at least the requested DOFs for timing, the CPU reference on both, seed 000's baseline and
+//! one-axis neighbours for greedy search, and the cost model.
+
+use crate::cost::rhs_cost;
+use crate::render::{render_nodal_tri, TEMPLATES};
+use crate::variant::{DeviceLimits, LawShape, Layout, Partition, Precision, Storage, Surface, Variant, VolumeForm};
+use crate::verify::{verify_all, verify_variant, VerificationSetup, VerifyProblem};
+use dg_codegen::Target;
+use dg_core::law::ConservationLaw;
+use dg_core::mesh::{rectangle, RectangleSpec};
+use dg_core::space::DgSpace2d;
+use dg_core::triangle::ReferenceTriangle;
+use dg_core::Real;
+use dg_ir::LawIr;
+use dg_runtime::backend::Device;
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::formulation::{
+    law_ir, median_and_spread, precision_of, refuse_source_terms, target_of, Formulation, FormulationError, LawCall,
+    TuneTarget, Tuner, UnitCost,
+};
+use dg_runtime::tuning_db::{KernelFamily, TuningKey};
+use dg_runtime::verify::{random_state, VerifyOutcome};
+use rand::{Rng, SeedableRng};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The nodal strong form on triangles (seed 000).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NodalTri;
+
+/// The code fingerprint of the nodal triangle kernels: their templates and generator source.
+pub fn code_hash() -> &'static str {
+    static HASH: OnceLock<String> = OnceLock::new();
+    HASH.get_or_init(|| {
+        let mut inputs: Vec<&str> = TEMPLATES.iter().map(|(_, t)| *t).collect();
+        inputs.extend([
+            include_str!("variant.rs"),
+            include_str!("microblock.rs"),
+            include_str!("render.rs"),
+            include_str!("batch.rs"),
+        ]);
+        dg_codegen::fingerprint::code_hash(&inputs)
+    })
+}
+
+/// Seed 000's demonstration layout: one microblock per group, node per thread, field in local memory, fused
+/// surface.
+pub fn seed_baseline(precision: Precision) -> Variant {
+    Variant {
+        partition: Partition::Node,
+        group: 1,
+        seq: 1,
+        storage: Storage::FieldLocal,
+        surface: Surface::Fused,
+        layout: Layout::ElementMajor,
+        precision,
+        form: VolumeForm::FluxFirst,
+    }
+}
+
+/// The variants of one precision that fit the device, and the rejected ones with their reasons.
+pub fn valid_variants(
+    order: usize,
+    law: &LawShape,
+    precision: Precision,
+    limits: &DeviceLimits,
+) -> (Vec<Variant>, Vec<(Variant, String)>) {
+    let mut valid = Vec::new();
+    let mut rejected = Vec::new();
+    for v in Variant::all(precision) {
+        match v.check(order, law, limits) {
+            Ok(()) => valid.push(v),
+            Err(e) => rejected.push((v, e.to_string())),
+        }
+    }
+    (valid, rejected)
+}
+
+/// Triangles per side of the timing square (two per cell) for at least `min_dofs` DOFs.
+fn timing_cells(order: usize, nvars: usize, min_dofs: u64) -> usize {
+    let np = dg_core::triangle::num_nodes(order) as f64;
+    ((min_dofs as f64 / (2.0 * np * nvars as f64)).sqrt().ceil() as usize).max(2)
+}
+
+/// The timing problem: a periodic unit square with at least `min_dofs` DOFs.
+pub fn timing_space(order: usize, nvars: usize, min_dofs: u64) -> Result<DgSpace2d, FormulationError> {
+    let n = timing_cells(order, nvars, min_dofs);
+    let problem = |e: &dyn std::fmt::Display| FormulationError::Problem(format!("timing mesh: {e}"));
+    let mesh = rectangle(&RectangleSpec { periodic_x: true, periodic_y: true, ..RectangleSpec::unit_square(n) })
+        .map_err(|e| problem(&e))?;
+    DgSpace2d::new(mesh, order).map_err(|e| problem(&e))
+}
+
+/// Per-element materials drawn in [0.5, 2] (coefficients that jump across every face).
+pub fn random_materials<L: ConservationLaw>(elements: usize, seed: u64) -> Vec<f64> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..elements * L::NMATERIALS).map(|_| rng.random_range(0.5..2.0)).collect()
+}
+
+fn differs_in_one_axis(a: &Variant, b: &Variant) -> bool {
+    let axes = [
+        a.partition != b.partition,
+        a.group != b.group,
+        a.seq != b.seq,
+        a.storage != b.storage,
+        a.surface != b.surface,
+        a.layout != b.layout,
+        a.form != b.form,
+    ];
+    axes.iter().filter(|&&d| d).count() == 1
+        || (a.partition != b.partition && a.storage == b.storage && a.surface == b.surface)
+}
+
+impl Formulation for NodalTri {
+    fn name(&self) -> &'static str {
+        "nodal-tri"
+    }
+
+    fn summary(&self) -> &'static str {
+        "nodal strong form on triangles, warp-and-blend nodes (seed 000): node/element per thread, microblocks, \
+         operator storage, fused/split/merged surface, layouts"
+    }
+
+    fn family(&self) -> KernelFamily {
+        KernelFamily { formulation: "nodal-strong", element: "tri", code: code_hash() }
+    }
+
+    fn supports(&self, ir: &LawIr) -> Result<(), String> {
+        if ir.dim != 2 {
+            return Err(format!("it needs a 2D law (this one is {}D)", ir.dim));
+        }
+        refuse_source_terms(ir)
+    }
+
+    fn variants(
+        &self,
+        law: &LawCall<'_>,
+        order: usize,
+        precision: Precision,
+        limits: &DeviceLimits,
+    ) -> Vec<(String, Option<String>)> {
+        let shape = LawShape::of(law.ir);
+        Variant::all(precision)
+            .iter()
+            .map(|v| (v.to_string(), v.check(order, &shape, limits).err().map(|e| e.to_string())))
+            .collect()
+    }
+
+    fn default_variant(&self, precision: Precision) -> String {
+        seed_baseline(precision).to_string()
+    }
+
+    fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
+        let variant: Variant = spec.parse()?;
+        variant.check(order, &LawShape::of(law.ir), &DeviceLimits::default())?;
+        let element = ReferenceTriangle::new(order).map_err(|e| FormulationError::Problem(e.to_string()))?;
+        let source = render_nodal_tri(&law.input(), &element, &variant, target)
+            .map_err(|e| FormulationError::Operator(e.into()))?;
+        Ok(source.source)
+    }
+
+    fn tuner<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+        &self,
+        law: &L,
+        device: &mut dyn Device,
+        target: TuneTarget,
+    ) -> Result<Box<dyn Tuner>, FormulationError> {
+        let ir = law_ir(law)?;
+        self.supports(&ir).map_err(|reason| FormulationError::Unsupported {
+            formulation: self.name(),
+            law: law.name().into(),
+            reason,
+        })?;
+        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+        let (valid, _) = valid_variants(target.order, &LawShape::of(&ir), precision_of::<T>(), &limits);
+        let setup = VerificationSetup::new(law, target.order)?;
+        let n = timing_cells(target.order, L::NVARS, target.timing_dofs);
+        let dofs = (2 * n * n * dg_core::triangle::num_nodes(target.order) * L::NVARS) as u64;
+        Ok(Box::new(NodalTriTuner::<L, T> {
+            law: law.clone(),
+            ir,
+            order: target.order,
+            valid,
+            setup,
+            min_dofs: target.timing_dofs,
+            dofs,
+            timing: None,
+            target: target_of(device),
+            family: self.family(),
+            real: std::marker::PhantomData,
+        }))
+    }
+}
+
+/// The timing problem, built when first needed.
+struct TimingProblem {
+    space: DgSpace2d,
+    binding: BoundaryBinding,
+    materials: Vec<f64>,
+}
+
+struct NodalTriTuner<L, T> {
+    law: L,
+    ir: LawIr,
+    order: usize,
+    valid: Vec<Variant>,
+    setup: VerificationSetup,
+    min_dofs: u64,
+    dofs: u64,
+    timing: Option<TimingProblem>,
+    target: Target,
+    family: KernelFamily,
+    real: std::marker::PhantomData<T>,
+}
+
+impl<L: ConservationLaw + Clone, T: Real> NodalTriTuner<L, T> {
+    fn timing(&mut self) -> Result<&TimingProblem, FormulationError> {
+        if self.timing.is_none() {
+            let space = timing_space(self.order, L::NVARS, self.min_dofs)?;
+            let binding = BoundaryBinding::for_law(&self.law, &space, &HashMap::new())
+                .map_err(|e| FormulationError::Problem(e.to_string()))?;
+            let materials = random_materials::<L>(space.num_elements(), 23);
+            self.timing = Some(TimingProblem { space, binding, materials });
+        }
+        self.timing.as_ref().ok_or_else(|| FormulationError::Problem("no timing problem".into()))
+    }
+}
+
+impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
+    fn key(&self) -> TuningKey {
+        let nflux = self.law.numerical_flux_name();
+        TuningKey::new(self.family, self.law.name(), &self.ir.hash(), nflux, self.order, T::NAME, "rhs", self.dofs)
+    }
+
+    fn timing_dofs(&self) -> u64 {
+        self.dofs
+    }
+
+    fn verification_elements(&self) -> usize {
+        self.setup.space.num_elements()
+    }
+
+    fn candidates(&self) -> Vec<String> {
+        self.valid.iter().map(Variant::to_string).collect()
+    }
+
+    fn baseline(&self) -> Option<String> {
+        Some(seed_baseline(precision_of::<T>()).to_string())
+    }
+
+    fn neighbours(&self, spec: &str) -> Vec<String> {
+        let Ok(best) = spec.parse::<Variant>() else { return Vec::new() };
+        self.valid.iter().filter(|v| differs_in_one_axis(v, &best)).map(Variant::to_string).collect()
+    }
+
+    fn verify(
+        &mut self,
+        device: &mut dyn Device,
+        specs: &[String],
+        progress: &mut dyn FnMut(&VerifyOutcome),
+    ) -> Vec<VerifyOutcome> {
+        let mut outcomes: Vec<Option<VerifyOutcome>> = vec![None; specs.len()];
+        let mut parsed = Vec::new();
+        for (i, spec) in specs.iter().enumerate() {
+            match spec.parse::<Variant>() {
+                Ok(v) => parsed.push((i, v)),
+                Err(e) => {
+                    let outcome = VerifyOutcome::of::<T>(spec.clone(), Err(e.into()));
+                    progress(&outcome);
+                    outcomes[i] = Some(outcome);
+                }
+            }
+        }
+        let variants: Vec<Variant> = parsed.iter().map(|(_, v)| *v).collect();
+        let checked = verify_all::<L, T>(device, self.target, &self.law, &self.ir, &self.setup, &variants, progress);
+        for ((i, _), outcome) in parsed.into_iter().zip(checked) {
+            outcomes[i] = Some(outcome);
+        }
+        outcomes
+            .into_iter()
+            .zip(specs)
+            .map(|(o, s)| o.unwrap_or_else(|| VerifyOutcome::rejected(s.clone(), "not verified".into())))
+            .collect()
+    }
+
+    fn time(&mut self, device: &mut dyn Device, spec: &str, repeats: usize) -> Result<(f64, f64), FormulationError> {
+        let variant: Variant = spec.parse()?;
+        let (law, ir, target) = (self.law.clone(), self.ir.clone(), self.target);
+        let problem = self.timing()?;
+        let result = (|| -> Result<(f64, f64), FormulationError> {
+            let op = crate::device::DeviceOperator::<T>::new(
+                device,
+                target,
+                &ir,
+                &law.param_values(),
+                law.numerical_flux_name(),
+                &problem.space,
+                &problem.binding,
+                &problem.materials,
+                &variant,
+            )?;
+            let q = random_state::<T>(law.variable_names(), problem.space.element.np, problem.space.num_elements(), 7);
+            op.upload_state(device, &q)?;
+            op.apply(device, 0.0, 3)?;
+            Ok(median_and_spread(op.apply(device, 0.0, repeats)?))
+        })();
+        device.free_buffers();
+        result
+    }
+
+    fn check_at_size(&mut self, device: &mut dyn Device, spec: &str) -> VerifyOutcome {
+        let variant: Variant = match spec.parse() {
+            Ok(v) => v,
+            Err(e) => return VerifyOutcome::of::<T>(spec.into(), Err(dg_runtime::DeviceOperatorError::from(e))),
+        };
+        let (law, ir, target) = (self.law.clone(), self.ir.clone(), self.target);
+        let problem = match self.timing() {
+            Ok(p) => p,
+            Err(e) => return VerifyOutcome::rejected(spec.into(), e.to_string()),
+        };
+        let check = VerifyProblem {
+            law: &law,
+            ir: &ir,
+            space: &problem.space,
+            binding: &problem.binding,
+            materials: &problem.materials,
+        };
+        verify_variant::<L, T>(device, target, &check, &variant, 29)
+    }
+
+    fn cost(&self, spec: &str) -> Result<UnitCost, FormulationError> {
+        let variant: Variant = spec.parse()?;
+        let n = timing_cells(self.order, L::NVARS, self.min_dofs);
+        let cost = rhs_cost(&self.ir, self.law.numerical_flux_name(), self.order, 2 * n * n, &variant);
+        Ok(UnitCost { flops: cost.flops, bytes: cost.bytes, gemm: false })
+    }
+}

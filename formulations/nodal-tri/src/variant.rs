@@ -1,0 +1,286 @@
+//! The variant space of the nodal strong-form kernels, SPEC strings and validity rules.
+//!
+//! SPEC grammar: `<partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/diff-first]`, e.g.
+//! `node/mb2/seq1/field-local/fused/elem-major/f32` or `elem/wg64/seq1/matrix-const/split/node-major/f64/diff-first`.
+//! The optional last part is the volume formulation; without it, the flux is evaluated at the nodes and then
+//! differentiated (`flux-first`, valid for every law).
+
+pub use dg_codegen::kernel_space::{DeviceLimits, LawShape, Precision, VariantError};
+use std::fmt;
+use std::str::FromStr;
+
+/// The SPEC grammar, shown with every SPEC that does not parse.
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem; group: mb<k> (node: microblocks per group) or wg<k> (elem: work-group size); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+
+/// What one work item computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Partition {
+    /// One work item per output node; a work group holds whole microblocks (seed 000).
+    Node,
+    /// One work item per element, looping over its nodes (seed 001, 002).
+    Element,
+}
+
+/// Where the operator matrices (Dr, Ds, LIFT) live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Storage {
+    /// Fields (fluxes, face jumps) in local memory, matrices read from global memory through the cache.
+    FieldLocal,
+    /// Matrices copied to local memory by each work group (fields in local memory too).
+    MatrixLocal,
+    /// Matrices as compile-time constants in the source.
+    MatrixConst,
+}
+
+/// How the surface term is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Surface {
+    /// Numerical flux and lift in one kernel.
+    Fused,
+    /// A flux kernel writing face jumps, then a lift kernel.
+    Split,
+    /// Volume and surface in one kernel (element partition): the right-hand side is written once and never read
+    /// back, which halves the memory traffic of the surface term.
+    Merged,
+}
+
+/// Device layout of the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Layout {
+    /// Per field, element after element in padded microblocks (seed 000).
+    ElementMajor,
+    /// Per field, node after node, elements fastest (basis-function-major, seed 001).
+    NodeMajor,
+}
+
+/// How the volume term ∇·F(q) is formed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum VolumeForm {
+    /// Evaluate F at the nodes, then differentiate it (every law).
+    FluxFirst,
+    /// Differentiate the fields, then apply the flux to the derivatives: ∇·F(q) = Σ_d F_d(∂q/∂x_d). Valid when
+    /// the flux is linear and homogeneous in the state (the IR says so); half the matrix work and half the
+    /// per-thread storage of flux-first.
+    DiffFirst,
+}
+
+/// One point of the variant space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Variant {
+    /// Work partition.
+    pub partition: Partition,
+    /// Node partition: microblocks per work group; element partition: work-group size in elements.
+    pub group: usize,
+    /// Work groups' worth of elements each work group processes one after the other.
+    pub seq: usize,
+    /// Matrix / field storage.
+    pub storage: Storage,
+    /// Surface strategy.
+    pub surface: Surface,
+    /// State layout.
+    pub layout: Layout,
+    /// Precision.
+    pub precision: Precision,
+    /// Volume formulation.
+    pub form: VolumeForm,
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let partition = match self.partition {
+            Partition::Node => "node",
+            Partition::Element => "elem",
+        };
+        let group = match self.partition {
+            Partition::Node => format!("mb{}", self.group),
+            Partition::Element => format!("wg{}", self.group),
+        };
+        let storage = match self.storage {
+            Storage::FieldLocal => "field-local",
+            Storage::MatrixLocal => "matrix-local",
+            Storage::MatrixConst => "matrix-const",
+        };
+        let surface = match self.surface {
+            Surface::Fused => "fused",
+            Surface::Split => "split",
+            Surface::Merged => "merged",
+        };
+        let layout = match self.layout {
+            Layout::ElementMajor => "elem-major",
+            Layout::NodeMajor => "node-major",
+        };
+        let precision = match self.precision {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        };
+        write!(f, "{partition}/{group}/seq{}/{storage}/{surface}/{layout}/{precision}", self.seq)?;
+        if self.form == VolumeForm::DiffFirst {
+            write!(f, "/diff-first")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Variant {
+    type Err = VariantError;
+    fn from_str(spec: &str) -> Result<Self, VariantError> {
+        let bad =
+            |reason: String| VariantError::Parse { spec: spec.to_string(), reason: format!("{reason}\n{GRAMMAR}") };
+        let parts: Vec<&str> = spec.split('/').collect();
+        if parts.len() != 7 && parts.len() != 8 {
+            return Err(bad(format!("{} parts instead of 7 or 8", parts.len())));
+        }
+        let partition = match parts[0] {
+            "node" => Partition::Node,
+            "elem" => Partition::Element,
+            other => return Err(bad(format!("unknown partition `{other}`"))),
+        };
+        let number = |text: &str, prefix: &str| -> Result<usize, VariantError> {
+            text.strip_prefix(prefix)
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|&n| n > 0)
+                .ok_or_else(|| bad(format!("`{text}` should be {prefix}<positive number>")))
+        };
+        let group = match partition {
+            Partition::Node => number(parts[1], "mb")?,
+            Partition::Element => number(parts[1], "wg")?,
+        };
+        let seq = number(parts[2], "seq")?;
+        let storage = match parts[3] {
+            "field-local" => Storage::FieldLocal,
+            "matrix-local" => Storage::MatrixLocal,
+            "matrix-const" => Storage::MatrixConst,
+            other => return Err(bad(format!("unknown storage `{other}`"))),
+        };
+        let surface = match parts[4] {
+            "fused" => Surface::Fused,
+            "split" => Surface::Split,
+            "merged" => Surface::Merged,
+            other => return Err(bad(format!("unknown surface `{other}`"))),
+        };
+        let layout = match parts[5] {
+            "elem-major" => Layout::ElementMajor,
+            "node-major" => Layout::NodeMajor,
+            other => return Err(bad(format!("unknown layout `{other}`"))),
+        };
+        let precision = match parts[6] {
+            "f32" => Precision::F32,
+            "f64" => Precision::F64,
+            other => return Err(bad(format!("unknown precision `{other}`"))),
+        };
+        let form = match parts.get(7) {
+            None | Some(&"flux-first") => VolumeForm::FluxFirst,
+            Some(&"diff-first") => VolumeForm::DiffFirst,
+            Some(other) => return Err(bad(format!("unknown formulation `{other}`"))),
+        };
+        Ok(Variant { partition, group, seq, storage, surface, layout, precision, form })
+    }
+}
+
+impl Variant {
+    /// Every combination of the axes (valid or not) for one precision.
+    pub fn all(precision: Precision) -> Vec<Variant> {
+        let mut out = Vec::new();
+        for storage in [Storage::FieldLocal, Storage::MatrixLocal, Storage::MatrixConst] {
+            for surface in [Surface::Fused, Surface::Split, Surface::Merged] {
+                for seq in [1, 2] {
+                    for group in [1, 4] {
+                        if surface == Surface::Merged {
+                            continue;
+                        }
+                        out.push(Variant {
+                            partition: Partition::Node,
+                            group,
+                            seq,
+                            storage,
+                            surface,
+                            layout: Layout::ElementMajor,
+                            precision,
+                            form: VolumeForm::FluxFirst,
+                        });
+                    }
+                    for layout in [Layout::ElementMajor, Layout::NodeMajor] {
+                        for group in [32, 128] {
+                            for form in [VolumeForm::FluxFirst, VolumeForm::DiffFirst] {
+                                out.push(Variant {
+                                    partition: Partition::Element,
+                                    group,
+                                    seq,
+                                    storage,
+                                    surface,
+                                    layout,
+                                    precision,
+                                    form,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Checks the variant for a law of shape `law` at order `order`; returns the reason when the kernels cannot
+    /// run it.
+    pub fn check(&self, order: usize, law: &LawShape, limits: &DeviceLimits) -> Result<(), VariantError> {
+        let reject = |reason: String| Err(VariantError::Rejected { spec: self.to_string(), reason });
+        let nvars = law.nvars;
+        if self.form == VolumeForm::DiffFirst {
+            if !law.linear_flux {
+                return reject(
+                    "diff-first needs a flux linear and homogeneous in the state (this law's is not)".into(),
+                );
+            }
+            if self.partition == Partition::Node {
+                return reject(
+                    "diff-first is generated for the element partition, where it halves per-thread storage".into(),
+                );
+            }
+        }
+        let geometry = crate::render::Geometry::new(order, self);
+        let bytes = self.precision.bytes();
+        if self.partition == Partition::Node && self.layout == Layout::NodeMajor {
+            return reject("node-per-thread kernels use the element-major (microblock) layout".into());
+        }
+        if self.partition == Partition::Node && ![1, 2, 4].contains(&self.group) {
+            return reject("node partition takes 1, 2 or 4 microblocks per group".into());
+        }
+        if self.partition == Partition::Element && !self.group.is_power_of_two() {
+            return reject("element work groups are powers of two".into());
+        }
+        if self.partition == Partition::Node && self.surface == Surface::Merged {
+            return reject("merged volume and surface is generated for the element partition".into());
+        }
+        let tuned_axis = if self.form == VolumeForm::DiffFirst {
+            Some("diff-first")
+        } else if self.surface == Surface::Merged {
+            Some("merged")
+        } else {
+            None
+        };
+        if let Some(axis) = tuned_axis {
+            if self.layout != Layout::NodeMajor {
+                return reject(format!(
+                    "{axis} is generated for the node-major layout only (element-per-thread reads of the element-major \
+                     layout are not coalesced; flux-first fused/split keep that combination as a reference)"
+                ));
+            }
+        }
+        if self.seq > 1 && self.storage != Storage::MatrixLocal {
+            return reject("seq > 1 only pays off when matrices are loaded once per group (matrix-local)".into());
+        }
+        let threads = geometry.volume_threads.max(geometry.surface_threads);
+        if threads > limits.max_work_group {
+            return reject(format!("{threads} work items per group exceed the device limit {}", limits.max_work_group));
+        }
+        let local = geometry.local_bytes(nvars, bytes, self);
+        if local > limits.local_memory {
+            return reject(format!("{local} bytes of local memory exceed the device limit {}", limits.local_memory));
+        }
+        if self.storage == Storage::MatrixConst && geometry.matrix_values() * bytes > 64 * 1024 {
+            return reject("the matrices exceed 64 KiB of constant memory".into());
+        }
+        Ok(())
+    }
+}

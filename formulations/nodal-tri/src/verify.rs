@@ -1,0 +1,240 @@
+//! Verification of the nodal triangle kernels against the CPU operator: the verification mesh (several work
+//! groups of every variant, perturbed elements, every boundary condition, random materials), random (not zero)
+//! states, outputs poisoned with NaN before each launch, relative L2 difference of the right-hand sides.
+
+use crate::batch::batches;
+use crate::cpu::NodalOperator2d;
+use crate::device::DeviceOperator;
+use crate::render::render_nodal_tri;
+use crate::variant::{DeviceLimits, LawShape, Precision, Variant};
+use dg_codegen::{LawInput, Target};
+use dg_core::law::ConservationLaw;
+use dg_core::mesh::{perturb_interior, rectangle, Diagonal, RectangleSpec};
+use dg_core::space::DgSpace2d;
+use dg_core::Real;
+use dg_runtime::backend::Device;
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::formulation::FormulationError;
+use dg_runtime::verify::{random_state, relative_l2, VerifyOutcome};
+use dg_runtime::DeviceOperatorError;
+use rand::{Rng, SeedableRng};
+use std::collections::HashMap;
+
+/// What the kernels are checked on: a law (with its IR), a space, its boundary binding and per-element materials.
+pub struct VerifyProblem<'a, L> {
+    /// The law.
+    pub law: &'a L,
+    /// Its IR.
+    pub ir: &'a dg_ir::LawIr,
+    /// The space (mesh and order).
+    pub space: &'a DgSpace2d,
+    /// Tag → boundary condition.
+    pub binding: &'a BoundaryBinding,
+    /// Per-element materials (`NMATERIALS` each).
+    pub materials: &'a [f64],
+}
+
+/// Verifies `variant` of the problem's law on its space: the device right-hand side of a random state against
+/// the CPU one.
+pub fn verify_variant<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    problem: &VerifyProblem<'_, L>,
+    variant: &Variant,
+    seed: u64,
+) -> VerifyOutcome {
+    let VerifyProblem { law, ir, space, binding, materials } = *problem;
+    let build = |device: &mut dyn Device| {
+        let nflux = law.numerical_flux_name();
+        DeviceOperator::<T>::new(device, target, ir, &law.param_values(), nflux, space, binding, materials, variant)
+    };
+    check_operator::<L, T>(device, problem, variant, seed, build)
+}
+
+/// Verifies many variants, compiling them `batch_size` at a time into one program (kernel compilers pay a large
+/// fixed cost per program; PoCL most of all). A batch that does not compile is retried variant by variant, so
+/// that the failure is pinned on the variants that cause it. `progress` is called after each variant; the
+/// outcomes come in the order of `variants`.
+pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    problem: &VerifyProblem<'_, L>,
+    variants: &[Variant],
+    batch_size: usize,
+    progress: &mut dyn FnMut(&VerifyOutcome),
+) -> Vec<VerifyOutcome> {
+    let VerifyProblem { law, ir, space, binding, materials } = *problem;
+    let params = law.param_values();
+    let input = LawInput { ir, params: &params, numerical_flux: law.numerical_flux_name() };
+    let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+    let seed_of = |variant: &Variant| 100 + variants.iter().position(|v| v == variant).unwrap_or(0) as u64;
+    let mut outcomes: Vec<Option<VerifyOutcome>> = vec![None; variants.len()];
+    let mut sources = Vec::new();
+    for (i, variant) in variants.iter().enumerate() {
+        let rendered =
+            variant.check(space.element.order, &LawShape::of(ir), &limits).map_err(DeviceOperatorError::from).and_then(
+                |()| render_nodal_tri(&input, &space.element, variant, target).map_err(DeviceOperatorError::from),
+            );
+        match rendered {
+            Ok(source) => sources.push(source),
+            Err(e) => {
+                let outcome = failed(variant, e);
+                progress(&outcome);
+                outcomes[i] = Some(outcome);
+            }
+        }
+    }
+    let batches = batches(sources, batch_size);
+    device.prepare(&batches.iter().map(|b| b.source.clone()).collect::<Vec<_>>());
+    for batch in batches {
+        let program = device.compile(&batch.source, &batch.kernels);
+        for member in batch.members {
+            let variant = member.variant;
+            let seed = seed_of(&variant);
+            let outcome = match program {
+                Ok(program) => {
+                    let build = |device: &mut dyn Device| {
+                        DeviceOperator::<T>::with_program(device, member, program, space, binding, materials)
+                    };
+                    check_operator::<L, T>(device, problem, &variant, seed, build)
+                }
+                Err(_) => verify_variant::<L, T>(device, target, problem, &variant, seed),
+            };
+            progress(&outcome);
+            if let Some(i) = variants.iter().position(|v| *v == variant) {
+                outcomes[i] = Some(outcome);
+            }
+        }
+    }
+    outcomes.into_iter().zip(variants).map(|(o, v)| o.unwrap_or_else(|| failed(v, missing()))).collect()
+}
+
+fn missing() -> DeviceOperatorError {
+    DeviceOperatorError::Precision("the variant was not verified (listed twice?)".into())
+}
+
+fn failed(variant: &Variant, e: DeviceOperatorError) -> VerifyOutcome {
+    VerifyOutcome::of::<f32>(variant.to_string(), Err(e))
+}
+
+/// Builds the operator with `build`, applies it to a random state with its output poisoned, and compares
+/// with the CPU operator.
+fn check_operator<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    problem: &VerifyProblem<'_, L>,
+    variant: &Variant,
+    seed: u64,
+    build: impl FnOnce(&mut dyn Device) -> Result<DeviceOperator<T>, DeviceOperatorError>,
+) -> VerifyOutcome {
+    let VerifyProblem { law, space, binding, materials, .. } = *problem;
+    let run = |device: &mut dyn Device| -> Result<f64, DeviceOperatorError> {
+        let op = build(device)?;
+        let cpu = NodalOperator2d::<L, T>::with_materials(law.clone(), space, binding, materials);
+        let q = random_state::<T>(law.variable_names(), space.element.np, space.num_elements(), seed);
+        let mut reference = vec![T::nan(); q.len()];
+        cpu.apply(&q, 0.3, &mut reference);
+        op.upload_state(device, &q)?;
+        op.poison_rhs(device)?;
+        op.apply(device, 0.3, 1)?;
+        let got = op.download_rhs(device)?;
+        Ok(relative_l2(&got, &reference))
+    };
+    let outcome = run(device);
+    device.free_buffers();
+    VerifyOutcome::of::<T>(variant.to_string(), outcome)
+}
+
+/// Elements per side of the verification mesh: 19 × 23 squares, 874 triangles — more than three work groups of
+/// the largest element group (128 elements, two in sequence), every `seq` pass runs, and 874 = 2·19·23 is no
+/// multiple of any microblock (3, 4 or 5 elements), work group or padding (powers of two from 4).
+pub const VERIFICATION_CELLS: (usize, usize) = (19, 23);
+
+/// A perturbed mesh whose four sides use the law's boundary conditions in turn (periodic when the law has none),
+/// and random materials (ρ, c, … in [0.5, 2]) so that coefficients jump across faces.
+pub struct VerificationSetup {
+    /// The space.
+    pub space: DgSpace2d,
+    /// Tag → condition.
+    pub binding: BoundaryBinding,
+    /// Per-element materials.
+    pub materials: Vec<f64>,
+}
+
+impl VerificationSetup {
+    /// The setup for `law` at `order` on the verification mesh ([`VERIFICATION_CELLS`]).
+    pub fn new<L: ConservationLaw>(law: &L, order: usize) -> Result<Self, FormulationError> {
+        let problem = |e: &dyn std::fmt::Display| FormulationError::Problem(format!("verification mesh: {e}"));
+        let (nx, ny) = VERIFICATION_CELLS;
+        let conditions = law.boundary_names();
+        let periodic = conditions.is_empty();
+        let mut mesh = rectangle(&RectangleSpec {
+            diagonal: Diagonal::Alternating,
+            periodic_x: periodic,
+            periodic_y: periodic,
+            ny,
+            ..RectangleSpec::unit_square(nx)
+        })
+        .map_err(|e| problem(&e))?;
+        perturb_interior(&mut mesh, 0.2, 17);
+        let space = DgSpace2d::new(mesh, order).map_err(|e| problem(&e))?;
+        let explicit: HashMap<String, String> = space
+            .connectivity
+            .tag_names
+            .iter()
+            .enumerate()
+            .filter(|_| !conditions.is_empty())
+            .map(|(i, tag)| (tag.clone(), conditions[i % conditions.len()].to_string()))
+            .collect();
+        let binding = BoundaryBinding::for_law(law, &space, &explicit).map_err(|e| problem(&e))?;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let materials = (0..space.num_elements() * L::NMATERIALS).map(|_| rng.random_range(0.5..2.0)).collect();
+        Ok(Self { space, binding, materials })
+    }
+}
+
+impl VerificationSetup {
+    /// The verification problem of `law` (with its IR `ir`) on this setup.
+    pub fn problem<'a, L>(&'a self, law: &'a L, ir: &'a dg_ir::LawIr) -> VerifyProblem<'a, L> {
+        VerifyProblem { law, ir, space: &self.space, binding: &self.binding, materials: &self.materials }
+    }
+}
+
+/// The variants of one precision that fit the device, and the rejected ones with their reasons.
+pub fn valid_variants(
+    order: usize,
+    law: &LawShape,
+    precision: Precision,
+    limits: &DeviceLimits,
+) -> (Vec<Variant>, Vec<(Variant, String)>) {
+    let mut valid = Vec::new();
+    let mut rejected = Vec::new();
+    for v in Variant::all(precision) {
+        match v.check(order, law, limits) {
+            Ok(()) => valid.push(v),
+            Err(e) => rejected.push((v, e.to_string())),
+        }
+    }
+    (valid, rejected)
+}
+
+/// Verifies every given variant; `progress` is called after each. Variants are compiled in batches: large ones
+/// on a CPU OpenCL device (PoCL pays most of its compile time per program), smaller ones on GPU OpenCL, and
+/// small ones on CUDA so that NVRTC compiles many batches in parallel.
+pub fn verify_all<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    law: &L,
+    ir: &dg_ir::LawIr,
+    setup: &VerificationSetup,
+    variants: &[Variant],
+    progress: &mut dyn FnMut(&VerifyOutcome),
+) -> Vec<VerifyOutcome> {
+    let fingerprint = device.fingerprint();
+    let batch_size = match (fingerprint.backend.as_str(), fingerprint.is_gpu) {
+        ("opencl", false) => 64,
+        ("opencl", true) => 16,
+        _ => 4,
+    };
+    let problem = setup.problem(law, ir);
+    verify_variants::<L, T>(device, target, &problem, variants, batch_size, progress)
+}
