@@ -1,9 +1,9 @@
 //! Running a case on a compute device: the tuning database's winner for this device and key (tuning first if
 //! the key is missing, unless asked not to), then the generic time integrator on device buffers.
 
-use dg_cases::MaxwellCase;
 use crate::simulate::{finish, time_step, LoopSummary, RunOptions, RunOutcome};
 use crate::winners::VariantChoice;
+use dg_cases::MaxwellCase;
 use dg_core::law::ConservationLaw;
 use dg_core::space::DgSpace2d;
 use dg_core::Real;

@@ -21,6 +21,7 @@ pub mod cli;
 pub mod commands;
 pub mod device_run;
 pub mod euler_run;
+pub mod euler_study;
 pub mod formulations;
 pub mod picture;
 pub mod registry;
@@ -48,8 +49,8 @@ pub use dg_macros::conservation_law;
 
 /// The names most programs need.
 pub mod prelude {
-    pub use dg_cases::MaxwellCase;
     pub use crate::simulate::{RunOptions, RunReport};
+    pub use dg_cases::MaxwellCase;
     pub use dg_core::law::ConservationLaw;
     pub use dg_core::mesh::{read_gmsh, rectangle, refine_uniform, Diagonal, RectangleSpec, TriMesh};
     pub use dg_core::space::DgSpace2d;

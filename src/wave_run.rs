@@ -1,8 +1,8 @@
 //! Running the 3D wave cases (seed 002) on tetrahedra: one run with error and (for interface problems)
 //! measured reflection/transmission coefficients, and convergence studies over refined boxes.
 
-use dg_cases::waves::{WaveCase, WaveLaw};
 use crate::simulate::{time_accuracy_factor, ConvergenceStudy, OrderResult, SimulateError};
+use dg_cases::waves::{WaveCase, WaveLaw};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh3d::TetMesh;
 use dg_core::space3d::DgSpace3d;

@@ -1,9 +1,9 @@
 //! `dg convergence`: errors and observed orders over refined meshes.
 
-use super::mesh_args::{find_case, MeshArgs, SolverArgs};
+use super::mesh_args::{MeshArgs, SolverArgs};
 use anyhow::{bail, Context};
 use clap::Args;
-use dg::cases::AnyCase;
+use dg::cases::MaxwellCase;
 use dg::simulate::{convergence, ConvergenceStudy};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::RangeInclusive;
@@ -55,7 +55,7 @@ pub enum FormulationArg {
     Nodal,
 }
 
-impl From<FormulationArg> for dg::euler_run::Formulation {
+impl From<FormulationArg> for dg::euler_study::Formulation {
     fn from(f: FormulationArg) -> Self {
         match f {
             FormulationArg::Modal => Self::Modal,
@@ -76,13 +76,9 @@ fn parse_orders(s: &str) -> Result<RangeInclusive<usize>, String> {
     Ok(range)
 }
 
-/// Runs the study.
-pub fn execute(args: ConvergenceArgs) -> anyhow::Result<()> {
-    let case = match find_case(&args.case)? {
-        AnyCase::Maxwell(case) => case,
-        AnyCase::Euler(case) => return super::euler_cmds::convergence(args, case),
-        AnyCase::Wave(case) => return super::wave_cmds::convergence(args, case),
-    };
+/// Runs the study of a Maxwell case (Euler and wave cases: `euler_cmds::convergence`,
+/// `wave_cmds::convergence`).
+pub fn maxwell(args: ConvergenceArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> {
     if args.device != "cpu" || matches!(args.formulation, FormulationArg::Nodal) {
         bail!("Maxwell convergence studies run on the native CPU path with the nodal formulation (drop --device and --formulation)");
     }

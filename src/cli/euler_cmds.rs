@@ -5,7 +5,8 @@ use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::euler::EulerCase;
 use dg::dg_modal_tri::ModalVariant;
-use dg::euler_run::{euler_convergence, run_euler, run_euler_on_device, EulerDeviceInfo, EulerOutcome, StudyPlan};
+use dg::euler_run::{run_euler, run_euler_on_device, EulerDeviceInfo, EulerOutcome};
+use dg::euler_study::{euler_convergence, StudyPlan};
 use dg::picture::{render_png, ModalField};
 use indicatif::{ProgressBar, ProgressStyle};
 

@@ -143,55 +143,9 @@ pub fn parse_orders(s: &str) -> anyhow::Result<Vec<usize>> {
     Ok((a..=b).collect())
 }
 
-/// Lists devices.
+/// Lists devices (and with `--measure` stores each one's ceilings).
 pub fn devices(args: DevicesArgs) -> anyhow::Result<()> {
-    let found = backend::discover();
-    if args.measure {
-        for d in &found.devices {
-            let selector: DeviceSelector = d.selector.parse().map_err(|e: String| anyhow!(e))?;
-            let mut device = backend::open(&selector)?;
-            eprintln!("measuring {} {} …", d.selector, d.name);
-            let ceilings = dg::dg_runtime::ceilings::measure(device.as_mut())?;
-            let path = dg::dg_runtime::tuning_db::merge_into(
-                &dg::dg_runtime::tuning_db::user_dir(),
-                device.fingerprint(),
-                Default::default(),
-                Some(ceilings),
-            )?;
-            println!(
-                "{:<12} copy {:.0} GB/s, FMA {:.0} GFLOP/s f32, {:.0} GFLOP/s f64 (stored in {})",
-                d.selector,
-                ceilings.bandwidth_gbs,
-                ceilings.gflops_f32,
-                ceilings.gflops_f64,
-                path.display()
-            );
-        }
-        return Ok(());
-    }
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({"devices": found.devices, "missing": found.missing}))?
-        );
-        return Ok(());
-    }
-    for d in &found.devices {
-        println!(
-            "{:<12} {} {} [{}] driver {} , {:.1} GiB",
-            d.selector,
-            d.vendor,
-            d.name,
-            d.architecture,
-            d.driver,
-            d.memory_bytes as f64 / (1u64 << 30) as f64
-        );
-    }
-    println!("{:<12} native CPU ({} threads, always available)", "cpu", dg::dg_runtime::cpu::thread_count());
-    for m in &found.missing {
-        println!("not found: {m}");
-    }
-    Ok(())
+    dg::commands::devices::list(args.measure, args.json)
 }
 
 /// The formulation of a kernel command: the one named, else by the law's dimension.

@@ -9,11 +9,11 @@ mod laws;
 mod mesh_args;
 
 mod run;
-mod tet_bench;
 mod tune_cmds;
 mod wave_cmds;
 
 use clap::{Parser, Subcommand};
+use dg_cases::AnyCase;
 
 /// dg: discontinuous Galerkin solvers for conservation laws.
 #[derive(Debug, Parser)]
@@ -57,7 +57,7 @@ enum Command {
     /// Tune the modal (seed 001) kernels of euler2d per degree: verify and time every variant, store the winner.
 
     /// Draw the crossover plot of a `dg bench --formulation nodal-tet --per-kernel --out FILE` file.
-    TetPlot(tet_bench::TetPlotArgs),
+    TetPlot(tune_cmds::TetPlotArgs),
     /// Manage the tuning database.
     #[command(subcommand)]
     Db(tune_cmds::DbCommand),
@@ -92,8 +92,17 @@ fn restore_default_sigpipe() {
 /// Runs the parsed command.
 pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Run(args) => run::execute(args),
-        Command::Convergence(args) => convergence::execute(args),
+        // each kind of case has its own module; only this dispatch knows them all
+        Command::Run(args) => match mesh_args::find_case(&args.case)? {
+            AnyCase::Maxwell(case) => run::maxwell(args, case),
+            AnyCase::Euler(case) => euler_cmds::run(args, case),
+            AnyCase::Wave(case) => wave_cmds::run(args, case),
+        },
+        Command::Convergence(args) => match mesh_args::find_case(&args.case)? {
+            AnyCase::Maxwell(case) => convergence::maxwell(args, case),
+            AnyCase::Euler(case) => euler_cmds::convergence(args, case),
+            AnyCase::Wave(case) => wave_cmds::convergence(args, case),
+        },
         Command::Cases => cases::execute(),
         Command::Laws(args) => laws::list(args),
         Command::Ir(args) => laws::show(args),
@@ -104,7 +113,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Autotune(args) => tune_cmds::autotune(args),
         Command::Bench(args) => tune_cmds::bench(args),
 
-        Command::TetPlot(args) => tet_bench::plot(args),
+        Command::TetPlot(args) => tune_cmds::tet_plot(args),
         Command::Db(command) => tune_cmds::db(command),
     }
 }

@@ -1,10 +1,10 @@
 //! `dg run`: one simulation with a progress bar, error, energy and throughput.
 
 use super::kernel_cmds::open_device;
-use super::mesh_args::{find_case, MeshArgs, SolverArgs};
+use super::mesh_args::{MeshArgs, SolverArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use dg::cases::AnyCase;
+use dg::cases::MaxwellCase;
 use dg::device_run::{run_on_device, DeviceRunInfo};
 use dg::dg_core::vtu::{write_vtu, Field};
 use dg::dg_runtime::backend::{discover, Device, DeviceSelector};
@@ -77,13 +77,8 @@ pub enum Precision {
     F64,
 }
 
-/// Runs the case.
-pub fn execute(args: RunArgs) -> anyhow::Result<()> {
-    let case = match find_case(&args.case)? {
-        AnyCase::Maxwell(case) => case,
-        AnyCase::Euler(case) => return super::euler_cmds::run(args, case),
-        AnyCase::Wave(case) => return super::wave_cmds::run(args, case),
-    };
+/// Runs a Maxwell case (Euler and wave cases: `euler_cmds::run`, `wave_cmds::run`).
+pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> {
     if args.png.is_some() || args.variant.is_some() {
         anyhow::bail!(
             "--png and --variant apply to Euler cases (Maxwell: --out writes a VTU file; variants are tuned)"

@@ -1,14 +1,14 @@
 //! `dg autotune`, `dg bench` and `dg db`: tuning, measuring and managing the tuning database.
 
 use super::kernel_cmds::{formulation_of, open_device, parse_orders, PrecisionArg};
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::{Args, Subcommand};
 use dg::commands::autotune::{autotune_law, AutotuneRun};
 use dg::commands::bench::{bench_law, BenchRun};
 use dg::dg_codegen::Precision;
 use dg::dg_runtime::backend::DeviceSelector;
 use dg::dg_runtime::pipeline::{Strategy, TuneOptions, CPU_DEVICE_MIN_DOFS, DEFAULT_MIN_DOFS};
-use dg::dg_runtime::tuning_db::{self, TuningKey};
+use dg::dg_runtime::tuning_db;
 use dg::formulations::FormulationId;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -94,6 +94,27 @@ pub struct BenchArgs {
     pub out: Option<PathBuf>,
 }
 
+/// Arguments of `dg tet-plot`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  dg tet-plot tet.json --png tet.png   (tet.json from `dg bench acoustics3d --per-kernel --out tet.json`)"
+)]
+pub struct TetPlotArgs {
+    /// A JSON file written by `dg bench <3D law> --per-kernel --out FILE`.
+    pub input: PathBuf,
+    /// The PNG to draw.
+    #[arg(long, value_name = "FILE.png")]
+    pub png: PathBuf,
+    /// A TrueType font for the labels [default: DejaVu Sans from the usual system places]
+    #[arg(long, value_name = "FILE.ttf")]
+    pub font: Option<PathBuf>,
+}
+
+/// Draws seed 002's crossover plot.
+pub fn tet_plot(args: TetPlotArgs) -> anyhow::Result<()> {
+    dg::commands::tet_report::plot(&args.input, &args.png, args.font.as_deref())
+}
+
 /// `dg db` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum DbCommand {
@@ -164,15 +185,18 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             PrecisionArg::F64 => Precision::F64,
             PrecisionArg::Both => bail!("--per-kernel takes one precision"),
         };
-        return super::tet_bench::execute(super::tet_bench::TetBenchArgs {
-            laws: args.what.law.split(',').map(|l| l.trim().to_string()).collect(),
-            orders,
-            nodes: args.nodes,
-            precision,
-            device: args.what.device,
-            repeats: args.repeats,
-            json: args.out,
-        });
+        let mut device = open_device(&args.what.device)?;
+        return dg::commands::tet_report::execute(
+            dg::commands::tet_report::TetBenchArgs {
+                laws: args.what.law.split(',').map(|l| l.trim().to_string()).collect(),
+                orders,
+                nodes: args.nodes,
+                precision,
+                repeats: args.repeats,
+                json: args.out,
+            },
+            device.as_mut(),
+        );
     }
     let law = dg::registry::law(&args.what.law)?;
     let formulation = formulation_of(args.what.formulation, law);
@@ -191,64 +215,12 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
 
 /// Manages the database.
 pub fn db(command: DbCommand) -> anyhow::Result<()> {
+    use dg::commands::db;
     match command {
-        DbCommand::List => {
-            for source in dg::shipped_db::sources() {
-                for (origin, file) in source.files() {
-                    match file {
-                        Ok(file) => {
-                            println!(
-                                "{origin} ({} {}, {} entries)",
-                                file.device.name,
-                                file.device.architecture,
-                                file.entries.len()
-                            );
-                            for (key, e) in &file.entries {
-                                let current = key
-                                    .parse::<TuningKey>()
-                                    .is_ok_and(|k| FormulationId::ALL.iter().any(|f| f.owns(&k)));
-                                let stale = if current { "" } else { "  [other generated code: not used]" };
-                                println!("  {key}: {} {:.3} ms{stale}", e.winner, e.median_s * 1e3);
-                            }
-                        }
-                        Err(e) => eprintln!("warning: {e}; ignoring it"),
-                    }
-                }
-            }
-        }
-        DbCommand::Show { key } => {
-            let mut found = false;
-            for source in dg::shipped_db::sources() {
-                for (origin, file) in source.files() {
-                    let Ok(file) = file else { continue };
-                    for (k, e) in file.entries.iter().filter(|(k, _)| k.starts_with(&key)) {
-                        found = true;
-                        println!("{k} ({origin})\n{}", serde_json::to_string_pretty(e)?);
-                    }
-                }
-            }
-            if !found {
-                bail!("no entry starts with `{key}` (see `dg db list`)");
-            }
-        }
-        DbCommand::Export { file } => {
-            let path = tuning_db::user_dir().join(&file);
-            let data = tuning_db::read_file(&path)?.with_context(|| format!("{} does not exist", path.display()))?;
-            println!("{}", serde_json::to_string_pretty(&data)?);
-        }
-        DbCommand::Import { path } => {
-            let data = tuning_db::read_file(&path)?.with_context(|| format!("{} does not exist", path.display()))?;
-            let n = data.entries.len();
-            let out = tuning_db::merge_into(&tuning_db::user_dir(), &data.device, data.entries, data.ceilings)?;
-            println!("imported {n} entries into {}", out.display());
-        }
-        DbCommand::Clear => {
-            let dir = tuning_db::user_dir();
-            if dir.exists() {
-                std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
-            }
-            println!("cleared {}", dir.display());
-        }
+        DbCommand::List => db::list(),
+        DbCommand::Show { key } => db::show(&key),
+        DbCommand::Export { file } => db::export(&file),
+        DbCommand::Import { path } => db::import(&path),
+        DbCommand::Clear => db::clear(),
     }
-    Ok(())
 }

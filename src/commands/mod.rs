@@ -4,6 +4,9 @@
 
 pub mod autotune;
 pub mod bench;
+pub mod db;
+pub mod devices;
+pub mod tet_report;
 pub mod verify;
 
 use crate::formulations::FormulationId;

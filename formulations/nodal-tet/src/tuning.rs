@@ -125,7 +125,9 @@ impl Formulation for NodalTet {
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         // one program holds every kernel of every strategy; the SPEC picks the precision
         let variant: TetVariant = spec.parse()?;
-        Ok(program(law, order, variant.precision, target, &DeviceLimits::default())?.source)
+        // a current GPU's limits (1024 work items, 48 KiB of static shared memory): what `dg emit` shows
+        let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024 };
+        Ok(program(law, order, variant.precision, target, &gpu)?.source)
     }
 
     fn tuner<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(

@@ -2,13 +2,11 @@
 //! strategy timed alone per order, each strategy's AB3 step, the crossover plot (`dg tet-plot`). Winners are
 //! tuned and stored by `dg autotune --formulation nodal-tet`.
 
-use super::kernel_cmds::open_device;
 use anyhow::{bail, Context};
-use clap::Args;
-use dg::dg_codegen::Precision;
-use dg::dg_nodal_tet::bench::OrderBench;
-use dg::dg_runtime::backend::{Device, DeviceSelector};
-use dg::dg_runtime::tuning_db::Ceilings;
+use dg_codegen::Precision;
+use dg_nodal_tet::bench::OrderBench;
+use dg_runtime::backend::Device;
+use dg_runtime::tuning_db::Ceilings;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -23,45 +21,29 @@ pub struct TetBenchArgs {
     pub nodes: usize,
     /// Precision (seed 002 ran single precision).
     pub precision: Precision,
-    /// Device.
-    pub device: DeviceSelector,
     /// Timed repetitions per kernel (the median counts).
     pub repeats: usize,
     /// Write every measurement to this JSON file.
     pub json: Option<PathBuf>,
 }
 
-/// Arguments of `dg tet-plot`.
-#[derive(Debug, Args)]
-pub struct TetPlotArgs {
-    /// A JSON file written by `dg bench --formulation nodal-tet --per-kernel --out FILE`.
-    pub input: PathBuf,
-    /// The PNG to draw.
-    #[arg(long, value_name = "FILE.png")]
-    pub png: PathBuf,
-    /// A TrueType font for the labels [default: DejaVu Sans from the usual system places]
-    #[arg(long, value_name = "FILE.ttf")]
-    pub font: Option<PathBuf>,
-}
-
 /// The measured ceilings of the device: from its tuning-database file, else measured now.
 fn ceilings(device: &mut dyn Device) -> anyhow::Result<Ceilings> {
-    let stored = dg::shipped_db::load(device.fingerprint(), &mut |w| eprintln!("{w}")).ceilings;
+    let stored = crate::shipped_db::load(device.fingerprint(), &mut |w| eprintln!("{w}")).ceilings;
     if let Some(c) = stored.filter(|c| c.gemm_gflops_f32.is_some() || !device.supports_gemm()) {
         return Ok(c);
     }
     eprintln!("measuring the device's copy bandwidth and FMA peak …");
-    Ok(dg::dg_runtime::ceilings::measure(device)?)
+    Ok(crate::dg_runtime::ceilings::measure(device)?)
 }
 
 /// Runs the benchmark.
-pub fn execute(args: TetBenchArgs) -> anyhow::Result<()> {
+pub fn execute(args: TetBenchArgs, device: &mut dyn Device) -> anyhow::Result<()> {
     let orders = args.orders.clone();
     if !(1_000..=2_000_000_000).contains(&args.nodes) || args.repeats == 0 {
         bail!("--nodes must lie in 1e3..2e9 and --repeats be positive");
     }
-    let mut device = open_device(&args.device)?;
-    let ceilings = ceilings(device.as_mut())?;
+    let ceilings = ceilings(device)?;
     let laws = &args.laws;
     let bar = ProgressBar::new((laws.len() * orders.len()) as u64);
     bar.set_style(ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len}").expect("valid template"));
@@ -70,8 +52,8 @@ pub fn execute(args: TetBenchArgs) -> anyhow::Result<()> {
         for &order in &orders {
             bar.set_message(format!("{law} N={order}"));
             let precision = args.precision;
-            let one = dg::registry::law(law)?.tet_kernel_bench(
-                device.as_mut(),
+            let one = crate::registry::law(law)?.tet_kernel_bench(
+                device,
                 order,
                 args.nodes,
                 precision,
@@ -87,7 +69,7 @@ pub fn execute(args: TetBenchArgs) -> anyhow::Result<()> {
     let doc = serde_json::json!({
         "device": device.fingerprint(),
         "ceilings": ceilings,
-        "date": dg::dg_runtime::pipeline::today(),
+        "date": crate::dg_runtime::pipeline::today(),
         "results": results,
     });
     if let Some(path) = &args.json {
@@ -118,13 +100,13 @@ fn print_order(b: &OrderBench) {
 }
 
 /// Draws the crossover plot from a `dg bench --per-kernel --out` JSON file.
-pub fn plot(args: TetPlotArgs) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&args.input).with_context(|| format!("cannot read {}", args.input.display()))?;
+pub fn plot(input: &std::path::Path, png: &std::path::Path, font: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(input).with_context(|| format!("cannot read {}", input.display()))?;
     let doc: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", args.input.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", input.display()))?;
     let results = doc["results"].as_array().context("no `results` array: not a `dg bench --per-kernel --out` file")?;
-    let font_path = match &args.font {
-        Some(p) => p.clone(),
+    let font_path = match &font {
+        Some(p) => p.to_path_buf(),
         None => ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"]
             .iter()
             .map(PathBuf::from)
@@ -149,7 +131,7 @@ pub fn plot(args: TetPlotArgs) -> anyhow::Result<()> {
                 })
                 .collect();
             if !points.is_empty() {
-                curves.push(dg::picture::Curve {
+                curves.push(crate::picture::Curve {
                     label: format!("{law} {strategy}{}", if li > 0 { " (dashed)" } else { "" }),
                     points,
                     colour: si,
@@ -161,7 +143,7 @@ pub fn plot(args: TetPlotArgs) -> anyhow::Result<()> {
     let device = doc["device"]["name"].as_str().unwrap_or("device");
     let date = doc["date"].as_str().unwrap_or("");
     let title = format!("time per node per AB3 step, {device}, {date}");
-    dg::picture::render_line_chart(&args.png, &font, &title, ("order N", "ns per node per step"), &curves)?;
-    println!("wrote {}", args.png.display());
+    crate::picture::render_line_chart(png, &font, &title, ("order N", "ns per node per step"), &curves)?;
+    println!("wrote {}", png.display());
     Ok(())
 }

@@ -1,0 +1,56 @@
+//! `dg devices`' body: compute devices with fingerprints, and their measured ceilings.
+
+use anyhow::anyhow;
+use dg_runtime::backend::{self, DeviceSelector};
+
+/// Lists the devices found (JSON with `json`); with `measure`, measures each one's ceilings (copy bandwidth, FMA
+/// and GEMM throughput) and stores them in the user's tuning database.
+pub fn list(measure: bool, json: bool) -> anyhow::Result<()> {
+    let found = backend::discover();
+    if measure {
+        for d in &found.devices {
+            let selector: DeviceSelector = d.selector.parse().map_err(|e: String| anyhow!(e))?;
+            let mut device = backend::open(&selector)?;
+            eprintln!("measuring {} {} …", d.selector, d.name);
+            let ceilings = dg_runtime::ceilings::measure(device.as_mut())?;
+            let path = dg_runtime::tuning_db::merge_into(
+                &dg_runtime::tuning_db::user_dir(),
+                device.fingerprint(),
+                Default::default(),
+                Some(ceilings),
+            )?;
+            println!(
+                "{:<12} copy {:.0} GB/s, FMA {:.0} GFLOP/s f32, {:.0} GFLOP/s f64 (stored in {})",
+                d.selector,
+                ceilings.bandwidth_gbs,
+                ceilings.gflops_f32,
+                ceilings.gflops_f64,
+                path.display()
+            );
+        }
+        return Ok(());
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({"devices": found.devices, "missing": found.missing}))?
+        );
+        return Ok(());
+    }
+    for d in &found.devices {
+        println!(
+            "{:<12} {} {} [{}] driver {} , {:.1} GiB",
+            d.selector,
+            d.vendor,
+            d.name,
+            d.architecture,
+            d.driver,
+            d.memory_bytes as f64 / (1u64 << 30) as f64
+        );
+    }
+    println!("{:<12} native CPU ({} threads, always available)", "cpu", dg_runtime::cpu::thread_count());
+    for m in &found.missing {
+        println!("not found: {m}");
+    }
+    Ok(())
+}
