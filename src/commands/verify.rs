@@ -44,7 +44,9 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
             let (params, default_flux) = law.kernel_inputs();
             let nflux = run.flux.map_or(default_flux, str::to_string);
             let call = dg_runtime::formulation::LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
-            tally.ruled_out += f.variants(&call, order, p, &limits).iter().filter(|(_, r)| r.is_some()).count();
+            if run.only.is_none() {
+                tally.ruled_out += f.variants(&call, order, p, &limits).iter().filter(|(_, r)| r.is_some()).count();
+            }
             let mut tuner = open_tuner(law, run.formulation, run.flux, device, order, p, 0)?;
             let count = run.only.map_or_else(|| tuner.candidates().len(), |_| 1);
             let bar = ProgressBar::new(count as u64);
