@@ -1,8 +1,8 @@
 //! dg: discontinuous Galerkin solvers for conservation laws, from a flux description to tuned kernels.
 //!
-//! This facade re-exports the workspace crates and holds what the `dg` command line runs:
-//! [`cases`] (named problems with meshes, initial data and exact solutions) and [`simulate`] (running a case,
-//! convergence studies).
+//! This facade re-exports the workspace crates ([`cases`]: named problems; [`simulate`] and the other runners of
+//! `dg-run`; the formulation crates) and holds the `dg` command line: [`registry`] (every linked law),
+//! [`commands`] (the bodies of the kernel commands) and [`cli`] (arguments and dispatch).
 //!
 //! ```
 //! use dg::prelude::*;
@@ -19,16 +19,11 @@ extern crate self as dg;
 
 pub mod cli;
 pub mod commands;
-pub mod device_run;
-pub mod euler_run;
-pub mod euler_study;
-pub mod formulations;
 pub mod picture;
 pub mod registry;
-pub mod shipped_db;
-pub mod simulate;
-pub mod wave_run;
-pub mod winners;
+
+/// Runners, the formulation registry and the shipped database (the `dg-run` crate), at their old paths.
+pub use dg_run::{device_run, euler_run, euler_study, formulations, shipped_db, simulate, wave_run, winners};
 
 /// Named problems (the `dg-cases` crate).
 pub use dg_cases as cases;
@@ -39,6 +34,7 @@ pub use dg_laws;
 pub use dg_modal_tri;
 pub use dg_nodal_tet;
 pub use dg_nodal_tri;
+pub use dg_run;
 pub use dg_runtime;
 
 /// `dg::core` and `dg::ir` are the paths the macro's generated code uses.

@@ -29,6 +29,35 @@ pub struct DeviceRunInfo {
     pub kernel_seconds: f64,
 }
 
+/// Errors of a device run.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceRunError {
+    /// Choosing the variant (database, tuning) failed.
+    #[error("choosing the kernel variant: {0}")]
+    Choice(#[from] crate::winners::ChoiceError),
+    /// The law has no IR or the formulation cannot run it.
+    #[error(transparent)]
+    Formulation(#[from] dg_runtime::formulation::FormulationError),
+    /// The chosen SPEC is not a nodal triangle variant.
+    #[error(transparent)]
+    Variant(#[from] dg_codegen::VariantError),
+    /// The mesh's boundary tags do not match the law's conditions.
+    #[error(transparent)]
+    Boundary(#[from] dg_runtime::cpu::BoundaryError),
+    /// Building or running the device operator failed.
+    #[error(transparent)]
+    Operator(#[from] dg_runtime::DeviceOperatorError),
+    /// A device call failed.
+    #[error(transparent)]
+    Backend(#[from] dg_runtime::backend::BackendError),
+    /// The run's options or its result (time step, error against the exact solution).
+    #[error(transparent)]
+    Simulate(#[from] crate::simulate::SimulateError),
+    /// The solution stopped being finite.
+    #[error("the solution is no longer finite at t = {0}; reduce --cfl")]
+    Diverged(f64),
+}
+
 /// Runs `case` with `law` on `device` in precision `T`.
 #[allow(clippy::too_many_arguments)]
 pub fn run_on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
@@ -40,7 +69,7 @@ pub fn run_on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real
     no_tune: bool,
     log: &mut dyn FnMut(&str),
     progress: &mut dyn FnMut(u64, u64),
-) -> anyhow::Result<(RunOutcome, DeviceRunInfo)> {
+) -> Result<(RunOutcome, DeviceRunInfo), DeviceRunError> {
     let started = Instant::now();
     let dofs = (space.num_nodes() * L::NVARS) as u64;
     let formulation = crate::formulations::FormulationId::NodalTri;
@@ -75,7 +104,7 @@ pub fn run_on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real
     let wall_seconds = loop_start.elapsed().as_secs_f64();
     sys.device.free_buffers();
     if !final_state.iter().all(|v| v.is_finite()) {
-        anyhow::bail!("the solution is no longer finite at t = {t_end}; reduce --cfl");
+        return Err(DeviceRunError::Diverged(t_end));
     }
     let summary = LoopSummary {
         law: law.name(),

@@ -13,6 +13,20 @@ use dg_runtime::tuning_db::{self, DeviceDb, Found, TuningKey};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+/// Why no variant could be chosen.
+#[derive(Debug, thiserror::Error)]
+pub enum ChoiceError {
+    /// The formulation could not open a tuner, or tuning found no winner.
+    #[error(transparent)]
+    Formulation(#[from] dg_runtime::formulation::FormulationError),
+    /// The user database could not be written.
+    #[error(transparent)]
+    Database(#[from] tuning_db::DbError),
+    /// The device can run no variant of the formulation.
+    #[error("no valid {0} variant for this device")]
+    NoVariant(FormulationId),
+}
+
 /// How the variant was chosen.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct VariantChoice {
@@ -63,7 +77,7 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     size: u64,
     no_tune: bool,
     log: &mut dyn FnMut(&str),
-) -> anyhow::Result<VariantChoice> {
+) -> Result<VariantChoice, ChoiceError> {
     let start = Instant::now();
     let precision: Precision = precision_of::<T>();
     let target = TuneTarget { order, precision, timing_dofs: size };
@@ -89,7 +103,7 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             .baseline()
             .filter(|b| valid.contains(b))
             .or_else(|| valid.first().cloned())
-            .ok_or_else(|| anyhow::anyhow!("no valid {formulation} variant for this device"))?;
+            .ok_or(ChoiceError::NoVariant(formulation))?;
         let detail = format!("{miss}; --no-tune: the baseline {v}");
         log(&detail);
         return Ok(VariantChoice { variant: v, source: "default", detail, seconds: start.elapsed().as_secs_f64() });
