@@ -7,7 +7,7 @@ use crate::cost::step_cost;
 use crate::device::TetDeviceOperator;
 use crate::render::{render_tet, TetProgram, TetRole, TEMPLATES};
 use crate::variant::{Strategy, TetLimits, TetVariant};
-use crate::verify::{check_strategy, cpu_rhs, every_condition, verify_tet_variants};
+use crate::verify::{check_strategy, cpu_rhs, every_condition, kernel_labels, verify_tet_variants};
 use dg_codegen::{DeviceLimits, Precision, Target};
 use dg_core::law::ConservationLaw;
 use dg_core::space3d::DgSpace3d;
@@ -22,6 +22,7 @@ use dg_runtime::formulation::{
 };
 use dg_runtime::tuning_db::{KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
+use dg_runtime::DeviceOperatorError;
 use std::sync::OnceLock;
 
 /// The nodal strong form on tetrahedra (seed 002).
@@ -298,7 +299,9 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
                     Err(e) => self
                         .valid
                         .iter()
-                        .map(|v| VerifyOutcome::of::<T>(v.to_string(), Err(e.to_string_error())))
+                        .map(|v| {
+                            VerifyOutcome::of::<T>(v.to_string(), Err(DeviceOperatorError::Precision(e.to_string())))
+                        })
                         .collect(),
                 };
         }
@@ -332,7 +335,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
     fn check_at_size(&mut self, device: &mut dyn Device, spec: &str) -> VerifyOutcome {
         let variant: TetVariant = match spec.parse() {
             Ok(v) => v,
-            Err(e) => return VerifyOutcome::of::<T>(spec.into(), Err(dg_runtime::DeviceOperatorError::from(e))),
+            Err(e) => return VerifyOutcome::of::<T>(spec.into(), Err(DeviceOperatorError::from(e))),
         };
         let result = (|| -> Result<VerifyOutcome, FormulationError> {
             let law = self.law.clone();
@@ -358,29 +361,5 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
         let variant: TetVariant = spec.parse()?;
         let c = step_cost(&self.ir, self.law.numerical_flux_name(), self.order, self.elements, variant.precision);
         Ok(UnitCost { flops: c.flops, bytes: c.bytes, gemm: variant.strategy == Strategy::Gemm })
-    }
-}
-
-/// The labels of the kernels `variant` uses, as [`crate::verify::verify_tet_kernels`] names their outcomes.
-fn kernel_labels(variant: &TetVariant, order: usize, real: &str) -> Vec<String> {
-    let mut labels = match variant.strategy {
-        Strategy::Node { volume, surface } => {
-            vec![format!("volume node kb{volume}"), format!("surface node kb{surface}")]
-        }
-        Strategy::Element { width } => vec![format!("volume elem w{width}"), format!("surface elem w{width}")],
-        Strategy::Gemm => vec!["volume gemm".into(), "surface gemm".into()],
-    };
-    labels.push(format!("update ab3 ku{}", variant.update));
-    labels.into_iter().map(|l| format!("{l} N={order} {real}")).collect()
-}
-
-/// A [`dg_runtime::DeviceOperatorError`] carrying another one's message (outcomes own their error).
-trait ToStringError {
-    fn to_string_error(&self) -> dg_runtime::DeviceOperatorError;
-}
-
-impl ToStringError for dg_runtime::DeviceOperatorError {
-    fn to_string_error(&self) -> dg_runtime::DeviceOperatorError {
-        dg_runtime::DeviceOperatorError::Precision(self.to_string())
     }
 }

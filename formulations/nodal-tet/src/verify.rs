@@ -192,6 +192,19 @@ pub fn cpu_rhs<L: ConservationLaw + Clone, T: Real>(
     out.iter().map(|&v| T::from_f64(v)).collect()
 }
 
+/// The names under which [`verify_tet_kernels`] reports the kernels `variant` uses (volume, surface, update).
+pub fn kernel_labels(variant: &TetVariant, order: usize, real: &str) -> Vec<String> {
+    let mut labels = match variant.strategy {
+        Strategy::Node { volume, surface } => {
+            vec![format!("volume node kb{volume}"), format!("surface node kb{surface}")]
+        }
+        Strategy::Element { width } => vec![format!("volume elem w{width}"), format!("surface elem w{width}")],
+        Strategy::Gemm => vec!["volume gemm".into(), "surface gemm".into()],
+    };
+    labels.push(format!("update ab3 ku{}", variant.update));
+    labels.into_iter().map(|l| format!("{l} N={order} {real}")).collect()
+}
+
 /// A strategy passes when every kernel it uses passed on the verification mesh (`kernel_checks`) and its
 /// right-hand side (traces, volume, surface) on the operator's mesh matches `reference`, the output poisoned
 /// with NaN before the launch.
@@ -204,18 +217,7 @@ pub fn check_strategy<T: Real>(
     order: usize,
 ) -> VerifyOutcome {
     let name = variant.to_string();
-    let labels: Vec<String> = match variant.strategy {
-        Strategy::Node { volume, surface } => {
-            vec![format!("volume node kb{volume}"), format!("surface node kb{surface}")]
-        }
-        Strategy::Element { width } => vec![format!("volume elem w{width}"), format!("surface elem w{width}")],
-        Strategy::Gemm => vec!["volume gemm".into(), "surface gemm".into()],
-    };
-    let labels: Vec<String> = labels
-        .into_iter()
-        .chain([format!("update ab3 ku{}", variant.update)])
-        .map(|l| format!("{l} N={order} {}", T::NAME))
-        .collect();
+    let labels = kernel_labels(variant, order, T::NAME);
     for label in &labels {
         match kernel_checks.iter().find(|c| c.variant == *label) {
             Some(c) if c.passed => {}
