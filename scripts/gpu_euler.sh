@@ -9,7 +9,7 @@ R=$(mktemp -d)
 export DG_CACHE_DIR=$R/cache
 date -u +%FT%TZ > "$R/date"
 D="--device cuda:0"
-"$DG" verify euler2d --modal --order 1..5 $D --json > "$R/verify.json" 2> "$R/verify.err"
+"$DG" verify euler2d --formulation modal-tri --order 1..5 $D --json > "$R/verify.json" 2> "$R/verify.err"
 echo "verify: $(grep -o '"passed": [0-9]*' "$R/verify.json") of $(grep -o '"tested": [0-9]*' "$R/verify.json")"
 "$DG" run euler-double-mach --nx 96 $D --png "$R/double-mach.png" --png-width 1600 --json \
   > "$R/dmr.json" 2> "$R/dmr.err"

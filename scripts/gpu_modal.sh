@@ -14,10 +14,10 @@ for p in 1 2 3 4; do
 done
 RAYON_NUM_THREADS=2 timeout 540 "$DG" convergence euler-isentropic-vortex --orders 1..4 --levels 4 --json \
   > "$R/iv.json" 2> "$R/iv.err" &
-"$DG" verify euler2d --modal --order 1..5 --device cuda:0 --json > "$R/verify.json" 2> "$R/verify.err"
+"$DG" verify euler2d --formulation modal-tri --order 1..5 --device cuda:0 --json > "$R/verify.json" 2> "$R/verify.err"
 echo "verify: $(grep -o '"passed": [0-9]*' "$R/verify.json") of $(grep -o '"tested": [0-9]*' "$R/verify.json")"
-"$DG" modal-bench --order 1..5 --device cuda:0 --json > "$R/bench.json" 2> "$R/bench.err"
-"$DG" modal-bench --order 1 --elements 4000000 --precision both --device cuda:0 --json > "$R/bench4m.json" 2> "$R/bench4m.err"
+"$DG" autotune euler2d --formulation modal-tri --orders 1..5 --device cuda:0 --json > "$R/bench.json" 2> "$R/bench.err"
+"$DG" autotune euler2d --formulation modal-tri --orders 1 --min-dofs 4000000 --precision both --device cuda:0 --json > "$R/bench4m.json" 2> "$R/bench4m.err"
 grep -h "^p=\|GB/s" "$R"/bench*.err | tail -3
 wait
 tar -czf "$OUT/modal.tar.gz" -C "$R" .

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Seed 002 on the GPU machine: `dg verify --tet` (every tetrahedral kernel, N = 1..8, f32 + f64, GEMMs through
-# cuBLAS), `dg tet-bench` (~2M nodes, f32, both laws; winners stored in the tuning database seeded with the
+# Seed 002 on the GPU machine: `dg verify --formulation nodal-tet` (every tetrahedral kernel, N = 1..8, f32 + f64, GEMMs through
+# cuBLAS), `dg bench --per-kernel` (~2M nodes, f32, both laws; winners stored in the tuning database seeded with the
 # shipped H100 file), the convergence studies and the two-layer case on the GPU, and the largest meshes the
 # kernels' 32-bit indices allow. Results in $OUT/tet.tar.gz.
 # PARTS chooses what runs (default all): verify bench conv two-layer large; LAWS and CASES narrow verify and conv.
@@ -21,11 +21,11 @@ done
 date -u +%FT%TZ > "$R/date"
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader > "$R/gpu.txt"; cat "$R/gpu.txt"
 on verify && for law in $LAWS; do
-  "$DG" verify "$law" --tet --order 1..8 --device cuda:0 --json > "$R/verify-$law.json" 2> "$R/verify-$law.err"
+  "$DG" verify "$law" --formulation nodal-tet --order 1..8 --device cuda:0 --json > "$R/verify-$law.json" 2> "$R/verify-$law.err"
   echo "verify $law rc=$? $(grep -E '"(tested|passed|rejected)"' "$R/verify-$law.json" | tr -d '\n ')"
 done
 if on bench; then
-  "$DG" tet-bench --device cuda:0 --json "$R/bench.json" --store > "$R/bench.txt" 2> "$R/bench.err"
+  "$DG" autotune acoustics3d --orders 1..8 --device cuda:0 && "$DG" autotune elastic3d --orders 1..8 --device cuda:0 && "$DG" bench acoustics3d,elastic3d --per-kernel --device cuda:0 --out "$R/bench.json" > "$R/bench.txt" 2> "$R/bench.err"
   echo "bench rc=$?"; cat "$R/bench.txt"
 fi
 on conv && for c in $CASES; do
@@ -37,8 +37,8 @@ on two-layer && for s in lsrk45 ab3; do
   echo "two-layer $s rc=$? $(grep -A4 coefficients "$R/two-layer-$s.json" | tr -d '\n ')"
 done
 on large && for lo in "acoustics3d 6 165000000" "elastic3d 3 71000000" "acoustics3d 1 120000000"; do set -- $lo
-  /usr/bin/time -f "%e s, %M kB host" "$DG" tet-bench --laws $1 --orders $2 --nodes $3 --repeats 5 --device cuda:0 \
-    --json "$R/large-$1-$2.json" > "$R/large-$1-$2.txt" 2> "$R/large-$1-$2.err"
+  /usr/bin/time -f "%e s, %M kB host" "$DG" bench $1 --per-kernel --orders $2 --nodes $3 --repeats 5 --device cuda:0 \
+    --out "$R/large-$1-$2.json" > "$R/large-$1-$2.txt" 2> "$R/large-$1-$2.err"
   echo "large $1 N=$2 rc=$? $(cat "$R/large-$1-$2.txt") $(tail -1 "$R/large-$1-$2.err")"
 done
 tar -czf "$OUT/tet.tar.gz" -C "$R" --exclude cache/kernels .
