@@ -166,6 +166,21 @@ pub trait Tuner {
     fn cost(&self, spec: &str) -> Result<UnitCost, FormulationError>;
 }
 
+/// The IR of a registered law that `formulation` handles, or why it cannot run it (the first step of every
+/// formulation's `tuner`).
+pub fn supported_ir<F: Formulation + ?Sized, L: ConservationLaw>(
+    formulation: &F,
+    law: &L,
+) -> Result<LawIr, FormulationError> {
+    let ir = law_ir(law)?;
+    formulation.supports(&ir).map_err(|reason| FormulationError::Unsupported {
+        formulation: formulation.name(),
+        law: law.name().into(),
+        reason,
+    })?;
+    Ok(ir)
+}
+
 /// The IR of a registered law.
 pub fn law_ir<L: ConservationLaw>(law: &L) -> Result<LawIr, FormulationError> {
     dg_ir::registered_laws()

@@ -17,8 +17,8 @@ use dg_ir::LawIr;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{
-    law_ir, median_and_spread, refuse_source_terms, target_of, Formulation, FormulationError, LawCall, TuneTarget,
-    Tuner, UnitCost,
+    median_and_spread, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, LawCall,
+    TuneTarget, Tuner, UnitCost,
 };
 use dg_runtime::tuning_db::{KernelFamily, TuningKey};
 use dg_runtime::verify::{relative_l2, VerifyOutcome};
@@ -94,12 +94,7 @@ impl Formulation for ModalTri {
         device: &mut dyn Device,
         target: TuneTarget,
     ) -> Result<Box<dyn Tuner>, FormulationError> {
-        let ir = law_ir(law)?;
-        self.supports(&ir).map_err(|reason| FormulationError::Unsupported {
-            formulation: self.name(),
-            law: law.name().into(),
-            reason,
-        })?;
+        let ir = supported_ir(self, law)?;
         let element = ModalTriangle::new(target.order).map_err(|e| FormulationError::Problem(e.to_string()))?;
         let n = timing_cells(target.order, L::NVARS, target.timing_dofs);
         Ok(Box::new(ModalTriTuner::<L, T> {

@@ -17,8 +17,8 @@ use dg_ir::LawIr;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{
-    law_ir, median_and_spread, precision_of, refuse_source_terms, target_of, Formulation, FormulationError, LawCall,
-    TuneTarget, Tuner, UnitCost,
+    median_and_spread, precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError,
+    LawCall, TuneTarget, Tuner, UnitCost,
 };
 use dg_runtime::tuning_db::{KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
@@ -137,12 +137,7 @@ impl Formulation for NodalTet {
         device: &mut dyn Device,
         target: TuneTarget,
     ) -> Result<Box<dyn Tuner>, FormulationError> {
-        let ir = law_ir(law)?;
-        self.supports(&ir).map_err(|reason| FormulationError::Unsupported {
-            formulation: self.name(),
-            law: law.name().into(),
-            reason,
-        })?;
+        let ir = supported_ir(self, law)?;
         let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
         let params = law.param_values();
         let call = LawCall { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };

@@ -5,7 +5,7 @@
 use crate::cost::rhs_cost;
 use crate::render::{render_nodal_tri, TEMPLATES};
 use crate::variant::{DeviceLimits, LawShape, Layout, Partition, Precision, Storage, Surface, Variant, VolumeForm};
-use crate::verify::{verify_all, verify_variant, VerificationSetup, VerifyProblem};
+use crate::verify::{valid_variants, verify_all, verify_variant, VerificationSetup, VerifyProblem};
 use dg_codegen::Target;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::{rectangle, RectangleSpec};
@@ -16,8 +16,8 @@ use dg_ir::LawIr;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{
-    law_ir, median_and_spread, precision_of, refuse_source_terms, target_of, Formulation, FormulationError, LawCall,
-    TuneTarget, Tuner, UnitCost,
+    median_and_spread, precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError,
+    LawCall, TuneTarget, Tuner, UnitCost,
 };
 use dg_runtime::tuning_db::{KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
@@ -57,24 +57,6 @@ pub fn seed_baseline(precision: Precision) -> Variant {
         precision,
         form: VolumeForm::FluxFirst,
     }
-}
-
-/// The variants of one precision that fit the device, and the rejected ones with their reasons.
-pub fn valid_variants(
-    order: usize,
-    law: &LawShape,
-    precision: Precision,
-    limits: &DeviceLimits,
-) -> (Vec<Variant>, Vec<(Variant, String)>) {
-    let mut valid = Vec::new();
-    let mut rejected = Vec::new();
-    for v in Variant::all(precision) {
-        match v.check(order, law, limits) {
-            Ok(()) => valid.push(v),
-            Err(e) => rejected.push((v, e.to_string())),
-        }
-    }
-    (valid, rejected)
 }
 
 /// Triangles per side of the timing square (two per cell) for at least `min_dofs` DOFs.
@@ -168,12 +150,7 @@ impl Formulation for NodalTri {
         device: &mut dyn Device,
         target: TuneTarget,
     ) -> Result<Box<dyn Tuner>, FormulationError> {
-        let ir = law_ir(law)?;
-        self.supports(&ir).map_err(|reason| FormulationError::Unsupported {
-            formulation: self.name(),
-            law: law.name().into(),
-            reason,
-        })?;
+        let ir = supported_ir(self, law)?;
         let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
         let (valid, _) = valid_variants(target.order, &LawShape::of(&ir), precision_of::<T>(), &limits);
         let setup = VerificationSetup::new(law, target.order)?;
