@@ -49,6 +49,22 @@ pub fn every_condition<L: ConservationLaw>(law: &L) -> HashMap<String, String> {
     BOX_TAGS.iter().enumerate().map(|(i, t)| (t.to_string(), names[i % names.len()].to_string())).collect()
 }
 
+/// The verification box at `order` with every side bound to one of the law's conditions, and random materials in
+/// [0.5, 2] drawn with `seed`, rounded to `T` first so that the f64 reference sees exactly the kernels' inputs.
+fn verification_problem<L: ConservationLaw, T: Real>(
+    law: &L,
+    order: usize,
+    seed: u64,
+) -> Result<(DgSpace3d, BoundaryBinding, Vec<f64>), DeviceOperatorError> {
+    let space = verification_space(order).map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let binding = BoundaryBinding::for_law_on_tets(law, &space, &every_condition(law))
+        .map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let round = |v: f64| T::from_f64(v).as_f64();
+    let materials = (0..space.num_elements() * L::NMATERIALS).map(|_| round(rng.random_range(0.5..2.0))).collect();
+    Ok((space, binding, materials))
+}
+
 /// What the program offers, as the variants to check: each volume kernel with the reference surface, each
 /// surface kernel with the reference volume, and the updates.
 fn kernels_to_check(roles: &[TetRole], gemm: bool) -> (Vec<Strategy>, Vec<Strategy>, Vec<usize>) {
@@ -81,14 +97,8 @@ pub fn verify_tet_kernels<L: ConservationLaw + Clone, T: Real>(
     ir: &LawIr,
     order: usize,
 ) -> Result<Vec<VerifyOutcome>, DeviceOperatorError> {
-    let space = verification_space(order).map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
-    let binding = BoundaryBinding::for_law_on_tets(law, &space, &every_condition(law))
-        .map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let (space, binding, materials) = verification_problem::<L, T>(law, order, 7 + order as u64)?;
     let k = space.num_elements();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(7 + order as u64);
-    // materials and state rounded to T first, so that the f64 reference sees exactly the kernel's inputs
-    let round = |v: f64| T::from_f64(v).as_f64();
-    let materials: Vec<f64> = (0..k * L::NMATERIALS).map(|_| round(rng.random_range(0.5..2.0))).collect();
     let np = space.element.np;
     let state: Vec<T> = random_state::<T>(law.variable_names(), np, k, 31 + order as u64);
     let state64: Vec<f64> = state.iter().map(|v| v.as_f64()).collect();
@@ -259,13 +269,8 @@ pub fn verify_tet_variants<L: ConservationLaw + Clone, T: Real>(
 ) -> Result<Vec<VerifyOutcome>, DeviceOperatorError> {
     let kernel_checks = verify_tet_kernels::<L, T>(device, target, law, ir, order)?;
     device.free_buffers();
-    let space = verification_space(order).map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
-    let binding = BoundaryBinding::for_law_on_tets(law, &space, &every_condition(law))
-        .map_err(|e| DeviceOperatorError::Precision(e.to_string()))?;
+    let (space, binding, materials) = verification_problem::<L, T>(law, order, 41 + order as u64)?;
     let k = space.num_elements();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(41 + order as u64);
-    let round = |v: f64| T::from_f64(v).as_f64();
-    let materials: Vec<f64> = (0..k * L::NMATERIALS).map(|_| round(rng.random_range(0.5..2.0))).collect();
     let state: Vec<T> = random_state::<T>(law.variable_names(), space.element.np, k, 43 + order as u64);
     let reference = cpu_rhs(law, &space, &binding, &materials, &state, 0.0);
     let params = law.param_values();
