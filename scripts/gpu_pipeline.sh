@@ -3,10 +3,12 @@
 # same commands (`--formulation`): `verify` (ceilings with the GEMM rate, CUDA verification counts of the three
 # formulations), `modal` (modal winners for Rusanov and HLLC), `tet` (tetrahedral winners, f32 and f64, each
 # variant timed as a whole AB3 step), `nodal` (nodal triangle winners, then `dg bench` re-verifying and re-timing
-# them, then the isentropic-vortex run that must take its winner from the database). The user database
+# them, then the isentropic-vortex run that must take its winner from the database), `bench` (every shipped
+# winner re-verified and re-timed), `convergence` (device convergence of every family through the shared time
+# loop and study). The user database
 # accumulates in gpu/cache (carried there, returned in $OUT/<section>.tgz under db/).
 set -u
-SECTION=${1:?verify, modal, tet, nodal or convergence}
+SECTION=${1:?verify, modal, tet, nodal, bench or convergence}
 DG=${DG:-gpu/dg}
 export DG_CACHE_DIR=$PWD/gpu/cache
 mkdir -p "$DG_CACHE_DIR/tuning"
@@ -48,6 +50,21 @@ nodal)
   timeout 90 "$DG" bench maxwell2d --orders 1..8 --precision both $D > "$R/bench.txt" 2> "$R/bench.err"; cat "$R/bench.txt"
   "$DG" run euler-isentropic-vortex --order 3 --nx 600 $D --json > "$R/iv.json" 2> "$R/iv.err"
   grep -E "variant" "$R/iv.json" "$R/iv.err" ;;
+bench)
+  # every shipped winner re-verified and re-timed by `dg bench` (fresh figures), then the run that must take its
+  # winner from the database
+  "$DG" bench maxwell2d --orders 1..8 --precision both $D > "$R/bench-nodal.txt" 2> "$R/bench-nodal.err"
+  "$DG" bench euler2d --orders 1..2 --precision f64 $D > "$R/bench-nodal-euler.txt" 2> "$R/bench-nodal-euler.err"
+  for flux in hllc_flux numerical_flux; do
+    "$DG" bench euler2d --formulation modal-tri --flux $flux --orders 1..5 --precision both $D \
+      > "$R/bench-modal-$flux.txt" 2> "$R/bench-modal-$flux.err"
+  done
+  for law in acoustics3d elastic3d; do
+    "$DG" bench $law --orders 1..8 --precision both $D > "$R/bench-tet-$law.txt" 2> "$R/bench-tet-$law.err"
+  done
+  for f in "$R"/bench-*.txt; do echo "== $(basename "$f")"; cat "$f"; grep -i "error\|fail" "${f%.txt}.err" | head -3; done
+  "$DG" run euler-isentropic-vortex --order 3 --nx 600 $D --json > "$R/iv.json" 2> "$R/iv.err"
+  grep -E '"(variant|source|detail)"' "$R/iv.json" ;;
 convergence)
   # earlier results reproduced with the tuned winners (runs report where their variant came from)
   for c in "euler-isentropic-vortex --orders 1..4 --levels 4" "euler-supersonic-vortex --orders 1..4 --levels 4" \

@@ -1,15 +1,15 @@
 //! dg: discontinuous Galerkin solvers for conservation laws, from a flux description to tuned kernels.
 //!
-//! This facade re-exports the workspace crates ([`cases`]: named problems; [`simulate`] and the other runners of
-//! `dg-run`; the formulation crates) and holds the `dg` command line: [`registry`] (every linked law),
-//! [`commands`] (the bodies of the kernel commands) and [`cli`] (arguments and dispatch).
+//! This facade re-exports the workspace crates ([`cases`]: named problems; [`maxwell_run`] and the other runners of
+//! `dg-run`; [`registry`], every linked law; [`commands`], the bodies of the kernel commands; the formulation
+//! crates) and holds the `dg` command line, [`cli`] (arguments and dispatch).
 //!
 //! ```
 //! use dg::prelude::*;
 //! let case = dg::cases::find("maxwell-cavity").unwrap();
 //! let mesh = case.default_mesh(4, 4).unwrap();
 //! let space = DgSpace2d::new(mesh, 3).unwrap();
-//! let outcome = dg::simulate::run::<f64>(&space, case.as_ref(), &RunOptions::default(), &mut |_, _| {}).unwrap();
+//! let outcome = dg::maxwell_run::run::<f64>(&space, case.as_ref(), &RunOptions::default(), None, &mut |_, _| {}).unwrap();
 //! assert!(outcome.report.l2_error.unwrap() < 1e-3);
 //! ```
 
@@ -18,12 +18,15 @@
 extern crate self as dg;
 
 pub mod cli;
-pub mod commands;
-pub mod picture;
-pub mod registry;
+/// The bodies of the kernel commands (the `dg-commands` crate).
+pub use dg_commands as commands;
 
+#[doc(hidden)]
+pub use dg_run::__register_law_commands;
 /// Runners, the formulation registry and the shipped database (the `dg-run` crate), at their old paths.
-pub use dg_run::{device_run, euler_run, euler_study, formulations, shipped_db, simulate, wave_run, winners};
+pub use dg_run::{
+    euler_run, euler_study, formulations, maxwell_run, picture, registry, shipped_db, wave_run, winners, RunError,
+};
 
 /// Named problems (the `dg-cases` crate).
 pub use dg_cases as cases;
@@ -45,7 +48,7 @@ pub use dg_macros::conservation_law;
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::simulate::{RunOptions, RunReport};
+    pub use crate::maxwell_run::{RunOptions, RunReport};
     pub use dg_cases::MaxwellCase;
     pub use dg_core::law::ConservationLaw;
     pub use dg_core::mesh::{read_gmsh, rectangle, refine_uniform, Diagonal, RectangleSpec, TriMesh};

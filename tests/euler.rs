@@ -94,7 +94,7 @@ fn bad_euler_options_get_clear_errors() {
 /// least at rate p on a coarse pair, the modal at least at p + 1/2.
 #[test]
 fn the_isentropic_vortex_converges_with_the_nodal_and_the_modal_formulation() {
-    for (formulation, slack) in [("nodal", 1.0), ("modal", 0.5)] {
+    for (formulation, slack) in [("nodal-tri", 1.0), ("modal-tri", 0.5)] {
         let args = ["convergence", "euler-isentropic-vortex", "--orders", "1..2", "--levels", "2", "--t-end", "0.2"];
         let doc =
             json(&dg(&[&args[..], &["--formulation", formulation, "--flux", "numerical_flux", "--json"]].concat()));

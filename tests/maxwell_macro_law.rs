@@ -6,12 +6,13 @@ use dg::dg_core::law::ConservationLaw;
 use dg::dg_core::Real;
 use dg::dg_nodal_tri::NodalOperator2d;
 use dg::dg_runtime::cpu::BoundaryBinding;
+use dg::maxwell_run::run_with_law;
 use dg::prelude::*;
-use dg::simulate::run_with_law;
 use std::collections::HashMap;
 
 /// The hand-written Maxwell TM law of the foundation issue (seed 000's flux), unchanged but for the trait's
 /// material, position and time arguments.
+#[derive(Clone)]
 struct HandWrittenMaxwell {
     alpha: f64,
 }
@@ -108,12 +109,13 @@ fn cavity_errors_are_unchanged_to_1e_12() {
         for n in [2, 4] {
             let space = DgSpace2d::new(case.default_mesh(n, n).unwrap(), order).unwrap();
             let generated =
-                run_with_law::<MaxwellTm, f64>(&space, case.law(1.0), &case, &opts, &mut |_, _| {}).unwrap();
+                run_with_law::<MaxwellTm, f64>(&space, case.law(1.0), &case, &opts, None, &mut |_, _| {}).unwrap();
             let by_hand = run_with_law::<HandWrittenMaxwell, f64>(
                 &space,
                 HandWrittenMaxwell { alpha: 1.0 },
                 &case,
                 &opts,
+                None,
                 &mut |_, _| {},
             )
             .unwrap();

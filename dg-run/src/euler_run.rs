@@ -1,8 +1,10 @@
-//! Running an Euler case with the modal formulation of seed 001 on the native CPU path: seed 001's adaptive
-//! step, the limiter, the density error against the exact solution, conservation; and convergence studies.
+//! Running an Euler case with the modal formulation of seed 001, on the native CPU path or a device, through the
+//! shared time loop: seed 001's adaptive step, the limiter, the density error against the exact solution,
+//! conservation.
 
-use crate::simulate::SimulateError;
-use crate::winners::VariantChoice;
+use crate::error::RunError;
+use crate::formulations::FormulationId;
+use crate::winners::{given_or_chosen, DeviceRunInfo};
 use dg_cases::euler::{pressure, EulerCase};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
@@ -13,11 +15,11 @@ use dg_laws::euler2d;
 use dg_modal_tri::device::{ModalDeviceOperator, ModalDeviceSystem};
 use dg_modal_tri::ModalOperator2d;
 use dg_modal_tri::ModalVariant;
-use dg_runtime::backend::{BackendError, Device};
+use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::law_ir;
-use dg_runtime::time::{Integrator, Scheme};
-use dg_runtime::DeviceOperatorError;
+use dg_runtime::run_loop::{self, non_finite, Integrated, LoopStats, StepRule};
+use dg_runtime::time::Scheme;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -38,6 +40,8 @@ pub struct EulerOptions {
     pub flux: Option<String>,
     /// Barth–Jespersen limiter with the positivity guard (p = 1).
     pub limiter: Option<bool>,
+    /// On a device: the kernel variant (SPEC) instead of the tuning database's.
+    pub variant: Option<String>,
     /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
     pub no_tune: bool,
 }
@@ -45,7 +49,7 @@ pub struct EulerOptions {
 /// What an Euler run measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct EulerReport {
-    /// MaxwellCase name.
+    /// Case name.
     pub case: String,
     /// Numerical flux.
     pub flux: String,
@@ -95,6 +99,8 @@ pub struct EulerOutcome {
     pub density_modes: Vec<f64>,
     /// Modes per element.
     pub modes: usize,
+    /// Device runs: what the device took and spent.
+    pub device: Option<DeviceRunInfo>,
 }
 
 /// A run made ready: the CPU operator (the reference of the device path too), the initial state, the settings.
@@ -110,13 +116,13 @@ struct Prepared<T: Real> {
     h: f64,
 }
 
-fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) -> Result<Prepared<T>, SimulateError> {
+fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) -> Result<Prepared<T>, RunError> {
     let order = opts.order.unwrap_or_else(|| case.default_order());
     let (default_scheme, default_cfl) = case.default_scheme();
     let scheme = opts.scheme.unwrap_or(default_scheme);
     let cfl = opts.cfl.unwrap_or(default_cfl);
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
-    let invalid = |m: String| Err(SimulateError::InvalidOption(m));
+    let invalid = |m: String| Err(RunError::InvalidOption(m));
     if !(t_end.is_finite() && t_end > 0.0) {
         return invalid(format!("final time must be positive, got {t_end}"));
     }
@@ -143,192 +149,91 @@ fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) ->
     let mut op = ModalOperator2d::<_, T>::with_rules(law, element, &space, &binding, &[], &rules);
     let limiter = opts.limiter.unwrap_or_else(|| case.default_limiter());
     if limiter {
-        op.enable_limiter(true).map_err(|e| SimulateError::InvalidOption(e.to_string()))?;
+        op.enable_limiter(true).map_err(|e| RunError::InvalidOption(e.to_string()))?;
     }
     let mut q0: Vec<T> = op.project(|x, y, out| case.initial(x, y, out));
     op.apply_limiter(&mut q0);
     Ok(Prepared { op, q0, order, scheme, cfl, t_end, flux, limiter, h: space.mesh.max_edge_length() })
 }
 
-/// The step to take from `t`: the rule's `dt_rule`, with the last steps evened out so the run ends at `t_end`.
-fn next_step(t: f64, t_end: f64, dt_rule: f64) -> (f64, f64) {
-    let remaining = t_end - t;
-    if dt_rule >= remaining {
-        (remaining, t_end)
-    } else {
-        let dt = remaining / (remaining / dt_rule).ceil();
-        (dt, t + dt)
-    }
-}
-
-/// What a time loop measured.
-struct LoopStats {
-    steps: u64,
-    dt_range: [f64; 2],
-    rhs_evaluations: u64,
-    wall_seconds: f64,
-}
-
-/// Runs `case` on `mesh` in precision `T` on the native CPU path; `progress(t, t_end)` after every step.
+/// Runs `case` on `mesh` in precision `T` on the native CPU path or, given `device`, with the generated modal
+/// kernels (`opts.variant`, or the tuning database's winner, tuned on first use): right-hand sides, updates, the
+/// limiter and the CFL step's wave speed on the device. `progress(t, t_end)` after every step.
 pub fn run_euler<T: Real>(
     case: &dyn EulerCase,
     mesh: TriMesh,
     opts: &EulerOptions,
+    device: Option<&mut dyn Device>,
     progress: &mut dyn FnMut(f64, f64),
-) -> Result<EulerOutcome, SimulateError> {
+) -> Result<EulerOutcome, RunError> {
+    let started = Instant::now();
     let mut prepared = prepare::<T>(case, mesh, opts)?;
     let (scheme, cfl, t_end) = (prepared.scheme, prepared.cfl, prepared.t_end);
-    let op = &mut prepared.op;
-    let mut q = prepared.q0.clone();
-    let mut integrator = Integrator::new(scheme);
-    let (mut t, mut steps, mut dt_range) = (0.0, 0u64, [f64::INFINITY, 0.0f64]);
-    let start = Instant::now();
-    while t < t_end * (1.0 - 1e-12) {
-        let Some(dt_rule) = opts.dt.or_else(|| op.stable_time_step(&q, cfl)) else {
-            return Err(SimulateError::NotFinite { step: steps, time: t });
-        };
-        let (dt, t_next) = next_step(t, t_end, dt_rule);
-        integrator.step(op, t, dt, &mut q).unwrap_or_else(|never| match never {});
-        (t, steps, dt_range) = (t_next, steps + 1, [dt_range[0].min(dt), dt_range[1].max(dt)]);
-        if steps % 32 == 0 && !q.iter().all(|v| v.is_finite()) {
-            return Err(SimulateError::NotFinite { step: steps, time: t });
-        }
-        progress(t, t_end);
-    }
-    let stats = LoopStats {
-        steps,
-        dt_range,
-        rhs_evaluations: integrator.rhs_evaluations(),
-        wall_seconds: start.elapsed().as_secs_f64(),
+    let rule = match opts.dt {
+        Some(dt) => StepRule::Uniform(dt),
+        None => StepRule::Adaptive,
     };
-    finish(case, prepared, &q, stats)
-}
-
-/// What a device run adds to the report.
-#[derive(Debug, Clone, Serialize)]
-pub struct EulerDeviceInfo {
-    /// The device.
-    pub device: String,
-    /// The kernel variant.
-    pub variant: String,
-    /// Where it came from: `database`, `database-nearest-size`, `tuned`, `default` or `given`.
-    pub variant_source: &'static str,
-    /// The key and file it came from, or why the default.
-    pub variant_detail: String,
-    /// Seconds of device time in kernels (events).
-    pub kernel_seconds: f64,
-}
-
-/// Runs `case` on `mesh` in precision `T` on `device` with the generated modal kernels (`variant`, or the
-/// tuning database's winner, tuned on first use): right-hand sides, updates, the limiter and the CFL step's wave speed on the device.
-pub fn run_euler_on_device<T: Real>(
-    device: &mut dyn Device,
-    case: &dyn EulerCase,
-    mesh: TriMesh,
-    opts: &EulerOptions,
-    variant: Option<ModalVariant>,
-    progress: &mut dyn FnMut(f64, f64),
-) -> Result<(EulerOutcome, EulerDeviceInfo), EulerDeviceError> {
-    let prepared = prepare::<T>(case, mesh, opts)?;
+    if let Some(spec) = &opts.variant {
+        spec.parse::<ModalVariant>()?;
+    }
+    let Some(device) = device else {
+        if opts.variant.is_some() {
+            return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
+        }
+        let q0 = prepared.q0.clone();
+        let mut stepper = Integrated::new(&mut prepared.op, q0, scheme)
+            .with_stable_dt(|op, q| Ok(op.stable_time_step(q, cfl)))
+            .with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
+        let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+        let (_, q) = stepper.into_parts();
+        return finish(case, &prepared, &q, stats, None);
+    };
     let cpu = &prepared.op;
     let law = cpu.law();
-    let ir = law_ir(law).map_err(|e| EulerDeviceError::Tuning(e.to_string()))?;
-    let choice = match variant {
-        Some(v) => VariantChoice::given(v.to_string()),
-        None => {
-            let dofs = (cpu.num_elements() * 4 * dg_core::triangle::num_nodes(prepared.order)) as u64;
-            let formulation = crate::formulations::FormulationId::ModalTri;
-            let mut log = |m: &str| eprintln!("{m}");
-            crate::winners::choose::<euler2d::Law, T>(
-                formulation,
-                device,
-                law,
-                prepared.order,
-                dofs,
-                opts.no_tune,
-                &mut log,
-            )
-            .map_err(|e| EulerDeviceError::Tuning(format!("{e:#}")))?
-        }
-    };
-    let variant: ModalVariant = choice.variant.parse().map_err(|e| EulerDeviceError::Tuning(format!("{e}")))?;
+    let ir = law_ir(law)?;
+    let dofs = (cpu.num_elements() * 4 * dg_core::triangle::num_nodes(prepared.order)) as u64;
+    let given = opts.variant.as_deref();
+    let formulation = FormulationId::ModalTri;
+    let choice =
+        given_or_chosen::<euler2d::Law, T>(formulation, device, law, prepared.order, dofs, given, opts.no_tune)?;
+    let variant: ModalVariant = choice.variant.parse()?;
     let params = law.param_values();
-    let flux = prepared.flux.clone();
     let target = dg_runtime::formulation::target_of(device);
-    let op = ModalDeviceOperator::<T>::new(device, target, (&ir, &params, &flux), cpu, &variant)?;
-    let mut q = op.new_state(device)?;
+    let op = ModalDeviceOperator::<T>::new(device, target, (&ir, &params, &prepared.flux), cpu, &variant)?;
+    let q = op.new_state(device)?;
     op.write_state(device, q, &prepared.q0)?;
-    let mut system = ModalDeviceSystem { device, op: &op, cpu, limiter: prepared.limiter, device_seconds: 0.0 };
-    let mut integrator = Integrator::new(prepared.scheme);
-    let (mut t, mut steps, mut dt_range) = (0.0, 0u64, [f64::INFINITY, 0.0f64]);
-    let t_end = prepared.t_end;
-    let start = Instant::now();
-    while t < t_end * (1.0 - 1e-12) {
-        let dt_rule = match opts.dt {
-            Some(dt) => Some(dt),
-            None => {
-                let (dt, seconds) = op.stable_time_step(system.device, q, prepared.cfl)?;
-                system.device_seconds += seconds;
-                dt
+    let system = ModalDeviceSystem { device, op: &op, cpu, limiter: prepared.limiter, device_seconds: 0.0 };
+    let loop_started = Instant::now();
+    let mut stepper = Integrated::new(system, q, scheme)
+        .with_stable_dt(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_| {
+            let (dt, seconds) = sys.op.stable_time_step(sys.device, *q, cfl)?;
+            sys.device_seconds += seconds;
+            Ok(dt)
+        })
+        .with_inspect(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_, at| {
+            if !crate::device_inspects_at(at) {
+                return Ok(None);
             }
-        };
-        let Some(dt_rule) = dt_rule else {
-            return Err(SimulateError::NotFinite { step: steps, time: t }.into());
-        };
-        let (dt, t_next) = next_step(t, t_end, dt_rule);
-        integrator.step(&mut system, t, dt, &mut q)?;
-        (t, steps, dt_range) = (t_next, steps + 1, [dt_range[0].min(dt), dt_range[1].max(dt)]);
-        progress(t, t_end);
-    }
-    let wall_seconds = start.elapsed().as_secs_f64();
-    let kernel_seconds = system.device_seconds;
-    let rhs_evaluations = integrator.rhs_evaluations();
-    drop(integrator); // it borrows `system`, which borrows the device
-    let final_state = op.read_state(device, q)?;
-    device.free_buffers();
-    let stats = LoopStats { steps, dt_range, rhs_evaluations, wall_seconds };
-    let info = EulerDeviceInfo {
-        device: device.fingerprint().name.clone(),
-        variant: variant.to_string(),
-        variant_source: choice.source,
-        variant_detail: choice.detail,
-        kernel_seconds,
-    };
-    let outcome = finish(case, prepared, &final_state, stats)?;
-    Ok((outcome, info))
-}
-
-/// Errors of a device run.
-#[derive(Debug, thiserror::Error)]
-pub enum EulerDeviceError {
-    /// The run itself.
-    #[error(transparent)]
-    Simulate(#[from] SimulateError),
-    /// Building the kernels.
-    #[error(transparent)]
-    Operator(#[from] DeviceOperatorError),
-    /// A device call.
-    #[error(transparent)]
-    Backend(#[from] BackendError),
-    /// The nodal device path.
-    #[error("{0}")]
-    Other(String),
-    /// Choosing the kernel variant (tuning, the database).
-    #[error("choosing the modal kernel variant: {0}")]
-    Tuning(String),
+            Ok(non_finite(&sys.op.read_state(sys.device, *q)?))
+        });
+    let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+    let (sys, q) = stepper.into_parts();
+    let final_state = op.read_state(sys.device, q)?;
+    let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds);
+    sys.device.free_buffers();
+    finish(case, &prepared, &final_state, stats, Some(info))
 }
 
 /// The report of a finished run from its final state `q` (CPU layout).
 fn finish<T: Real>(
     case: &dyn EulerCase,
-    prepared: Prepared<T>,
+    prepared: &Prepared<T>,
     q: &[T],
     stats: LoopStats,
-) -> Result<EulerOutcome, SimulateError> {
+    device: Option<DeviceRunInfo>,
+) -> Result<EulerOutcome, RunError> {
     let Prepared { op, q0, order, scheme, t_end, flux, limiter, h, .. } = prepared;
-    if !q.iter().all(|v| v.is_finite()) {
-        return Err(SimulateError::NotFinite { step: stats.steps, time: t_end });
-    }
+    let (order, scheme, t_end, limiter, h) = (*order, *scheme, *t_end, *limiter, *h);
     let density_l2_error = case.has_exact().then(|| {
         op.l2_error(q, &[0], |x, y, out| {
             case.exact(x, y, t_end, out);
@@ -348,7 +253,7 @@ fn finish<T: Real>(
     let dofs = op.state_len();
     let report = EulerReport {
         case: case.name().to_string(),
-        flux,
+        flux: flux.clone(),
         order,
         precision: T::NAME,
         elements: op.num_elements(),
@@ -360,7 +265,7 @@ fn finish<T: Real>(
         dt_range: stats.dt_range,
         t_end,
         density_l2_error,
-        mass: [op.totals(&q0)[0], op.totals(q)[0]],
+        mass: [op.totals(q0)[0], op.totals(q)[0]],
         min_density,
         min_pressure,
         rhs_evaluations: stats.rhs_evaluations,
@@ -370,5 +275,5 @@ fn finish<T: Real>(
     let density_modes =
         (0..op.num_elements()).flat_map(|k| q[k * 4 * nm..(k * 4 + 1) * nm].iter().map(|v| v.as_f64())).collect();
     let vertices = (0..op.num_elements()).map(|k| op.element_vertices(k)).collect();
-    Ok(EulerOutcome { report, vertices, density_modes, modes: nm })
+    Ok(EulerOutcome { report, vertices, density_modes, modes: nm, device })
 }

@@ -1,35 +1,31 @@
 //! Euler convergence studies (degrees × refined meshes, with the modal formulation on the CPU or a device, or
 //! the nodal one for comparison) and the nodal Euler run they use.
 
-use crate::euler_run::{run_euler, run_euler_on_device, EulerDeviceError, EulerOptions};
-use crate::simulate::RunOptions;
-use crate::simulate::{time_accuracy_factor, ConvergenceStudy, OrderResult, SimulateError};
+use crate::error::RunError;
+use crate::euler_run::{run_euler, EulerOptions};
+use crate::formulations::FormulationId;
+use crate::maxwell_run::{RunOptions, RunOutcome};
 use dg_cases::euler::{EulerCase, NodalEuler};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
 use dg_core::space::DgSpace2d;
+use dg_core::Real;
 use dg_laws::euler2d;
 use dg_runtime::backend::Device;
+use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::Scheme;
 
-/// Which discretisation solves an Euler case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Formulation {
-    /// Seed 001's modal weak form with quadrature (the Euler cases' own).
-    Modal,
-    /// Seed 000's nodal strong form (for comparison; periodic or law-condition boundaries only).
-    Nodal,
-}
-
 /// One run of an Euler case with the nodal formulation (degree `opts.order`, LSRK45 unless given, step from the
-/// nodal CFL rule divided by the largest wave speed of the initial state): (h, density L2 error, loop seconds).
-pub fn run_nodal_euler(
+/// nodal CFL rule divided by the largest wave speed of the initial state), on the CPU or a device
+/// (`opts.variant`, or the tuning database's nodal-tri winner): the run and its density L2 error.
+pub fn run_nodal_euler<T: Real>(
     case: &dyn EulerCase,
     mesh: TriMesh,
     opts: &EulerOptions,
     device: Option<&mut dyn Device>,
-) -> Result<(f64, f64, f64), EulerDeviceError> {
-    let invalid = |m: String| Err(EulerDeviceError::Simulate(SimulateError::InvalidOption(m)));
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<(RunOutcome, f64), RunError> {
+    let invalid = |m: String| Err(RunError::InvalidOption(m));
     if !case.ghost_rules().is_empty() {
         return invalid(format!(
             "case `{}` has curved walls or prescribed boundary states, which only the modal formulation has",
@@ -42,7 +38,7 @@ pub fn run_nodal_euler(
     if !law.select_numerical_flux(&flux) {
         return invalid(format!("unknown flux `{flux}`"));
     }
-    let space = DgSpace2d::new(mesh, order).map_err(SimulateError::from)?;
+    let space = DgSpace2d::new(mesh, order)?;
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let q0: Vec<f64> = space.interpolate(4, |x, y, q| case.initial(x, y, q));
     let lambda = q0
@@ -62,67 +58,44 @@ pub fn run_nodal_euler(
         alpha: 1.0,
         boundary: case.law_conditions(),
         energy_history: false,
+        variant: opts.variant.clone(),
+        no_tune: opts.no_tune,
     };
     let adapter = NodalEuler(case);
-    let outcome = match device {
-        None => crate::simulate::run_with_law::<_, f64>(&space, law, &adapter, &run_opts, &mut |_, _| {})?,
-        Some(device) => {
-            crate::device_run::run_on_device::<_, f64>(
-                device,
-                &space,
-                law,
-                &adapter,
-                &run_opts,
-                true,
-                &mut |_| {},
-                &mut |_, _| {},
-            )
-            .map_err(|e| EulerDeviceError::Other(format!("{e:#}")))?
-            .0
-        }
-    };
+    let outcome = crate::maxwell_run::run_with_law::<_, T>(&space, law, &adapter, &run_opts, device, progress)?;
     let np = space.element.np;
     let rho: Vec<f64> =
         (0..space.num_elements()).flat_map(|k| outcome.state[k * 4 * np..(k * 4 + 1) * np].to_vec()).collect();
-    let error = space
-        .l2_error(1, &rho, |x, y, out| {
-            let mut q = [0.0; 4];
-            case.exact(x, y, t_end, &mut q);
-            out[0] = q[0];
-        })
-        .map_err(SimulateError::from)?;
-    Ok((outcome.report.h, error, outcome.report.wall_seconds))
+    let error = space.l2_error(1, &rho, |x, y, out| {
+        let mut q = [0.0; 4];
+        case.exact(x, y, t_end, &mut q);
+        out[0] = q[0];
+    })?;
+    Ok((outcome, error))
 }
 
-/// What a convergence study covers: degrees, number of meshes, formulation.
-#[derive(Debug, Clone)]
-pub struct StudyPlan {
-    /// Degrees.
-    pub orders: std::ops::RangeInclusive<usize>,
-    /// Meshes: the base mesh and its refinements.
-    pub levels: usize,
-    /// Which discretisation.
-    pub formulation: Formulation,
-}
-
-/// Density L2 errors, observed orders and run times of `case` for every degree of the plan on its meshes (`base`
-/// and its refinements by the case's rule), in f64, on `device` with the generated kernels or on the native CPU
-/// path. Unsteady cases shrink the step like [`time_accuracy_factor`]; `progress(order, level)` before each run.
+/// Density L2 errors, observed orders and run times of `case` for every degree in `orders` on `levels` meshes
+/// (`base` and its refinements by the case's rule), in f64, with `formulation` (modal triangles, or nodal ones for
+/// comparison), on `device` with the generated kernels or on the native CPU path. Unsteady cases shrink the step
+/// like [`time_accuracy_factor`]; `progress(order, level)` before each run.
+#[allow(clippy::too_many_arguments)]
 pub fn euler_convergence(
     case: &dyn EulerCase,
     base: &TriMesh,
-    plan: &StudyPlan,
+    orders: std::ops::RangeInclusive<usize>,
+    levels: usize,
+    formulation: FormulationId,
     opts: &EulerOptions,
     mut device: Option<&mut dyn Device>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<ConvergenceStudy, EulerDeviceError> {
-    let StudyPlan { orders, levels, formulation } = plan.clone();
-    let invalid = |m: String| Err(EulerDeviceError::Simulate(SimulateError::InvalidOption(m)));
-    if levels < 2 {
-        return invalid(format!("a convergence study needs at least 2 levels, got {levels}"));
-    }
+) -> Result<ConvergenceStudy, RunError> {
     if !case.has_exact() {
-        return invalid(format!("case `{}` has no exact solution", case.name()));
+        return Err(RunError::InvalidOption(format!("case `{}` has no exact solution", case.name())));
+    }
+    if !matches!(formulation, FormulationId::ModalTri | FormulationId::NodalTri) {
+        return Err(RunError::InvalidOption(format!(
+            "Euler cases run on triangles: modal-tri (theirs) or nodal-tri, not {formulation}"
+        )));
     }
     let mut meshes = vec![base.clone()];
     for _ in 1..levels {
@@ -130,35 +103,35 @@ pub fn euler_convergence(
         meshes.push(next);
     }
     let cfl = opts.cfl.unwrap_or(match formulation {
-        Formulation::Modal => case.default_scheme().1,
-        Formulation::Nodal => 0.75,
+        FormulationId::NodalTri => 0.75,
+        _ => case.default_scheme().1,
     });
-    let mut results = Vec::new();
-    for order in orders {
-        let (mut h, mut l2, mut seconds) = (Vec::new(), Vec::new(), Vec::new());
-        for (level, mesh) in meshes.iter().enumerate() {
-            progress(order, level);
-            let factor = if case.is_steady() { 1.0 } else { time_accuracy_factor(order, level) };
-            let level_opts = EulerOptions { order: Some(order), cfl: Some(cfl * factor), ..opts.clone() };
-            if formulation == Formulation::Nodal {
-                let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
-                let run = run_nodal_euler(case, mesh.clone(), &level_opts, device)?;
-                (h, l2, seconds) =
-                    ([h, vec![run.0]].concat(), [l2, vec![run.1]].concat(), [seconds, vec![run.2]].concat());
-                continue;
-            }
-            let outcome = match device.as_deref_mut() {
-                Some(device) => {
-                    run_euler_on_device::<f64>(device, case, mesh.clone(), &level_opts, None, &mut |_, _| {})?.0
-                }
-                None => run_euler::<f64>(case, mesh.clone(), &level_opts, &mut |_, _| {})?,
-            };
-            h.push(outcome.report.h);
-            l2.push(outcome.report.density_l2_error.unwrap_or(f64::NAN));
-            seconds.push(outcome.report.wall_seconds);
+    let plan = StudyPlan {
+        case: case.name().into(),
+        error: "density L2 error".into(),
+        formulation: formulation.name().into(),
+        device: crate::device_name(device.as_deref()),
+        orders,
+        levels,
+    };
+    let mut one = |order: usize, level: usize| -> Result<LevelRun, RunError> {
+        let factor = if case.is_steady() { 1.0 } else { time_accuracy_factor(order, level) };
+        let level_opts = EulerOptions { order: Some(order), cfl: Some(cfl * factor), ..opts.clone() };
+        let mesh = meshes[level].clone();
+        if formulation == FormulationId::NodalTri {
+            let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
+            let (outcome, error) = run_nodal_euler::<f64>(case, mesh, &level_opts, device, &mut |_, _| {})?;
+            return Ok(LevelRun { h: outcome.report.h, error, seconds: outcome.report.wall_seconds });
         }
-        let rates = (1..h.len()).map(|i| (l2[i - 1] / l2[i]).ln() / (h[i - 1] / h[i]).ln()).collect();
-        results.push(OrderResult { order, h, l2, rates, seconds });
-    }
-    Ok(ConvergenceStudy { case: case.name().to_string(), results })
+        let outcome = run_euler::<f64>(
+            case,
+            mesh,
+            &level_opts,
+            device.as_deref_mut().map(|d| -> &mut dyn Device { d }),
+            &mut |_, _| {},
+        )?;
+        let error = outcome.report.density_l2_error.unwrap_or(f64::NAN);
+        Ok(LevelRun { h: outcome.report.h, error, seconds: outcome.report.wall_seconds })
+    };
+    Ok(convergence_study(&plan, &mut one, progress)?)
 }

@@ -1,16 +1,46 @@
-//! Running dg cases, for every formulation.
+//! Running dg cases, for every formulation, through the shared time loop ([`dg_runtime::run_loop`]) and the
+//! shared convergence study ([`dg_runtime::study`]).
 //!
 //! - [`formulations`]: the formulations this program offers — the one place a formulation is registered.
 //! - [`winners`]: the kernel variant a device run uses (tuning database, exact or nearest size; tuned on first
 //!   use; or the baseline), with where it came from; [`shipped_db`]: the shipped database compiled in.
-//! - Runners: [`simulate`] (Maxwell cases on the CPU, convergence studies) and [`device_run`] (their device time
-//!   loop), [`euler_run`] and [`euler_study`] (Euler cases, modal or nodal), [`wave_run`] (3D waves on tetrahedra).
+//! - Runs of each family of cases, on the native CPU path or a device: [`maxwell_run`] (nodal triangles),
+//!   [`euler_run`] and [`euler_study`] (modal triangles, or nodal ones for comparison), [`wave_run`]
+//!   (tetrahedra). Each prepares its problem, builds a stepper, hands it to the shared loop and reports.
+//! - [`error`]: the one error type of every run; [`picture`]: PNG pictures of modal fields and line charts.
+//! - [`registry`]: every law linked into the program, each able to open a tuner of any formulation.
 
-pub mod device_run;
+/// What the law-registration macro's expansion names (not part of the API).
+#[doc(hidden)]
+pub mod __private {
+    pub use dg_ir::inventory;
+}
+
+pub mod error;
 pub mod euler_run;
 pub mod euler_study;
 pub mod formulations;
+pub mod maxwell_run;
+pub mod picture;
+pub mod registry;
 pub mod shipped_db;
-pub mod simulate;
 pub mod wave_run;
 pub mod winners;
+
+pub use error::RunError;
+
+/// Device runs read their state back and check it every this many steps (and after the last).
+pub const DEVICE_INSPECT_EVERY: u64 = 64;
+
+/// Whether a device run inspects its state at `at`: every [`DEVICE_INSPECT_EVERY`] steps and after the last.
+pub fn device_inspects_at(at: dg_runtime::run_loop::Checkpoint) -> bool {
+    at.last || at.step.is_multiple_of(DEVICE_INSPECT_EVERY)
+}
+
+/// The name of where a run goes: the device's name and selector, or `cpu` for the native CPU path.
+pub fn device_name(device: Option<&dyn dg_runtime::backend::Device>) -> String {
+    match device {
+        Some(d) => format!("{} ({})", d.fingerprint().name, d.fingerprint().selector),
+        None => "cpu".into(),
+    }
+}

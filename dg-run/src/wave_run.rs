@@ -1,7 +1,9 @@
 //! Running the 3D wave cases (seed 002) on tetrahedra: one run with error and (for interface problems)
 //! measured reflection/transmission coefficients, and convergence studies over refined boxes.
 
-use crate::simulate::{time_accuracy_factor, ConvergenceStudy, OrderResult, SimulateError};
+use crate::error::RunError;
+use crate::formulations::FormulationId;
+use crate::winners::{given_or_chosen, DeviceRunInfo};
 use dg_cases::waves::{WaveCase, WaveLaw};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh3d::TetMesh;
@@ -9,9 +11,15 @@ use dg_core::space3d::DgSpace3d;
 use dg_core::tetrahedron::tet_cubature;
 use dg_core::Real;
 use dg_laws::{acoustics3d, elastic3d};
+use dg_nodal_tet::device::{TetDeviceOperator, TetDeviceSystem};
 use dg_nodal_tet::NodalOperator3d;
+use dg_nodal_tet::TetVariant;
+use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::run_loop::{self, non_finite, Checkpoint, Integrated, LoopStats, StepRule, Stepper};
+use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::{Integrator, OdeSystem, Scheme};
+use dg_runtime::DeviceOperatorError;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -28,13 +36,15 @@ pub struct WaveOptions {
     pub t_end: Option<f64>,
     /// Fixed time step instead of the CFL rule (rounded down to end exactly at `t_end`).
     pub dt: Option<f64>,
+    /// On a device: the kernel variant (SPEC) instead of the tuning database's.
+    pub variant: Option<String>,
     /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
     pub no_tune: bool,
 }
 
 impl Default for WaveOptions {
     fn default() -> Self {
-        Self { order: 3, scheme: Scheme::Lsrk45, cfl: 0.5, t_end: None, dt: None, no_tune: false }
+        Self { order: 3, scheme: Scheme::Lsrk45, cfl: 0.5, t_end: None, dt: None, variant: None, no_tune: false }
     }
 }
 
@@ -54,7 +64,7 @@ pub struct Coefficients {
 /// What a wave run reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct WaveReport {
-    /// MaxwellCase name.
+    /// Case name.
     pub case: String,
     /// Law name.
     pub law: String,
@@ -80,8 +90,6 @@ pub struct WaveReport {
     pub relative_l2_error: f64,
     /// Wall time of the time loop, seconds.
     pub wall_seconds: f64,
-    /// Where it ran.
-    pub device: String,
     /// Interface problems: measured and analytic coefficients.
     pub coefficients: Option<Coefficients>,
 }
@@ -102,7 +110,7 @@ pub fn prepare<L: ConservationLaw>(
     case: &dyn WaveCase,
     mesh: TetMesh,
     order: usize,
-) -> Result<WaveProblem, SimulateError> {
+) -> Result<WaveProblem, RunError> {
     let space = DgSpace3d::new(mesh, order)?;
     let materials = (0..space.num_elements())
         .flat_map(|k| {
@@ -112,7 +120,7 @@ pub fn prepare<L: ConservationLaw>(
         })
         .collect::<Vec<f64>>();
     if materials.len() != space.num_elements() * L::NMATERIALS {
-        return Err(SimulateError::InvalidOption(format!(
+        return Err(RunError::InvalidOption(format!(
             "case `{}` gives {} material values per element, law `{}` needs {}",
             case.name(),
             materials.len() / space.num_elements().max(1),
@@ -124,103 +132,90 @@ pub fn prepare<L: ConservationLaw>(
     Ok(WaveProblem { space, materials, binding })
 }
 
-/// Time step and step count: dt from the CFL rule (or `opts.dt`), shortened so that whole steps end at t_end.
-pub fn time_step<L: ConservationLaw>(
-    law: &L,
-    problem: &WaveProblem,
-    opts: &WaveOptions,
-    t_end: f64,
-) -> Result<(f64, u64), SimulateError> {
-    if !(t_end > 0.0 && t_end.is_finite()) {
-        return Err(SimulateError::InvalidOption(format!("the final time must be positive (got {t_end})")));
+/// The largest step of a run: `opts.dt`, or the CFL rule with the largest wave speed over the materials.
+pub fn step_limit<L: ConservationLaw>(law: &L, problem: &WaveProblem, opts: &WaveOptions) -> Result<f64, RunError> {
+    if let Some(dt) = opts.dt {
+        return Ok(dt);
     }
-    let dt = match opts.dt {
-        Some(dt) if dt > 0.0 && dt.is_finite() => dt,
-        Some(dt) => return Err(SimulateError::InvalidOption(format!("--dt must be positive (got {dt})"))),
-        None => {
-            if !(opts.cfl > 0.0 && opts.cfl <= 2.0) {
-                return Err(SimulateError::InvalidOption(format!("--cfl must lie in (0, 2] (got {})", opts.cfl)));
-            }
-            let nm = L::NMATERIALS;
-            let zero = vec![0.0; L::NVARS];
-            let speed = problem
-                .materials
-                .chunks(nm.max(1))
-                .map(|m| law.max_speed(&zero, m, &[1.0, 0.0, 0.0]))
-                .fold(0.0f64, dg_core::max_or_nan);
-            opts.cfl * opts.scheme.relative_stability() * problem.space.dt_length_scale() / speed
-        }
-    };
-    let steps = (t_end / dt).ceil().max(1.0) as u64;
-    Ok((t_end / steps as f64, steps))
-}
-
-/// Advances `q` by `steps` steps of `dt` from t = 0, calling `progress(t)` after each.
-pub fn integrate<S: OdeSystem>(
-    sys: &mut S,
-    q: &mut S::State,
-    scheme: Scheme,
-    dt: f64,
-    steps: u64,
-    progress: &mut dyn FnMut(f64),
-) -> Result<(), S::Error> {
-    let mut integrator = Integrator::new(scheme);
-    for step in 0..steps {
-        integrator.step(sys, step as f64 * dt, dt, q)?;
-        progress((step + 1) as f64 * dt);
+    if !(opts.cfl > 0.0 && opts.cfl <= 2.0) {
+        return Err(RunError::InvalidOption(format!("--cfl must lie in (0, 2] (got {})", opts.cfl)));
     }
-    Ok(())
-}
-
-/// Runs `case` on `mesh` with the native CPU operator in precision `T`.
-pub fn run_wave<T: Real>(
-    case: &dyn WaveCase,
-    mesh: TetMesh,
-    opts: &WaveOptions,
-    progress: &mut dyn FnMut(f64, f64),
-) -> Result<WaveReport, SimulateError> {
-    Ok(run_wave_keeping::<T>(case, mesh, opts, false, progress)?.0)
+    let nm = L::NMATERIALS;
+    let zero = vec![0.0; L::NVARS];
+    let speed = problem
+        .materials
+        .chunks(nm.max(1))
+        .map(|m| law.max_speed(&zero, m, &[1.0, 0.0, 0.0]))
+        .fold(0.0f64, dg_core::max_or_nan);
+    Ok(opts.cfl * opts.scheme.relative_stability() * problem.space.dt_length_scale() / speed)
 }
 
 /// The final fields of a run: the space, variable names and nodal values per variable (K·Np each).
 pub type FinalFields = (DgSpace3d, Vec<String>, Vec<Vec<f64>>);
 
-/// Like [`run_wave`], also returning the final fields when `keep` is set (for VTU output).
-pub fn run_wave_keeping<T: Real>(
+/// A finished wave run.
+pub struct WaveOutcome {
+    /// The report.
+    pub report: WaveReport,
+    /// The final fields, when asked for (VTU output).
+    pub fields: Option<FinalFields>,
+    /// Device runs: what the device took and spent.
+    pub device: Option<DeviceRunInfo>,
+}
+
+/// Runs `case` on `mesh` in precision `T` with its law, on the native CPU path or, given `device`, with the
+/// tetrahedral kernels (`opts.variant`, or the tuning database's winner, tuned on first use). AB3 on a device
+/// runs as seed 002 does (two RK4 start-up steps, then volume, surface and the fused update-and-trace kernel per
+/// step); the other schemes use the generic integrators. `keep` returns the final fields.
+pub fn run_wave<T: Real>(
     case: &dyn WaveCase,
     mesh: TetMesh,
     opts: &WaveOptions,
+    device: Option<&mut dyn Device>,
     keep: bool,
     progress: &mut dyn FnMut(f64, f64),
-) -> Result<(WaveReport, Option<FinalFields>), SimulateError> {
+) -> Result<WaveOutcome, RunError> {
     match case.law() {
-        WaveLaw::Acoustic => run_law::<_, T>(acoustics3d::Law::default(), case, mesh, opts, keep, progress),
-        WaveLaw::Elastic => run_law::<_, T>(elastic3d::Law::default(), case, mesh, opts, keep, progress),
+        WaveLaw::Acoustic => run_law::<_, T>(acoustics3d::Law::default(), case, mesh, opts, device, keep, progress),
+        WaveLaw::Elastic => run_law::<_, T>(elastic3d::Law::default(), case, mesh, opts, device, keep, progress),
     }
 }
 
-fn run_law<L: ConservationLaw + Clone, T: Real>(
+fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     law: L,
     case: &dyn WaveCase,
     mesh: TetMesh,
     opts: &WaveOptions,
+    device: Option<&mut dyn Device>,
     keep: bool,
     progress: &mut dyn FnMut(f64, f64),
-) -> Result<(WaveReport, Option<FinalFields>), SimulateError> {
+) -> Result<WaveOutcome, RunError> {
+    let started = Instant::now();
     let problem = prepare(&law, case, mesh, opts.order)?;
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
-    let (dt, steps) = time_step(&law, &problem, opts, t_end)?;
+    let rule = StepRule::Uniform(step_limit(&law, &problem, opts)?);
     let space = &problem.space;
-    let mut op = NodalOperator3d::<L, T>::new(law.clone(), space, &problem.binding, &problem.materials);
-    let mut q: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
-    let start = Instant::now();
-    let Ok(()) = integrate(&mut op, &mut q, opts.scheme, dt, steps, &mut |t| progress(t, t_end));
-    let wall_seconds = start.elapsed().as_secs_f64();
-    if q.iter().any(|v| !v.as_f64().is_finite()) {
-        return Err(SimulateError::NotFinite { step: steps, time: t_end });
+    let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
+    if let Some(spec) = &opts.variant {
+        spec.parse::<TetVariant>()?;
     }
-    let parts = WaveReportParts { law: law.name(), dt, steps, t_end, wall_seconds, device: "cpu".into() };
-    let report = finish_report(case, space, &q, opts, parts)?;
+    let (q, stats, info) = match device {
+        None => {
+            if opts.variant.is_some() {
+                return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
+            }
+            let op = NodalOperator3d::<L, T>::new(law.clone(), space, &problem.binding, &problem.materials);
+            let mut stepper = Integrated::new(op, q0, opts.scheme).with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
+            let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+            (stepper.into_parts().1, stats, None)
+        }
+        Some(device) => {
+            let run = (q0.as_slice(), t_end, rule, started);
+            let (q, stats, info) = device_loop::<L, T>(device, &law, &problem, opts, run, progress)?;
+            (q, stats, Some(info))
+        }
+    };
+    let report = finish_report(case, space, &q, opts, law.name(), &stats)?;
     let fields = keep.then(|| {
         let np = space.element.np;
         let values = (0..L::NVARS)
@@ -233,23 +228,7 @@ fn run_law<L: ConservationLaw + Clone, T: Real>(
         let names = law.variable_names().iter().map(|s| s.to_string()).collect();
         (problem.space.clone(), names, values)
     });
-    Ok((report, fields))
-}
-
-/// The parts of a report a time loop knows.
-pub struct WaveReportParts {
-    /// Law name.
-    pub law: &'static str,
-    /// Time step.
-    pub dt: f64,
-    /// Steps.
-    pub steps: u64,
-    /// Final time.
-    pub t_end: f64,
-    /// Wall time of the loop.
-    pub wall_seconds: f64,
-    /// Where it ran.
-    pub device: String,
+    Ok(WaveOutcome { report, fields, device: info })
 }
 
 /// Errors and coefficients of the final state `q` (layout `(k * nvars + v) * np + i`).
@@ -258,10 +237,11 @@ pub fn finish_report<T: Real>(
     space: &DgSpace3d,
     q: &[T],
     opts: &WaveOptions,
-    parts: WaveReportParts,
-) -> Result<WaveReport, SimulateError> {
+    law: &str,
+    stats: &LoopStats,
+) -> Result<WaveReport, RunError> {
     let nv = q.len() / space.num_nodes();
-    let t_end = parts.t_end;
+    let t_end = stats.t_end;
     let errors = space.l2_errors(nv, q, |x, e| case.exact(x, t_end, e))?;
     let zero = vec![0.0f64; q.len()];
     let norms = space.l2_errors(nv, &zero, |x, e| case.exact(x, t_end, e))?;
@@ -273,19 +253,18 @@ pub fn finish_report<T: Real>(
     };
     Ok(WaveReport {
         case: case.name().into(),
-        law: parts.law.into(),
+        law: law.into(),
         order: opts.order,
         elements: space.num_elements(),
         nodes: space.num_nodes(),
         h: space.mesh.max_edge_length(),
         scheme: opts.scheme.name().into(),
-        steps: parts.steps,
-        dt: parts.dt,
+        steps: stats.steps,
+        dt: stats.dt_range[1],
         t_end,
         l2_error,
         relative_l2_error: l2_error / total(&norms).max(f64::MIN_POSITIVE),
-        wall_seconds: parts.wall_seconds,
-        device: parts.device,
+        wall_seconds: stats.wall_seconds,
         coefficients,
     })
 }
@@ -298,7 +277,7 @@ fn measure_coefficients<T: Real>(
     nv: usize,
     t: f64,
     exact: (f64, f64),
-) -> Result<Coefficients, SimulateError> {
+) -> Result<Coefficients, RunError> {
     let el = &space.element;
     let rule = tet_cubature(2 * el.order + 4);
     let interp = el.interpolation_matrix(&rule.r, &rule.s, &rule.t)?;
@@ -329,155 +308,139 @@ fn measure_coefficients<T: Real>(
 
 /// Runs `case` for every order on `levels` boxes with `base_cells · 2^level` hexahedra along the shortest side,
 /// on the native CPU path or, given a device, with the tetrahedral kernels in double precision. The step shrinks
-/// with the mesh as the CFL rule gives, and additionally like h^((N+1)/4) so that the time error of the
-/// fourth-order integrator stays below the spatial error. `progress(order, level)` before each run.
+/// with the mesh as the CFL rule gives, and additionally like [`time_accuracy_factor`] so that the time error of
+/// the fourth-order integrator stays below the spatial error. `progress(order, level)` before each run.
 pub fn wave_convergence(
     case: &dyn WaveCase,
     base_cells: usize,
     orders: std::ops::RangeInclusive<usize>,
     levels: usize,
     opts: &WaveOptions,
-    mut device: Option<&mut dyn dg_runtime::backend::Device>,
+    mut device: Option<&mut dyn Device>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<ConvergenceStudy, WaveDeviceError> {
-    if levels < 2 {
-        let message = format!("a convergence study needs at least 2 levels, got {levels}");
-        return Err(SimulateError::InvalidOption(message).into());
-    }
-    let mut results = Vec::new();
-    for order in orders {
-        let (mut h, mut l2, mut seconds) = (Vec::new(), Vec::new(), Vec::new());
-        for level in 0..levels {
-            progress(order, level);
-            let mesh =
-                case.mesh(base_cells << level).map_err(|e| SimulateError::from(dg_core::space::SpaceError::from(e)))?;
-            let level_opts = WaveOptions { order, cfl: opts.cfl * time_accuracy_factor(order, level), ..opts.clone() };
-            let report = match device.as_deref_mut() {
-                Some(device) => run_wave_on_device::<f64>(device, case, mesh, &level_opts, None, &mut |_, _| {})?.0,
-                None => run_wave::<f64>(case, mesh, &level_opts, &mut |_, _| {})?,
-            };
-            h.push(report.h);
-            l2.push(report.l2_error);
-            seconds.push(report.wall_seconds);
-        }
-        let rates = (1..h.len()).map(|i| (l2[i - 1] / l2[i]).ln() / (h[i - 1] / h[i]).ln()).collect();
-        results.push(OrderResult { order, h, l2, rates, seconds });
-    }
-    Ok(ConvergenceStudy { case: case.name().to_string(), results })
-}
-
-/// Why a device run failed.
-#[derive(Debug, thiserror::Error)]
-pub enum WaveDeviceError {
-    /// The problem or an option is invalid.
-    #[error(transparent)]
-    Simulate(#[from] SimulateError),
-    /// The device or its kernels failed.
-    #[error(transparent)]
-    Device(#[from] dg_runtime::DeviceOperatorError),
-    /// A backend call failed.
-    #[error(transparent)]
-    Backend(#[from] dg_runtime::backend::BackendError),
-    /// Choosing the variant (tuning, the database).
-    #[error("choosing the tetrahedral kernel variant: {0}")]
-    Tuning(String),
-}
-
-/// Runs `case` on a device with the tetrahedral kernels. AB3 runs as seed 002 does (two RK4 start-up steps,
-/// then volume, surface and the fused update-and-trace kernel per step); the other schemes use the generic
-/// integrators with the linear-combination kernel.
-pub fn run_wave_on_device<T: Real>(
-    device: &mut dyn dg_runtime::backend::Device,
-    case: &dyn WaveCase,
-    mesh: TetMesh,
-    opts: &WaveOptions,
-    variant: Option<dg_nodal_tet::TetVariant>,
-    progress: &mut dyn FnMut(f64, f64),
-) -> Result<(WaveReport, String), WaveDeviceError> {
-    match case.law() {
-        WaveLaw::Acoustic => {
-            device_law::<_, T>(device, acoustics3d::Law::default(), case, mesh, opts, variant, progress)
-        }
-        WaveLaw::Elastic => device_law::<_, T>(device, elastic3d::Law::default(), case, mesh, opts, variant, progress),
-    }
-}
-
-fn device_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
-    device: &mut dyn dg_runtime::backend::Device,
-    law: L,
-    case: &dyn WaveCase,
-    mesh: TetMesh,
-    opts: &WaveOptions,
-    variant: Option<dg_nodal_tet::TetVariant>,
-    progress: &mut dyn FnMut(f64, f64),
-) -> Result<(WaveReport, String), WaveDeviceError> {
-    use dg_nodal_tet::device::{TetDeviceOperator, TetDeviceSystem};
-    let problem = prepare(&law, case, mesh, opts.order)?;
-    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
-    let (dt, steps) = time_step(&law, &problem, opts, t_end)?;
-    let space = &problem.space;
-    let (variant, why) = match variant {
-        Some(v) => (v, format!("variant {v} (given)")),
-        None => {
-            let formulation = crate::formulations::FormulationId::NodalTet;
-            let nodes = space.num_nodes() as u64;
-            let mut log = |m: &str| eprintln!("{m}");
-            let choice =
-                crate::winners::choose::<L, T>(formulation, device, &law, opts.order, nodes, opts.no_tune, &mut log)
-                    .map_err(|e| WaveDeviceError::Tuning(format!("{e:#}")))?;
-            let v: dg_nodal_tet::TetVariant =
-                choice.variant.parse().map_err(|e| WaveDeviceError::Tuning(format!("{e}")))?;
-            (v, format!("variant {v} ({}: {})", choice.source, choice.detail))
-        }
+) -> Result<ConvergenceStudy, RunError> {
+    let plan = StudyPlan {
+        case: case.name().into(),
+        error: "L2 error (all fields)".into(),
+        formulation: FormulationId::NodalTet.name().into(),
+        device: crate::device_name(device.as_deref()),
+        orders,
+        levels,
     };
-    let ir = dg_runtime::formulation::law_ir(&law).map_err(|e| WaveDeviceError::Tuning(e.to_string()))?;
+    let mut one = |order: usize, level: usize| -> Result<LevelRun, RunError> {
+        let mesh = case.mesh(base_cells << level).map_err(|e| RunError::from(dg_core::space::SpaceError::from(e)))?;
+        let level_opts = WaveOptions { order, cfl: opts.cfl * time_accuracy_factor(order, level), ..opts.clone() };
+        let outcome = run_wave::<f64>(
+            case,
+            mesh,
+            &level_opts,
+            device.as_deref_mut().map(|d| -> &mut dyn Device { d }),
+            false,
+            &mut |_, _| {},
+        )?;
+        let r = outcome.report;
+        Ok(LevelRun { h: r.h, error: r.l2_error, seconds: r.wall_seconds })
+    };
+    Ok(convergence_study(&plan, &mut one, progress)?)
+}
+
+/// What a device run needs besides the problem: the initial state, the final time, the step rule, the run's start.
+type DeviceRun<'a, T> = (&'a [T], f64, StepRule, Instant);
+
+/// The device part of [`run_wave`]: the variant, the operator, the loop; the final state in the CPU layout.
+fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+    device: &mut dyn Device,
+    law: &L,
+    problem: &WaveProblem,
+    opts: &WaveOptions,
+    (q0, t_end, rule, started): DeviceRun<'_, T>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<(Vec<T>, LoopStats, DeviceRunInfo), RunError> {
+    let space = &problem.space;
+    let nodes = space.num_nodes() as u64;
+    let given = opts.variant.as_deref();
+    let choice = given_or_chosen::<L, T>(FormulationId::NodalTet, device, law, opts.order, nodes, given, opts.no_tune)?;
+    let variant: TetVariant = choice.variant.parse()?;
+    let ir = dg_runtime::formulation::law_ir(law)?;
     let params = law.param_values();
     let target = dg_runtime::formulation::target_of(device);
-    let op = TetDeviceOperator::<T>::new(
-        device,
-        target,
-        (&ir, &params, law.numerical_flux_name()),
-        space,
-        &problem.binding,
-        &problem.materials,
-    )?;
-    let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
+    let flux = law.numerical_flux_name();
+    let op =
+        TetDeviceOperator::<T>::new(device, target, (&ir, &params, flux), space, &problem.binding, &problem.materials)?;
     let q = op.buffers.q;
-    op.write_state(device, q, &q0)?;
-    let mut sys = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
-    let start = Instant::now();
-    if opts.scheme == Scheme::Ab3 && steps > 2 {
-        let mut r = op.buffers.rhs;
-        let mut q_state = q;
-        let mut rk4 = Integrator::new(Scheme::Rk4);
-        for (s, slot) in [(0u64, 2usize), (1, 1)] {
-            let t = s as f64 * dt;
-            let mut level = r[slot];
-            sys.rhs(t, &q_state, &mut level)?;
-            rk4.step(&mut sys, t, dt, &mut q_state)?;
-            progress((s + 1) as f64 * dt, t_end);
-        }
-        let trace = op.trace_step(q)?;
-        sys.device_seconds += op.run(sys.device, &[trace], 1)?.iter().sum::<f64>();
-        for s in 2..steps {
-            let seq = op.ab3_steps(&variant, r, s as f64 * dt, dt)?;
-            sys.device_seconds += op.run(sys.device, &seq, 1)?.iter().sum::<f64>();
-            r = [r[2], r[0], r[1]];
-            progress((s + 1) as f64 * dt, t_end);
-        }
+    op.write_state(device, q, q0)?;
+    let system = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
+    let loop_started = Instant::now();
+    let (system, stats) = if opts.scheme == Scheme::Ab3 {
+        let mut stepper = TetAb3 { system, rk4: Integrator::new(Scheme::Rk4), r: op.buffers.rhs, steps: 0, rhs: 0 };
+        let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+        (stepper.system, stats)
     } else {
-        let mut q_state = q;
-        integrate(&mut sys, &mut q_state, opts.scheme, dt, steps, &mut |t| progress(t, t_end))?;
+        let mut stepper = Integrated::new(system, q, opts.scheme)
+            .with_inspect(|sys: &mut TetDeviceSystem<'_, T>, q: &_, at| inspect_tet(sys, *q, at));
+        let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+        (stepper.into_parts().0, stats)
+    };
+    let host: Vec<T> = op.read_state(system.device, q)?;
+    let info = DeviceRunInfo::new(system.device, choice, started, loop_started, &stats, system.device_seconds);
+    system.device.free_buffers();
+    Ok((host, stats, info))
+}
+
+/// The device state's finite-value check, every [`crate::DEVICE_INSPECT_EVERY`] steps and after the last.
+fn inspect_tet<T: Real>(
+    sys: &mut TetDeviceSystem<'_, T>,
+    q: BufferId,
+    at: Checkpoint,
+) -> Result<Option<String>, DeviceOperatorError> {
+    if !crate::device_inspects_at(at) {
+        return Ok(None);
     }
-    let device_seconds = sys.device_seconds;
-    let host: Vec<T> = op.read_state(sys.device, q)?;
-    let wall_seconds = start.elapsed().as_secs_f64();
-    if host.iter().any(|v| !v.as_f64().is_finite()) {
-        return Err(SimulateError::NotFinite { step: steps, time: t_end }.into());
+    Ok(non_finite(&sys.op.read_state(sys.device, q)?))
+}
+
+/// Seed 002's AB3 on the device: two classical RK4 start-up steps (recording the right-hand sides AB3 needs),
+/// the trace kernel, then per step volume, surface and the fused update-and-trace kernel.
+struct TetAb3<'a, T: Real> {
+    system: TetDeviceSystem<'a, T>,
+    rk4: Integrator<TetDeviceSystem<'a, T>>,
+    /// Right-hand-side levels, newest first.
+    r: [BufferId; 3],
+    steps: u64,
+    rhs: u64,
+}
+
+impl<T: Real> Stepper for TetAb3<'_, T> {
+    type Error = DeviceOperatorError;
+
+    fn step(&mut self, t: f64, dt: f64) -> Result<(), DeviceOperatorError> {
+        let op = self.system.op;
+        let q = op.buffers.q;
+        if self.steps < 2 {
+            let mut level = self.r[2 - self.steps as usize];
+            self.system.rhs(t, &q, &mut level)?;
+            let mut state = q;
+            self.rk4.step(&mut self.system, t, dt, &mut state)?;
+            if self.steps == 1 {
+                let trace = op.trace_step(q)?;
+                self.system.device_seconds += op.run(self.system.device, &[trace], 1)?.iter().sum::<f64>();
+            }
+        } else {
+            let seq = op.ab3_steps(&self.system.variant, self.r, t, dt)?;
+            self.system.device_seconds += op.run(self.system.device, &seq, 1)?.iter().sum::<f64>();
+            self.r = [self.r[2], self.r[0], self.r[1]];
+            self.rhs += 1;
+        }
+        self.steps += 1;
+        Ok(())
     }
-    let device_name = format!("{} ({:.3} s in kernels)", sys.device.fingerprint().name, device_seconds);
-    let parts = WaveReportParts { law: law.name(), dt, steps, t_end, wall_seconds, device: device_name };
-    let report = finish_report(case, space, &host, opts, parts)?;
-    sys.device.free_buffers();
-    Ok((report, why))
+
+    fn inspect(&mut self, at: Checkpoint) -> Result<Option<String>, DeviceOperatorError> {
+        let q = self.system.op.buffers.q;
+        inspect_tet(&mut self.system, q, at)
+    }
+
+    fn rhs_evaluations(&self) -> u64 {
+        self.rk4.rhs_evaluations() + 2 + self.rhs
+    }
 }

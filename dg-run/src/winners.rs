@@ -120,3 +120,55 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     log(&detail);
     Ok(VariantChoice { variant: winner, source: "tuned", detail, seconds: start.elapsed().as_secs_f64() })
 }
+
+/// The variant a run uses: `given` (checked by the caller's parse) or [`choose`]'s; logged to standard error.
+#[allow(clippy::too_many_arguments)]
+pub fn given_or_chosen<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+    formulation: FormulationId,
+    device: &mut dyn Device,
+    law: &L,
+    order: usize,
+    size: u64,
+    given: Option<&str>,
+    no_tune: bool,
+) -> Result<VariantChoice, ChoiceError> {
+    match given {
+        Some(v) => Ok(VariantChoice::given(v.to_string())),
+        None => choose::<L, T>(formulation, device, law, order, size, no_tune, &mut |m| eprintln!("{m}")),
+    }
+}
+
+/// What a device run adds to its report, for every formulation.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DeviceRunInfo {
+    /// Device name and selector.
+    pub device: String,
+    /// The kernel variant and how it was chosen.
+    pub choice: VariantChoice,
+    /// Seconds from the start of the run (device open excluded) to the end of the first time step.
+    pub first_step_seconds: f64,
+    /// Device time in kernels, seconds (events).
+    pub kernel_seconds: f64,
+}
+
+impl DeviceRunInfo {
+    /// The report of a run on `device` that started at `started` and spent `kernel_seconds` in kernels; the first
+    /// step ended `first_step_seconds` into the time loop.
+    pub fn new(
+        device: &dyn Device,
+        choice: VariantChoice,
+        started: Instant,
+        loop_started: Instant,
+        stats: &dg_runtime::run_loop::LoopStats,
+        kernel_seconds: f64,
+    ) -> Self {
+        let fp = device.fingerprint();
+        let before_loop = loop_started.duration_since(started).as_secs_f64();
+        Self {
+            device: format!("{} ({})", fp.name, fp.selector),
+            choice,
+            first_step_seconds: before_loop + stats.first_step_seconds,
+            kernel_seconds,
+        }
+    }
+}

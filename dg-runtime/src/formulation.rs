@@ -164,6 +164,27 @@ pub trait Tuner {
     fn check_at_size(&mut self, device: &mut dyn Device, spec: &str) -> VerifyOutcome;
     /// Cost of one timed unit of `spec` on the timing problem.
     fn cost(&self, spec: &str) -> Result<UnitCost, FormulationError>;
+    /// A per-kernel report at the timing size (each kernel of each strategy timed alone; `dg bench
+    /// --per-kernel`), for formulations that have one; `None` otherwise.
+    fn kernel_report(
+        &mut self,
+        device: &mut dyn Device,
+        repeats: usize,
+        ceilings: &crate::tuning_db::Ceilings,
+    ) -> Option<Result<KernelReport, FormulationError>> {
+        let _ = (device, repeats, ceilings);
+        None
+    }
+}
+
+/// A formulation's per-kernel report of one (law, order, precision): a line for the terminal and the
+/// measurements for a JSON file.
+#[derive(Debug, Clone)]
+pub struct KernelReport {
+    /// One line: the per-strategy times and the winner.
+    pub summary: String,
+    /// Every measurement.
+    pub detail: serde_json::Value,
 }
 
 /// The IR of a registered law that `formulation` handles, or why it cannot run it (the first step of every

@@ -17,6 +17,8 @@ pub mod cpu;
 pub mod formulation;
 pub mod operator_error;
 pub mod pipeline;
+pub mod run_loop;
+pub mod study;
 pub mod time;
 pub mod tuning_db;
 pub mod verify;

@@ -24,6 +24,25 @@ pub trait OdeSystem {
     }
 }
 
+/// A system borrowed mutably is a system: a run can step an operator it keeps using afterwards.
+impl<S: OdeSystem + ?Sized> OdeSystem for &mut S {
+    type State = S::State;
+    type Error = S::Error;
+
+    fn rhs(&mut self, t: f64, q: &Self::State, out: &mut Self::State) -> Result<(), Self::Error> {
+        (**self).rhs(t, q, out)
+    }
+    fn zeros_like(&mut self, like: &Self::State) -> Result<Self::State, Self::Error> {
+        (**self).zeros_like(like)
+    }
+    fn update(&mut self, y: &mut Self::State, a: f64, terms: &[(f64, &Self::State)]) -> Result<(), Self::Error> {
+        (**self).update(y, a, terms)
+    }
+    fn limit(&mut self, q: &mut Self::State) -> Result<(), Self::Error> {
+        (**self).limit(q)
+    }
+}
+
 /// The available schemes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scheme {

@@ -1,10 +1,13 @@
 //! `dg convergence`: errors and observed orders over refined meshes.
 
-use super::mesh_args::{MeshArgs, SolverArgs};
+use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
 use anyhow::{bail, Context};
 use clap::Args;
 use dg::cases::MaxwellCase;
-use dg::simulate::{convergence, ConvergenceStudy};
+use dg::dg_runtime::backend::Device;
+use dg::dg_runtime::study::ConvergenceStudy;
+use dg::formulations::FormulationId;
+use dg::maxwell_run::convergence;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::RangeInclusive;
 
@@ -17,16 +20,18 @@ Examples:
   dg convergence euler-isentropic-vortex --orders 1..4 --levels 4 --json
   dg convergence euler-supersonic-vortex --orders 1..2 --levels 3 --flux hllc_flux
   dg convergence acoustic-cube --orders 1..6 --levels 3 --json          (tetrahedra; --nx sets the base box)
-  dg convergence elastic-cube --orders 1..6 --levels 3 --json")]
+  dg convergence elastic-cube --orders 1..6 --levels 3 --json
+  dg convergence maxwell-cavity --orders 1..4 --levels 3 --device cuda:0   (generated kernels, database winners)
+  dg convergence euler-isentropic-vortex --formulation nodal-tri --orders 1..3 --levels 3")]
 pub struct ConvergenceArgs {
-    /// MaxwellCase to run (must have an exact solution).
+    /// Case to run (must have an exact solution).
     pub case: String,
     /// Orders to test, as A..B (inclusive) or a single N.
     #[arg(long, default_value = "1..4", value_parser = parse_orders)]
     pub orders: RangeInclusive<usize>,
-    /// Number of meshes: the base mesh and its uniform refinements.
-    #[arg(long, default_value_t = 4)]
-    pub levels: usize,
+    /// Number of meshes: the base mesh and its uniform refinements (2..=8; 2..=6 for 3D cases).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(2..=8))]
+    pub levels: u16,
     #[command(flatten)]
     pub mesh: MeshArgs,
     #[command(flatten)]
@@ -37,31 +42,8 @@ pub struct ConvergenceArgs {
     /// Print one JSON document instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Euler cases: where to run, cpu (the native path), auto (a GPU if there is one), cuda:N, opencl. Maxwell
-    /// studies run on the CPU.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
-    /// Euler cases: the modal formulation (seed 001, theirs) or, for comparison, the nodal one (seed 000).
-    #[arg(long, value_enum, default_value_t = FormulationArg::Modal)]
-    pub formulation: FormulationArg,
-}
-
-/// `--formulation`.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum FormulationArg {
-    /// Modal weak form with quadrature.
-    Modal,
-    /// Nodal strong form.
-    Nodal,
-}
-
-impl From<FormulationArg> for dg::euler_study::Formulation {
-    fn from(f: FormulationArg) -> Self {
-        match f {
-            FormulationArg::Modal => Self::Modal,
-            FormulationArg::Nodal => Self::Nodal,
-        }
-    }
+    #[command(flatten)]
+    pub backend: BackendArgs,
 }
 
 fn parse_orders(s: &str) -> Result<RangeInclusive<usize>, String> {
@@ -79,32 +61,26 @@ fn parse_orders(s: &str) -> Result<RangeInclusive<usize>, String> {
 /// Runs the study of a Maxwell case (Euler and wave cases: `euler_cmds::convergence`,
 /// `wave_cmds::convergence`).
 pub fn maxwell(args: ConvergenceArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> {
-    if args.device != "cpu" || matches!(args.formulation, FormulationArg::Nodal) {
-        bail!("Maxwell convergence studies run on the native CPU path with the nodal formulation (drop --device and --formulation)");
-    }
+    args.backend.formulation(case.name(), &[FormulationId::NodalTri])?;
     if !case.has_exact() {
         bail!("case `{}` has no exact solution; choose one of the cases marked so in `dg cases`", case.name());
     }
-    if !(2..=8).contains(&args.levels) {
-        bail!("--levels must be between 2 and 8 (got {})", args.levels);
-    }
     let base = args.mesh.build(case.as_ref(), 2)?;
-    let opts = args.solver.options(args.t_end)?;
+    let opts = args.solver.options(args.t_end, &args.backend)?;
+    let mut device = args.backend.open("cpu")?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = study_bar(&args);
-    let first = *args.orders.start();
-    let levels = args.levels;
-    let study = convergence(case.as_ref(), &base, args.orders.clone(), args.levels, &opts, &mut |order, level| {
-        bar.set_message(format!("N={order} level {level}"));
-        bar.set_position(((order - first) * levels + level) as u64);
-    })
-    .context("convergence study failed")?;
+    let mut progress = |order, level| study_progress(&bar, &args, order, level);
+    let (orders, levels) = (args.orders.clone(), args.levels as usize);
+    let study = convergence(case.as_ref(), &base, orders, levels, &opts, device, &mut progress)
+        .context("convergence study failed")?;
     bar.finish_and_clear();
-    print_study(&study, args.json, "L2 error")
+    print_study(&study, args.json)
 }
 
 /// The progress bar of a study: one step per run.
 pub fn study_bar(args: &ConvergenceArgs) -> ProgressBar {
-    let total = (args.orders.end() - args.orders.start() + 1) * args.levels;
+    let total = (args.orders.end() - args.orders.start() + 1) * args.levels as usize;
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} runs, {elapsed}")
@@ -114,19 +90,18 @@ pub fn study_bar(args: &ConvergenceArgs) -> ProgressBar {
     bar
 }
 
+/// Moves a [`study_bar`] to the run of `order` on `level`.
+pub fn study_progress(bar: &ProgressBar, args: &ConvergenceArgs, order: usize, level: usize) {
+    bar.set_message(format!("N={order} level {level}"));
+    bar.set_position(((order - args.orders.start()) * args.levels as usize + level) as u64);
+}
+
 /// Prints a study as JSON or as a table of errors and rates.
-pub fn print_study(study: &ConvergenceStudy, json: bool, what: &str) -> anyhow::Result<()> {
+pub fn print_study(study: &ConvergenceStudy, json: bool) -> anyhow::Result<()> {
     if json {
         println!("{}", serde_json::to_string(&study)?);
-        return Ok(());
-    }
-    println!("{}: {what} and observed order", study.case);
-    println!("{:>3} {:>10} {:>14} {:>7}", "N", "h", "L2 error", "rate");
-    for r in &study.results {
-        for (i, (h, e)) in r.h.iter().zip(&r.l2).enumerate() {
-            let rate = if i == 0 { String::from("-") } else { format!("{:.2}", r.rates[i - 1]) };
-            println!("{:>3} {:>10.5} {:>14.4e} {:>7}", r.order, h, e, rate);
-        }
+    } else {
+        print!("{}", study.table());
     }
     Ok(())
 }

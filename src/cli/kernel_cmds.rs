@@ -145,7 +145,7 @@ pub fn parse_orders(s: &str) -> anyhow::Result<Vec<usize>> {
 
 /// Lists devices (and with `--measure` stores each one's ceilings).
 pub fn devices(args: DevicesArgs) -> anyhow::Result<()> {
-    dg::commands::devices::list(args.measure, args.json)
+    Ok(dg::commands::devices::list(args.measure, args.json)?)
 }
 
 /// The formulation of a kernel command: the one named, else by the law's dimension.
@@ -256,7 +256,7 @@ fn verify_on(args: &VerifyArgs, formulation: FormulationId, device: &mut dyn Dev
         only: args.variant.as_deref(),
         json: args.json,
     };
-    verify_law(dg::registry::law(&args.law)?, device, &run)
+    Ok(verify_law(dg::registry::law(&args.law)?, device, &run)?)
 }
 
 /// Opens a device, saying once which and why when falling back.

@@ -1,8 +1,9 @@
-//! Mesh and solver options shared by `run` and `convergence`.
+//! Mesh, solver and backend options shared by `run` and `convergence`.
 
 use anyhow::{bail, Context};
 use clap::Args;
 use dg::cases::MaxwellCase;
+use dg::formulations::FormulationId;
 use dg::prelude::*;
 use std::path::PathBuf;
 
@@ -90,7 +91,7 @@ fn parse_scheme(s: &str) -> Result<Scheme, String> {
 
 impl SolverArgs {
     /// Run options from these arguments.
-    pub fn options(&self, t_end: Option<f64>) -> anyhow::Result<RunOptions> {
+    pub fn options(&self, t_end: Option<f64>, backend: &BackendArgs) -> anyhow::Result<RunOptions> {
         if !(0.0..=1.0).contains(&self.alpha) {
             bail!("--alpha must be between 0 (central) and 1 (upwind), got {}", self.alpha);
         }
@@ -103,6 +104,8 @@ impl SolverArgs {
             dt: self.dt,
             t_end,
             alpha: self.alpha,
+            variant: backend.variant.clone(),
+            no_tune: backend.no_tune,
             ..RunOptions::default()
         })
     }
@@ -110,7 +113,12 @@ impl SolverArgs {
 
 impl SolverArgs {
     /// Options of an Euler run of degree `order` (the case's default when `None`).
-    pub fn euler_options(&self, order: Option<usize>, t_end: Option<f64>) -> dg::euler_run::EulerOptions {
+    pub fn euler_options(
+        &self,
+        order: Option<usize>,
+        t_end: Option<f64>,
+        backend: &BackendArgs,
+    ) -> dg::euler_run::EulerOptions {
         dg::euler_run::EulerOptions {
             order,
             scheme: self.scheme,
@@ -125,7 +133,8 @@ impl SolverArgs {
             } else {
                 None
             },
-            no_tune: false,
+            variant: backend.variant.clone(),
+            no_tune: backend.no_tune,
         }
     }
 }
@@ -160,6 +169,45 @@ impl MeshArgs {
             dg::dg_core::mesh::perturb_interior(&mut mesh, f, 1);
         }
         Ok(mesh)
+    }
+}
+
+/// Where a run goes and with which kernels.
+#[derive(Debug, Clone, Args)]
+pub struct BackendArgs {
+    /// Where to run: auto (a CUDA or OpenCL GPU if there is one, else the native CPU), cpu, cuda:N, opencl,
+    /// opencl:P:D [default: auto for run, cpu for convergence]
+    #[arg(long, value_name = "DEVICE")]
+    pub device: Option<String>,
+    /// The discretisation [default: the case's: nodal-tri for Maxwell, modal-tri for Euler (nodal-tri for
+    /// comparison), nodal-tet for 3D waves]
+    #[arg(long, value_enum)]
+    pub formulation: Option<FormulationId>,
+    /// On a device without a tuning result for this problem, use the formulation's baseline instead of tuning.
+    #[arg(long)]
+    pub no_tune: bool,
+    /// On a device: this kernel variant (SPEC, see `dg variants <law> --formulation F`) instead of the tuning
+    /// database's.
+    #[arg(long, value_name = "SPEC")]
+    pub variant: Option<String>,
+}
+
+impl BackendArgs {
+    /// The formulation to use: the one given, which must be among `allowed` (the first is the default).
+    pub fn formulation(&self, case: &str, allowed: &[FormulationId]) -> anyhow::Result<FormulationId> {
+        match self.formulation {
+            None => Ok(allowed[0]),
+            Some(f) if allowed.contains(&f) => Ok(f),
+            Some(f) => {
+                let names: Vec<&str> = allowed.iter().map(|f| f.name()).collect();
+                bail!("case `{case}` runs with --formulation {}, not {f}", names.join(" or "))
+            }
+        }
+    }
+
+    /// The device of `--device` (`default` when not given): `None` for the native CPU path.
+    pub fn open(&self, default: &str) -> anyhow::Result<Option<Box<dyn dg::dg_runtime::backend::Device>>> {
+        super::run::pick_device(self.device.as_deref().unwrap_or(default))
     }
 }
 

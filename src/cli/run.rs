@@ -1,15 +1,16 @@
 //! `dg run`: one simulation with a progress bar, error, energy and throughput.
 
 use super::kernel_cmds::open_device;
-use super::mesh_args::{MeshArgs, SolverArgs};
+use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use dg::cases::MaxwellCase;
-use dg::device_run::{run_on_device, DeviceRunInfo};
 use dg::dg_core::vtu::{write_vtu, Field};
 use dg::dg_runtime::backend::{discover, Device, DeviceSelector};
+use dg::formulations::FormulationId;
+use dg::maxwell_run::{run, RunOutcome};
 use dg::prelude::*;
-use dg::simulate::{run, RunOutcome};
+use dg::winners::DeviceRunInfo;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -26,10 +27,11 @@ Examples:
   dg run euler-isentropic-vortex --order 3 --nx 20
   dg run euler-double-mach --nx 24 --png double-mach.png       (p = 1, limiter, RK2, t = 0.2)
   dg run euler-supersonic-vortex --order 2 --refine 1 --flux hllc_flux --json
+  dg run euler-isentropic-vortex --formulation nodal-tri --order 3   (seed 000's nodal scheme, for comparison)
   dg run acoustic-cube --order 4 --nx 4 --out cube.vtu         (tetrahedra, seed 002)
   dg run acoustic-two-layer --order 4 --nx 16                  (measured R and T next to the analytic ones)")]
 pub struct RunArgs {
-    /// MaxwellCase to run (see `dg cases`).
+    /// Case to run (see `dg cases`).
     pub case: String,
     /// Polynomial order N (1..=10) [default: 4 for Maxwell, the case's for Euler]
     #[arg(long)]
@@ -56,16 +58,8 @@ pub struct RunArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Where to run: auto (a CUDA or OpenCL GPU if there is one, else the native CPU), cpu, cuda:N, opencl,
-    /// opencl:P:D.
-    #[arg(long, default_value = "auto")]
-    pub device: String,
-    /// On a device without a tuning result for this problem, use the default variant instead of tuning.
-    #[arg(long)]
-    pub no_tune: bool,
-    /// Euler cases on a device: the modal kernel variant (SPEC, see `dg modal-bench`) instead of the default.
-    #[arg(long, value_name = "SPEC")]
-    pub variant: Option<String>,
+    #[command(flatten)]
+    pub backend: BackendArgs,
 }
 
 /// Floating-point precision of a run.
@@ -77,69 +71,43 @@ pub enum Precision {
     F64,
 }
 
-/// Runs a Maxwell case (Euler and wave cases: `euler_cmds::run`, `wave_cmds::run`).
-pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> {
-    if args.png.is_some() || args.variant.is_some() {
-        anyhow::bail!(
-            "--png and --variant apply to Euler cases (Maxwell: --out writes a VTU file; variants are tuned)"
-        );
-    }
-    let order = args.order.unwrap_or(4);
-    let mesh = args.mesh.build(case.as_ref(), 8)?;
-    let space = DgSpace2d::new(mesh, order).context("cannot build the DG space")?;
-    let opts = args.solver.options(args.t_end)?;
-    let bar = ProgressBar::new(0);
+/// A progress bar over simulated time.
+pub fn time_bar(message: String) -> ProgressBar {
+    let bar = ProgressBar::new(1000);
     bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} steps, {eta} left")
+        ProgressStyle::with_template("{spinner} {msg} [{bar:40}] t = {prefix}, {eta} left")
             .expect("valid template")
             .progress_chars("=> "),
     );
-    bar.set_message(format!("{} N={} K={}", case.name(), order, space.num_elements()));
-    let mut progress = |step: u64, total: u64| {
-        if step == 1 {
-            bar.set_length(total);
-        }
-        bar.set_position(step);
-    };
-    let mut device = pick_device(&args.device)?;
-    let mut log = |line: &str| bar.suspend(|| eprintln!("{line}"));
-    let (outcome, device_info): (RunOutcome, Option<DeviceRunInfo>) = match device.as_deref_mut() {
-        None => {
-            let outcome = match args.precision {
-                Precision::F32 => run::<f32>(&space, case.as_ref(), &opts, &mut progress)?,
-                Precision::F64 => run::<f64>(&space, case.as_ref(), &opts, &mut progress)?,
-            };
-            (outcome, None)
-        }
-        Some(device) => {
-            let law = case.law(opts.alpha);
-            let (outcome, info) = match args.precision {
-                Precision::F32 => run_on_device::<_, f32>(
-                    device,
-                    &space,
-                    law,
-                    case.as_ref(),
-                    &opts,
-                    args.no_tune,
-                    &mut log,
-                    &mut progress,
-                )?,
-                Precision::F64 => run_on_device::<_, f64>(
-                    device,
-                    &space,
-                    law,
-                    case.as_ref(),
-                    &opts,
-                    args.no_tune,
-                    &mut log,
-                    &mut progress,
-                )?,
-            };
-            (outcome, Some(info))
-        }
+    bar.set_message(message);
+    bar
+}
+
+/// Moves a [`time_bar`] to time `t` of `t_end`.
+pub fn advance(bar: &ProgressBar, t: f64, t_end: f64) {
+    bar.set_prefix(format!("{t:.4}"));
+    bar.set_position((1000.0 * t / t_end) as u64);
+}
+
+/// Runs a Maxwell case (Euler and wave cases: `euler_cmds::run`, `wave_cmds::run`).
+pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> {
+    if args.png.is_some() {
+        anyhow::bail!("--png applies to Euler cases (Maxwell: --out writes a VTU file)");
+    }
+    args.backend.formulation(case.name(), &[FormulationId::NodalTri])?;
+    let order = args.order.unwrap_or(4);
+    let mesh = args.mesh.build(case.as_ref(), 8)?;
+    let space = DgSpace2d::new(mesh, order).context("cannot build the DG space")?;
+    let opts = args.solver.options(args.t_end, &args.backend)?;
+    let bar = time_bar(format!("{} N={} K={}", case.name(), order, space.num_elements()));
+    let mut progress = |t: f64, t_end: f64| advance(&bar, t, t_end);
+    let mut device = args.backend.open("auto")?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
+    let outcome = match args.precision {
+        Precision::F32 => run::<f32>(&space, case.as_ref(), &opts, device, &mut progress)?,
+        Precision::F64 => run::<f64>(&space, case.as_ref(), &opts, device, &mut progress)?,
     };
     bar.finish_and_clear();
-    let r = &outcome.report;
     if let Some(path) = &args.out {
         let np = space.element.np;
         let nv = 3;
@@ -154,19 +122,24 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
         let named: Vec<Field<'_>> = names.iter().zip(&fields).map(|(n, v)| Field { name: n, values: v }).collect();
         write_vtu(path, &space, &named).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    if args.json {
+    let flux = format!("{} flux α = {}", if opts.alpha == 0.0 { "central" } else { "upwind" }, opts.alpha);
+    print_run(&outcome, args.json, &flux, &[])?;
+    if let Some(path) = &args.out {
+        println!("output      {}", path.display());
+    }
+    Ok(())
+}
+
+/// Prints the report of a nodal-triangle run (JSON, or a table with `extra` lines after the error).
+pub fn print_run(outcome: &RunOutcome, json: bool, flux: &str, extra: &[String]) -> anyhow::Result<()> {
+    let r = &outcome.report;
+    if json {
         let mut doc = serde_json::to_value(r)?;
-        doc["device"] = serde_json::to_value(&device_info)?;
+        doc["device"] = serde_json::to_value(&outcome.device)?;
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
-    println!(
-        "case        {} ({} law, {} flux α = {})",
-        r.case,
-        r.law,
-        if opts.alpha == 0.0 { "central" } else { "upwind" },
-        opts.alpha
-    );
+    println!("case        {} ({} law, nodal-tri, {flux})", r.case, r.law);
     println!(
         "mesh        {} elements, h = {:.4}, order {}, {} DOF ({})",
         r.elements, r.h, r.order, r.dofs, r.precision
@@ -175,35 +148,36 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
     if let Some(e) = r.l2_error {
         println!("L2 error    {e:.6e}");
     }
+    for line in extra {
+        println!("{line}");
+    }
     println!(
         "energy      {:.10e} → {:.10e} (relative change {:+.3e})",
         r.energy_initial,
         r.energy_final,
         (r.energy_final - r.energy_initial) / r.energy_initial
     );
-    match &device_info {
-        None => println!(
-            "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.2} s, native CPU, {} threads)",
-            r.throughput,
-            r.rhs_evaluations,
-            r.wall_seconds,
-            rayon_threads()
-        ),
+    let how = format!("{} RHS evaluations in {:.3} s", r.rhs_evaluations, r.wall_seconds);
+    match &outcome.device {
+        None => {
+            let threads = dg::dg_runtime::cpu::thread_count();
+            println!("throughput  {:.3e} DOF·RHS/s ({how}, native CPU, {threads} threads)", r.throughput)
+        }
         Some(info) => {
-            println!(
-                "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.3} s on {}, {:.3} s in kernels)",
-                r.throughput, r.rhs_evaluations, r.wall_seconds, info.device, info.kernel_seconds
-            );
-            println!(
-                "kernels     {} (from the {}; chosen in {:.3} s); first step done {:.3} s after start",
-                info.choice.variant, info.choice.source, info.choice.seconds, info.first_step_seconds
-            );
+            println!("throughput  {:.3e} DOF·RHS/s ({how})", r.throughput);
+            print_device(info);
         }
     }
-    if let Some(path) = &args.out {
-        println!("output      {}", path.display());
-    }
     Ok(())
+}
+
+/// The device and kernel lines of a device run.
+pub fn print_device(info: &DeviceRunInfo) {
+    println!("device      {} ({:.3} s in kernels)", info.device, info.kernel_seconds);
+    println!(
+        "kernels     {} ({}, chosen in {:.3} s); first step done {:.3} s after start",
+        info.choice.variant, info.choice.source, info.choice.seconds, info.first_step_seconds
+    );
 }
 
 /// The device of `--device`: `None` for the native CPU path.
@@ -232,8 +206,4 @@ pub(super) fn pick_device(choice: &str) -> anyhow::Result<Option<Box<dyn Device>
     }
     let selector: DeviceSelector = choice.parse().map_err(|e: String| anyhow::anyhow!(e))?;
     Ok(Some(open_device(&selector)?))
-}
-
-fn rayon_threads() -> usize {
-    dg::dg_runtime::cpu::thread_count()
 }

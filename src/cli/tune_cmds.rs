@@ -112,7 +112,7 @@ pub struct TetPlotArgs {
 
 /// Draws seed 002's crossover plot.
 pub fn tet_plot(args: TetPlotArgs) -> anyhow::Result<()> {
-    dg::commands::tet_report::plot(&args.input, &args.png, args.font.as_deref())
+    Ok(dg::commands::kernel_report::plot(&args.input, &args.png, args.font.as_deref())?)
 }
 
 /// `dg db` subcommands.
@@ -166,7 +166,7 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
         dir: &dir,
         json: args.json,
     };
-    autotune_law(law, device.as_mut(), &run)
+    Ok(autotune_law(law, device.as_mut(), &run)?)
 }
 
 /// Verifies and times the stored winners again and prints what was measured now (or seed 002's per-kernel
@@ -177,26 +177,24 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         bail!("--repeats must be positive");
     }
     if args.per_kernel {
-        if args.what.formulation.is_some_and(|f| f != FormulationId::NodalTet) {
-            bail!("--per-kernel reports the tetrahedral kernels (--formulation nodal-tet)");
-        }
         let precision = match args.what.precision {
             PrecisionArg::F32 => Precision::F32,
             PrecisionArg::F64 => Precision::F64,
             PrecisionArg::Both => bail!("--per-kernel takes one precision"),
         };
         let mut device = open_device(&args.what.device)?;
-        return dg::commands::tet_report::execute(
-            dg::commands::tet_report::TetBenchArgs {
+        return Ok(dg::commands::kernel_report::execute(
+            dg::commands::kernel_report::KernelReportArgs {
                 laws: args.what.law.split(',').map(|l| l.trim().to_string()).collect(),
+                formulation: args.what.formulation,
                 orders,
-                nodes: args.nodes,
+                size: args.nodes,
                 precision,
                 repeats: args.repeats,
                 json: args.out,
             },
             device.as_mut(),
-        );
+        )?);
     }
     let law = dg::registry::law(&args.what.law)?;
     let formulation = formulation_of(args.what.formulation, law);
@@ -210,17 +208,17 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         repeats: args.repeats,
         json: args.json,
     };
-    bench_law(law, device.as_mut(), &run)
+    Ok(bench_law(law, device.as_mut(), &run)?)
 }
 
 /// Manages the database.
 pub fn db(command: DbCommand) -> anyhow::Result<()> {
     use dg::commands::db;
-    match command {
+    Ok(match command {
         DbCommand::List => db::list(),
         DbCommand::Show { key } => db::show(&key),
         DbCommand::Export { file } => db::export(&file),
         DbCommand::Import { path } => db::import(&path),
         DbCommand::Clear => db::clear(),
-    }
+    }?)
 }

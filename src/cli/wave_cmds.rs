@@ -1,16 +1,23 @@
 //! `dg run` and `dg convergence` for the 3D wave cases (tetrahedra, nodal formulation, seed 002).
 
-use super::convergence::{print_study, ConvergenceArgs};
+use super::convergence::{print_study, study_bar, study_progress, ConvergenceArgs};
+use super::mesh_args::BackendArgs;
 use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::waves::WaveCase;
 use dg::dg_core::mesh3d::{refine_uniform_tet, TetMesh};
 use dg::dg_core::vtu::{write_vtu_tet, Field};
-use dg::wave_run::{wave_convergence, WaveOptions, WaveReport};
-use indicatif::{ProgressBar, ProgressStyle};
+use dg::dg_runtime::backend::Device;
+use dg::formulations::FormulationId;
+use dg::wave_run::{run_wave, wave_convergence, WaveOptions, WaveOutcome};
 
 /// Options shared by `run` and `convergence` of a wave case.
-fn options(args: &super::mesh_args::SolverArgs, order: usize, t_end: Option<f64>) -> anyhow::Result<WaveOptions> {
+fn options(
+    args: &super::mesh_args::SolverArgs,
+    order: usize,
+    t_end: Option<f64>,
+    backend: &BackendArgs,
+) -> anyhow::Result<WaveOptions> {
     if args.flux.is_some() || args.limiter || args.no_limiter {
         bail!("--flux and --limiter apply to Euler cases only (wave cases use the upwind flux of seed 002)");
     }
@@ -20,7 +27,8 @@ fn options(args: &super::mesh_args::SolverArgs, order: usize, t_end: Option<f64>
         cfl: args.cfl.unwrap_or(WaveOptions::default().cfl),
         t_end,
         dt: args.dt,
-        no_tune: false,
+        variant: backend.variant.clone(),
+        no_tune: backend.no_tune,
     })
 }
 
@@ -55,73 +63,36 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     if args.png.is_some() {
         bail!("--png does not apply to wave cases (--out writes a VTU file)");
     }
-    let mut device = super::run::pick_device(&args.device)?;
-    let variant: Option<dg::dg_nodal_tet::TetVariant> = args.variant.as_deref().map(str::parse).transpose()?;
+    args.backend.formulation(case.name(), &[FormulationId::NodalTet])?;
+    let mut device = args.backend.open("auto")?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let order = args.order.unwrap_or(3);
-    let opts = WaveOptions { no_tune: args.no_tune, ..options(&args.solver, order, args.t_end)? };
+    let opts = options(&args.solver, order, args.t_end, &args.backend)?;
     let mesh = mesh(&args.mesh, case.as_ref())?;
-    let bar = ProgressBar::new(1000);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{bar:40}] t = {prefix}, {eta} left")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_message(format!("{} N={order} K={}", case.name(), mesh.num_elements()));
-    let mut progress = |t: f64, t_end: f64| {
-        bar.set_prefix(format!("{t:.4}"));
-        bar.set_position((1000.0 * t / t_end) as u64);
-    };
-    let out = args.out.clone();
-    if let Some(device) = device.as_deref_mut() {
-        if out.is_some() {
-            bail!("--out is written from the native CPU path; drop --device or --out");
-        }
-        let (report, why) = match args.precision {
-            Precision::F32 => {
-                dg::wave_run::run_wave_on_device::<f32>(device, case.as_ref(), mesh, &opts, variant, &mut progress)?
-            }
-            Precision::F64 => {
-                dg::wave_run::run_wave_on_device::<f64>(device, case.as_ref(), mesh, &opts, variant, &mut progress)?
-            }
-        };
-        bar.finish_and_clear();
-        eprintln!("kernels: {why}");
-        return print_report(&report, args.json);
-    }
-    if variant.is_some() {
-        bail!("--variant needs a device (--device cuda:0 or opencl)");
-    }
-    let (report, fields) = match args.precision {
-        Precision::F32 => run_and_keep::<f32>(case.as_ref(), mesh, &opts, out.is_some(), &mut progress)?,
-        Precision::F64 => run_and_keep::<f64>(case.as_ref(), mesh, &opts, out.is_some(), &mut progress)?,
+    let bar = super::run::time_bar(format!("{} N={order} K={}", case.name(), mesh.num_elements()));
+    let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
+    let keep = args.out.is_some();
+    let outcome = match args.precision {
+        Precision::F32 => run_wave::<f32>(case.as_ref(), mesh, &opts, device, keep, &mut progress)?,
+        Precision::F64 => run_wave::<f64>(case.as_ref(), mesh, &opts, device, keep, &mut progress)?,
     };
     bar.finish_and_clear();
-    if let (Some(path), Some((space, names, values))) = (&out, fields) {
-        let fields: Vec<Field<'_>> = names.iter().zip(&values).map(|(name, values)| Field { name, values }).collect();
-        write_vtu_tet(path, &space, &fields).with_context(|| format!("cannot write {}", path.display()))?;
+    if let (Some(path), Some((space, names, values))) = (&args.out, &outcome.fields) {
+        let fields: Vec<Field<'_>> = names.iter().zip(values).map(|(name, values)| Field { name, values }).collect();
+        write_vtu_tet(path, space, &fields).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    print_report(&report, args.json)
+    print_report(&outcome, args.json)
 }
 
-type KeptFields = Option<(dg::dg_core::space3d::DgSpace3d, Vec<String>, Vec<Vec<f64>>)>;
-
-fn run_and_keep<T: dg::prelude::Real>(
-    case: &dyn WaveCase,
-    mesh: TetMesh,
-    opts: &WaveOptions,
-    keep: bool,
-    progress: &mut dyn FnMut(f64, f64),
-) -> anyhow::Result<(WaveReport, KeptFields)> {
-    let (report, state) = dg::wave_run::run_wave_keeping::<T>(case, mesh, opts, keep, progress)?;
-    Ok((report, state))
-}
-
-fn print_report(r: &WaveReport, json: bool) -> anyhow::Result<()> {
+fn print_report(outcome: &WaveOutcome, json: bool) -> anyhow::Result<()> {
+    let r = &outcome.report;
     if json {
-        println!("{}", serde_json::to_string_pretty(r)?);
+        let mut doc = serde_json::to_value(r)?;
+        doc["device"] = serde_json::to_value(&outcome.device)?;
+        println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
-    println!("case        {} ({}, nodal, upwind flux, {})", r.case, r.law, r.device);
+    println!("case        {} ({}, nodal-tet, upwind flux)", r.case, r.law);
     println!("mesh        {} tetrahedra, h = {:.4}, N = {}, {} nodes", r.elements, r.h, r.order, r.nodes);
     println!("time        t = {} in {} steps of {:.3e} ({})", r.t_end, r.steps, r.dt, r.scheme);
     println!("L2 error    {:.6e} (relative {:.3e})", r.l2_error, r.relative_l2_error);
@@ -131,40 +102,33 @@ fn print_report(r: &WaveReport, json: bool) -> anyhow::Result<()> {
             c.reflection, c.reflection_exact, c.transmission, c.transmission_exact
         );
     }
-    println!(
-        "wall        {:.3} s, {:.3e} s per node per step",
-        r.wall_seconds,
-        r.wall_seconds / (r.nodes as f64 * r.steps as f64)
-    );
+    let per = r.wall_seconds / (r.nodes as f64 * r.steps as f64);
+    let place = if outcome.device.is_some() { "" } else { " (native CPU)" };
+    println!("wall        {:.3} s, {per:.3e} s per node per step{place}", r.wall_seconds);
+    if let Some(info) = &outcome.device {
+        super::run::print_device(info);
+    }
     Ok(())
 }
 
 /// `dg convergence` of a wave case.
 pub fn convergence(args: ConvergenceArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
-    let mut device = super::run::pick_device(&args.device)?;
-    if !(2..=6).contains(&args.levels) {
+    args.backend.formulation(case.name(), &[FormulationId::NodalTet])?;
+    if args.levels > 6 {
         bail!("--levels must be between 2 and 6 for 3D cases (got {})", args.levels);
     }
     if args.mesh.mesh.is_some() || args.mesh.ny.is_some() || args.mesh.perturb.is_some() || args.mesh.refine > 0 {
         bail!("wave convergence studies use the case's box: give --nx (base hexahedra along the shortest side) only");
     }
     let base = args.mesh.nx.unwrap_or(case.default_cells());
-    let opts = options(&args.solver, *args.orders.start(), args.t_end)?;
-    let bar = super::convergence::study_bar(&args);
-    let (first, levels) = (*args.orders.start(), args.levels);
-    let study = wave_convergence(
-        case.as_ref(),
-        base,
-        args.orders.clone(),
-        levels,
-        &opts,
-        device.as_deref_mut().map(|d| -> &mut dyn dg::dg_runtime::backend::Device { d }),
-        &mut |order, level| {
-            bar.set_message(format!("N={order} level {level}"));
-            bar.set_position(((order - first) * levels + level) as u64);
-        },
-    )
-    .context("convergence study failed")?;
+    let opts = options(&args.solver, *args.orders.start(), args.t_end, &args.backend)?;
+    let mut device = args.backend.open("cpu")?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
+    let bar = study_bar(&args);
+    let mut progress = |order, level| study_progress(&bar, &args, order, level);
+    let (orders, levels) = (args.orders.clone(), args.levels as usize);
+    let study = wave_convergence(case.as_ref(), base, orders, levels, &opts, device, &mut progress)
+        .context("convergence study failed")?;
     bar.finish_and_clear();
-    print_study(&study, args.json, "L2 error (all fields)")
+    print_study(&study, args.json)
 }

@@ -5,6 +5,7 @@ mod annulus;
 mod connectivity;
 mod geometry;
 mod gmsh;
+mod gmsh_sections;
 mod refine;
 mod structured;
 

@@ -16,7 +16,7 @@
 
 use dg::cases::MaxwellCase;
 use dg::prelude::*;
-use dg::simulate::run_with_law;
+use dg::maxwell_run::run_with_law;
 use std::f64::consts::PI;
 
 #[dg::conservation_law(dim = 2)]
@@ -133,7 +133,7 @@ fn main() -> std::process::ExitCode {
     for n in [4, 8] {
         let mesh = case.default_mesh(n, n).expect("valid mesh");
         let space = DgSpace2d::new(mesh, 3).expect("valid space");
-        let outcome = run_with_law::<_, f64>(&space, case.law, &case, &RunOptions::default(), &mut |_, _| {})
+        let outcome = run_with_law::<_, f64>(&space, case.law, &case, &RunOptions::default(), None, &mut |_, _| {})
             .expect("the run succeeds");
         let error = outcome.report.l2_error.expect("exact solution");
         println!("decaying_advection N=3 {n}x{n}: L2 error {error:.3e} after {} steps", outcome.report.steps);

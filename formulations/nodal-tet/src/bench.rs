@@ -344,3 +344,24 @@ pub fn bench_one<L: ConservationLaw + Clone>(
     device.free_buffers();
     out
 }
+
+/// One line of a report: nanoseconds per node and step of each strategy, the winner and its measured step.
+pub fn summary_line(b: &OrderBench) -> String {
+    let per = |name: &str| {
+        b.strategies
+            .iter()
+            .find(|s| s.strategy == name)
+            .map_or("      -".to_string(), |s| format!("{:7.3}", s.ns_per_node_step))
+    };
+    format!(
+        "{:<12} N={} {:>9} nodes  ns/node/step: node {} elem {} gemm {}  winner {} ({:.3} ms/step measured)",
+        b.law,
+        b.order,
+        b.nodes,
+        per("node"),
+        per("elem"),
+        per("gemm"),
+        b.winner,
+        b.winner_step_seconds * 1e3
+    )
+}

@@ -19,6 +19,7 @@ pub mod bench;
 pub mod cost;
 pub mod cpu;
 pub mod device;
+pub mod device_system;
 pub mod plan;
 pub mod render;
 pub mod tuning;

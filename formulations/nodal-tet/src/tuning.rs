@@ -18,7 +18,7 @@ use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{
     median_and_spread, precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError,
-    LawCall, TuneTarget, Tuner, UnitCost,
+    KernelReport, LawCall, TuneTarget, Tuner, UnitCost,
 };
 use dg_runtime::tuning_db::{KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
@@ -350,6 +350,24 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
         })();
         self.release(device);
         result.unwrap_or_else(|e| VerifyOutcome::rejected(spec.into(), e.to_string()))
+    }
+
+    fn kernel_report(
+        &mut self,
+        device: &mut dyn Device,
+        repeats: usize,
+        ceilings: &dg_runtime::tuning_db::Ceilings,
+    ) -> Option<Result<KernelReport, FormulationError>> {
+        let nodes = self.timing_dofs() as usize;
+        let precision = precision_of::<T>();
+        self.op = None; // the report builds its own problems and frees the device's buffers
+        let report = crate::bench::bench_one(&self.law, device, self.order, nodes, precision, repeats, ceilings)
+            .map_err(FormulationError::from)
+            .and_then(|b| {
+                let detail = serde_json::to_value(&b).map_err(|e| FormulationError::Problem(e.to_string()))?;
+                Ok(KernelReport { summary: crate::bench::summary_line(&b), detail })
+            });
+        Some(report)
     }
 
     fn cost(&self, spec: &str) -> Result<UnitCost, FormulationError> {

@@ -1,15 +1,15 @@
 //! `dg devices`' body: compute devices with fingerprints, and their measured ceilings.
 
-use anyhow::anyhow;
+use crate::CommandError;
 use dg_runtime::backend::{self, DeviceSelector};
 
 /// Lists the devices found (JSON with `json`); with `measure`, measures each one's ceilings (copy bandwidth, FMA
 /// and GEMM throughput) and stores them in the user's tuning database.
-pub fn list(measure: bool, json: bool) -> anyhow::Result<()> {
+pub fn list(measure: bool, json: bool) -> Result<(), CommandError> {
     let found = backend::discover();
     if measure {
         for d in &found.devices {
-            let selector: DeviceSelector = d.selector.parse().map_err(|e: String| anyhow!(e))?;
+            let selector: DeviceSelector = d.selector.parse().map_err(CommandError::Failed)?;
             let mut device = backend::open(&selector)?;
             eprintln!("measuring {} {} …", d.selector, d.name);
             let ceilings = dg_runtime::ceilings::measure(device.as_mut())?;

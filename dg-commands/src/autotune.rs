@@ -2,9 +2,10 @@
 //! soon as it is done.
 
 use super::{open_tuner, PrecisionArg};
-use crate::formulations::FormulationId;
-use crate::registry::LawCommands;
+use crate::CommandError;
 use dg_codegen::Precision;
+use dg_run::formulations::FormulationId;
+use dg_run::registry::LawCommands;
 use dg_runtime::backend::Device;
 use dg_runtime::pipeline::{tune, TuneEvent, TuneOptions};
 use dg_runtime::tuning_db;
@@ -33,9 +34,9 @@ pub struct AutotuneRun<'a> {
 
 /// Tunes `law` as `run` says and stores each result in the database as soon as it is done (an interrupted run
 /// keeps every finished order).
-pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &AutotuneRun<'_>) -> anyhow::Result<()> {
+pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &AutotuneRun<'_>) -> Result<(), CommandError> {
     let fp = device.fingerprint().clone();
-    let mut sources = crate::shipped_db::sources();
+    let mut sources = dg_run::shipped_db::sources();
     if run.dir != tuning_db::user_dir() {
         sources.push(tuning_db::DbSource::Dir(run.dir.to_path_buf()));
     }

@@ -2,10 +2,10 @@
 //! reference, with a tally that fails when anything failed or nothing was tested.
 
 use super::{open_tuner, PrecisionArg};
-use crate::formulations::FormulationId;
-use crate::registry::LawCommands;
-use anyhow::bail;
+use crate::{bail, CommandError};
 use dg_codegen::Precision;
+use dg_run::formulations::FormulationId;
+use dg_run::registry::LawCommands;
 use dg_runtime::backend::Device;
 use dg_runtime::verify::VerifyOutcome;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -27,7 +27,7 @@ pub struct VerifyRun<'a> {
 }
 
 /// Verifies `law`'s kernels as `run` says; an error when any failed or nothing was tested.
-pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRun<'_>) -> anyhow::Result<()> {
+pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRun<'_>) -> Result<(), CommandError> {
     let f = run.formulation.get();
     let ir = law.ir()?;
     if let Err(reason) = f.supports(&ir) {
@@ -106,7 +106,7 @@ impl Tally {
     }
 
     /// Prints the summary (JSON or text); an error when anything failed.
-    fn finish(self, law: &str, formulation: &str, device: &dyn Device, json: bool) -> anyhow::Result<()> {
+    fn finish(self, law: &str, formulation: &str, device: &dyn Device, json: bool) -> Result<(), CommandError> {
         let Tally { tested, passed, refused, ruled_out, failed } = self;
         if json {
             let doc = serde_json::json!({"law": law, "formulation": formulation, "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused + ruled_out, "refused_by_device": refused, "ruled_out": ruled_out, "failed": failed});

@@ -1,11 +1,11 @@
 //! `dg db`'s bodies: the shipped and user tuning databases listed, shown, exported, imported and cleared.
 
-use crate::formulations::FormulationId;
-use anyhow::{bail, Context};
+use crate::{bail, CommandError, Context};
+use dg_run::formulations::FormulationId;
 use dg_runtime::tuning_db::{self, TuningKey};
 
 /// Lists every entry of every database file, marking those of other generated code.
-pub fn list() -> anyhow::Result<()> {
+pub fn list() -> Result<(), CommandError> {
     let fingerprints: Vec<String> = FormulationId::ALL
         .iter()
         .map(|f| {
@@ -14,7 +14,7 @@ pub fn list() -> anyhow::Result<()> {
         })
         .collect();
     println!("this program's kernel code fingerprints: {}", fingerprints.join(", "));
-    for source in crate::shipped_db::sources() {
+    for source in dg_run::shipped_db::sources() {
         for (origin, file) in source.files() {
             match file {
                 Ok(file) => {
@@ -39,9 +39,9 @@ pub fn list() -> anyhow::Result<()> {
 }
 
 /// Prints the entries whose key starts with `key`, every candidate included.
-pub fn show(key: &str) -> anyhow::Result<()> {
+pub fn show(key: &str) -> Result<(), CommandError> {
     let mut found = false;
-    for source in crate::shipped_db::sources() {
+    for source in dg_run::shipped_db::sources() {
         for (origin, file) in source.files() {
             let Ok(file) = file else { continue };
             for (k, e) in file.entries.iter().filter(|(k, _)| k.starts_with(key)) {
@@ -57,7 +57,7 @@ pub fn show(key: &str) -> anyhow::Result<()> {
 }
 
 /// Prints the user database file `file` as JSON.
-pub fn export(file: &str) -> anyhow::Result<()> {
+pub fn export(file: &str) -> Result<(), CommandError> {
     let path = tuning_db::user_dir().join(file);
     let data = tuning_db::read_file(&path)?.with_context(|| format!("{} does not exist", path.display()))?;
     println!("{}", serde_json::to_string_pretty(&data)?);
@@ -65,7 +65,7 @@ pub fn export(file: &str) -> anyhow::Result<()> {
 }
 
 /// Merges a database file into the user directory.
-pub fn import(path: &std::path::Path) -> anyhow::Result<()> {
+pub fn import(path: &std::path::Path) -> Result<(), CommandError> {
     let data = tuning_db::read_file(path)?.with_context(|| format!("{} does not exist", path.display()))?;
     let n = data.entries.len();
     let out = tuning_db::merge_into(&tuning_db::user_dir(), &data.device, data.entries, data.ceilings)?;
@@ -74,7 +74,7 @@ pub fn import(path: &std::path::Path) -> anyhow::Result<()> {
 }
 
 /// Deletes the user database (shipped results stay).
-pub fn clear() -> anyhow::Result<()> {
+pub fn clear() -> Result<(), CommandError> {
     let dir = tuning_db::user_dir();
     if dir.exists() {
         std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;

@@ -3,9 +3,9 @@
 //!
 //! A law's type is known only where it is defined, so the one generic step — a [`Tuner`] of that law in a
 //! formulation and precision — is instantiated there: the `#[dg::conservation_law]` macro registers
-//! [`Commands`]`<Law>` (through [`crate::__register_law_commands`]) in any crate that uses `dg`, and this crate
-//! registers the laws of `dg-laws`. Commands look a law up by name ([`law`]); everything after the tuner is
-//! written once ([`crate::commands`], [`dg_runtime::pipeline`]).
+//! [`Commands`]`<Law>` (through [`crate::__register_law_commands`], re-exported by `dg`) in any crate that uses
+//! `dg`, and this crate registers the laws of `dg-laws`. Commands look a law up by name ([`law`]); everything
+//! after the tuner is written once (`dg`'s command bodies, [`dg_runtime::pipeline`]).
 
 use crate::formulations::FormulationId;
 use dg_codegen::Precision;
@@ -26,18 +26,6 @@ pub trait LawCommands: Sync {
     fn kernel_inputs(&self) -> (Vec<f64>, String);
     /// The law with numerical flux `flux` (its default when `None`), checked.
     fn check_flux(&self, flux: Option<&str>) -> Result<(), FormulationError>;
-    /// Seed 002's per-kernel report of the tetrahedral kernels at one order on about `nodes` nodes (every kernel
-    /// of every strategy timed alone, each strategy's sum, the winner's whole step).
-    #[allow(clippy::too_many_arguments)]
-    fn tet_kernel_bench(
-        &self,
-        device: &mut dyn Device,
-        order: usize,
-        nodes: usize,
-        precision: Precision,
-        repeats: usize,
-        ceilings: &dg_runtime::tuning_db::Ceilings,
-    ) -> Result<dg_nodal_tet::bench::OrderBench, FormulationError>;
     /// A tuner of this law in `formulation` at `target` (precision included) on `device`.
     fn tuner(
         &self,
@@ -69,18 +57,6 @@ impl<L: ConservationLaw + Clone + Default + Send + Sync + 'static> LawCommands f
     fn kernel_inputs(&self) -> (Vec<f64>, String) {
         let law = L::default();
         (law.param_values(), law.numerical_flux_name().to_string())
-    }
-    fn tet_kernel_bench(
-        &self,
-        device: &mut dyn Device,
-        order: usize,
-        nodes: usize,
-        precision: Precision,
-        repeats: usize,
-        ceilings: &dg_runtime::tuning_db::Ceilings,
-    ) -> Result<dg_nodal_tet::bench::OrderBench, FormulationError> {
-        let law = L::default();
-        Ok(dg_nodal_tet::bench::bench_one(&law, device, order, nodes, precision, repeats, ceilings)?)
     }
     fn check_flux(&self, flux: Option<&str>) -> Result<(), FormulationError> {
         with_flux::<L>(flux).map(|_| ())
@@ -128,7 +104,7 @@ dg_ir::inventory::collect!(LawEntry);
 #[doc(hidden)]
 macro_rules! __register_law_commands {
     ($law:ty) => {
-        $crate::ir::inventory::submit! {
+        $crate::__private::inventory::submit! {
             $crate::registry::LawEntry { commands: &$crate::registry::Commands::<$law>::NEW }
         }
     };
@@ -155,10 +131,13 @@ pub fn laws() -> Vec<&'static dyn LawCommands> {
 }
 
 /// The commands of the law called `name`, or an error listing the registered laws.
-pub fn law(name: &str) -> anyhow::Result<&'static dyn LawCommands> {
+pub fn law(name: &str) -> Result<&'static dyn LawCommands, FormulationError> {
     let all = laws();
     all.iter().copied().find(|c| c.name() == name).ok_or_else(|| {
         let names: Vec<&str> = all.iter().map(|c| c.name()).collect();
-        anyhow::anyhow!("no law `{name}` in this program; the laws linked in are: {}", names.join(", "))
+        FormulationError::Problem(format!(
+            "no law `{name}` in this program; the laws linked in are: {}",
+            names.join(", ")
+        ))
     })
 }

@@ -2,10 +2,10 @@
 //! timing size) and timed now, with fresh GDOF/s, GFLOP/s, GB/s and roofline figures.
 
 use super::{open_tuner, PrecisionArg};
-use crate::formulations::FormulationId;
-use crate::registry::LawCommands;
-use anyhow::bail;
+use crate::{bail, CommandError};
 use dg_codegen::Precision;
+use dg_run::formulations::FormulationId;
+use dg_run::registry::LawCommands;
 use dg_runtime::backend::Device;
 use dg_runtime::pipeline::measure;
 
@@ -28,9 +28,9 @@ pub struct BenchRun<'a> {
 }
 
 /// Measures the stored winners of `law`; an error when none is stored or any fails verification now.
-pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<'_>) -> anyhow::Result<()> {
+pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<'_>) -> Result<(), CommandError> {
     let fp = device.fingerprint().clone();
-    let db = crate::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
+    let db = dg_run::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
     let ceilings = match db.ceilings {
         Some(c) => c,
         None => {

@@ -1,24 +1,26 @@
-//! `dg bench --formulation nodal-tet --per-kernel`: seed 002's report — every tetrahedral kernel of every
-//! strategy timed alone per order, each strategy's AB3 step, the crossover plot (`dg tet-plot`). Winners are
-//! tuned and stored by `dg autotune --formulation nodal-tet`.
+//! `dg bench --per-kernel`: a formulation's per-kernel report (seed 002's for nodal tetrahedra: every kernel of
+//! every strategy timed alone per order, each strategy's AB3 step) and its crossover plot (`dg tet-plot`).
+//! Winners are tuned and stored by `dg autotune`.
 
-use anyhow::{bail, Context};
+use crate::{bail, CommandError, Context};
 use dg_codegen::Precision;
-use dg_nodal_tet::bench::OrderBench;
+use dg_run::formulations::FormulationId;
 use dg_runtime::backend::Device;
 use dg_runtime::tuning_db::Ceilings;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
-/// What `dg bench --formulation nodal-tet --per-kernel` measures.
+/// What `dg bench --per-kernel` measures.
 #[derive(Debug)]
-pub struct TetBenchArgs {
+pub struct KernelReportArgs {
     /// Laws.
     pub laws: Vec<String>,
+    /// The formulation (the law's default when `None`).
+    pub formulation: Option<FormulationId>,
     /// Orders.
     pub orders: Vec<usize>,
-    /// Nodes per mesh (seed 002 used about 2 million).
-    pub nodes: usize,
+    /// Size of each problem (DOFs; nodes for tetrahedra; seed 002 used about 2 million nodes).
+    pub size: usize,
     /// Precision (seed 002 ran single precision).
     pub precision: Precision,
     /// Timed repetitions per kernel (the median counts).
@@ -28,40 +30,38 @@ pub struct TetBenchArgs {
 }
 
 /// The measured ceilings of the device: from its tuning-database file, else measured now.
-fn ceilings(device: &mut dyn Device) -> anyhow::Result<Ceilings> {
-    let stored = crate::shipped_db::load(device.fingerprint(), &mut |w| eprintln!("{w}")).ceilings;
+fn ceilings(device: &mut dyn Device) -> Result<Ceilings, CommandError> {
+    let stored = dg_run::shipped_db::load(device.fingerprint(), &mut |w| eprintln!("{w}")).ceilings;
     if let Some(c) = stored.filter(|c| c.gemm_gflops_f32.is_some() || !device.supports_gemm()) {
         return Ok(c);
     }
     eprintln!("measuring the device's copy bandwidth and FMA peak …");
-    Ok(crate::dg_runtime::ceilings::measure(device)?)
+    Ok(dg_runtime::ceilings::measure(device)?)
 }
 
-/// Runs the benchmark.
-pub fn execute(args: TetBenchArgs, device: &mut dyn Device) -> anyhow::Result<()> {
-    let orders = args.orders.clone();
-    if !(1_000..=2_000_000_000).contains(&args.nodes) || args.repeats == 0 {
+/// Runs the per-kernel report of every law and order: each kernel timed alone at the problem size, through the
+/// formulation's [`dg_runtime::formulation::Tuner::kernel_report`].
+pub fn execute(args: KernelReportArgs, device: &mut dyn Device) -> Result<(), CommandError> {
+    if !(1_000..=2_000_000_000).contains(&args.size) || args.repeats == 0 {
         bail!("--nodes must lie in 1e3..2e9 and --repeats be positive");
     }
     let ceilings = ceilings(device)?;
-    let laws = &args.laws;
-    let bar = ProgressBar::new((laws.len() * orders.len()) as u64);
+    let bar = ProgressBar::new((args.laws.len() * args.orders.len()) as u64);
     bar.set_style(ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len}").expect("valid template"));
-    let mut results: Vec<OrderBench> = Vec::new();
-    for law in laws {
-        for &order in &orders {
-            bar.set_message(format!("{law} N={order}"));
-            let precision = args.precision;
-            let one = crate::registry::law(law)?.tet_kernel_bench(
-                device,
-                order,
-                args.nodes,
-                precision,
-                args.repeats,
-                &ceilings,
-            )?;
-            bar.suspend(|| print_order(&one));
-            results.push(one);
+    let mut results = Vec::new();
+    for name in &args.laws {
+        let law = dg_run::registry::law(name)?;
+        let formulation = args.formulation.unwrap_or_else(|| FormulationId::default_for(law.dim()));
+        for &order in &args.orders {
+            bar.set_message(format!("{name} N={order}"));
+            let size = args.size as u64;
+            let mut tuner = super::open_tuner(law, formulation, None, device, order, args.precision, size)?;
+            let Some(report) = tuner.kernel_report(device, args.repeats, &ceilings) else {
+                bail!("the {formulation} formulation has no per-kernel report (nodal-tet has one)");
+            };
+            let report = report?;
+            bar.suspend(|| println!("{}", report.summary));
+            results.push(report.detail);
             bar.inc(1);
         }
     }
@@ -69,7 +69,7 @@ pub fn execute(args: TetBenchArgs, device: &mut dyn Device) -> anyhow::Result<()
     let doc = serde_json::json!({
         "device": device.fingerprint(),
         "ceilings": ceilings,
-        "date": crate::dg_runtime::pipeline::today(),
+        "date": dg_runtime::pipeline::today(),
         "results": results,
     });
     if let Some(path) = &args.json {
@@ -79,28 +79,12 @@ pub fn execute(args: TetBenchArgs, device: &mut dyn Device) -> anyhow::Result<()
     Ok(())
 }
 
-fn print_order(b: &OrderBench) {
-    let per = |name: &str| {
-        b.strategies
-            .iter()
-            .find(|s| s.strategy == name)
-            .map_or("      -".to_string(), |s| format!("{:7.3}", s.ns_per_node_step))
-    };
-    println!(
-        "{:<12} N={} {:>9} nodes  ns/node/step: node {} elem {} gemm {}  winner {} ({:.3} ms/step measured)",
-        b.law,
-        b.order,
-        b.nodes,
-        per("node"),
-        per("elem"),
-        per("gemm"),
-        b.winner,
-        b.winner_step_seconds * 1e3
-    );
-}
-
 /// Draws the crossover plot from a `dg bench --per-kernel --out` JSON file.
-pub fn plot(input: &std::path::Path, png: &std::path::Path, font: Option<&std::path::Path>) -> anyhow::Result<()> {
+pub fn plot(
+    input: &std::path::Path,
+    png: &std::path::Path,
+    font: Option<&std::path::Path>,
+) -> Result<(), CommandError> {
     let text = std::fs::read_to_string(input).with_context(|| format!("cannot read {}", input.display()))?;
     let doc: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", input.display()))?;
@@ -131,7 +115,7 @@ pub fn plot(input: &std::path::Path, png: &std::path::Path, font: Option<&std::p
                 })
                 .collect();
             if !points.is_empty() {
-                curves.push(crate::picture::Curve {
+                curves.push(dg_run::picture::Curve {
                     label: format!("{law} {strategy}{}", if li > 0 { " (dashed)" } else { "" }),
                     points,
                     colour: si,
@@ -143,7 +127,7 @@ pub fn plot(input: &std::path::Path, png: &std::path::Path, font: Option<&std::p
     let device = doc["device"]["name"].as_str().unwrap_or("device");
     let date = doc["date"].as_str().unwrap_or("");
     let title = format!("time per node per AB3 step, {device}, {date}");
-    crate::picture::render_line_chart(png, &font, &title, ("order N", "ns per node per step"), &curves)?;
+    dg_run::picture::render_line_chart(png, &font, &title, ("order N", "ns per node per step"), &curves)?;
     println!("wrote {}", png.display());
     Ok(())
 }

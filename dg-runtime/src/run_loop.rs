@@ -1,0 +1,369 @@
+//! The one time loop of every run, on any formulation and backend.
+//!
+//! A formulation's run builds a [`Stepper`] (its discrete system and state on the CPU or a device; most are an
+//! [`Integrated`] system) and hands it to [`run`] with the final time and a [`StepRule`]. The loop chooses each
+//! step (uniform steps that end exactly at the final time, or the stepper's stable step at the current state),
+//! refuses step counts no run can finish, asks the stepper to inspect its state after every step (it decides
+//! what that costs: a finite-value check on the CPU, a read-back every few steps on a device) and stops with the
+//! step, time and reason when the state is no longer admissible. Its [`LoopStats`] feed every report.
+
+use crate::time::{Integrator, OdeSystem, Scheme};
+use std::time::Instant;
+
+/// The most steps a run may take: a step rule that needs more is refused before the first step.
+pub const MAX_STEPS: u64 = 1_000_000_000;
+
+/// Where the loop stands when it asks a stepper to inspect its state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Checkpoint {
+    /// Steps taken so far (1 after the first step).
+    pub step: u64,
+    /// Time reached.
+    pub t: f64,
+    /// Whether this is the last step of the run.
+    pub last: bool,
+}
+
+/// A discrete problem advancing in time: a formulation's system and its state, on some backend.
+pub trait Stepper {
+    /// What a step or an inspection can fail with (a kernel launch, a read-back).
+    type Error;
+
+    /// Advances the state from `t` to `t + dt`.
+    fn step(&mut self, t: f64, dt: f64) -> Result<(), Self::Error>;
+
+    /// The largest stable step at the current state, for [`StepRule::Adaptive`]; `None` when there is none (the
+    /// state is no longer admissible, or the stepper has no rule of its own).
+    fn stable_dt(&mut self) -> Result<Option<f64>, Self::Error> {
+        Ok(None)
+    }
+
+    /// Inspects the state after a step: `Some(reason)` stops the run as not admissible. Called after every step;
+    /// a stepper whose check is expensive may look only every few steps, but must look when `at.last` is set.
+    fn inspect(&mut self, at: Checkpoint) -> Result<Option<String>, Self::Error> {
+        let _ = at;
+        Ok(None)
+    }
+
+    /// Right-hand-side evaluations so far.
+    fn rhs_evaluations(&self) -> u64;
+}
+
+/// How the loop chooses its steps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StepRule {
+    /// Steps of at most this size, all equal, ending exactly at the final time (linear problems, constant
+    /// coefficients, schemes that need a constant step).
+    Uniform(f64),
+    /// The stepper's [`Stepper::stable_dt`] at every step, the last ones evened out to end at the final time.
+    Adaptive,
+}
+
+/// Why the loop stopped early or could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LoopError<E> {
+    /// The final time or the step is not a positive finite number, or the run would need too many steps.
+    #[error("{0}")]
+    Options(String),
+    /// The state stopped being admissible.
+    #[error("the run stopped at step {step} (t = {time:.6e}): {reason}")]
+    NotAdmissible {
+        /// Steps taken.
+        step: u64,
+        /// Time reached.
+        time: f64,
+        /// What the inspection found.
+        reason: String,
+    },
+    /// The system failed (a kernel launch, a device call).
+    #[error(transparent)]
+    System(E),
+}
+
+impl<E> LoopError<E> {
+    /// The same error with the system's error converted.
+    pub fn map_system<F>(self, f: impl FnOnce(E) -> F) -> LoopError<F> {
+        match self {
+            LoopError::Options(m) => LoopError::Options(m),
+            LoopError::NotAdmissible { step, time, reason } => LoopError::NotAdmissible { step, time, reason },
+            LoopError::System(e) => LoopError::System(f(e)),
+        }
+    }
+}
+
+/// What a time loop measured.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct LoopStats {
+    /// Steps taken.
+    pub steps: u64,
+    /// Smallest and largest step taken.
+    pub dt_range: [f64; 2],
+    /// Final time reached.
+    pub t_end: f64,
+    /// Right-hand-side evaluations.
+    pub rhs_evaluations: u64,
+    /// Wall time of the loop, seconds.
+    pub wall_seconds: f64,
+    /// Wall time of the first step, seconds (kernel builds and first launches show here).
+    pub first_step_seconds: f64,
+}
+
+/// Steps of at most `dt_max`, all equal, that end exactly at `t_end`: (steps, dt).
+pub fn uniform_steps<E>(t_end: f64, dt_max: f64) -> Result<(u64, f64), LoopError<E>> {
+    check_final_time(t_end)?;
+    if !(dt_max.is_finite() && dt_max > 0.0) {
+        return Err(LoopError::Options(format!("the time step must be a positive finite number (got {dt_max:e})")));
+    }
+    let steps = (t_end / dt_max).ceil().max(1.0);
+    if steps > MAX_STEPS as f64 {
+        return Err(LoopError::Options(format!(
+            "a step of {dt_max:e} needs {steps:.3e} steps to reach t = {t_end}; at most {MAX_STEPS} are allowed"
+        )));
+    }
+    let steps = steps as u64;
+    Ok((steps, t_end / steps as f64))
+}
+
+fn check_final_time<E>(t_end: f64) -> Result<(), LoopError<E>> {
+    if t_end.is_finite() && t_end > 0.0 {
+        Ok(())
+    } else {
+        Err(LoopError::Options(format!("the final time must be a positive finite number (got {t_end:e})")))
+    }
+}
+
+/// The step to take from `t` under the rule's `dt_rule`, the last steps evened out to end at `t_end`: (dt, t + dt).
+fn adaptive_step(t: f64, t_end: f64, dt_rule: f64) -> (f64, f64) {
+    let remaining = t_end - t;
+    if dt_rule >= remaining {
+        (remaining, t_end)
+    } else {
+        let dt = remaining / (remaining / dt_rule).ceil();
+        (dt, t + dt)
+    }
+}
+
+/// Advances `stepper` from t = 0 to `t_end` under `rule`, inspecting the state after every step;
+/// `progress(t, t_end)` after each.
+pub fn run<S: Stepper>(
+    stepper: &mut S,
+    t_end: f64,
+    rule: StepRule,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<LoopStats, LoopError<S::Error>> {
+    check_final_time(t_end)?;
+    let uniform = match rule {
+        StepRule::Uniform(dt_max) => Some(uniform_steps(t_end, dt_max)?),
+        StepRule::Adaptive => None,
+    };
+    let start = Instant::now();
+    let (mut t, mut step, mut dt_range, mut first_step_seconds) = (0.0f64, 0u64, [f64::INFINITY, 0.0f64], 0.0);
+    loop {
+        let (dt, t_next, last) = match uniform {
+            Some((steps, dt)) => {
+                if step == steps {
+                    break;
+                }
+                let t_next = if step + 1 == steps { t_end } else { (step + 1) as f64 * dt };
+                (dt, t_next, step + 1 == steps)
+            }
+            None => {
+                if t >= t_end * (1.0 - 1e-12) {
+                    break;
+                }
+                let dt_rule = match stepper.stable_dt().map_err(LoopError::System)? {
+                    Some(dt) if dt.is_finite() && dt > 0.0 => dt,
+                    other => {
+                        let reason = match other {
+                            Some(dt) => format!("the stable time step is {dt:e}"),
+                            None => "no stable time step at this state".to_string(),
+                        };
+                        return Err(LoopError::NotAdmissible { step, time: t, reason });
+                    }
+                };
+                if dt_rule < t_end * 1e-12 || (t_end - t) / dt_rule > MAX_STEPS as f64 {
+                    let reason = format!("the stable time step fell to {dt_rule:e}, too small to reach t = {t_end}");
+                    return Err(LoopError::NotAdmissible { step, time: t, reason });
+                }
+                let (dt, t_next) = adaptive_step(t, t_end, dt_rule);
+                (dt, t_next, t_next >= t_end)
+            }
+        };
+        stepper.step(t, dt).map_err(LoopError::System)?;
+        (t, step, dt_range) = (t_next, step + 1, [dt_range[0].min(dt), dt_range[1].max(dt)]);
+        if step == 1 {
+            first_step_seconds = start.elapsed().as_secs_f64();
+        }
+        if let Some(reason) = stepper.inspect(Checkpoint { step, t, last }).map_err(LoopError::System)? {
+            return Err(LoopError::NotAdmissible { step, time: t, reason });
+        }
+        progress(t, t_end);
+    }
+    Ok(LoopStats {
+        steps: step,
+        dt_range,
+        t_end,
+        rhs_evaluations: stepper.rhs_evaluations(),
+        wall_seconds: start.elapsed().as_secs_f64(),
+        first_step_seconds,
+    })
+}
+
+/// The stable-step rule of an [`Integrated`] stepper.
+pub type StableDt<'a, S> =
+    Box<dyn FnMut(&mut S, &<S as OdeSystem>::State) -> Result<Option<f64>, <S as OdeSystem>::Error> + 'a>;
+/// The state inspection of an [`Integrated`] stepper.
+pub type Inspect<'a, S> = Box<
+    dyn FnMut(&mut S, &<S as OdeSystem>::State, Checkpoint) -> Result<Option<String>, <S as OdeSystem>::Error> + 'a,
+>;
+
+/// A stepper made of an [`OdeSystem`], its state and one of the generic integrators; the formulation supplies
+/// the stable-step rule and the inspection as closures.
+pub struct Integrated<'a, S: OdeSystem> {
+    /// The system.
+    pub system: S,
+    /// The state.
+    pub state: S::State,
+    integrator: Integrator<S>,
+    stable_dt: Option<StableDt<'a, S>>,
+    inspect: Option<Inspect<'a, S>>,
+}
+
+impl<'a, S: OdeSystem> Integrated<'a, S> {
+    /// `system` and `state` stepped by `scheme`, with no stable-step rule and no inspection yet.
+    pub fn new(system: S, state: S::State, scheme: Scheme) -> Self {
+        Self { system, state, integrator: Integrator::new(scheme), stable_dt: None, inspect: None }
+    }
+
+    /// The stable-step rule ([`StepRule::Adaptive`]).
+    pub fn with_stable_dt(mut self, rule: impl FnMut(&mut S, &S::State) -> Result<Option<f64>, S::Error> + 'a) -> Self {
+        self.stable_dt = Some(Box::new(rule));
+        self
+    }
+
+    /// The inspection after each step.
+    pub fn with_inspect(
+        mut self,
+        inspect: impl FnMut(&mut S, &S::State, Checkpoint) -> Result<Option<String>, S::Error> + 'a,
+    ) -> Self {
+        self.inspect = Some(Box::new(inspect));
+        self
+    }
+
+    /// The system and the state, once the loop is done.
+    pub fn into_parts(self) -> (S, S::State) {
+        (self.system, self.state)
+    }
+}
+
+impl<S: OdeSystem> Stepper for Integrated<'_, S> {
+    type Error = S::Error;
+
+    fn step(&mut self, t: f64, dt: f64) -> Result<(), S::Error> {
+        self.integrator.step(&mut self.system, t, dt, &mut self.state)
+    }
+
+    fn stable_dt(&mut self) -> Result<Option<f64>, S::Error> {
+        match self.stable_dt.as_mut() {
+            Some(rule) => rule(&mut self.system, &self.state),
+            None => Ok(None),
+        }
+    }
+
+    fn inspect(&mut self, at: Checkpoint) -> Result<Option<String>, S::Error> {
+        match self.inspect.as_mut() {
+            Some(inspect) => inspect(&mut self.system, &self.state, at),
+            None => Ok(None),
+        }
+    }
+
+    fn rhs_evaluations(&self) -> u64 {
+        self.integrator.rhs_evaluations()
+    }
+}
+
+/// `Some(reason)` when `values` holds a NaN or an infinity: the inspection every formulation starts with.
+pub fn non_finite<T: dg_core::Real>(values: &[T]) -> Option<String> {
+    let bad = values.iter().filter(|v| !v.as_f64().is_finite()).count();
+    (bad > 0).then(|| format!("{bad} of {} values are no longer finite; reduce --cfl or --dt", values.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// dq/dt = λq on one value.
+    struct Decay {
+        lambda: f64,
+    }
+
+    impl OdeSystem for Decay {
+        type State = Vec<f64>;
+        type Error = std::convert::Infallible;
+        fn rhs(&mut self, _t: f64, q: &Vec<f64>, out: &mut Vec<f64>) -> Result<(), Self::Error> {
+            out[0] = self.lambda * q[0];
+            Ok(())
+        }
+        fn zeros_like(&mut self, like: &Vec<f64>) -> Result<Vec<f64>, Self::Error> {
+            Ok(vec![0.0; like.len()])
+        }
+        fn update(&mut self, y: &mut Vec<f64>, a: f64, terms: &[(f64, &Vec<f64>)]) -> Result<(), Self::Error> {
+            for (i, v) in y.iter_mut().enumerate() {
+                *v = a * *v + terms.iter().map(|(c, x)| c * x[i]).sum::<f64>();
+            }
+            Ok(())
+        }
+    }
+
+    fn decay(lambda: f64) -> Integrated<'static, Decay> {
+        Integrated::new(Decay { lambda }, vec![1.0], Scheme::Rk4)
+            .with_inspect(|_, q, _| Ok(non_finite(q)))
+            .with_stable_dt(|sys, _| Ok(Some(1.0 / sys.lambda.abs())))
+    }
+
+    #[test]
+    fn uniform_steps_end_exactly_and_solve_the_decay() {
+        let mut s = decay(-1.0);
+        let stats = run(&mut s, 1.0, StepRule::Uniform(0.03), &mut |_, _| {}).unwrap();
+        assert_eq!(stats.steps, 34);
+        assert_eq!(stats.t_end, 1.0);
+        assert!((s.state[0] - (-1.0f64).exp()).abs() < 1e-7, "{}", s.state[0]);
+        assert_eq!(stats.rhs_evaluations, 4 * 34);
+    }
+
+    #[test]
+    fn adaptive_steps_follow_the_rule_and_end_at_the_final_time() {
+        let mut s = decay(-4.0);
+        let mut last = 0.0;
+        let stats = run(&mut s, 1.0, StepRule::Adaptive, &mut |t, _| last = t).unwrap();
+        assert_eq!(last, 1.0);
+        assert_eq!(stats.steps, 4);
+        assert!(stats.dt_range[1] <= 0.25 + 1e-15);
+    }
+
+    #[test]
+    fn a_blow_up_stops_the_run_at_its_step() {
+        // RK4 at λ·dt = −40 amplifies by ~1e4 per step: the state overflows after a few dozen steps.
+        let mut s = decay(-4000.0);
+        let err = run(&mut s, 1.0, StepRule::Uniform(0.01), &mut |_, _| {}).unwrap_err();
+        match err {
+            LoopError::NotAdmissible { step, reason, .. } => {
+                assert!(step > 1 && step < 100, "{step}");
+                assert!(reason.contains("no longer finite"), "{reason}");
+            }
+            other => panic!("expected NotAdmissible, got {other}"),
+        }
+    }
+
+    #[test]
+    fn impossible_step_counts_and_times_are_refused() {
+        for (t_end, dt) in [(1.0, 1e-300), (1.0, 0.0), (1.0, f64::NAN), (f64::INFINITY, 0.1), (-1.0, 0.1)] {
+            let mut s = decay(-1.0);
+            let err = run(&mut s, t_end, StepRule::Uniform(dt), &mut |_, _| {}).unwrap_err();
+            assert!(matches!(err, LoopError::Options(_)), "t_end {t_end}, dt {dt}: {err}");
+        }
+        let mut s = Integrated::new(Decay { lambda: -1.0 }, vec![1.0], Scheme::Rk4);
+        let err = run(&mut s, 1.0, StepRule::Adaptive, &mut |_, _| {}).unwrap_err();
+        assert!(matches!(err, LoopError::NotAdmissible { step: 0, .. }), "{err}");
+    }
+}
