@@ -8,7 +8,7 @@
 # loop and study). The user database
 # accumulates in gpu/cache (carried there, returned in $OUT/<section>.tgz under db/).
 set -u
-SECTION=${1:?verify, modal, tet, nodal, bench or convergence}
+SECTION=${1:?verify, modal, tet, nodal, bench, stability or convergence}
 DG=${DG:-gpu/dg}
 export DG_CACHE_DIR=$PWD/gpu/cache
 mkdir -p "$DG_CACHE_DIR/tuning"
@@ -65,6 +65,24 @@ bench)
   for f in "$R"/bench-*.txt; do echo "== $(basename "$f")"; cat "$f"; grep -i "error\|fail" "${f%.txt}.err" | head -3; done
   "$DG" run euler-isentropic-vortex --order 3 --nx 600 $D --json > "$R/iv.json" 2> "$R/iv.err"
   grep -E '"(variant|source|detail)"' "$R/iv.json" ;;
+stability)
+  # stability limits on the device (Arnoldi through the device system), every scheme at its default step,
+  # refusals, a blow-up stopped, and the large run's start-up with the limit estimated
+  for s in lsrk45 rk4 ab3 ssprk3 rk2; do
+    "$DG" run maxwell-cavity --scheme $s --order 6 --nx 64 $D --json > "$R/cav-$s.json" 2> "$R/cav-$s.err"
+    echo "$s rc $?: $(grep -oE '"(l2_error|steps|energy_initial|energy_final|first_step_seconds)": [^,]*' "$R/cav-$s.json" | tr '\n' ' ')"
+  done
+  for a in "--cfl 50" "--dt 1e300" "--cfl 2 --allow-unstable"; do
+    "$DG" run maxwell-cavity --order 6 --nx 64 $D $a > /dev/null 2> "$R/refuse.err"; echo "$a rc $?: $(tail -1 "$R/refuse.err")"
+  done
+  "$DG" run euler-isentropic-vortex --order 3 --nx 600 $D --json > "$R/iv.json" 2> "$R/iv.err"
+  echo "iv rc $?: $(grep -oE '"(density_l2_error|steps|first_step_seconds|wall_seconds|source)": [^,]*' "$R/iv.json" | tr '\n' ' ')"
+  "$DG" run acoustic-two-layer --scheme ab3 --order 4 --nx 16 $D --json > "$R/tl.json" 2> "$R/tl.err"
+  echo "two-layer ab3 rc $?: $(grep -oE '"(l2_error|steps|reflection|transmission)": [^,]*' "$R/tl.json" | tr '\n' ' ')"
+  for s in rk4 ab3; do
+    "$DG" convergence maxwell-cavity --orders 1..4 --levels 3 --scheme $s $D --json > "$R/conv-$s.json" 2> "$R/conv-$s.err"
+    echo "convergence $s rc $?: $(grep -o '"rates":\[[^]]*\]' "$R/conv-$s.json" | tr '\n' ' ')"
+  done ;;
 convergence)
   # earlier results reproduced with the tuned winners (runs report where their variant came from)
   for c in "euler-isentropic-vortex --orders 1..4 --levels 4" "euler-supersonic-vortex --orders 1..4 --levels 4" \

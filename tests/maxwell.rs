@@ -37,7 +37,7 @@ fn perturbed_unstructured_meshes_converge_at_order_n_plus_one() {
 fn central_flux_conserves_energy_over_one_period() {
     let space = cavity_space(4, 4);
     let case = MaxwellCavity::default();
-    let opts = RunOptions { alpha: 0.0, cfl: 0.25, ..RunOptions::default() };
+    let opts = RunOptions { alpha: 0.0, cfl: Some(0.25), ..RunOptions::default() };
     let out = run::<f64>(&space, &case, &opts, None, &mut |_, _| {}).unwrap();
     let r = out.report;
     let change = (r.energy_final - r.energy_initial).abs() / r.energy_initial;

@@ -102,6 +102,11 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
                 timed,
                 entry.candidates.iter().filter(|c| !c.verified()).count()
             );
+            if let (Some(c), Ok(cost)) = (ceilings.as_ref(), tuner.cost(&entry.winner)) {
+                if let Some(raw) = c.exceeded_by(cost.flops, cost.bytes, entry.median_s, double, cost.gemm) {
+                    eprintln!("{}", ceiling_warning(&entry.winner, raw));
+                }
+            }
             // stored at once: an interrupted run keeps every finished order and precision
             let path =
                 tuning_db::merge_into(run.dir, &fp, BTreeMap::from([(key.to_string(), entry.clone())]), ceilings)?;
@@ -113,4 +118,12 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
         println!("{}", serde_json::to_string_pretty(&results)?);
     }
     Ok(())
+}
+
+/// The warning of a kernel that beat the measured ceilings (its roofline figure is shown as 100%).
+pub fn ceiling_warning(variant: &str, raw_percent: f64) -> String {
+    format!(
+        "warning: {variant} reached {raw_percent:.1}% of the roofline of the measured ceilings: they were measured \
+         too low (the figure is shown as 100%); re-measure them with `dg devices --measure`"
+    )
 }

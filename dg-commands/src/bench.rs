@@ -57,6 +57,9 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
             let mut tuner = open_tuner(law, run.formulation, run.flux, device, order, p, dofs)?;
             eprintln!("{} {} N={order} {p:?}: {} …", law.name(), run.formulation, stored.winner);
             let now = measure(tuner.as_mut(), device, &stored.winner, run.repeats, &ceilings, p == Precision::F64)?;
+            if let Some(raw) = now.ceiling_exceeded {
+                eprintln!("{}", crate::autotune::ceiling_warning(&stored.winner, raw));
+            }
             let baseline = tuner
                 .baseline()
                 .and_then(|b| stored.candidates.iter().find(|c| c.variant == b))
@@ -70,7 +73,7 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
                 "verified_now": now.verified, "relative_error": now.relative_error,
                 "dofs": now.dofs, "ms": now.median_s * 1e3, "spread": now.spread,
                 "gdofs": now.dofs as f64 / now.median_s * 1e-9, "gflops": now.gflops, "gbs": now.gbs,
-                "roofline_percent": now.roofline_percent,
+                "roofline_percent": now.roofline_percent, "ceiling_exceeded_percent": now.ceiling_exceeded,
                 "stored_ms": stored.median_s * 1e3, "stored_date": stored.date,
                 "speedup_over_baseline_at_tuning": baseline.map(|b| b / stored.median_s),
                 "speedup_over_median_variant_at_tuning": median_valid.map(|m| m / stored.median_s),

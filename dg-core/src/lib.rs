@@ -23,6 +23,7 @@ pub mod law;
 pub mod matrix;
 pub mod mesh;
 pub mod mesh3d;
+pub mod mutate;
 pub mod quadrature;
 pub mod real;
 pub mod space;

@@ -19,12 +19,13 @@ use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::law_ir;
 use dg_runtime::run_loop::{self, non_finite, Integrated, LoopStats, StepRule};
+use dg_runtime::stability::StabilityLimit;
 use dg_runtime::time::Scheme;
 use serde::Serialize;
 use std::time::Instant;
 
 /// How to run an Euler case; `None` takes the case's default.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct EulerOptions {
     /// Polynomial degree p.
     pub order: Option<usize>,
@@ -44,6 +45,78 @@ pub struct EulerOptions {
     pub variant: Option<String>,
     /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
     pub no_tune: bool,
+    /// Accept a `cfl` or `dt` above the scheme's stability limit at the initial state.
+    pub allow_unstable: bool,
+    /// Multiplies every step (convergence studies shrink it on finer levels).
+    pub step_scale: f64,
+    /// Boundary tag → condition, over the case's own bindings (`--bc`).
+    pub boundary: std::collections::HashMap<String, String>,
+}
+
+impl Default for EulerOptions {
+    fn default() -> Self {
+        Self {
+            order: None,
+            scheme: None,
+            cfl: None,
+            dt: None,
+            t_end: None,
+            flux: None,
+            limiter: None,
+            variant: None,
+            no_tune: false,
+            allow_unstable: false,
+            step_scale: 1.0,
+            boundary: Default::default(),
+        }
+    }
+}
+
+/// The step rule of a run with the case's own scheme and Courant number: seed 001's adaptive rule, from an
+/// admissible initial state.
+fn default_step_rule(dt0: Option<f64>, cfl: f64) -> Result<(StepRule, f64), RunError> {
+    match dt0 {
+        Some(_) => Ok((StepRule::Adaptive, cfl)),
+        None => Err(RunError::Stopped {
+            step: 0,
+            time: 0.0,
+            reason: "the initial state has no finite wave speed (negative density or pressure)".into(),
+        }),
+    }
+}
+
+/// The step rule of a run from the stability limit at the initial state: a fixed `--dt` checked against it, or
+/// seed 001's adaptive rule with its Courant number (refused above the limit when given, lowered to it when the
+/// case's default is above it). `dt0` is the adaptive rule's step at the initial state. Returns the rule and the
+/// Courant number to use.
+fn euler_step_rule(
+    opts: &EulerOptions,
+    scheme: Scheme,
+    cfl: f64,
+    dt0: Option<f64>,
+    limit: &StabilityLimit,
+) -> Result<(StepRule, f64), RunError> {
+    let allow = opts.allow_unstable;
+    match (opts.dt, opts.cfl) {
+        (Some(_), Some(_)) => Err(RunError::InvalidOption("give --dt or --cfl, not both".into())),
+        (Some(dt), None) => {
+            let dt = limit.check(dt, ("--dt", dt), scheme, allow).map_err(RunError::InvalidOption)?;
+            Ok((StepRule::Uniform(dt * opts.step_scale), cfl))
+        }
+        (None, given) => {
+            let Some(dt0) = dt0 else {
+                let reason = "the initial state has no finite wave speed (negative density or pressure)".to_string();
+                return Err(RunError::Stopped { step: 0, time: 0.0, reason });
+            };
+            if dt0 <= limit.dt || allow {
+                return Ok((StepRule::Adaptive, cfl));
+            }
+            if given.is_some() {
+                limit.check(dt0, ("--cfl", cfl), scheme, false).map_err(RunError::InvalidOption)?;
+            }
+            Ok((StepRule::Adaptive, cfl * limit.dt / dt0))
+        }
+    }
 }
 
 /// What an Euler run measured.
@@ -144,7 +217,10 @@ fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) ->
         .filter(|(_, r)| matches!(r, dg_modal_tri::cpu::GhostRule::Prescribed(_)))
         .map(|(t, _)| t.as_str())
         .collect();
-    let binding = BoundaryBinding::for_law_except(&law, &space, &case.law_conditions(), &handled)?;
+    crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
+    let mut bindings = case.law_conditions();
+    bindings.extend(opts.boundary.clone());
+    let binding = BoundaryBinding::for_law_except(&law, &space, &bindings, &handled)?;
     let element = ModalTriangle::new(order)?;
     let mut op = ModalOperator2d::<_, T>::with_rules(law, element, &space, &binding, &[], &rules);
     let limiter = opts.limiter.unwrap_or_else(|| case.default_limiter());
@@ -169,10 +245,11 @@ pub fn run_euler<T: Real>(
     let started = Instant::now();
     let mut prepared = prepare::<T>(case, mesh, opts)?;
     let (scheme, cfl, t_end) = (prepared.scheme, prepared.cfl, prepared.t_end);
-    let rule = match opts.dt {
-        Some(dt) => StepRule::Uniform(dt),
-        None => StepRule::Adaptive,
-    };
+    let scale = opts.step_scale;
+    let q0_f64: Vec<f64> = prepared.q0.iter().map(|v| v.as_f64()).collect();
+    // the case's own scheme and Courant number are seed 001's, stable for its cases: the limit is estimated
+    // (and the step checked against it) only when the user changes the scheme, the Courant number or the step
+    let needs_limit = opts.cfl.is_some() || opts.dt.is_some() || scheme != case.default_scheme().0;
     if let Some(spec) = &opts.variant {
         spec.parse::<ModalVariant>()?;
     }
@@ -180,10 +257,17 @@ pub fn run_euler<T: Real>(
         if opts.variant.is_some() {
             return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
         }
+        let dt0 = prepared.op.stable_time_step(&prepared.q0, cfl);
+        let (rule, cfl) = if needs_limit {
+            let Ok(limit) = StabilityLimit::of(&mut prepared.op, &q0_f64, 0.0, scheme);
+            euler_step_rule(opts, scheme, cfl, dt0, &limit)?
+        } else {
+            default_step_rule(dt0, cfl)?
+        };
         let q0 = prepared.q0.clone();
         let mut stepper = Integrated::new(&mut prepared.op, q0, scheme)
-            .with_stable_dt(|op, q| Ok(op.stable_time_step(q, cfl)))
-            .with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
+            .with_stable_dt(|op, q| Ok(op.stable_time_step(q, cfl).map(|dt| dt * scale)))
+            .with_inspect(|op, q: &Vec<T>, _| Ok(non_finite(q).or_else(|| inadmissible_means(op, q))));
         let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
         let (_, q) = stepper.into_parts();
         return finish(case, &prepared, &q, stats, None);
@@ -202,19 +286,35 @@ pub fn run_euler<T: Real>(
     let op = ModalDeviceOperator::<T>::new(device, target, (&ir, &params, &prepared.flux), cpu, &variant)?;
     let q = op.new_state(device)?;
     op.write_state(device, q, &prepared.q0)?;
-    let system = ModalDeviceSystem { device, op: &op, cpu, limiter: prepared.limiter, device_seconds: 0.0 };
+    let mut system = ModalDeviceSystem { device, op: &op, cpu, limiter: prepared.limiter, device_seconds: 0.0 };
+    let dt0 = op.stable_time_step(system.device, q, cfl)?.0;
+    let (rule, cfl) = if needs_limit {
+        let limit = StabilityLimit::of_device(
+            &mut system,
+            &q,
+            &q0_f64,
+            scheme,
+            T::epsilon().as_f64(),
+            &mut |sys, b, v| sys.op.write_state(sys.device, *b, &v.iter().map(|x| T::from_f64(*x)).collect::<Vec<_>>()),
+            &mut |sys, b| Ok(sys.op.read_state(sys.device, *b)?.iter().map(|x| x.as_f64()).collect()),
+        )?;
+        euler_step_rule(opts, scheme, cfl, dt0, &limit)?
+    } else {
+        default_step_rule(dt0, cfl)?
+    };
     let loop_started = Instant::now();
     let mut stepper = Integrated::new(system, q, scheme)
         .with_stable_dt(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_| {
             let (dt, seconds) = sys.op.stable_time_step(sys.device, *q, cfl)?;
             sys.device_seconds += seconds;
-            Ok(dt)
+            Ok(dt.map(|dt| dt * scale))
         })
         .with_inspect(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_, at| {
             if !crate::device_inspects_at(at) {
                 return Ok(None);
             }
-            Ok(non_finite(&sys.op.read_state(sys.device, *q)?))
+            let state = sys.op.read_state(sys.device, *q)?;
+            Ok(non_finite(&state).or_else(|| inadmissible_means(sys.cpu, &state)))
         });
     let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
     let (sys, q) = stepper.into_parts();
@@ -222,6 +322,28 @@ pub fn run_euler<T: Real>(
     let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds);
     sys.device.free_buffers();
     finish(case, &prepared, &final_state, stats, Some(info))
+}
+
+/// `Some(reason)` when an element mean of `q` (CPU layout) has a non-positive density or pressure: the state left
+/// the admissible set (checked after every step on the CPU, at every inspection on a device).
+fn inadmissible_means<T: Real>(op: &ModalOperator2d<euler2d::Law, T>, q: &[T]) -> Option<String> {
+    let (nm, phi0) = (op.element().nmodes, op.element().phi[(0, 0)]);
+    let (mut bad, mut min_density, mut min_pressure) = (0usize, f64::INFINITY, f64::INFINITY);
+    for k in 0..op.num_elements() {
+        let mean: [f64; 4] = std::array::from_fn(|v| q[(k * 4 + v) * nm].as_f64() * phi0);
+        let p = pressure(&mean);
+        if !(mean[0] > 0.0 && p > 0.0) {
+            bad += 1;
+            min_density = min_density.min(mean[0]);
+            min_pressure = min_pressure.min(p);
+        }
+    }
+    (bad > 0).then(|| {
+        format!(
+            "{bad} element means left the admissible set (density {min_density:.3e}, pressure {min_pressure:.3e}); \
+             reduce --cfl or --dt, or turn the limiter on"
+        )
+    })
 }
 
 /// The report of a finished run from its final state `q` (CPU layout).

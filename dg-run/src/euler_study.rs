@@ -52,11 +52,21 @@ pub fn run_nodal_euler<T: Real>(
         .fold(0.0f64, dg_core::max_or_nan);
     let run_opts = RunOptions {
         scheme: opts.scheme.unwrap_or(Scheme::Lsrk45),
-        cfl: opts.cfl.unwrap_or(0.75) / lambda.max(1e-12),
+        cfl: opts.cfl,
+        wave_speed: lambda.max(1e-12),
+        allow_unstable: opts.allow_unstable,
+        step_scale: opts.step_scale,
         t_end: Some(t_end),
         dt: opts.dt,
         alpha: 1.0,
-        boundary: case.law_conditions(),
+        boundary: {
+            // the case's bindings of the tags this mesh has, then --bc (checked against the mesh by the run)
+            let tags = &space.connectivity.tag_names;
+            let mut bindings: std::collections::HashMap<String, String> =
+                case.law_conditions().into_iter().filter(|(t, _)| tags.contains(t)).collect();
+            bindings.extend(opts.boundary.clone());
+            bindings
+        },
         energy_history: false,
         variant: opts.variant.clone(),
         no_tune: opts.no_tune,
@@ -102,10 +112,6 @@ pub fn euler_convergence(
         let next = case.refine(meshes.last().expect("at least one mesh"));
         meshes.push(next);
     }
-    let cfl = opts.cfl.unwrap_or(match formulation {
-        FormulationId::NodalTri => 0.75,
-        _ => case.default_scheme().1,
-    });
     let plan = StudyPlan {
         case: case.name().into(),
         error: "density L2 error".into(),
@@ -115,8 +121,12 @@ pub fn euler_convergence(
         levels,
     };
     let mut one = |order: usize, level: usize| -> Result<LevelRun, RunError> {
-        let factor = if case.is_steady() { 1.0 } else { time_accuracy_factor(order, level) };
-        let level_opts = EulerOptions { order: Some(order), cfl: Some(cfl * factor), ..opts.clone() };
+        let scheme = opts.scheme.unwrap_or(match formulation {
+            FormulationId::NodalTri => Scheme::Lsrk45,
+            _ => case.default_scheme().0,
+        });
+        let factor = if case.is_steady() { 1.0 } else { time_accuracy_factor(order, level, scheme.order()) };
+        let level_opts = EulerOptions { order: Some(order), step_scale: factor, ..opts.clone() };
         let mesh = meshes[level].clone();
         if formulation == FormulationId::NodalTri {
             let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });

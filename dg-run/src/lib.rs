@@ -44,3 +44,41 @@ pub fn device_name(device: Option<&dyn dg_runtime::backend::Device>) -> String {
         None => "cpu".into(),
     }
 }
+
+/// How far the energy of a linear law may grow over its initial value before a run counts as blown up: upwind
+/// and central fluxes with the laws' boundary conditions never let it grow, so anything near this is instability.
+pub const ENERGY_GROWTH_LIMIT: f64 = 100.0;
+
+/// `Some(reason)` when `energy` exceeds [`ENERGY_GROWTH_LIMIT`] times `initial` (or is not a number).
+pub fn energy_growth(initial: f64, energy: f64) -> Option<String> {
+    let bound = ENERGY_GROWTH_LIMIT * initial.max(f64::MIN_POSITIVE);
+    (energy.is_nan() || energy > bound).then(|| {
+        format!(
+            "the energy grew from {initial:.4e} to {energy:.4e}, more than {ENERGY_GROWTH_LIMIT}×: the scheme is \
+             unstable at this step; reduce --cfl or --dt"
+        )
+    })
+}
+
+/// Checks that every tag of `bindings` (`--bc TAG=CONDITION`) is one of the mesh's boundary tags `tags`.
+pub fn check_bindings(bindings: &std::collections::HashMap<String, String>, tags: &[String]) -> Result<(), RunError> {
+    let mut unknown: Vec<&String> = bindings.keys().filter(|t| !tags.contains(t)).collect();
+    unknown.sort();
+    match unknown.first() {
+        None => Ok(()),
+        Some(tag) => Err(RunError::InvalidOption(format!(
+            "--bc {tag}=…: the mesh has no boundary tag `{tag}`; its tags are {tags:?}"
+        ))),
+    }
+}
+
+/// Says once, on standard error, when a run's state was too large for the stability estimate.
+pub fn note_unestimated(limit: &dg_runtime::stability::StabilityLimit, values: usize) {
+    if !limit.is_estimated() {
+        eprintln!(
+            "note: the state has {values} values, above the {} the stability estimate handles: the CFL rule's step \
+             is taken unchecked (a blow-up still stops the run)",
+            dg_runtime::stability::StabilityLimit::MAX_VALUES
+        );
+    }
+}

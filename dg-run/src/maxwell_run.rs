@@ -1,6 +1,7 @@
 //! Maxwell cases on nodal triangles (seed 000), and any law run with a case's initial and exact states: one run
 //! on the native CPU path or on a device through the shared time loop, and convergence studies.
 
+use crate::energy_growth;
 use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::winners::{given_or_chosen, DeviceRunInfo};
@@ -18,6 +19,7 @@ use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{law_ir, target_of};
 use dg_runtime::run_loop::{self, non_finite, Integrated, LoopStats, StepRule};
+use dg_runtime::stability::StabilityLimit;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::Scheme;
 use serde::Serialize;
@@ -29,12 +31,19 @@ use std::time::Instant;
 pub struct RunOptions {
     /// Time integrator.
     pub scheme: Scheme,
-    /// Courant number relative to the LSRK45 limit (the step is scaled for other schemes).
-    pub cfl: f64,
+    /// Courant number relative to the LSRK45 limit (the step is scaled for other schemes); `None`: 0.75, or the
+    /// scheme's stability limit on the problem when that is smaller.
+    pub cfl: Option<f64>,
     /// Final time (the case's default when `None`).
     pub t_end: Option<f64>,
     /// Fixed time step instead of the CFL rule (rounded down so that the run ends exactly at `t_end`).
     pub dt: Option<f64>,
+    /// Accept a `cfl` or `dt` above the scheme's stability limit (the run still stops if it blows up).
+    pub allow_unstable: bool,
+    /// The largest wave speed the CFL rule divides by (1 for Maxwell in these units).
+    pub wave_speed: f64,
+    /// Multiplies the step after the stability check (convergence studies shrink it on finer levels).
+    pub step_scale: f64,
     /// Flux parameter α (1 upwind, 0 central).
     pub alpha: f64,
     /// Boundary tag → boundary condition name; unlisted tags use the condition of the same name or the law's
@@ -52,9 +61,12 @@ impl Default for RunOptions {
     fn default() -> Self {
         Self {
             scheme: Scheme::Lsrk45,
-            cfl: 0.75,
+            cfl: None,
             t_end: None,
             dt: None,
+            allow_unstable: false,
+            wave_speed: 1.0,
+            step_scale: 1.0,
             alpha: 1.0,
             boundary: HashMap::new(),
             energy_history: false,
@@ -83,6 +95,8 @@ pub struct RunReport {
     pub h: f64,
     /// Time integrator.
     pub scheme: &'static str,
+    /// The scheme's stability limit on this problem, the step the run could take at most.
+    pub stability_limit: StabilityLimit,
     /// Steps taken.
     pub steps: u64,
     /// Time step.
@@ -117,15 +131,24 @@ pub struct RunOutcome {
     pub device: Option<DeviceRunInfo>,
 }
 
-/// The largest step of a run: the fixed step, or the CFL limit scaled for the scheme (wave speed 1 in these
-/// units).
-pub fn step_limit(space: &DgSpace2d, opts: &RunOptions) -> Result<f64, RunError> {
-    match opts.dt {
-        Some(dt) => Ok(dt),
-        None if opts.cfl.is_finite() && opts.cfl > 0.0 => {
-            Ok(opts.cfl * opts.scheme.relative_stability() * space.dt_length_scale())
+/// The default Courant number of the CFL rule.
+pub const DEFAULT_CFL: f64 = 0.75;
+
+/// The largest step of a run and the stability limit behind it: the fixed step or the CFL rule (divided by
+/// `opts.wave_speed`, scaled for the scheme), checked against the scheme's limit on the operator (refused above it
+/// unless `opts.allow_unstable`); without either option, the rule's step at [`DEFAULT_CFL`] or the limit,
+/// whichever is smaller.
+pub fn step_limit(space: &DgSpace2d, opts: &RunOptions, limit: &StabilityLimit) -> Result<f64, RunError> {
+    let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * space.dt_length_scale() / opts.wave_speed;
+    let refused = RunError::InvalidOption;
+    match (opts.dt, opts.cfl) {
+        (Some(_), Some(_)) => Err(refused("give --dt or --cfl, not both".into())),
+        (Some(dt), None) => limit.check(dt, ("--dt", dt), opts.scheme, opts.allow_unstable).map_err(refused),
+        (None, Some(cfl)) if !(cfl.is_finite() && cfl > 0.0) => {
+            Err(refused(format!("the CFL number must be positive and finite, got {cfl}")))
         }
-        None => Err(RunError::InvalidOption(format!("the CFL number must be positive, got {}", opts.cfl))),
+        (None, Some(cfl)) => limit.check(rule(cfl), ("--cfl", cfl), opts.scheme, opts.allow_unstable).map_err(refused),
+        (None, None) => Ok(rule(DEFAULT_CFL).min(limit.dt)),
     }
 }
 
@@ -152,11 +175,17 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
 ) -> Result<RunOutcome, RunError> {
     let started = Instant::now();
     let nv = L::NVARS;
+    crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
     let binding = BoundaryBinding::for_law(&law, space, &opts.boundary)?;
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
-    let rule = StepRule::Uniform(step_limit(space, opts)?);
     let q0: Vec<T> = space.interpolate(nv, |x, y, q| case.initial(x, y, q));
+    let q0_f64: Vec<f64> = q0.iter().map(|v| v.as_f64()).collect();
     let energy = |q: &[T]| 0.5 * space.square_norm(nv, q);
+    let energy_initial = energy(&q0);
+    // a linear law's energy cannot grow without forcing: growth beyond the bound is a blow-up
+    let linear = energy_initial > 0.0 && law_ir(&law).is_ok_and(|ir| ir.is_linear());
+    let verdict =
+        |q: &[T], e: f64| non_finite(q).or_else(|| linear.then(|| energy_growth(energy_initial, e)).flatten());
     let mut history = Vec::new();
     if let Some(spec) = &opts.variant {
         spec.parse::<Variant>()?;
@@ -165,16 +194,21 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
         if opts.variant.is_some() {
             return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
         }
+        let mut op64 = NodalOperator2d::<L, f64>::new(law.clone(), space, &binding);
+        let Ok(limit) = StabilityLimit::of(&mut op64, &q0_f64, 0.0, opts.scheme);
+        crate::note_unestimated(&limit, q0_f64.len());
+        let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.step_scale);
         let op = NodalOperator2d::<L, T>::new(law.clone(), space, &binding);
         let mut stepper = Integrated::new(op, q0.clone(), opts.scheme).with_inspect(|_, q: &Vec<T>, _| {
+            let e = energy(q);
             if opts.energy_history {
-                history.push(energy(q));
+                history.push(e);
             }
-            Ok(non_finite(q))
+            Ok(verdict(q, e))
         });
         let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
         let (_, q) = stepper.into_parts();
-        return finish(space, case, &law, &q0, &q, (stats, opts.scheme), history, None);
+        return finish(space, case, &law, &q0, &q, (stats, opts.scheme, limit), history, None);
     };
     let dofs = (space.num_nodes() * nv) as u64;
     let order = space.element.order;
@@ -187,7 +221,18 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let op = DeviceOperator::<T>::new(device, target, &ir, &law.param_values(), nflux, space, &binding, &[], &variant)?;
     let q = op.new_state(device)?;
     op.write_state(device, q, &q0)?;
-    let system = DeviceSystem { device, op: &op, device_seconds: 0.0 };
+    let mut system = DeviceSystem { device, op: &op, device_seconds: 0.0 };
+    let limit = StabilityLimit::of_device(
+        &mut system,
+        &q,
+        &q0_f64,
+        opts.scheme,
+        T::epsilon().as_f64(),
+        &mut |sys, b, v| sys.op.write_state(sys.device, *b, &v.iter().map(|x| T::from_f64(*x)).collect::<Vec<_>>()),
+        &mut |sys, b| Ok(sys.op.read_state(sys.device, *b)?.iter().map(|x| x.as_f64()).collect()),
+    )?;
+    crate::note_unestimated(&limit, q0_f64.len());
+    let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.step_scale);
     let loop_started = Instant::now();
     let mut stepper =
         Integrated::new(system, q, opts.scheme).with_inspect(|sys: &mut DeviceSystem<'_, T>, q: &_, at| {
@@ -195,17 +240,18 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
                 return Ok(None);
             }
             let state = sys.op.read_state(sys.device, *q)?;
+            let e = energy(&state);
             if opts.energy_history {
-                history.push(energy(&state));
+                history.push(e);
             }
-            Ok(non_finite(&state))
+            Ok(verdict(&state, e))
         });
     let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
     let (sys, q) = stepper.into_parts();
     let final_state = op.read_state(sys.device, q)?;
     let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds);
     sys.device.free_buffers();
-    finish(space, case, &law, &q0, &final_state, (stats, opts.scheme), history, Some(info))
+    finish(space, case, &law, &q0, &final_state, (stats, opts.scheme, limit), history, Some(info))
 }
 
 /// The report of a finished run (error against the exact solution, energy, throughput), whichever backend
@@ -217,7 +263,7 @@ fn finish<L: ConservationLaw, T: Real>(
     law: &L,
     q0: &[T],
     q: &[T],
-    (stats, scheme): (LoopStats, Scheme),
+    (stats, scheme, limit): (LoopStats, Scheme, StabilityLimit),
     energy_history: Vec<f64>,
     device: Option<DeviceRunInfo>,
 ) -> Result<RunOutcome, RunError> {
@@ -239,6 +285,7 @@ fn finish<L: ConservationLaw, T: Real>(
         dofs,
         h: space.mesh.max_edge_length(),
         scheme: scheme.name(),
+        stability_limit: limit,
         steps: stats.steps,
         dt: stats.dt_range[1],
         t_end: stats.t_end,
@@ -286,7 +333,7 @@ pub fn convergence(
         let space = DgSpace2d::new(meshes[level].clone(), order)?;
         let mut level_opts = opts.clone();
         if level_opts.dt.is_none() {
-            level_opts.cfl = opts.cfl * time_accuracy_factor(order, level);
+            level_opts.step_scale = time_accuracy_factor(order, level, opts.scheme.order());
         }
         let outcome = run::<f64>(
             &space,

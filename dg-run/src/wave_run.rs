@@ -17,6 +17,7 @@ use dg_nodal_tet::TetVariant;
 use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::run_loop::{self, non_finite, Checkpoint, Integrated, LoopStats, StepRule, Stepper};
+use dg_runtime::stability::StabilityLimit;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::{Integrator, OdeSystem, Scheme};
 use dg_runtime::DeviceOperatorError;
@@ -30,8 +31,15 @@ pub struct WaveOptions {
     pub order: usize,
     /// Time integrator.
     pub scheme: Scheme,
-    /// Courant number relative to the LSRK45 limit (scaled for other schemes).
-    pub cfl: f64,
+    /// Courant number relative to the LSRK45 limit (scaled for other schemes); `None`: [`DEFAULT_CFL`], or the
+    /// scheme's stability limit on the problem when that is smaller.
+    pub cfl: Option<f64>,
+    /// Accept a `cfl` or `dt` above the scheme's stability limit (the run still stops if it blows up).
+    pub allow_unstable: bool,
+    /// Multiplies the step after the stability check (convergence studies shrink it on finer levels).
+    pub step_scale: f64,
+    /// Boundary tag → condition, over the case's own bindings (`--bc`).
+    pub boundary: std::collections::HashMap<String, String>,
     /// Final time (the case's when `None`).
     pub t_end: Option<f64>,
     /// Fixed time step instead of the CFL rule (rounded down to end exactly at `t_end`).
@@ -44,7 +52,18 @@ pub struct WaveOptions {
 
 impl Default for WaveOptions {
     fn default() -> Self {
-        Self { order: 3, scheme: Scheme::Lsrk45, cfl: 0.5, t_end: None, dt: None, variant: None, no_tune: false }
+        Self {
+            order: 3,
+            scheme: Scheme::Lsrk45,
+            cfl: None,
+            allow_unstable: false,
+            step_scale: 1.0,
+            boundary: Default::default(),
+            t_end: None,
+            dt: None,
+            variant: None,
+            no_tune: false,
+        }
     }
 }
 
@@ -104,14 +123,16 @@ pub struct WaveProblem {
     pub binding: BoundaryBinding,
 }
 
-/// Builds the space, materials and boundary binding of `case` on `mesh` for a law.
+/// Builds the space (order `opts.order`), materials and boundary binding (the case's, overridden by
+/// `opts.boundary`) of `case` on `mesh` for a law.
 pub fn prepare<L: ConservationLaw>(
     law: &L,
     case: &dyn WaveCase,
     mesh: TetMesh,
-    order: usize,
+    opts: &WaveOptions,
 ) -> Result<WaveProblem, RunError> {
-    let space = DgSpace3d::new(mesh, order)?;
+    let space = DgSpace3d::new(mesh, opts.order)?;
+    crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
     let materials = (0..space.num_elements())
         .flat_map(|k| {
             let p = space.mesh.elements[k].map(|v| space.mesh.vertices[v]);
@@ -128,18 +149,24 @@ pub fn prepare<L: ConservationLaw>(
             L::NMATERIALS
         )));
     }
-    let binding = BoundaryBinding::for_law_on_tets(law, &space, &case.boundary_conditions())?;
+    let mut bindings = case.boundary_conditions();
+    bindings.extend(opts.boundary.clone());
+    let binding = BoundaryBinding::for_law_on_tets(law, &space, &bindings)?;
     Ok(WaveProblem { space, materials, binding })
 }
 
-/// The largest step of a run: `opts.dt`, or the CFL rule with the largest wave speed over the materials.
-pub fn step_limit<L: ConservationLaw>(law: &L, problem: &WaveProblem, opts: &WaveOptions) -> Result<f64, RunError> {
-    if let Some(dt) = opts.dt {
-        return Ok(dt);
-    }
-    if !(opts.cfl > 0.0 && opts.cfl <= 2.0) {
-        return Err(RunError::InvalidOption(format!("--cfl must lie in (0, 2] (got {})", opts.cfl)));
-    }
+/// The default Courant number of the CFL rule.
+pub const DEFAULT_CFL: f64 = 0.5;
+
+/// The largest step of a run: `opts.dt`, or the CFL rule with the largest wave speed over the materials, checked
+/// against the scheme's stability `limit` (refused above it unless `opts.allow_unstable`); without either option,
+/// the rule's step at [`DEFAULT_CFL`] or the limit, whichever is smaller.
+pub fn step_limit<L: ConservationLaw>(
+    law: &L,
+    problem: &WaveProblem,
+    opts: &WaveOptions,
+    limit: &StabilityLimit,
+) -> Result<f64, RunError> {
     let nm = L::NMATERIALS;
     let zero = vec![0.0; L::NVARS];
     let speed = problem
@@ -147,7 +174,18 @@ pub fn step_limit<L: ConservationLaw>(law: &L, problem: &WaveProblem, opts: &Wav
         .chunks(nm.max(1))
         .map(|m| law.max_speed(&zero, m, &[1.0, 0.0, 0.0]))
         .fold(0.0f64, dg_core::max_or_nan);
-    Ok(opts.cfl * opts.scheme.relative_stability() * problem.space.dt_length_scale() / speed)
+    let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * problem.space.dt_length_scale() / speed;
+    let (scheme, allow) = (opts.scheme, opts.allow_unstable);
+    let refused = RunError::InvalidOption;
+    match (opts.dt, opts.cfl) {
+        (Some(_), Some(_)) => Err(refused("give --dt or --cfl, not both".into())),
+        (Some(dt), None) => limit.check(dt, ("--dt", dt), scheme, allow).map_err(refused),
+        (None, Some(cfl)) if !(cfl.is_finite() && cfl > 0.0) => {
+            Err(refused(format!("the CFL number must be positive and finite, got {cfl}")))
+        }
+        (None, Some(cfl)) => limit.check(rule(cfl), ("--cfl", cfl), scheme, allow).map_err(refused),
+        (None, None) => Ok(rule(DEFAULT_CFL).min(limit.dt)),
+    }
 }
 
 /// The final fields of a run: the space, variable names and nodal values per variable (K·Np each).
@@ -191,11 +229,11 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<WaveOutcome, RunError> {
     let started = Instant::now();
-    let problem = prepare(&law, case, mesh, opts.order)?;
+    let problem = prepare(&law, case, mesh, opts)?;
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
-    let rule = StepRule::Uniform(step_limit(&law, &problem, opts)?);
     let space = &problem.space;
     let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
+    let q0_f64: Vec<f64> = q0.iter().map(|v| v.as_f64()).collect();
     if let Some(spec) = &opts.variant {
         spec.parse::<TetVariant>()?;
     }
@@ -204,13 +242,17 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             if opts.variant.is_some() {
                 return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
             }
+            let mut op64 = NodalOperator3d::<L, f64>::new(law.clone(), space, &problem.binding, &problem.materials);
+            let Ok(limit) = StabilityLimit::of(&mut op64, &q0_f64, 0.0, opts.scheme);
+            crate::note_unestimated(&limit, q0_f64.len());
+            let rule = StepRule::Uniform(step_limit(&law, &problem, opts, &limit)? * opts.step_scale);
             let op = NodalOperator3d::<L, T>::new(law.clone(), space, &problem.binding, &problem.materials);
             let mut stepper = Integrated::new(op, q0, opts.scheme).with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
             let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
             (stepper.into_parts().1, stats, None)
         }
         Some(device) => {
-            let run = (q0.as_slice(), t_end, rule, started);
+            let run = (q0.as_slice(), t_end, started);
             let (q, stats, info) = device_loop::<L, T>(device, &law, &problem, opts, run, progress)?;
             (q, stats, Some(info))
         }
@@ -329,7 +371,8 @@ pub fn wave_convergence(
     };
     let mut one = |order: usize, level: usize| -> Result<LevelRun, RunError> {
         let mesh = case.mesh(base_cells << level).map_err(|e| RunError::from(dg_core::space::SpaceError::from(e)))?;
-        let level_opts = WaveOptions { order, cfl: opts.cfl * time_accuracy_factor(order, level), ..opts.clone() };
+        let level_opts =
+            WaveOptions { order, step_scale: time_accuracy_factor(order, level, opts.scheme.order()), ..opts.clone() };
         let outcome = run_wave::<f64>(
             case,
             mesh,
@@ -344,8 +387,8 @@ pub fn wave_convergence(
     Ok(convergence_study(&plan, &mut one, progress)?)
 }
 
-/// What a device run needs besides the problem: the initial state, the final time, the step rule, the run's start.
-type DeviceRun<'a, T> = (&'a [T], f64, StepRule, Instant);
+/// What a device run needs besides the problem: the initial state, the final time, the run's start.
+type DeviceRun<'a, T> = (&'a [T], f64, Instant);
 
 /// The device part of [`run_wave`]: the variant, the operator, the loop; the final state in the CPU layout.
 fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
@@ -353,7 +396,7 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     law: &L,
     problem: &WaveProblem,
     opts: &WaveOptions,
-    (q0, t_end, rule, started): DeviceRun<'_, T>,
+    (q0, t_end, started): DeviceRun<'_, T>,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<(Vec<T>, LoopStats, DeviceRunInfo), RunError> {
     let space = &problem.space;
@@ -369,7 +412,23 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         TetDeviceOperator::<T>::new(device, target, (&ir, &params, flux), space, &problem.binding, &problem.materials)?;
     let q = op.buffers.q;
     op.write_state(device, q, q0)?;
-    let system = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
+    let mut system = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
+    let q0_f64: Vec<f64> = q0.iter().map(|v| v.as_f64()).collect();
+    let limit = StabilityLimit::of_device(
+        &mut system,
+        &q,
+        &q0_f64,
+        opts.scheme,
+        T::epsilon().as_f64(),
+        &mut |sys, b, v| {
+            let state: Vec<T> = v.iter().map(|x| T::from_f64(*x)).collect();
+            Ok(sys.op.write_state(sys.device, *b, &state)?)
+        },
+        &mut |sys, b| Ok(sys.op.read_state(sys.device, *b)?.iter().map(|x| x.as_f64()).collect()),
+    )?;
+    crate::note_unestimated(&limit, q0_f64.len());
+    let rule = StepRule::Uniform(step_limit(law, problem, opts, &limit)? * opts.step_scale);
+    op.write_state(system.device, q, q0)?;
     let loop_started = Instant::now();
     let (system, stats) = if opts.scheme == Scheme::Ab3 {
         let mut stepper = TetAb3 { system, rk4: Integrator::new(Scheme::Rk4), r: op.buffers.rhs, steps: 0, rhs: 0 };

@@ -18,6 +18,7 @@ pub mod formulation;
 pub mod operator_error;
 pub mod pipeline;
 pub mod run_loop;
+pub mod stability;
 pub mod study;
 pub mod time;
 pub mod tuning_db;

@@ -127,10 +127,11 @@ pub fn convergence_study<E>(
     })
 }
 
-/// Extra reduction of the CFL number at refinement `level` for order `order`: with dt ∝ h·2^(−level·s), the
-/// O(dt⁴) time error falls like h^(4(1+s)); s = max(0, (N + 1)/4 − 1) keeps it at the spatial rate N + 1.
-pub fn time_accuracy_factor(order: usize, level: usize) -> f64 {
-    let s = ((order as f64 + 1.0) / 4.0 - 1.0).max(0.0);
+/// Extra reduction of the step at refinement `level` for spatial order `order` and a time integrator of order
+/// `time_order`: with dt ∝ h·2^(−level·s), the O(dtᵠ) time error falls like h^(q(1+s)); s = max(0, (N + 1)/q − 1)
+/// keeps it at the spatial rate N + 1.
+pub fn time_accuracy_factor(order: usize, level: usize, time_order: usize) -> f64 {
+    let s = ((order as f64 + 1.0) / time_order.max(1) as f64 - 1.0).max(0.0);
     0.5f64.powf(level as f64 * s)
 }
 

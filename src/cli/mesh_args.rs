@@ -63,13 +63,21 @@ pub struct SolverArgs {
     /// Time integrator: lsrk45, ssprk3, rk4, ab3 or rk2 [default: lsrk45 for Maxwell, the case's for Euler]
     #[arg(long, value_parser = parse_scheme)]
     pub scheme: Option<Scheme>,
-    /// Courant number [default: 0.75 of the LSRK45 limit for Maxwell; the case's for Euler, in seed 001's rule
-    /// dt = CFL·d_min/(λ_max(2p+1))]
-    #[arg(long)]
+    /// Courant number [default: 0.75 of the LSRK45 limit for Maxwell, 0.5 for 3D waves, or the scheme's
+    /// stability limit on the problem when smaller; the case's for Euler, in seed 001's rule
+    /// dt = CFL·d_min/(λ_max(2p+1))]. A value whose step exceeds the stability limit is refused.
+    #[arg(long, value_parser = positive_finite, conflicts_with = "dt")]
     pub cfl: Option<f64>,
-    /// Fixed time step instead of the CFL rule.
-    #[arg(long)]
+    /// Fixed time step instead of the CFL rule (refused above the scheme's stability limit).
+    #[arg(long, value_parser = positive_finite)]
     pub dt: Option<f64>,
+    /// Accept a --cfl or --dt above the scheme's stability limit (the run still stops when it blows up).
+    #[arg(long)]
+    pub allow_unstable: bool,
+    /// Bind a boundary tag of the mesh to one of the law's boundary conditions (repeatable; overrides the
+    /// case's bindings; `dg laws` lists each law's conditions).
+    #[arg(long = "bc", value_name = "TAG=CONDITION", value_parser = parse_binding)]
+    pub bc: Vec<(String, String)>,
     /// Maxwell: numerical flux parameter α, 1 upwind, 0 central.
     #[arg(long, default_value_t = 1.0)]
     pub alpha: f64,
@@ -82,6 +90,32 @@ pub struct SolverArgs {
     /// Euler: limiter off.
     #[arg(long)]
     pub no_limiter: bool,
+}
+
+/// `TAG=CONDITION`.
+fn parse_binding(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((tag, condition)) if !tag.trim().is_empty() && !condition.trim().is_empty() => {
+            Ok((tag.trim().to_string(), condition.trim().to_string()))
+        }
+        _ => Err(format!("`{s}` is not TAG=CONDITION")),
+    }
+}
+
+impl SolverArgs {
+    /// The `--bc` bindings.
+    pub fn bindings(&self) -> std::collections::HashMap<String, String> {
+        self.bc.iter().cloned().collect()
+    }
+}
+
+/// A positive finite number.
+pub fn positive_finite(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(v) => Err(format!("must be a positive finite number, got {v}")),
+        Err(_) => Err(format!("`{s}` is not a number")),
+    }
 }
 
 fn parse_scheme(s: &str) -> Result<Scheme, String> {
@@ -100,10 +134,12 @@ impl SolverArgs {
         }
         Ok(RunOptions {
             scheme: self.scheme.unwrap_or(Scheme::Lsrk45),
-            cfl: self.cfl.unwrap_or(0.75),
+            cfl: self.cfl,
             dt: self.dt,
+            allow_unstable: self.allow_unstable,
             t_end,
             alpha: self.alpha,
+            boundary: self.bindings(),
             variant: backend.variant.clone(),
             no_tune: backend.no_tune,
             ..RunOptions::default()
@@ -135,6 +171,9 @@ impl SolverArgs {
             },
             variant: backend.variant.clone(),
             no_tune: backend.no_tune,
+            allow_unstable: self.allow_unstable,
+            step_scale: 1.0,
+            boundary: self.bindings(),
         }
     }
 }

@@ -28,6 +28,10 @@ Examples:
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The user tuning database directory for this command, read and written by every command that uses winners
+    /// (run, convergence, autotune, bench, db) [default: $DG_CACHE_DIR/tuning, else ~/.cache/dg/tuning]
+    #[arg(long, global = true, value_name = "DIR")]
+    db: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -91,6 +95,9 @@ fn restore_default_sigpipe() {
 
 /// Runs the parsed command.
 pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
+    if let Some(dir) = cli.db {
+        dg::dg_runtime::tuning_db::set_user_dir(dir);
+    }
     match cli.command {
         // each kind of case has its own module; only this dispatch knows them all
         Command::Run(args) => match mesh_args::find_case(&args.case)? {

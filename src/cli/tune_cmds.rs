@@ -56,9 +56,6 @@ pub struct AutotuneArgs {
     /// caches).
     #[arg(long)]
     pub min_dofs: Option<u64>,
-    /// Directory of the database to write (default: the user cache directory).
-    #[arg(long)]
-    pub db: Option<PathBuf>,
     /// Print the entries as JSON.
     #[arg(long)]
     pub json: bool,
@@ -155,7 +152,7 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
         (true, _) => DEFAULT_MIN_DOFS,
         (false, _) => CPU_DEVICE_MIN_DOFS,
     };
-    let dir = args.db.clone().unwrap_or_else(tuning_db::user_dir);
+    let dir = tuning_db::user_dir();
     let run = AutotuneRun {
         formulation,
         flux: args.what.flux.as_deref(),

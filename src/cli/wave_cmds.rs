@@ -24,7 +24,10 @@ fn options(
     Ok(WaveOptions {
         order,
         scheme: args.scheme.unwrap_or(dg::prelude::Scheme::Lsrk45),
-        cfl: args.cfl.unwrap_or(WaveOptions::default().cfl),
+        cfl: args.cfl,
+        allow_unstable: args.allow_unstable,
+        step_scale: 1.0,
+        boundary: args.bindings(),
         t_end,
         dt: args.dt,
         variant: backend.variant.clone(),

@@ -82,6 +82,14 @@ pub fn read_gmsh_tet_str(text: &str, path: impl AsRef<Path>) -> Result<TetMesh, 
         key.sort_unstable();
         Ok(key)
     })?;
+    let faces = elements.iter().flat_map(|e| {
+        [[e[0], e[1], e[2]], [e[0], e[1], e[3]], [e[0], e[2], e[3]], [e[1], e[2], e[3]]].map(|mut f| {
+            f.sort_unstable();
+            f
+        })
+    });
+    let at = |f: &[usize; 3]| format!("{:?}", f.map(|v| raw.nodes[v]));
+    check_faces(faces, &boundary_tags, path, at)?;
     TetMesh::new(raw.nodes, elements, tag_names, boundary_tags).map_err(|e| match e {
         MeshError::Degenerate { element, area, .. } => MeshError::Degenerate {
             element,
@@ -90,6 +98,44 @@ pub fn read_gmsh_tet_str(text: &str, path: impl AsRef<Path>) -> Result<TetMesh, 
         },
         other => other,
     })
+}
+
+/// Checks how elements meet: a face shared by more than two elements (overlapping elements), or — when the file
+/// tags boundary faces with physical groups — a face of one element only that no group tags (a gap, or a tangled
+/// or overlapping element whose faces match nothing) is an error naming how many and where the first lies.
+fn check_faces<K: std::hash::Hash + Eq + Clone>(
+    faces: impl Iterator<Item = K>,
+    tagged: &HashMap<K, usize>,
+    path: &Path,
+    at: impl Fn(&K) -> String,
+) -> Result<(), MeshError> {
+    let mut count: HashMap<K, u32> = HashMap::new();
+    for f in faces {
+        *count.entry(f).or_insert(0) += 1;
+    }
+    if let Some((f, n)) = count.iter().find(|(_, &n)| n > 2) {
+        return Err(MeshError::Invalid(format!(
+            "{}: the face at {} belongs to {n} elements: elements overlap",
+            path.display(),
+            at(f)
+        )));
+    }
+    if tagged.is_empty() {
+        return Ok(());
+    }
+    let untagged: Vec<&K> = count.iter().filter(|(f, &n)| n == 1 && !tagged.contains_key(*f)).map(|(f, _)| f).collect();
+    if let Some(first) = untagged.first() {
+        return Err(MeshError::Invalid(format!(
+            "{}: {} boundary faces carry no physical group while {} do: the mesh has a gap, or a tangled or \
+             overlapping element whose faces match no neighbour (the first at {}); fix the mesh, or give every \
+             boundary a physical group",
+            path.display(),
+            untagged.len(),
+            tagged.len(),
+            at(first)
+        )));
+    }
+    Ok(())
 }
 
 /// Physical groups of the facets as tag names, and each facet's key → tag.
@@ -128,6 +174,10 @@ pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, Mesh
     }
     let (tag_names, boundary_tags) =
         boundary_groups(&raw, |tags, line| Ok(sorted_pair(lookup(tags[0], line)?, lookup(tags[1], line)?)))?;
+    let edges =
+        elements.iter().flat_map(|e| [sorted_pair(e[0], e[1]), sorted_pair(e[1], e[2]), sorted_pair(e[2], e[0])]);
+    let at = |e: &[usize; 2]| format!("{:?}", e.map(|v| [raw.nodes[v][0], raw.nodes[v][1]]));
+    check_faces(edges, &boundary_tags, path, at)?;
     let vertices = raw.nodes.iter().map(|p| [p[0], p[1]]).collect();
     TriMesh::new(vertices, elements, tag_names, boundary_tags, origins)
 }

@@ -5,6 +5,10 @@ use crate::MeshError;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+/// The most entries a reader reserves from a count in a file before it has seen them (a file cannot make the
+/// reader allocate more than its own data needs).
+const PREALLOCATE: usize = 4096;
+
 /// Node tags mapped to their index, and the coordinates.
 pub(super) type NodeTable = (HashMap<i64, usize>, Vec<[f64; 3]>);
 
@@ -157,14 +161,17 @@ impl<'a> Parser<'a> {
                 let (n, t) = self.tokens("an entity", phys_at + 1)?;
                 let tag = self.int(n, t[0], "entity tag")?;
                 let nphys = self.count(n, t[phys_at], "number of physical tags")?;
-                if t.len() < phys_at + 1 + nphys {
+                if t.len() - (phys_at + 1) < nphys {
                     return Err(
                         self.err_at(n, format!("entity {tag} lists {nphys} physical tags but the line is shorter"))
                     );
                 }
                 if nphys > 0 {
                     let phys = self.int(n, t[phys_at + 1], "physical tag")?;
-                    map.insert((dim as i64, tag), phys.abs());
+                    let Some(phys) = phys.checked_abs() else {
+                        return Err(self.err_at(n, format!("physical tag {phys} is out of range")));
+                    };
+                    map.insert((dim as i64, tag), phys);
                 }
             }
         }
@@ -183,8 +190,8 @@ impl<'a> Parser<'a> {
     pub(super) fn nodes_22(&mut self) -> Result<NodeTable, MeshError> {
         let (n, t) = self.tokens("the number of nodes", 1)?;
         let count = self.count(n, t[0], "number of nodes")?;
-        let mut index = HashMap::with_capacity(count);
-        let mut coords = Vec::with_capacity(count);
+        let mut index = HashMap::with_capacity(count.min(PREALLOCATE));
+        let mut coords = Vec::with_capacity(count.min(PREALLOCATE));
         for _ in 0..count {
             let (n, t) = self.tokens("`node-number x y z`", 4)?;
             let tag = self.int(n, t[0], "node number")?;
@@ -201,12 +208,12 @@ impl<'a> Parser<'a> {
         let (n, t) = self.tokens("`numEntityBlocks numNodes minNodeTag maxNodeTag`", 4)?;
         let blocks = self.count(n, t[0], "number of entity blocks")?;
         let total = self.count(n, t[1], "number of nodes")?;
-        let mut index = HashMap::with_capacity(total);
-        let mut coords = Vec::with_capacity(total);
+        let mut index = HashMap::with_capacity(total.min(PREALLOCATE));
+        let mut coords = Vec::with_capacity(total.min(PREALLOCATE));
         for _ in 0..blocks {
             let (n, t) = self.tokens("`entityDim entityTag parametric numNodesInBlock`", 4)?;
             let in_block = self.count(n, t[3], "number of nodes in block")?;
-            let mut tags = Vec::with_capacity(in_block);
+            let mut tags = Vec::with_capacity(in_block.min(PREALLOCATE));
             for _ in 0..in_block {
                 let (n, t) = self.tokens("a node tag", 1)?;
                 tags.push((n, self.int(n, t[0], "node tag")?));
@@ -244,7 +251,7 @@ impl<'a> Parser<'a> {
             }
             (3, 4) => Ok(Some((4, true))),
             (3, 2) => Ok(Some((3, false))),
-            (3, 1) => Ok(None),
+            (3, 1 | 8 | 26..=28) => Ok(None),
             (3, 3) => Err(self.err_at(
                 n,
                 "element type 3 (quadrangle) is not supported: dg reads tetrahedral meshes with triangle faces".into(),
@@ -286,12 +293,18 @@ impl<'a> Parser<'a> {
             let ty = self.int(n, t[1], "element type")?;
             let ntags = self.count(n, t[2], "number of tags")?;
             let Some((nn, is_cell)) = self.element_kind(n, ty)? else { continue };
-            let first = 3 + ntags;
-            if t.len() != first + nn {
-                return Err(self.err_at(
-                    n,
-                    format!("element of type {ty} with {ntags} tags needs {} values, found {}", first + nn, t.len()),
-                ));
+            let first = 3usize.saturating_add(ntags);
+            match first.checked_add(nn) {
+                Some(need) if t.len() == need => {}
+                Some(need) => {
+                    return Err(self.err_at(
+                        n,
+                        format!("element of type {ty} with {ntags} tags needs {need} values, found {}", t.len()),
+                    ))
+                }
+                None => {
+                    return Err(self.err_at(n, format!("element of type {ty}: {ntags} tags cannot fit on one line")))
+                }
             }
             let phys = if ntags > 0 { self.int(n, t[3], "physical tag")? } else { 0 };
             let nodes = self.element_nodes(n, &t[first..])?;
@@ -323,9 +336,10 @@ impl<'a> Parser<'a> {
             let kind = self.element_kind(n, ty)?;
             let phys = entity_physical.get(&(dim, entity)).copied();
             for _ in 0..in_block {
+                // an element type the mesh does not use is skipped whatever its node count
                 let need = 1 + kind.map_or(1, |(nn, _)| nn);
                 let (n, t) = self.tokens("`elementTag nodeTags…`", need)?;
-                if t.len() != need {
+                if kind.is_some() && t.len() != need {
                     return Err(self.err_at(n, format!("element of type {ty} needs {need} values, found {}", t.len())));
                 }
                 self.int(n, t[0], "element tag")?;

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 pub enum BoundaryError {
     /// No condition was given for a tag and none matches its name.
     #[error(
-        "boundary tag `{tag}` has no boundary condition: bind it to one of {offered:?} (the law `{law}` offers these)"
+        "boundary tag `{tag}` has no boundary condition: bind it to one of {offered:?} (the law `{law}` offers these), \
+         for instance with --bc {tag}={}", offered.first().map_or("", String::as_str)
     )]
     Unbound {
         /// The mesh tag.

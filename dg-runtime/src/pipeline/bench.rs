@@ -22,8 +22,10 @@ pub struct Measured {
     pub gflops: f64,
     /// Cost-model GB/s (bytes as the variant moves them).
     pub gbs: f64,
-    /// Percent of the roofline bound with the device's measured ceilings.
+    /// Percent of the roofline bound with the device's measured ceilings (at most 100).
     pub roofline_percent: f64,
+    /// The raw percentage when the kernel beat the measured ceilings (they were measured too low).
+    pub ceiling_exceeded: Option<f64>,
 }
 
 /// Verifies `spec` (verification problem and timing problem) and times it, as `dg bench` does.
@@ -49,5 +51,6 @@ pub fn measure(
         gflops: cost.flops / median_s * 1e-9,
         gbs: cost.bytes / median_s * 1e-9,
         roofline_percent: ceilings.roofline_percent(cost.flops, cost.bytes, median_s, double, cost.gemm),
+        ceiling_exceeded: ceilings.exceeded_by(cost.flops, cost.bytes, median_s, double, cost.gemm),
     })
 }

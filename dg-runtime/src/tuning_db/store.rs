@@ -129,8 +129,19 @@ impl Ceilings {
         }
     }
 
-    /// Percent of the roofline bound min(peak, bandwidth × intensity) reached by `seconds` for `flops` and `bytes`.
+    /// Percent of the roofline bound min(peak, bandwidth × intensity) reached by `seconds` for `flops` and
+    /// `bytes`, at most 100: a kernel cannot beat the units it runs on, so a higher raw figure means the measured
+    /// ceilings were low ([`Ceilings::exceeded_by`] reports it).
     pub fn roofline_percent(&self, flops: f64, bytes: f64, seconds: f64, double: bool, gemm: bool) -> f64 {
+        self.raw_roofline_percent(flops, bytes, seconds, double, gemm).min(100.0)
+    }
+
+    /// The raw roofline percentage when it is above 100 (the ceilings were measured too low), else `None`.
+    pub fn exceeded_by(&self, flops: f64, bytes: f64, seconds: f64, double: bool, gemm: bool) -> Option<f64> {
+        Some(self.raw_roofline_percent(flops, bytes, seconds, double, gemm)).filter(|&p| p > 100.0)
+    }
+
+    fn raw_roofline_percent(&self, flops: f64, bytes: f64, seconds: f64, double: bool, gemm: bool) -> f64 {
         let bound = (flops / (self.peak_gflops(double, gemm) * 1e9)).max(bytes / (self.bandwidth_gbs * 1e9));
         100.0 * bound / seconds
     }
@@ -170,8 +181,21 @@ fn same_device(a: &DeviceFingerprint, b: &DeviceFingerprint) -> bool {
     (&a.backend, &a.vendor, &a.name, &a.architecture) == (&b.backend, &b.vendor, &b.name, &b.architecture)
 }
 
-/// The user cache directory for new results.
+/// The directory `--db` chose for this process, if any.
+static USER_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Makes `dir` this process's user database: every later [`user_dir`] (reads and writes of every command)
+/// returns it. The first call wins; `false` when a directory was already set.
+pub fn set_user_dir(dir: PathBuf) -> bool {
+    USER_DIR.set(dir).is_ok()
+}
+
+/// The user database directory for new results: the one [`set_user_dir`] chose (`dg --db DIR`), else
+/// `$DG_CACHE_DIR/tuning`, else the user's cache directory.
 pub fn user_dir() -> PathBuf {
+    if let Some(dir) = USER_DIR.get() {
+        return dir.clone();
+    }
     if let Some(d) = std::env::var_os("DG_CACHE_DIR") {
         return PathBuf::from(d).join("tuning");
     }
@@ -451,5 +475,27 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
     {
         let _ = dir;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ceilings;
+
+    #[test]
+    fn a_kernel_faster_than_the_ceilings_is_capped_and_reported() {
+        let c = Ceilings {
+            bandwidth_gbs: 1.0,
+            gflops_f32: 10.0,
+            gflops_f64: 5.0,
+            gemm_gflops_f32: None,
+            gemm_gflops_f64: None,
+        };
+        // 2 GB in one second against a 1 GB/s ceiling: 200% raw
+        assert_eq!(c.roofline_percent(1e9, 2e9, 1.0, false, false), 100.0);
+        assert_eq!(c.exceeded_by(1e9, 2e9, 1.0, false, false), Some(200.0));
+        // half the bandwidth bound: 50%, nothing exceeded
+        assert!((c.roofline_percent(1e9, 0.5e9, 1.0, false, false) - 50.0).abs() < 1e-12);
+        assert_eq!(c.exceeded_by(1e9, 0.5e9, 1.0, false, false), None);
     }
 }
