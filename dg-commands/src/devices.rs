@@ -54,3 +54,38 @@ pub fn list(measure: bool, json: bool) -> Result<(), CommandError> {
     }
     Ok(())
 }
+
+/// Opens a device, saying on standard error which it is.
+pub fn open(selector: &DeviceSelector) -> Result<Box<dyn backend::Device>, CommandError> {
+    let device = backend::open(selector).map_err(|e| CommandError::Context {
+        message: format!("cannot open device {selector:?} (not found: {})", backend::discover().missing.join("; ")),
+        source: Box::new(e),
+    })?;
+    let fp = device.fingerprint();
+    eprintln!("device: {} {} ({}, {})", fp.selector, fp.name, fp.architecture, fp.driver);
+    Ok(device)
+}
+
+/// The device a `--device` choice names: `cpu` (the native CPU path, `None`), `auto` (the first GPU found, else
+/// the native CPU path, said once on standard error) or a selector (`cuda:0`, `opencl`, `opencl:P:D`).
+pub fn pick(choice: &str) -> Result<Option<Box<dyn backend::Device>>, CommandError> {
+    match choice {
+        "cpu" => Ok(None),
+        "auto" => {
+            let found = backend::discover();
+            match found.devices.iter().find(|d| d.is_gpu) {
+                Some(d) => Ok(Some(open(&d.selector.parse().map_err(CommandError::Failed)?)?)),
+                None => {
+                    let why = if found.missing.is_empty() {
+                        "only CPU OpenCL devices".to_string()
+                    } else {
+                        found.missing.join("; ")
+                    };
+                    eprintln!("no GPU found ({why}); running on the native CPU path");
+                    Ok(None)
+                }
+            }
+        }
+        selector => Ok(Some(open(&selector.parse().map_err(CommandError::Failed)?)?)),
+    }
+}

@@ -8,6 +8,7 @@ pub mod bench;
 pub mod db;
 pub mod devices;
 pub mod kernel_report;
+pub mod laws;
 pub mod verify;
 
 use dg_codegen::{DeviceLimits, Precision};

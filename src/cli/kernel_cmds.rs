@@ -7,7 +7,7 @@ pub use dg::commands::verify::VerifyRun;
 pub use dg::commands::PrecisionArg;
 use dg::dg_codegen::{DeviceLimits, Precision, Target};
 use dg::dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
-use dg::dg_runtime::backend::{self, Device, DeviceSelector};
+use dg::dg_runtime::backend::{Device, DeviceSelector};
 use dg::dg_runtime::formulation::LawCall;
 use dg::formulations::FormulationId;
 use dg::registry::LawCommands;
@@ -259,13 +259,7 @@ fn verify_on(args: &VerifyArgs, formulation: FormulationId, device: &mut dyn Dev
     Ok(verify_law(dg::registry::law(&args.law)?, device, &run)?)
 }
 
-/// Opens a device, saying once which and why when falling back.
+/// Opens a device, saying which.
 pub fn open_device(selector: &DeviceSelector) -> anyhow::Result<Box<dyn Device>> {
-    let device = backend::open(selector).with_context(|| {
-        let found = backend::discover();
-        format!("cannot open device {selector:?} (not found: {})", found.missing.join("; "))
-    })?;
-    let fp = device.fingerprint();
-    eprintln!("device: {} {} ({}, {})", fp.selector, fp.name, fp.architecture, fp.driver);
-    Ok(device)
+    Ok(dg::commands::devices::open(selector)?)
 }

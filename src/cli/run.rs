@@ -1,12 +1,11 @@
 //! `dg run`: one simulation with a progress bar, error, energy and throughput.
 
-use super::kernel_cmds::open_device;
 use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use dg::cases::MaxwellCase;
 use dg::dg_core::vtu::{write_vtu, Field};
-use dg::dg_runtime::backend::{discover, Device, DeviceSelector};
+use dg::dg_runtime::backend::Device;
 use dg::formulations::FormulationId;
 use dg::maxwell_run::{run, RunOutcome};
 use dg::prelude::*;
@@ -182,28 +181,5 @@ pub fn print_device(info: &DeviceRunInfo) {
 
 /// The device of `--device`: `None` for the native CPU path.
 pub(super) fn pick_device(choice: &str) -> anyhow::Result<Option<Box<dyn Device>>> {
-    if choice == "cpu" {
-        return Ok(None);
-    }
-    if choice == "auto" {
-        let found = discover();
-        let gpu = found.devices.iter().find(|d| d.is_gpu);
-        return match gpu {
-            Some(d) => {
-                let selector: DeviceSelector = d.selector.parse().map_err(|e: String| anyhow::anyhow!(e))?;
-                Ok(Some(open_device(&selector)?))
-            }
-            None => {
-                let why = if found.missing.is_empty() {
-                    "only CPU OpenCL devices".to_string()
-                } else {
-                    found.missing.join("; ")
-                };
-                eprintln!("no GPU found ({why}); running on the native CPU path");
-                Ok(None)
-            }
-        };
-    }
-    let selector: DeviceSelector = choice.parse().map_err(|e: String| anyhow::anyhow!(e))?;
-    Ok(Some(open_device(&selector)?))
+    Ok(dg::commands::devices::pick(choice)?)
 }
