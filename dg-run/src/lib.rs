@@ -32,9 +32,10 @@ pub use error::RunError;
 /// Device runs read their state back and check it every this many steps (and after the last).
 pub const DEVICE_INSPECT_EVERY: u64 = 64;
 
-/// Whether a device run inspects its state at `at`: every [`DEVICE_INSPECT_EVERY`] steps and after the last.
+/// Whether a device run inspects its state at `at`: after steps 1, 2, 4, … 32 (a step beyond the limit blows up
+/// within a few steps), then every [`DEVICE_INSPECT_EVERY`] steps, and after the last.
 pub fn device_inspects_at(at: dg_runtime::run_loop::Checkpoint) -> bool {
-    at.last || at.step.is_multiple_of(DEVICE_INSPECT_EVERY)
+    at.last || at.step.is_power_of_two() || at.step.is_multiple_of(DEVICE_INSPECT_EVERY)
 }
 
 /// The name of where a run goes: the device's name and selector, or `cpu` for the native CPU path.
@@ -80,5 +81,18 @@ pub fn note_unestimated(limit: &dg_runtime::stability::StabilityLimit, values: u
              is taken unchecked (a blow-up still stops the run)",
             dg_runtime::stability::StabilityLimit::MAX_VALUES
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dg_runtime::run_loop::Checkpoint;
+
+    #[test]
+    fn device_runs_inspect_early_then_every_64_steps_and_at_the_end() {
+        let at = |step, last| super::device_inspects_at(Checkpoint { step, t: 0.0, last });
+        let inspected: Vec<u64> = (1..=200).filter(|&s| at(s, false)).collect();
+        assert_eq!(inspected, vec![1, 2, 4, 8, 16, 32, 64, 128, 192]);
+        assert!(at(77, true));
     }
 }
