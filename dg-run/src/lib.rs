@@ -84,6 +84,28 @@ pub fn note_unestimated(limit: &dg_runtime::stability::StabilityLimit, values: u
     }
 }
 
+/// The step of a uniform-step run (the one choice every family makes): `dt` or the CFL `rule` at `cfl`, checked
+/// against the stability `limit` (refused above it unless `allow_unstable`; `--dt` with `--cfl` refused); without
+/// either, the rule at `default_cfl` or the limit, whichever is smaller.
+pub fn uniform_step(
+    (dt, cfl): (Option<f64>, Option<f64>),
+    rule: impl Fn(f64) -> f64,
+    default_cfl: f64,
+    limit: &dg_runtime::stability::StabilityLimit,
+    (scheme, allow_unstable): (dg_runtime::time::Scheme, bool),
+) -> Result<f64, RunError> {
+    let refused = RunError::InvalidOption;
+    match (dt, cfl) {
+        (Some(_), Some(_)) => Err(refused("give --dt or --cfl, not both".into())),
+        (Some(dt), None) => limit.check(dt, ("--dt", dt), scheme, allow_unstable).map_err(refused),
+        (None, Some(cfl)) if !(cfl.is_finite() && cfl > 0.0) => {
+            Err(refused(format!("the CFL number must be positive and finite, got {cfl}")))
+        }
+        (None, Some(cfl)) => limit.check(rule(cfl), ("--cfl", cfl), scheme, allow_unstable).map_err(refused),
+        (None, None) => Ok(rule(default_cfl).min(limit.dt)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use dg_runtime::run_loop::Checkpoint;

@@ -140,16 +140,7 @@ pub const DEFAULT_CFL: f64 = 0.75;
 /// whichever is smaller.
 pub fn step_limit(space: &DgSpace2d, opts: &RunOptions, limit: &StabilityLimit) -> Result<f64, RunError> {
     let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * space.dt_length_scale() / opts.wave_speed;
-    let refused = RunError::InvalidOption;
-    match (opts.dt, opts.cfl) {
-        (Some(_), Some(_)) => Err(refused("give --dt or --cfl, not both".into())),
-        (Some(dt), None) => limit.check(dt, ("--dt", dt), opts.scheme, opts.allow_unstable).map_err(refused),
-        (None, Some(cfl)) if !(cfl.is_finite() && cfl > 0.0) => {
-            Err(refused(format!("the CFL number must be positive and finite, got {cfl}")))
-        }
-        (None, Some(cfl)) => limit.check(rule(cfl), ("--cfl", cfl), opts.scheme, opts.allow_unstable).map_err(refused),
-        (None, None) => Ok(rule(DEFAULT_CFL).min(limit.dt)),
-    }
+    crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, limit, (opts.scheme, opts.allow_unstable))
 }
 
 /// Runs `case` (its Maxwell law with `opts.alpha`) on `space` in precision `T`, on the native CPU path or on

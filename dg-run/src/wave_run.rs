@@ -175,17 +175,7 @@ pub fn step_limit<L: ConservationLaw>(
         .map(|m| law.max_speed(&zero, m, &[1.0, 0.0, 0.0]))
         .fold(0.0f64, dg_core::max_or_nan);
     let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * problem.space.dt_length_scale() / speed;
-    let (scheme, allow) = (opts.scheme, opts.allow_unstable);
-    let refused = RunError::InvalidOption;
-    match (opts.dt, opts.cfl) {
-        (Some(_), Some(_)) => Err(refused("give --dt or --cfl, not both".into())),
-        (Some(dt), None) => limit.check(dt, ("--dt", dt), scheme, allow).map_err(refused),
-        (None, Some(cfl)) if !(cfl.is_finite() && cfl > 0.0) => {
-            Err(refused(format!("the CFL number must be positive and finite, got {cfl}")))
-        }
-        (None, Some(cfl)) => limit.check(rule(cfl), ("--cfl", cfl), scheme, allow).map_err(refused),
-        (None, None) => Ok(rule(DEFAULT_CFL).min(limit.dt)),
-    }
+    crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, limit, (opts.scheme, opts.allow_unstable))
 }
 
 /// The final fields of a run: the space, variable names and nodal values per variable (K·Np each).
