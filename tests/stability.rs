@@ -3,8 +3,10 @@
 
 use std::process::{Command, Output};
 
+/// Runs dg in a fresh directory (a stopped run leaves its last good state in the current directory).
 fn dg(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dg")).args(args).output().expect("dg starts")
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    Command::new(env!("CARGO_BIN_EXE_dg")).current_dir(dir.path()).args(args).output().expect("dg starts")
 }
 
 fn stderr(o: &Output) -> String {
@@ -113,6 +115,28 @@ fn blow_ups_stop_the_run_with_a_failure() {
     let out = dg(&[&args[..], &["--dt", "0.5", "--allow-unstable", "--json"]].concat());
     assert!(!out.status.success() && out.stdout.is_empty());
     assert!(stderr(&out).contains("left the admissible set"), "{}", stderr(&out));
+}
+
+/// A run that stops leaves its last good state (the last sampled step that passed, before the blow-up) as a
+/// restart file and a VTU file, named in the message; the state in them is finite.
+#[test]
+fn a_stopped_run_leaves_its_last_good_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["run", "maxwell-cavity", "--order", "3", "--nx", "4", "--device", "cpu", "--cfl", "3"];
+    let out = Command::new(env!("CARGO_BIN_EXE_dg"))
+        .current_dir(dir.path())
+        .args([&args[..], &["--allow-unstable", "--out", "cavity.vtu"]].concat())
+        .output()
+        .unwrap();
+    let message = stderr(&out);
+    assert!(!out.status.success() && message.contains("the last good state (step"), "{message}");
+    assert!(message.contains("cavity-last-good.restart") && message.contains("cavity-last-good.vtu"), "{message}");
+    let file = dg::dg_runtime::restart::read(&dir.path().join("cavity-last-good.restart")).unwrap();
+    let stopped_at: u64 = message.split("stopped at step ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(file.state.position.step < stopped_at, "{} vs {stopped_at}", file.state.position.step);
+    assert!(file.state.snapshot.arrays[0].1.iter().all(|v| v.is_finite()));
+    assert!(std::fs::metadata(dir.path().join("cavity-last-good.vtu")).unwrap().len() > 1000);
+    assert!(!dir.path().join("cavity.vtu").exists(), "no final output from a run that stopped");
 }
 
 /// Numeric options are checked where they are parsed (exit code 2, clap's usage error), and conflicting ones

@@ -28,28 +28,23 @@ fn elastic_cube_converges_at_order_n_plus_one() {
 fn two_layer_pulse_reflects_and_transmits_with_the_analytic_coefficients() {
     let case = AcousticTwoLayer::default();
     let opts = WaveOptions { order: 4, ..WaveOptions::default() };
-    let report = run_wave::<f64>(&case, case.mesh(16).unwrap(), &opts, None, false, &mut |_, _| {}).unwrap().report;
+    let report = run_wave::<f64>(&case, case.mesh(16).unwrap(), &opts, None, &mut |_, _| {}).unwrap().report;
     let c = report.coefficients.unwrap();
     assert_eq!((c.reflection_exact, c.transmission_exact), (0.5, 1.5));
     assert!((c.reflection - 0.5).abs() < 1e-3, "R = {}", c.reflection);
     assert!((c.transmission - 1.5).abs() < 1e-3, "T = {}", c.transmission);
     // without the jump nothing reflects: the measured R must see the difference
     let uniform = AcousticTwoLayer { layers: [(1.0, 1.0), (1.0, 1.0)], ..case };
-    let report =
-        run_wave::<f64>(&uniform, uniform.mesh(16).unwrap(), &opts, None, false, &mut |_, _| {}).unwrap().report;
+    let report = run_wave::<f64>(&uniform, uniform.mesh(16).unwrap(), &opts, None, &mut |_, _| {}).unwrap().report;
     assert!(report.coefficients.unwrap().reflection.abs() < 1e-3);
 }
 
 #[test]
 fn ab3_matches_the_runge_kutta_solution() {
     let opts = WaveOptions { order: 3, ..WaveOptions::default() };
-    let rk = run_wave::<f64>(&AcousticCube, AcousticCube.mesh(3).unwrap(), &opts, None, false, &mut |_, _| {})
-        .unwrap()
-        .report;
+    let rk = run_wave::<f64>(&AcousticCube, AcousticCube.mesh(3).unwrap(), &opts, None, &mut |_, _| {}).unwrap().report;
     let ab3 = WaveOptions { scheme: Scheme::Ab3, ..opts };
-    let ab = run_wave::<f64>(&AcousticCube, AcousticCube.mesh(3).unwrap(), &ab3, None, false, &mut |_, _| {})
-        .unwrap()
-        .report;
+    let ab = run_wave::<f64>(&AcousticCube, AcousticCube.mesh(3).unwrap(), &ab3, None, &mut |_, _| {}).unwrap().report;
     assert!(ab.steps > rk.steps, "AB3's stability limit is smaller");
     assert!((ab.l2_error - rk.l2_error).abs() < 0.02 * rk.l2_error, "{} vs {}", ab.l2_error, rk.l2_error);
 }
@@ -58,7 +53,7 @@ fn ab3_matches_the_runge_kutta_solution() {
 fn single_precision_runs_agree_with_double() {
     let opts = WaveOptions { order: 2, ..WaveOptions::default() };
     let mesh = || ElasticCube.mesh(3).unwrap();
-    let f64_run = run_wave::<f64>(&ElasticCube, mesh(), &opts, None, false, &mut |_, _| {}).unwrap().report;
-    let f32_run = run_wave::<f32>(&ElasticCube, mesh(), &opts, None, false, &mut |_, _| {}).unwrap().report;
+    let f64_run = run_wave::<f64>(&ElasticCube, mesh(), &opts, None, &mut |_, _| {}).unwrap().report;
+    let f32_run = run_wave::<f32>(&ElasticCube, mesh(), &opts, None, &mut |_, _| {}).unwrap().report;
     assert!((f64_run.l2_error - f32_run.l2_error).abs() < 1e-4 * f64_run.l2_error.max(1.0));
 }

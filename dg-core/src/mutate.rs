@@ -103,6 +103,44 @@ impl Mutator {
     }
 }
 
+impl Mutator {
+    /// One to four mutations of binary data: bytes flipped, an 8-byte field overwritten with an extreme count,
+    /// a range repeated, bytes inserted, the data cut short.
+    pub fn mutate_bytes(&mut self, bytes: &[u8]) -> Vec<u8> {
+        const COUNTS: [u64; 8] = [0, 1, 7, 1 << 20, 1 << 32, 1 << 40, u64::MAX / 8, u64::MAX];
+        let mut out = bytes.to_vec();
+        for _ in 0..self.rng.random_range(1..=4) {
+            if out.is_empty() {
+                out.push(self.rng.random());
+                continue;
+            }
+            let at = self.rng.random_range(0..out.len());
+            match self.rng.random_range(0..5) {
+                0 => out[at] ^= 1 << self.rng.random_range(0..8),
+                1 => {
+                    let count = COUNTS[self.rng.random_range(0..COUNTS.len())].to_le_bytes();
+                    for (i, b) in count.iter().enumerate() {
+                        if let Some(x) = out.get_mut(at + i) {
+                            *x = *b;
+                        }
+                    }
+                }
+                2 => {
+                    let end = (at + self.rng.random_range(1..64)).min(out.len());
+                    let range = out[at..end].to_vec();
+                    out.splice(at..at, range);
+                }
+                3 => {
+                    let extra: Vec<u8> = (0..self.rng.random_range(1..16)).map(|_| self.rng.random()).collect();
+                    out.splice(at..at, extra);
+                }
+                _ => out.truncate(at),
+            }
+        }
+        out
+    }
+}
+
 /// The number of fuzz cases per reader: `DG_FUZZ_CASES`, else `default`.
 pub fn cases(default: usize) -> usize {
     std::env::var("DG_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)

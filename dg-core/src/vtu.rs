@@ -1,188 +1,332 @@
-//! VTU (VTK XML unstructured grid) output of high-order nodal fields on triangles and tetrahedra.
+//! VTU (VTK XML unstructured grid) output of high-order fields as Lagrange cells at the solution's own order:
+//! VTK_LAGRANGE_TRIANGLE (69) and VTK_LAGRANGE_TETRAHEDRON (71), so ParaView draws the polynomial inside each
+//! element rather than a linear blur.
 //!
-//! Each element of order N is drawn as N² sub-triangles (N³ sub-tetrahedra) on its equispaced lattice, the field interpolated there,
-//! so ParaView shows the polynomial inside each element rather than a linear blur. ASCII encoding; the file is
-//! written to a temporary name and renamed, so a reader never sees a half-written file.
+//! The cells' points follow VTK's Lagrange ordering (vertices, edge points from each edge's first vertex to its
+//! second, face points, interior points, recursively; [`lagrange_triangle`], [`lagrange_tetrahedron`]). Points
+//! are shared between the elements that meet there (identified by mesh vertices and lattice weights, so shared
+//! points are bit-identical); a DG field has one value per element at a shared point, and the point's value is
+//! their mean (the interior points of each element keep its own values). Data are binary, appended raw after
+//! the XML (little-endian, 64-bit block headers); the file is written to a temporary name and renamed, so a
+//! reader never sees a half-written file. [`write_pvd`] writes the `.pvd` collection of a time series.
 
+use crate::matrix::Matrix;
 use crate::space::DgSpace2d;
 use crate::space3d::DgSpace3d;
-use crate::tetrahedron::equispaced_nodes_3d;
-use crate::triangle::equispaced_nodes;
 use crate::CoreError;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// VTK cell type of a linear triangle.
-const VTK_TRIANGLE: u8 = 5;
-/// VTK cell type of a linear tetrahedron.
-const VTK_TETRA: u8 = 10;
+/// VTK cell type of a Lagrange triangle.
+pub const VTK_LAGRANGE_TRIANGLE: u8 = 69;
+/// VTK cell type of a Lagrange tetrahedron.
+pub const VTK_LAGRANGE_TETRAHEDRON: u8 = 71;
 
-/// A named nodal field (K·Np values, node-major within each element as in [`DgSpace2d`]).
+/// A named field: per element, `values.len() / elements` coefficients (nodal values at the DG nodes, or modal
+/// coefficients), element after element.
 pub struct Field<'a> {
     /// Name shown in ParaView.
     pub name: &'a str,
-    /// Values at the DG nodes.
+    /// The coefficients.
     pub values: &'a [f64],
 }
 
-/// Sub-triangles of the order-n lattice (local point indices), n² of them, counter-clockwise.
-pub fn sub_triangles(n: usize) -> Vec<[usize; 3]> {
-    let row_start: Vec<usize> = (0..=n)
-        .scan(0, |acc, j| {
-            let s = *acc;
-            *acc += n + 1 - j;
-            Some(s)
-        })
-        .collect();
-    let idx = |i: usize, j: usize| row_start[j] + i;
-    let mut tris = Vec::with_capacity(n * n);
-    for j in 0..n {
-        for i in 0..(n - j) {
-            tris.push([idx(i, j), idx(i + 1, j), idx(i, j + 1)]);
-            if i + 1 < n - j {
-                tris.push([idx(i + 1, j), idx(i + 1, j + 1), idx(i, j + 1)]);
+/// The points of VTK's Lagrange triangle of order `n` in VTK's order, each as its lattice weights on the
+/// element's vertices 0, 1, 2 (summing to `n`; the point is Σ wₐ/n · vertexₐ).
+pub fn lagrange_triangle(n: usize) -> Vec<[usize; 3]> {
+    // VTK's barycentric index b: vertex v has b[v+2] = n; the point is (b0, b1)/n in (ξ, η)
+    triangle_barycentric(n).into_iter().map(|b| [b[2], b[0], b[1]]).collect()
+}
+
+/// VTK's barycentric indices of the order-`n` Lagrange triangle, in its point order.
+fn triangle_barycentric(n: usize) -> Vec<[usize; 3]> {
+    if n == 0 {
+        return vec![[0, 0, 0]];
+    }
+    let mut points = Vec::with_capacity((n + 1) * (n + 2) / 2);
+    for v in 0..3 {
+        let mut b = [0; 3];
+        b[(v + 2) % 3] = n;
+        points.push(b);
+    }
+    for dim in 0..3 {
+        for offset in 0..n - 1 {
+            let mut b = [0; 3];
+            b[dim] = 1 + offset;
+            b[(dim + 2) % 3] = n - 1 - offset;
+            points.push(b);
+        }
+    }
+    if n >= 3 {
+        points.extend(triangle_barycentric(n - 3).into_iter().map(|b| b.map(|x| x + 1)));
+    }
+    points
+}
+
+/// The points of VTK's Lagrange tetrahedron of order `n` in VTK's order, each as its lattice weights on the
+/// element's vertices 0..3 (summing to `n`).
+pub fn lagrange_tetrahedron(n: usize) -> Vec<[usize; 4]> {
+    // VTK's barycentric index b: vertex 0 has b3 = n, vertices 1, 2, 3 have b0, b1, b2 = n
+    tetrahedron_barycentric(n).into_iter().map(|b| [b[3], b[0], b[1], b[2]]).collect()
+}
+
+/// VTK's barycentric indices of the order-`n` Lagrange tetrahedron, in its point order.
+fn tetrahedron_barycentric(n: usize) -> Vec<[usize; 4]> {
+    const VERTEX_MAX: [usize; 4] = [3, 0, 1, 2];
+    const EDGES: [[usize; 2]; 6] = [[0, 1], [1, 2], [2, 0], [0, 3], [1, 3], [2, 3]];
+    const FACE_COORDS: [[usize; 3]; 4] = [[0, 2, 3], [2, 0, 1], [2, 1, 3], [1, 0, 3]];
+    const FACE_ZERO: [usize; 4] = [1, 3, 0, 2];
+    if n == 0 {
+        return vec![[0; 4]];
+    }
+    let vertex = |v: usize| {
+        let mut b = [0; 4];
+        b[VERTEX_MAX[v]] = 1;
+        b
+    };
+    let mut points = Vec::with_capacity((n + 1) * (n + 2) * (n + 3) / 6);
+    points.extend((0..4).map(|v| vertex(v).map(|x| x * n)));
+    for [a, b] in EDGES {
+        for i in 0..n - 1 {
+            let (va, vb) = (vertex(a), vertex(b));
+            points.push(std::array::from_fn(|c| va[c] * (n - 1 - i) + vb[c] * (1 + i)));
+        }
+    }
+    if n >= 3 {
+        for (coords, zero) in FACE_COORDS.iter().zip(FACE_ZERO) {
+            for t in triangle_barycentric(n - 3) {
+                let mut b = [0; 4];
+                for (i, &c) in coords.iter().enumerate() {
+                    b[c] = 1 + t[i];
+                }
+                b[zero] = 0;
+                points.push(b);
             }
         }
     }
-    tris
+    if n >= 4 {
+        points.extend(tetrahedron_barycentric(n - 4).into_iter().map(|b| b.map(|x| x + 1)));
+    }
+    points
 }
 
-/// Writes the fields of `space` to `path` as a VTU file.
+/// Reference coordinates (r, s[, t] ∈ [−1, 1]) of lattice weights `w` of order `n`: coordinate d is −1 + 2·w[d+1]/n.
+fn reference<const V: usize>(weights: &[[usize; V]], n: usize) -> Vec<Vec<f64>> {
+    (1..V).map(|d| weights.iter().map(|w| -1.0 + 2.0 * w[d] as f64 / n as f64).collect()).collect()
+}
+
+/// Writes the nodal fields of a triangular `space` (values at its DG nodes) as Lagrange triangles.
 pub fn write_vtu(path: &Path, space: &DgSpace2d, fields: &[Field<'_>]) -> Result<(), CoreError> {
     let el = &space.element;
-    let (req, seq) = equispaced_nodes(el.order);
-    let interp = el.interpolation_matrix(&req, &seq)?;
-    let cells = sub_triangles(el.order);
-    let zero = vec![0.0; space.x.len()];
-    let lattice = Lattice { interp: &interp, np: el.np, elements: space.num_elements() };
-    write_lattice_cells(path, &lattice, [&space.x, &space.y, &zero], &cells, VTK_TRIANGLE, fields)
+    let weights = lagrange_triangle(el.order);
+    let rs = reference(&weights, el.order);
+    let eval = el.interpolation_matrix(&rs[0], &rs[1])?;
+    let vertices: Vec<[f64; 3]> = space.mesh.vertices.iter().map(|v| [v[0], v[1], 0.0]).collect();
+    let cells = Cells { vertices: &vertices, elements: &space.mesh.elements, order: el.order, weights: &weights };
+    write_cells(path, &cells, &eval, VTK_LAGRANGE_TRIANGLE, fields)
 }
 
-/// Sub-tetrahedra of the order-n lattice of [`equispaced_nodes_3d`] (local point indices), n³ of them: per
-/// lattice cell an upright tetrahedron, an octahedron in four, and an inverted tetrahedron where they fit.
-pub fn sub_tetrahedra(n: usize) -> Vec<[usize; 4]> {
-    let mut index = std::collections::HashMap::new();
-    let mut next = 0;
-    for k in 0..=n {
-        for j in 0..=(n - k) {
-            for i in 0..=(n - k - j) {
-                index.insert((i, j, k), next);
-                next += 1;
-            }
-        }
-    }
-    let at = |i: usize, j: usize, k: usize| index[&(i, j, k)];
-    let mut tets = Vec::with_capacity(n * n * n);
-    for k in 0..n {
-        for j in 0..(n - k) {
-            for i in 0..(n - k - j) {
-                tets.push([at(i, j, k), at(i + 1, j, k), at(i, j + 1, k), at(i, j, k + 1)]);
-                if i + j + k + 2 <= n {
-                    let (a, b) = (at(i + 1, j, k), at(i, j + 1, k + 1));
-                    let ring = [at(i, j + 1, k), at(i, j, k + 1), at(i + 1, j, k + 1), at(i + 1, j + 1, k)];
-                    tets.extend((0..4).map(|m| [a, b, ring[m], ring[(m + 1) % 4]]));
-                }
-                if i + j + k + 3 <= n {
-                    tets.push([at(i + 1, j + 1, k), at(i + 1, j, k + 1), at(i, j + 1, k + 1), at(i + 1, j + 1, k + 1)]);
-                }
-            }
-        }
-    }
-    tets
+/// Writes fields given as modal coefficients of the orthonormal triangle basis of degree `order` (the
+/// Vandermonde basis of [`crate::triangle::vandermonde`]) on `mesh` as Lagrange triangles.
+pub fn write_vtu_modal(
+    path: &Path,
+    mesh: &crate::mesh::TriMesh,
+    order: usize,
+    fields: &[Field<'_>],
+) -> Result<(), CoreError> {
+    let weights = lagrange_triangle(order);
+    let rs = reference(&weights, order);
+    let eval = crate::triangle::vandermonde(order, &rs[0], &rs[1]);
+    let vertices: Vec<[f64; 3]> = mesh.vertices.iter().map(|v| [v[0], v[1], 0.0]).collect();
+    let cells = Cells { vertices: &vertices, elements: &mesh.elements, order, weights: &weights };
+    write_cells(path, &cells, &eval, VTK_LAGRANGE_TRIANGLE, fields)
 }
 
-/// Writes the fields of a tetrahedral `space` to `path` as a VTU file (each element as N³ sub-tetrahedra).
+/// Writes the nodal fields of a tetrahedral `space` as Lagrange tetrahedra.
 pub fn write_vtu_tet(path: &Path, space: &DgSpace3d, fields: &[Field<'_>]) -> Result<(), CoreError> {
     let el = &space.element;
-    let (r, s, t) = equispaced_nodes_3d(el.order);
-    let interp = el.interpolation_matrix(&r, &s, &t)?;
-    let cells = sub_tetrahedra(el.order);
-    let lattice = Lattice { interp: &interp, np: el.np, elements: space.num_elements() };
-    let [x, y, z] = &space.xyz;
-    write_lattice_cells(path, &lattice, [x, y, z], &cells, VTK_TETRA, fields)
+    let weights = lagrange_tetrahedron(el.order);
+    let rst = reference(&weights, el.order);
+    let eval = el.interpolation_matrix(&rst[0], &rst[1], &rst[2])?;
+    let cells =
+        Cells { vertices: &space.mesh.vertices, elements: &space.mesh.elements, order: el.order, weights: &weights };
+    write_cells(path, &cells, &eval, VTK_LAGRANGE_TETRAHEDRON, fields)
 }
 
-/// Interpolation from each element's nodes to its equispaced lattice.
-struct Lattice<'a> {
-    interp: &'a crate::matrix::Matrix,
-    np: usize,
-    elements: usize,
+/// Simplices of one order to write: mesh vertices, element vertex ids, and the cell's lattice weights.
+struct Cells<'a, const V: usize> {
+    vertices: &'a [[f64; 3]],
+    elements: &'a [[usize; V]],
+    order: usize,
+    weights: &'a [[usize; V]],
 }
 
-impl Lattice<'_> {
-    fn value(&self, values: &[f64], k: usize, p: usize) -> f64 {
-        (0..self.np).map(|i| self.interp[(p, i)] * values[k * self.np + i]).sum()
+/// A point shared between elements: its mesh vertices (ascending) with their lattice weights, unused slots
+/// `(usize::MAX, 0)`.
+type PointKey = [(usize, usize); 4];
+
+impl<const V: usize> Cells<'_, V> {
+    fn key(&self, element: &[usize; V], w: &[usize; V]) -> PointKey {
+        let mut key = [(usize::MAX, 0); 4];
+        for (slot, (&v, &wv)) in key.iter_mut().zip(element.iter().zip(w)) {
+            if wv > 0 {
+                *slot = (v, wv);
+            }
+        }
+        key.sort_unstable();
+        key
+    }
+
+    fn position(&self, key: &PointKey) -> [f64; 3] {
+        let n = self.order as f64;
+        let mut x = [0.0; 3];
+        for &(v, w) in key.iter().filter(|(v, _)| *v != usize::MAX) {
+            for d in 0..3 {
+                x[d] += w as f64 / n * self.vertices[v][d];
+            }
+        }
+        x
     }
 }
 
-fn write_lattice_cells<const V: usize>(
+fn write_cells<const V: usize>(
     path: &Path,
-    lattice: &Lattice<'_>,
-    coords: [&[f64]; 3],
-    cells: &[[usize; V]],
+    cells: &Cells<'_, V>,
+    eval: &Matrix,
     vtk_type: u8,
     fields: &[Field<'_>],
 ) -> Result<(), CoreError> {
-    let k_count = lattice.elements;
-    let nsub = lattice.interp.nrows();
-    let mut out = String::new();
-    let w = &mut out;
+    let k_count = cells.elements.len();
+    let npc = cells.weights.len();
+    let invalid = |m: String| CoreError::Io { path: path.to_path_buf(), source: std::io::Error::other(m) };
+    if k_count == 0 {
+        return Err(invalid("no elements to write".into()));
+    }
+    let ncoef = eval.ncols();
+    for f in fields {
+        if f.values.len() != k_count * ncoef {
+            return Err(invalid(format!(
+                "field `{}` has {} values, {k_count} elements × {ncoef} need {}",
+                f.name,
+                f.values.len(),
+                k_count * ncoef
+            )));
+        }
+    }
+    let mut index: HashMap<PointKey, usize> = HashMap::new();
+    let mut keys = Vec::new();
+    let mut connectivity = Vec::with_capacity(k_count * npc);
+    for element in cells.elements {
+        for w in cells.weights {
+            let key = cells.key(element, w);
+            let id = *index.entry(key).or_insert_with(|| {
+                keys.push(key);
+                keys.len() - 1
+            });
+            connectivity.push(id as i64);
+        }
+    }
+    let points: Vec<f64> = keys.iter().flat_map(|k| cells.position(k)).collect();
+    let mut count = vec![0u32; keys.len()];
+    for &id in &connectivity {
+        count[id as usize] += 1;
+    }
+    let values: Vec<Vec<f64>> = fields
+        .iter()
+        .map(|f| {
+            let mut sum = vec![0.0; keys.len()];
+            for (k, ids) in connectivity.chunks(npc).enumerate() {
+                let coef = &f.values[k * ncoef..(k + 1) * ncoef];
+                for (p, &id) in ids.iter().enumerate() {
+                    sum[id as usize] += (0..ncoef).map(|j| eval[(p, j)] * coef[j]).sum::<f64>();
+                }
+            }
+            sum.iter().zip(&count).map(|(s, &c)| s / c as f64).collect()
+        })
+        .collect();
+    let offsets: Vec<i64> = (1..=k_count).map(|c| (c * npc) as i64).collect();
+    let types = vec![vtk_type; k_count];
+
+    let mut appended = Vec::new();
+    let mut block = |bytes: Vec<u8>| {
+        let offset = appended.len();
+        appended.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        appended.extend_from_slice(&bytes);
+        offset
+    };
+    let le_f64 = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let le_i64 = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let at_points = block(le_f64(&points));
+    let at_connectivity = block(le_i64(&connectivity));
+    let at_offsets = block(le_i64(&offsets));
+    let at_types = block(types);
+    let at_fields: Vec<usize> = values.iter().map(|v| block(le_f64(v))).collect();
+
+    let mut xml = String::new();
+    let w = &mut xml;
     let _ = writeln!(w, r#"<?xml version="1.0"?>"#);
     let _ = writeln!(
         w,
         r#"<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">"#
     );
     let _ = writeln!(w, "<UnstructuredGrid>");
-    let _ = writeln!(w, r#"<Piece NumberOfPoints="{}" NumberOfCells="{}">"#, k_count * nsub, k_count * cells.len());
+    let _ = writeln!(w, r#"<Piece NumberOfPoints="{}" NumberOfCells="{k_count}">"#, keys.len());
+    let _ = writeln!(w, "<PointData>");
+    for (f, offset) in fields.iter().zip(&at_fields) {
+        let name = xml_escape(f.name);
+        let _ = writeln!(w, r#"<DataArray type="Float64" Name="{name}" format="appended" offset="{offset}"/>"#);
+    }
+    let _ = writeln!(w, "</PointData>");
     let _ = writeln!(w, "<Points>");
-    let _ = writeln!(w, r#"<DataArray type="Float64" NumberOfComponents="3" format="ascii">"#);
-    for k in 0..k_count {
-        for p in 0..nsub {
-            let [x, y, z] = coords.map(|c| lattice.value(c, k, p));
-            let _ = writeln!(w, "{x:e} {y:e} {z:e}");
-        }
-    }
-    let _ = writeln!(w, "</DataArray>\n</Points>\n<Cells>");
-    let _ = writeln!(w, r#"<DataArray type="Int64" Name="connectivity" format="ascii">"#);
-    for k in 0..k_count {
-        for c in cells {
-            let ids: Vec<String> = c.iter().map(|i| (k * nsub + i).to_string()).collect();
-            let _ = writeln!(w, "{}", ids.join(" "));
-        }
-    }
-    let _ = writeln!(w, "</DataArray>");
-    let _ = writeln!(w, r#"<DataArray type="Int64" Name="offsets" format="ascii">"#);
-    for c in 0..k_count * cells.len() {
-        let _ = writeln!(w, "{}", V * (c + 1));
-    }
-    let _ = writeln!(w, "</DataArray>");
-    let _ = writeln!(w, r#"<DataArray type="UInt8" Name="types" format="ascii">"#);
-    for _ in 0..k_count * cells.len() {
-        let _ = writeln!(w, "{vtk_type}");
-    }
-    let _ = writeln!(w, "</DataArray>\n</Cells>\n<PointData>");
-    for field in fields {
-        let _ = writeln!(w, r#"<DataArray type="Float64" Name="{}" format="ascii">"#, xml_escape(field.name));
-        for k in 0..k_count {
-            for p in 0..nsub {
-                let _ = writeln!(w, "{:e}", lattice.value(field.values, k, p));
-            }
-        }
-        let _ = writeln!(w, "</DataArray>");
-    }
-    let _ = writeln!(w, "</PointData>\n<CellData>");
-    let _ = writeln!(w, r#"<DataArray type="Int64" Name="element" format="ascii">"#);
-    for k in 0..k_count {
-        for _ in 0..cells.len() {
-            let _ = writeln!(w, "{k}");
-        }
-    }
-    let _ = writeln!(w, "</DataArray>\n</CellData>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>");
-    write_atomically(path, out.as_bytes())
+    let _ = writeln!(
+        w,
+        r#"<DataArray type="Float64" Name="Points" NumberOfComponents="3" format="appended" offset="{at_points}"/>"#
+    );
+    let _ = writeln!(w, "</Points>\n<Cells>");
+    let _ =
+        writeln!(w, r#"<DataArray type="Int64" Name="connectivity" format="appended" offset="{at_connectivity}"/>"#);
+    let _ = writeln!(w, r#"<DataArray type="Int64" Name="offsets" format="appended" offset="{at_offsets}"/>"#);
+    let _ = writeln!(w, r#"<DataArray type="UInt8" Name="types" format="appended" offset="{at_types}"/>"#);
+    let _ = writeln!(w, "</Cells>\n</Piece>\n</UnstructuredGrid>");
+    let _ = write!(w, "<AppendedData encoding=\"raw\">\n_");
+    let mut bytes = xml.into_bytes();
+    bytes.extend_from_slice(&appended);
+    bytes.extend_from_slice(b"\n</AppendedData>\n</VTKFile>\n");
+    write_atomically(path, &bytes)
 }
 
 fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Writes the `.pvd` collection of a time series: one `(time, file)` per output, `file` relative to the `.pvd`.
+pub fn write_pvd(path: &Path, entries: &[(f64, String)]) -> Result<(), CoreError> {
+    let mut out = String::new();
+    let _ = writeln!(out, r#"<?xml version="1.0"?>"#);
+    let _ = writeln!(out, r#"<VTKFile type="Collection" version="1.0" byte_order="LittleEndian">"#);
+    let _ = writeln!(out, "<Collection>");
+    for (t, file) in entries {
+        let _ = writeln!(out, r#"<DataSet timestep="{t:e}" group="" part="0" file="{}"/>"#, xml_escape(file));
+    }
+    let _ = writeln!(out, "</Collection>\n</VTKFile>");
+    write_atomically(path, out.as_bytes())
+}
+
+/// The `(time, file)` entries of a `.pvd` collection this module wrote (an unreadable file gives none).
+pub fn read_pvd(path: &Path) -> Vec<(f64, String)> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let attribute = |line: &str, name: &str| -> Option<String> {
+        let start = line.find(&format!("{name}=\""))? + name.len() + 2;
+        let end = start + line[start..].find('"')?;
+        Some(line[start..end].replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
+    };
+    text.lines()
+        .filter(|l| l.trim_start().starts_with("<DataSet"))
+        .filter_map(|l| Some((attribute(l, "timestep")?.parse().ok()?, attribute(l, "file")?)))
+        .collect()
 }
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
@@ -196,4 +340,60 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CoreError> {
         let _ = std::fs::remove_file(&tmp);
         io(e)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn low_orders_match_vtks_fixed_cells() {
+        // VTK_QUADRATIC_TRIANGLE: vertices, then the midpoints of edges 01, 12, 20
+        assert_eq!(lagrange_triangle(2), vec![[2, 0, 0], [0, 2, 0], [0, 0, 2], [1, 1, 0], [0, 1, 1], [1, 0, 1]]);
+        // cubic: two points per edge from its first vertex, then the centroid
+        assert_eq!(
+            lagrange_triangle(3),
+            vec![
+                [3, 0, 0],
+                [0, 3, 0],
+                [0, 0, 3],
+                [2, 1, 0],
+                [1, 2, 0],
+                [0, 2, 1],
+                [0, 1, 2],
+                [1, 0, 2],
+                [2, 0, 1],
+                [1, 1, 1]
+            ]
+        );
+        // VTK_QUADRATIC_TETRA: vertices, then the midpoints of edges 01, 12, 20, 03, 13, 23
+        let mid = |a: usize, b: usize| {
+            let mut w = [0; 4];
+            w[a] = 1;
+            w[b] = 1;
+            w
+        };
+        let mut expected = vec![[2, 0, 0, 0], [0, 2, 0, 0], [0, 0, 2, 0], [0, 0, 0, 2]];
+        expected.extend([mid(0, 1), mid(1, 2), mid(2, 0), mid(0, 3), mid(1, 3), mid(2, 3)]);
+        assert_eq!(lagrange_tetrahedron(2), expected);
+        // cubic tetrahedron: the face points of VTK's faces (0,1,3), (1,2,3), (2,0,3), (0,2,1)
+        let faces: Vec<[usize; 4]> = lagrange_tetrahedron(3)[16..].to_vec();
+        assert_eq!(faces, vec![[1, 1, 0, 1], [0, 1, 1, 1], [1, 0, 1, 1], [1, 1, 1, 0]]);
+    }
+
+    #[test]
+    fn every_lattice_point_appears_once() {
+        for n in 1..=10 {
+            let tri = lagrange_triangle(n);
+            assert_eq!(tri.len(), (n + 1) * (n + 2) / 2);
+            assert!(tri.iter().all(|w| w.iter().sum::<usize>() == n));
+            let distinct: std::collections::HashSet<_> = tri.iter().collect();
+            assert_eq!(distinct.len(), tri.len(), "triangle {n}");
+            let tet = lagrange_tetrahedron(n);
+            assert_eq!(tet.len(), (n + 1) * (n + 2) * (n + 3) / 6);
+            assert!(tet.iter().all(|w| w.iter().sum::<usize>() == n));
+            let distinct: std::collections::HashSet<_> = tet.iter().collect();
+            assert_eq!(distinct.len(), tet.len(), "tetrahedron {n}");
+        }
+    }
 }

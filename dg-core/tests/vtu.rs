@@ -1,112 +1,145 @@
-//! VTU output read back with an independent XML parser.
+//! VTU output read back by a reader written here (XML through roxmltree, the raw appended blocks by hand), the
+//! values compared with polynomials the spaces represent exactly.
 
 use dg_core::mesh::{rectangle, RectangleSpec};
 use dg_core::space::DgSpace2d;
-use dg_core::vtu::{sub_triangles, write_vtu, Field};
+use dg_core::vtu::{write_vtu, Field};
+use std::collections::HashMap;
+use std::path::Path;
 
-fn numbers(node: roxmltree::Node<'_, '_>) -> Vec<f64> {
-    node.text().unwrap_or("").split_whitespace().map(|t| t.parse().unwrap()).collect()
+/// The arrays of a VTU file with raw appended data: name → values (as f64), plus the cell and point counts.
+struct Vtu {
+    arrays: HashMap<String, Vec<f64>>,
+    points: usize,
+    cells: usize,
 }
 
-#[test]
-fn sub_triangulation_covers_the_reference_triangle() {
-    for n in 1..=8 {
-        let tris = sub_triangles(n);
-        assert_eq!(tris.len(), n * n);
-        let (r, s) = dg_core::triangle::equispaced_nodes(n);
-        let area: f64 = tris
-            .iter()
-            .map(|t| {
-                let a = 0.5 * ((r[t[1]] - r[t[0]]) * (s[t[2]] - s[t[0]]) - (r[t[2]] - r[t[0]]) * (s[t[1]] - s[t[0]]));
-                assert!(a > 0.0, "N={n}: sub-triangle {t:?} is not counter-clockwise");
-                a
-            })
-            .sum();
-        assert!((area - 2.0).abs() < 1e-12);
-    }
-}
-
-#[test]
-fn vtu_file_holds_the_interpolated_high_order_field() {
-    let mesh = rectangle(&RectangleSpec::unit_square(3)).unwrap();
-    let order = 3;
-    let space = DgSpace2d::new(mesh, order).unwrap();
-    // a cubic, represented exactly by the order-3 space
-    let f = |x: f64, y: f64| x * x * y - 2.0 * y * y * y + 0.5 * x + 1.0;
-    let values: Vec<f64> = space.x.iter().zip(&space.y).map(|(&x, &y)| f(x, y)).collect();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("field.vtu");
-    write_vtu(&path, &space, &[Field { name: "u", values: &values }]).unwrap();
-    let text = std::fs::read_to_string(&path).unwrap();
-    let doc = roxmltree::Document::parse(&text).unwrap();
+fn read_vtu(path: &Path) -> Vtu {
+    let bytes = std::fs::read(path).unwrap();
+    let marker = b"<AppendedData encoding=\"raw\">\n_";
+    let at = bytes.windows(marker.len()).position(|w| w == marker).expect("raw appended data");
+    let header = String::from_utf8(bytes[..at].to_vec()).unwrap() + "</VTKFile>";
+    let data = &bytes[at + marker.len()..];
+    let doc = roxmltree::Document::parse(&header).unwrap();
     let piece = doc.descendants().find(|n| n.has_tag_name("Piece")).unwrap();
-    let points: usize = piece.attribute("NumberOfPoints").unwrap().parse().unwrap();
-    let cells: usize = piece.attribute("NumberOfCells").unwrap().parse().unwrap();
-    assert_eq!(points, space.num_elements() * 10);
-    assert_eq!(cells, space.num_elements() * 9);
-    let array = |name: &str| {
-        doc.descendants().find(|n| n.has_tag_name("DataArray") && n.attribute("Name") == Some(name)).unwrap()
-    };
-    let coords = numbers(doc.descendants().find(|n| n.has_tag_name("Points")).unwrap().first_element_child().unwrap());
-    let u = numbers(array("u"));
-    assert_eq!(coords.len(), 3 * points);
-    assert_eq!(u.len(), points);
-    for p in 0..points {
-        let (x, y) = (coords[3 * p], coords[3 * p + 1]);
-        assert!((-1e-12..=1.0 + 1e-12).contains(&x) && (-1e-12..=1.0 + 1e-12).contains(&y));
-        assert!((u[p] - f(x, y)).abs() < 1e-10, "point {p}: {} vs {}", u[p], f(x, y));
+    let count = |a: &str| piece.attribute(a).unwrap().parse::<usize>().unwrap();
+    let mut arrays = HashMap::new();
+    for node in doc.descendants().filter(|n| n.has_tag_name("DataArray")) {
+        assert_eq!(node.attribute("format"), Some("appended"));
+        let offset: usize = node.attribute("offset").unwrap().parse().unwrap();
+        let len = u64::from_le_bytes(data[offset..offset + 8].try_into().unwrap()) as usize;
+        let block = &data[offset + 8..offset + 8 + len];
+        let values: Vec<f64> = match node.attribute("type").unwrap() {
+            "Float64" => block.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect(),
+            "Int64" => block.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
+            "UInt8" => block.iter().map(|&b| b as f64).collect(),
+            other => panic!("unexpected type {other}"),
+        };
+        arrays.insert(node.attribute("Name").unwrap().to_string(), values);
     }
-    let conn = numbers(array("connectivity"));
-    let offsets = numbers(array("offsets"));
-    assert_eq!(conn.len(), 3 * cells);
-    assert_eq!(offsets.last().copied(), Some(3.0 * cells as f64));
-    assert!(conn.iter().all(|&c| (c as usize) < points));
-    assert!(numbers(array("types")).iter().all(|&t| t == 5.0));
+    Vtu { arrays, points: count("NumberOfPoints"), cells: count("NumberOfCells") }
+}
+
+fn check_field(vtu: &Vtu, name: &str, f: impl Fn([f64; 3]) -> f64) {
+    let (coords, values) = (&vtu.arrays["Points"], &vtu.arrays[name]);
+    assert_eq!(coords.len(), 3 * vtu.points);
+    assert_eq!(values.len(), vtu.points);
+    for p in 0..vtu.points {
+        let x = [coords[3 * p], coords[3 * p + 1], coords[3 * p + 2]];
+        assert!((values[p] - f(x)).abs() < 1e-10, "point {p} at {x:?}: {} vs {}", values[p], f(x));
+    }
 }
 
 #[test]
-fn sub_tetrahedra_tile_the_reference_tetrahedron() {
-    for n in 1..=6 {
-        let tets = dg_core::vtu::sub_tetrahedra(n);
-        assert_eq!(tets.len(), n * n * n);
-        let (r, s, t) = dg_core::tetrahedron::equispaced_nodes_3d(n);
-        let volume: f64 = tets
-            .iter()
-            .map(|c| {
-                let d = |a: usize| [r[c[a]] - r[c[0]], s[c[a]] - s[c[0]], t[c[a]] - t[c[0]]];
-                let (u, v, w) = (d(1), d(2), d(3));
-                let det = u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0])
-                    + u[2] * (v[0] * w[1] - v[1] * w[0]);
-                assert!(det.abs() > 1e-12, "N={n}: flat sub-tetrahedron {c:?}");
-                det.abs() / 6.0
+fn triangles_are_written_as_shared_lagrange_cells_holding_the_field() {
+    let mesh = rectangle(&RectangleSpec::unit_square(3)).unwrap();
+    let (vertices, edges, k) = (16, 33, 18);
+    for order in [1, 3, 5] {
+        let space = DgSpace2d::new(mesh.clone(), order).unwrap();
+        // a polynomial of the space's degree, represented exactly
+        let f = |x: [f64; 3]| x[0].powi(order as i32) - 2.0 * x[1] * x[0] + 0.5 * x[1].powi(order as i32) + 1.0;
+        let values: Vec<f64> = space.x.iter().zip(&space.y).map(|(&x, &y)| f([x, y, 0.0])).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("field.vtu");
+        write_vtu(&path, &space, &[Field { name: "u", values: &values }]).unwrap();
+        let vtu = read_vtu(&path);
+        let interior = if order >= 3 { (order - 1) * (order - 2) / 2 } else { 0 };
+        assert_eq!(vtu.points, vertices + edges * (order - 1) + k * interior, "order {order}: points are shared");
+        assert_eq!(vtu.cells, k);
+        check_field(&vtu, "u", f);
+        let npc = (order + 1) * (order + 2) / 2;
+        assert_eq!(vtu.arrays["connectivity"].len(), npc * k);
+        assert_eq!(vtu.arrays["offsets"].last().copied(), Some((npc * k) as f64));
+        assert!(vtu.arrays["types"].iter().all(|&t| t == 69.0));
+        // each cell's points in VTK order: its vertices first, at the mesh's vertices
+        let coords = &vtu.arrays["Points"];
+        for (c, e) in space.mesh.elements.iter().enumerate() {
+            for a in 0..3 {
+                let id = vtu.arrays["connectivity"][c * npc + a] as usize;
+                let v = space.mesh.vertices[e[a]];
+                assert_eq!([coords[3 * id], coords[3 * id + 1]], v, "cell {c} vertex {a}");
+            }
+        }
+    }
+}
+
+#[test]
+fn modal_coefficients_are_written_as_their_polynomial() {
+    let mesh = rectangle(&RectangleSpec::unit_square(2)).unwrap();
+    let order = 3;
+    let element = dg_core::triangle::ModalTriangle::new(order).unwrap();
+    let f = |x: [f64; 3]| x[0] * x[0] * x[1] - x[1] * x[1] * x[1] + 0.25 * x[0] - 3.0;
+    let values: Vec<f64> = mesh
+        .elements
+        .iter()
+        .flat_map(|e| {
+            let [p0, p1, p2] = e.map(|v| mesh.vertices[v]);
+            element.project(|r, s| {
+                let (l0, l1, l2) = (-0.5 * (r + s), 0.5 * (1.0 + r), 0.5 * (1.0 + s));
+                f([l0 * p0[0] + l1 * p1[0] + l2 * p2[0], l0 * p0[1] + l1 * p1[1] + l2 * p2[1], 0.0])
             })
-            .sum();
-        assert!((volume - 4.0 / 3.0).abs() < 1e-12, "N={n}: volume {volume}");
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("modal.vtu");
+    dg_core::vtu::write_vtu_modal(&path, &mesh, order, &[Field { name: "rho", values: &values }]).unwrap();
+    check_field(&read_vtu(&path), "rho", f);
+}
+
+#[test]
+fn tetrahedra_are_written_as_shared_lagrange_cells_holding_the_field() {
+    use dg_core::mesh3d::{box_mesh, BoxSpec};
+    for order in [2, 4] {
+        let space = dg_core::space3d::DgSpace3d::new(box_mesh(&BoxSpec::unit_cube(1)).unwrap(), order).unwrap();
+        let f = |x: [f64; 3]| x[0] * x[1] - x[2].powi(order as i32) + 0.25 * x[0] + 2.0;
+        let [x, y, z] = &space.xyz;
+        let values: Vec<f64> = (0..space.num_nodes()).map(|g| f([x[g], y[g], z[g]])).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tets.vtu");
+        dg_core::vtu::write_vtu_tet(&path, &space, &[Field { name: "p", values: &values }]).unwrap();
+        let vtu = read_vtu(&path);
+        let npc = (order + 1) * (order + 2) * (order + 3) / 6;
+        assert_eq!(vtu.cells, space.num_elements());
+        assert!(vtu.points < space.num_elements() * npc, "points are shared");
+        check_field(&vtu, "p", f);
+        assert!(vtu.arrays["types"].iter().all(|&t| t == 71.0));
     }
 }
 
 #[test]
-fn tetrahedral_vtu_holds_the_interpolated_field() {
-    use dg_core::mesh3d::{box_mesh, BoxSpec};
-    let space = dg_core::space3d::DgSpace3d::new(box_mesh(&BoxSpec::unit_cube(1)).unwrap(), 2).unwrap();
-    let f = |x: f64, y: f64, z: f64| x * y - z * z + 0.25 * x + 2.0;
-    let [x, y, z] = &space.xyz;
-    let values: Vec<f64> = (0..space.num_nodes()).map(|g| f(x[g], y[g], z[g])).collect();
+fn a_field_of_the_wrong_length_is_refused() {
+    let space = DgSpace2d::new(rectangle(&RectangleSpec::unit_square(2)).unwrap(), 2).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("tets.vtu");
-    dg_core::vtu::write_vtu_tet(&path, &space, &[Field { name: "p", values: &values }]).unwrap();
-    let text = std::fs::read_to_string(&path).unwrap();
-    let doc = roxmltree::Document::parse(&text).unwrap();
-    let array = |name: &str| {
-        doc.descendants().find(|n| n.has_tag_name("DataArray") && n.attribute("Name") == Some(name)).unwrap()
-    };
-    let coords = numbers(doc.descendants().find(|n| n.has_tag_name("Points")).unwrap().first_element_child().unwrap());
-    let p = numbers(array("p"));
-    assert_eq!(p.len(), 6 * 10);
-    for (i, v) in p.iter().enumerate() {
-        let expected = f(coords[3 * i], coords[3 * i + 1], coords[3 * i + 2]);
-        assert!((v - expected).abs() < 1e-10, "point {i}: {v} vs {expected}");
-    }
-    assert_eq!(numbers(array("connectivity")).len(), 4 * 6 * 8);
-    assert!(numbers(array("types")).iter().all(|&t| t == 10.0));
+    let err = write_vtu(&dir.path().join("x.vtu"), &space, &[Field { name: "u", values: &[1.0; 5] }]).unwrap_err();
+    assert!(err.to_string().contains("field `u`"), "{err}");
+}
+
+#[test]
+fn a_pvd_series_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.pvd");
+    let entries = vec![(0.0, "run_0000.vtu".to_string()), (0.125, "run \"1\".vtu".to_string())];
+    dg_core::vtu::write_pvd(&path, &entries).unwrap();
+    assert_eq!(dg_core::vtu::read_pvd(&path), entries);
+    roxmltree::Document::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
 }

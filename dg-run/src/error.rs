@@ -19,6 +19,12 @@ pub enum RunError {
         /// What was found.
         reason: String,
     },
+    /// Writing a checkpoint or an output failed.
+    #[error("{0}")]
+    Output(String),
+    /// A restart file cannot be read or does not fit.
+    #[error(transparent)]
+    Restart(#[from] dg_runtime::restart::RestartError),
     /// A boundary tag has no condition.
     #[error(transparent)]
     Boundary(#[from] dg_runtime::cpu::BoundaryError),
@@ -59,7 +65,8 @@ impl<E: Into<RunError>> From<LoopError<E>> for RunError {
     fn from(e: LoopError<E>) -> Self {
         match e {
             LoopError::Options(m) => RunError::InvalidOption(m),
-            LoopError::NotAdmissible { step, time, reason } => RunError::Stopped { step, time, reason },
+            LoopError::NotAdmissible { step, time, reason, .. } => RunError::Stopped { step, time, reason },
+            LoopError::Output(m) => RunError::Output(m),
             LoopError::System(e) => e.into(),
         }
     }

@@ -4,6 +4,7 @@
 
 use crate::error::RunError;
 use crate::formulations::FormulationId;
+use crate::output::{named, per_variable, run_stepper, RunOutput};
 use crate::winners::{given_or_chosen, DeviceRunInfo};
 use dg_cases::euler::{pressure, EulerCase};
 use dg_core::law::ConservationLaw;
@@ -18,7 +19,7 @@ use dg_modal_tri::ModalVariant;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::law_ir;
-use dg_runtime::run_loop::{self, non_finite, Integrated, LoopStats, StepRule};
+use dg_runtime::run_loop::{non_finite, write_host, Integrated, LoopStats, StepRule};
 use dg_runtime::stability::StabilityLimit;
 use dg_runtime::time::Scheme;
 use serde::Serialize;
@@ -51,6 +52,8 @@ pub struct EulerOptions {
     pub step_scale: f64,
     /// Boundary tag → condition, over the case's own bindings (`--bc`).
     pub boundary: std::collections::HashMap<String, String>,
+    /// What the run writes (VTU, series, restart files) and where it starts.
+    pub output: RunOutput,
 }
 
 impl Default for EulerOptions {
@@ -68,6 +71,7 @@ impl Default for EulerOptions {
             allow_unstable: false,
             step_scale: 1.0,
             boundary: Default::default(),
+            output: RunOutput::default(),
         }
     }
 }
@@ -187,6 +191,7 @@ struct Prepared<T: Real> {
     flux: String,
     limiter: bool,
     h: f64,
+    mesh: TriMesh,
 }
 
 fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) -> Result<Prepared<T>, RunError> {
@@ -229,7 +234,8 @@ fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) ->
     }
     let mut q0: Vec<T> = op.project(|x, y, out| case.initial(x, y, out));
     op.apply_limiter(&mut q0);
-    Ok(Prepared { op, q0, order, scheme, cfl, t_end, flux, limiter, h: space.mesh.max_edge_length() })
+    let h = space.mesh.max_edge_length();
+    Ok(Prepared { op, q0, order, scheme, cfl, t_end, flux, limiter, h, mesh: space.mesh })
 }
 
 /// Runs `case` on `mesh` in precision `T` on the native CPU path or, given `device`, with the generated modal
@@ -250,6 +256,12 @@ pub fn run_euler<T: Real>(
     // the case's own scheme and Courant number are seed 001's, stable for its cases: the limit is estimated
     // (and the step checked against it) only when the user changes the scheme, the Courant number or the step
     let needs_limit = opts.cfl.is_some() || opts.dt.is_some() || scheme != case.default_scheme().0;
+    let (mesh, order, nm) = (prepared.mesh.clone(), prepared.order, prepared.op.element().nmodes);
+    let names = euler2d::Law::default().variable_names();
+    let vtu = |path: &std::path::Path, q: &[f64]| -> Result<(), RunError> {
+        let values = per_variable(q, 4, nm);
+        Ok(dg_core::vtu::write_vtu_modal(path, &mesh, order, &named(names, &values))?)
+    };
     if let Some(spec) = &opts.variant {
         spec.parse::<ModalVariant>()?;
     }
@@ -266,10 +278,12 @@ pub fn run_euler<T: Real>(
         };
         let q0 = prepared.q0.clone();
         let mut stepper = Integrated::new(&mut prepared.op, q0, scheme)
+            .with_host_values()
             .with_stable_dt(|op, q| Ok(op.stable_time_step(q, cfl).map(|dt| dt * scale)))
             .with_inspect(|op, q: &Vec<T>, _| Ok(non_finite(q).or_else(|| inadmissible_means(op, q))));
-        let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+        let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
         let (_, q) = stepper.into_parts();
+        opts.output.write_final(&vtu, &q.iter().map(|v| v.as_f64()).collect::<Vec<_>>())?;
         return finish(case, &prepared, &q, stats, None);
     };
     let cpu = &prepared.op;
@@ -304,23 +318,34 @@ pub fn run_euler<T: Real>(
     };
     let loop_started = Instant::now();
     let mut stepper = Integrated::new(system, q, scheme)
+        .with_values(
+            |sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_| {
+                Ok(sys.op.read_state(sys.device, *q)?.iter().map(|x| x.as_f64()).collect())
+            },
+            |sys, q, values| {
+                let mut state = vec![T::zero(); values.len()];
+                write_host(&mut state, values);
+                sys.op.write_state(sys.device, *q, &state)
+            },
+        )
         .with_stable_dt(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_| {
             let (dt, seconds) = sys.op.stable_time_step(sys.device, *q, cfl)?;
             sys.device_seconds += seconds;
             Ok(dt.map(|dt| dt * scale))
         })
         .with_inspect(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_, at| {
-            if !crate::device_inspects_at(at) {
+            if !at.sampled() {
                 return Ok(None);
             }
             let state = sys.op.read_state(sys.device, *q)?;
             Ok(non_finite(&state).or_else(|| inadmissible_means(sys.cpu, &state)))
         });
-    let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+    let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();
     let final_state = op.read_state(sys.device, q)?;
     let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds);
     sys.device.free_buffers();
+    opts.output.write_final(&vtu, &final_state.iter().map(|v| v.as_f64()).collect::<Vec<_>>())?;
     finish(case, &prepared, &final_state, stats, Some(info))
 }
 

@@ -70,6 +70,7 @@ pub fn run_nodal_euler<T: Real>(
         energy_history: false,
         variant: opts.variant.clone(),
         no_tune: opts.no_tune,
+        output: opts.output.clone(),
     };
     let adapter = NodalEuler(case);
     let outcome = crate::maxwell_run::run_with_law::<_, T>(&space, law, &adapter, &run_opts, device, progress)?;
@@ -126,7 +127,12 @@ pub fn euler_convergence(
             _ => case.default_scheme().0,
         });
         let factor = if case.is_steady() { 1.0 } else { time_accuracy_factor(order, level, scheme.order()) };
-        let level_opts = EulerOptions { order: Some(order), step_scale: factor, ..opts.clone() };
+        let level_opts = EulerOptions {
+            order: Some(order),
+            step_scale: factor,
+            output: crate::output::RunOutput::default(),
+            ..opts.clone()
+        };
         let mesh = meshes[level].clone();
         if formulation == FormulationId::NodalTri {
             let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });

@@ -7,6 +7,7 @@
 //! - Runs of each family of cases, on the native CPU path or a device: [`maxwell_run`] (nodal triangles),
 //!   [`euler_run`] and [`euler_study`] (modal triangles, or nodal ones for comparison), [`wave_run`]
 //!   (tetrahedra). Each prepares its problem, builds a stepper, hands it to the shared loop and reports.
+//! - [`output`]: what a run writes (VTU, `.pvd` series, restart files) and the state it continues from.
 //! - [`error`]: the one error type of every run; [`picture`]: PNG pictures of modal fields and line charts.
 //! - [`registry`]: every law linked into the program, each able to open a tuner of any formulation.
 
@@ -21,6 +22,7 @@ pub mod euler_run;
 pub mod euler_study;
 pub mod formulations;
 pub mod maxwell_run;
+pub mod output;
 pub mod picture;
 pub mod registry;
 pub mod shipped_db;
@@ -28,15 +30,6 @@ pub mod wave_run;
 pub mod winners;
 
 pub use error::RunError;
-
-/// Device runs read their state back and check it every this many steps (and after the last).
-pub const DEVICE_INSPECT_EVERY: u64 = 64;
-
-/// Whether a device run inspects its state at `at`: after steps 1, 2, 4, … 32 (a step beyond the limit blows up
-/// within a few steps), then every [`DEVICE_INSPECT_EVERY`] steps, and after the last.
-pub fn device_inspects_at(at: dg_runtime::run_loop::Checkpoint) -> bool {
-    at.last || at.step.is_power_of_two() || at.step.is_multiple_of(DEVICE_INSPECT_EVERY)
-}
 
 /// The name of where a run goes: the device's name and selector, or `cpu` for the native CPU path.
 pub fn device_name(device: Option<&dyn dg_runtime::backend::Device>) -> String {
@@ -103,18 +96,5 @@ pub fn uniform_step(
         }
         (None, Some(cfl)) => limit.check(rule(cfl), ("--cfl", cfl), scheme, allow_unstable).map_err(refused),
         (None, None) => Ok(rule(default_cfl).min(limit.dt)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use dg_runtime::run_loop::Checkpoint;
-
-    #[test]
-    fn device_runs_inspect_early_then_every_64_steps_and_at_the_end() {
-        let at = |step, last| super::device_inspects_at(Checkpoint { step, t: 0.0, last });
-        let inspected: Vec<u64> = (1..=200).filter(|&s| at(s, false)).collect();
-        assert_eq!(inspected, vec![1, 2, 4, 8, 16, 32, 64, 128, 192]);
-        assert!(at(77, true));
     }
 }

@@ -4,6 +4,7 @@
 use crate::energy_growth;
 use crate::error::RunError;
 use crate::formulations::FormulationId;
+use crate::output::{named, per_variable, run_stepper, RunOutput};
 use crate::winners::{given_or_chosen, DeviceRunInfo};
 use dg_cases::MaxwellCase;
 use dg_core::law::ConservationLaw;
@@ -18,7 +19,7 @@ use dg_nodal_tri::NodalOperator2d;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{law_ir, target_of};
-use dg_runtime::run_loop::{self, non_finite, Integrated, LoopStats, StepRule};
+use dg_runtime::run_loop::{non_finite, write_host, Integrated, LoopStats, StepRule};
 use dg_runtime::stability::StabilityLimit;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::Scheme;
@@ -55,6 +56,8 @@ pub struct RunOptions {
     pub variant: Option<String>,
     /// On a device without a tuning result for the run's key: take the baseline variant instead of tuning.
     pub no_tune: bool,
+    /// What the run writes (VTU, series, restart files) and where it starts.
+    pub output: RunOutput,
 }
 
 impl Default for RunOptions {
@@ -72,6 +75,7 @@ impl Default for RunOptions {
             energy_history: false,
             variant: None,
             no_tune: false,
+            output: RunOutput::default(),
         }
     }
 }
@@ -178,6 +182,12 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let verdict =
         |q: &[T], e: f64| non_finite(q).or_else(|| linear.then(|| energy_growth(energy_initial, e)).flatten());
     let mut history = Vec::new();
+    let names = law.variable_names();
+    let np = space.element.np;
+    let vtu = |path: &std::path::Path, q: &[f64]| -> Result<(), RunError> {
+        let values = per_variable(q, nv, np);
+        Ok(dg_core::vtu::write_vtu(path, space, &named(names, &values))?)
+    };
     if let Some(spec) = &opts.variant {
         spec.parse::<Variant>()?;
     }
@@ -190,16 +200,19 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
         crate::note_unestimated(&limit, q0_f64.len());
         let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.step_scale);
         let op = NodalOperator2d::<L, T>::new(law.clone(), space, &binding);
-        let mut stepper = Integrated::new(op, q0.clone(), opts.scheme).with_inspect(|_, q: &Vec<T>, _| {
-            let e = energy(q);
-            if opts.energy_history {
-                history.push(e);
-            }
-            Ok(verdict(q, e))
-        });
-        let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+        let mut stepper =
+            Integrated::new(op, q0.clone(), opts.scheme).with_host_values().with_inspect(|_, q: &Vec<T>, _| {
+                let e = energy(q);
+                if opts.energy_history {
+                    history.push(e);
+                }
+                Ok(verdict(q, e))
+            });
+        let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
         let (_, q) = stepper.into_parts();
-        return finish(space, case, &law, &q0, &q, (stats, opts.scheme, limit), history, None);
+        let outcome = finish(space, case, &law, &q0, &q, (stats, opts.scheme, limit), history, None)?;
+        opts.output.write_final(&vtu, &outcome.state)?;
+        return Ok(outcome);
     };
     let dofs = (space.num_nodes() * nv) as u64;
     let order = space.element.order;
@@ -225,9 +238,19 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     crate::note_unestimated(&limit, q0_f64.len());
     let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.step_scale);
     let loop_started = Instant::now();
-    let mut stepper =
-        Integrated::new(system, q, opts.scheme).with_inspect(|sys: &mut DeviceSystem<'_, T>, q: &_, at| {
-            if !(opts.energy_history || crate::device_inspects_at(at)) {
+    let mut stepper = Integrated::new(system, q, opts.scheme)
+        .with_values(
+            |sys: &mut DeviceSystem<'_, T>, q: &_| {
+                Ok(sys.op.read_state(sys.device, *q)?.iter().map(|x| x.as_f64()).collect())
+            },
+            |sys, q, values| {
+                let mut state = vec![T::zero(); values.len()];
+                write_host(&mut state, values);
+                sys.op.write_state(sys.device, *q, &state)
+            },
+        )
+        .with_inspect(|sys: &mut DeviceSystem<'_, T>, q: &_, at| {
+            if !(opts.energy_history || at.sampled()) {
                 return Ok(None);
             }
             let state = sys.op.read_state(sys.device, *q)?;
@@ -237,12 +260,14 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
             }
             Ok(verdict(&state, e))
         });
-    let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+    let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();
     let final_state = op.read_state(sys.device, q)?;
     let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds);
     sys.device.free_buffers();
-    finish(space, case, &law, &q0, &final_state, (stats, opts.scheme, limit), history, Some(info))
+    let outcome = finish(space, case, &law, &q0, &final_state, (stats, opts.scheme, limit), history, Some(info))?;
+    opts.output.write_final(&vtu, &outcome.state)?;
+    Ok(outcome)
 }
 
 /// The report of a finished run (error against the exact solution, energy, throughput), whichever backend
@@ -322,7 +347,7 @@ pub fn convergence(
     };
     let mut one = |order: usize, level: usize| -> Result<LevelRun, RunError> {
         let space = DgSpace2d::new(meshes[level].clone(), order)?;
-        let mut level_opts = opts.clone();
+        let mut level_opts = RunOptions { output: RunOutput::default(), ..opts.clone() };
         if level_opts.dt.is_none() {
             level_opts.step_scale = time_accuracy_factor(order, level, opts.scheme.order());
         }

@@ -3,6 +3,7 @@
 
 use crate::error::RunError;
 use crate::formulations::FormulationId;
+use crate::output::{named, per_variable, run_stepper, RunOutput, VtuWriter};
 use crate::winners::{given_or_chosen, DeviceRunInfo};
 use dg_cases::waves::{WaveCase, WaveLaw};
 use dg_core::law::ConservationLaw;
@@ -16,7 +17,8 @@ use dg_nodal_tet::NodalOperator3d;
 use dg_nodal_tet::TetVariant;
 use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
-use dg_runtime::run_loop::{self, non_finite, Checkpoint, Integrated, LoopStats, StepRule, Stepper};
+use dg_runtime::restart::Snapshot;
+use dg_runtime::run_loop::{non_finite, write_host, Integrated, LoopError, LoopStats, StepPoint, StepRule, Stepper};
 use dg_runtime::stability::StabilityLimit;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::{Integrator, OdeSystem, Scheme};
@@ -48,6 +50,8 @@ pub struct WaveOptions {
     pub variant: Option<String>,
     /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
     pub no_tune: bool,
+    /// What the run writes (VTU, series, restart files) and where it starts.
+    pub output: RunOutput,
 }
 
 impl Default for WaveOptions {
@@ -63,6 +67,7 @@ impl Default for WaveOptions {
             dt: None,
             variant: None,
             no_tune: false,
+            output: RunOutput::default(),
         }
     }
 }
@@ -178,15 +183,10 @@ pub fn step_limit<L: ConservationLaw>(
     crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, limit, (opts.scheme, opts.allow_unstable))
 }
 
-/// The final fields of a run: the space, variable names and nodal values per variable (K·Np each).
-pub type FinalFields = (DgSpace3d, Vec<String>, Vec<Vec<f64>>);
-
 /// A finished wave run.
 pub struct WaveOutcome {
     /// The report.
     pub report: WaveReport,
-    /// The final fields, when asked for (VTU output).
-    pub fields: Option<FinalFields>,
     /// Device runs: what the device took and spent.
     pub device: Option<DeviceRunInfo>,
 }
@@ -194,18 +194,17 @@ pub struct WaveOutcome {
 /// Runs `case` on `mesh` in precision `T` with its law, on the native CPU path or, given `device`, with the
 /// tetrahedral kernels (`opts.variant`, or the tuning database's winner, tuned on first use). AB3 on a device
 /// runs as seed 002 does (two RK4 start-up steps, then volume, surface and the fused update-and-trace kernel per
-/// step); the other schemes use the generic integrators. `keep` returns the final fields.
+/// step); the other schemes use the generic integrators.
 pub fn run_wave<T: Real>(
     case: &dyn WaveCase,
     mesh: TetMesh,
     opts: &WaveOptions,
     device: Option<&mut dyn Device>,
-    keep: bool,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<WaveOutcome, RunError> {
     match case.law() {
-        WaveLaw::Acoustic => run_law::<_, T>(acoustics3d::Law::default(), case, mesh, opts, device, keep, progress),
-        WaveLaw::Elastic => run_law::<_, T>(elastic3d::Law::default(), case, mesh, opts, device, keep, progress),
+        WaveLaw::Acoustic => run_law::<_, T>(acoustics3d::Law::default(), case, mesh, opts, device, progress),
+        WaveLaw::Elastic => run_law::<_, T>(elastic3d::Law::default(), case, mesh, opts, device, progress),
     }
 }
 
@@ -215,7 +214,6 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     mesh: TetMesh,
     opts: &WaveOptions,
     device: Option<&mut dyn Device>,
-    keep: bool,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<WaveOutcome, RunError> {
     let started = Instant::now();
@@ -227,6 +225,11 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     if let Some(spec) = &opts.variant {
         spec.parse::<TetVariant>()?;
     }
+    let (names, np) = (law.variable_names(), space.element.np);
+    let vtu = |path: &std::path::Path, q: &[f64]| -> Result<(), RunError> {
+        let values = per_variable(q, L::NVARS, np);
+        Ok(dg_core::vtu::write_vtu_tet(path, space, &named(names, &values))?)
+    };
     let (q, stats, info) = match device {
         None => {
             if opts.variant.is_some() {
@@ -237,30 +240,21 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             crate::note_unestimated(&limit, q0_f64.len());
             let rule = StepRule::Uniform(step_limit(&law, &problem, opts, &limit)? * opts.step_scale);
             let op = NodalOperator3d::<L, T>::new(law.clone(), space, &problem.binding, &problem.materials);
-            let mut stepper = Integrated::new(op, q0, opts.scheme).with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
-            let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+            let mut stepper = Integrated::new(op, q0, opts.scheme)
+                .with_host_values()
+                .with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
+            let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
             (stepper.into_parts().1, stats, None)
         }
         Some(device) => {
             let run = (q0.as_slice(), t_end, started);
-            let (q, stats, info) = device_loop::<L, T>(device, &law, &problem, opts, run, progress)?;
+            let (q, stats, info) = device_loop::<L, T>(device, &law, &problem, opts, run, &vtu, progress)?;
             (q, stats, Some(info))
         }
     };
     let report = finish_report(case, space, &q, opts, law.name(), &stats)?;
-    let fields = keep.then(|| {
-        let np = space.element.np;
-        let values = (0..L::NVARS)
-            .map(|v| {
-                (0..space.num_elements())
-                    .flat_map(|k| q[(k * L::NVARS + v) * np..(k * L::NVARS + v + 1) * np].iter().map(|x| x.as_f64()))
-                    .collect()
-            })
-            .collect();
-        let names = law.variable_names().iter().map(|s| s.to_string()).collect();
-        (problem.space.clone(), names, values)
-    });
-    Ok(WaveOutcome { report, fields, device: info })
+    opts.output.write_final(&vtu, &q.iter().map(|v| v.as_f64()).collect::<Vec<_>>())?;
+    Ok(WaveOutcome { report, device: info })
 }
 
 /// Errors and coefficients of the final state `q` (layout `(k * nvars + v) * np + i`).
@@ -361,14 +355,17 @@ pub fn wave_convergence(
     };
     let mut one = |order: usize, level: usize| -> Result<LevelRun, RunError> {
         let mesh = case.mesh(base_cells << level).map_err(|e| RunError::from(dg_core::space::SpaceError::from(e)))?;
-        let level_opts =
-            WaveOptions { order, step_scale: time_accuracy_factor(order, level, opts.scheme.order()), ..opts.clone() };
+        let level_opts = WaveOptions {
+            order,
+            step_scale: time_accuracy_factor(order, level, opts.scheme.order()),
+            output: RunOutput::default(),
+            ..opts.clone()
+        };
         let outcome = run_wave::<f64>(
             case,
             mesh,
             &level_opts,
             device.as_deref_mut().map(|d| -> &mut dyn Device { d }),
-            false,
             &mut |_, _| {},
         )?;
         let r = outcome.report;
@@ -387,6 +384,7 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     problem: &WaveProblem,
     opts: &WaveOptions,
     (q0, t_end, started): DeviceRun<'_, T>,
+    vtu: &VtuWriter<'_>,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<(Vec<T>, LoopStats, DeviceRunInfo), RunError> {
     let space = &problem.space;
@@ -422,12 +420,16 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let loop_started = Instant::now();
     let (system, stats) = if opts.scheme == Scheme::Ab3 {
         let mut stepper = TetAb3 { system, rk4: Integrator::new(Scheme::Rk4), r: op.buffers.rhs, steps: 0, rhs: 0 };
-        let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+        let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, vtu, progress)?;
         (stepper.system, stats)
     } else {
         let mut stepper = Integrated::new(system, q, opts.scheme)
+            .with_values(
+                |sys: &mut TetDeviceSystem<'_, T>, q: &_| read_values(sys, *q),
+                |sys, q, v| write_values(sys, *q, v),
+            )
             .with_inspect(|sys: &mut TetDeviceSystem<'_, T>, q: &_, at| inspect_tet(sys, *q, at));
-        let stats = run_loop::run(&mut stepper, t_end, rule, progress)?;
+        let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, vtu, progress)?;
         (stepper.into_parts().0, stats)
     };
     let host: Vec<T> = op.read_state(system.device, q)?;
@@ -436,13 +438,25 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     Ok((host, stats, info))
 }
 
-/// The device state's finite-value check, every [`crate::DEVICE_INSPECT_EVERY`] steps and after the last.
+/// A device state read out as f64 values in the CPU layout.
+fn read_values<T: Real>(sys: &mut TetDeviceSystem<'_, T>, q: BufferId) -> Result<Vec<f64>, DeviceOperatorError> {
+    Ok(sys.op.read_state(sys.device, q)?.iter().map(|x| x.as_f64()).collect())
+}
+
+/// f64 values in the CPU layout written into a device state.
+fn write_values<T: Real>(sys: &mut TetDeviceSystem<'_, T>, q: BufferId, v: &[f64]) -> Result<(), DeviceOperatorError> {
+    let mut state = vec![T::zero(); v.len()];
+    write_host(&mut state, v);
+    Ok(sys.op.write_state(sys.device, q, &state)?)
+}
+
+/// The device state's finite-value check at the sampled steps ([`StepPoint::sampled`]).
 fn inspect_tet<T: Real>(
     sys: &mut TetDeviceSystem<'_, T>,
     q: BufferId,
-    at: Checkpoint,
+    at: StepPoint,
 ) -> Result<Option<String>, DeviceOperatorError> {
-    if !crate::device_inspects_at(at) {
+    if !at.sampled() {
         return Ok(None);
     }
     Ok(non_finite(&sys.op.read_state(sys.device, q)?))
@@ -484,12 +498,53 @@ impl<T: Real> Stepper for TetAb3<'_, T> {
         Ok(())
     }
 
-    fn inspect(&mut self, at: Checkpoint) -> Result<Option<String>, DeviceOperatorError> {
+    fn inspect(&mut self, at: StepPoint) -> Result<Option<String>, DeviceOperatorError> {
         let q = self.system.op.buffers.q;
         inspect_tet(&mut self.system, q, at)
     }
 
     fn rhs_evaluations(&self) -> u64 {
         self.rk4.rhs_evaluations() + 2 + self.rhs
+    }
+
+    fn save(&mut self) -> Result<Option<Snapshot>, DeviceOperatorError> {
+        let q = self.system.op.buffers.q;
+        let mut arrays = vec![("state".to_string(), read_values(&mut self.system, q)?)];
+        for (i, &r) in self.r.iter().enumerate() {
+            arrays.push((format!("rhs.{i}"), read_values(&mut self.system, r)?));
+        }
+        let (rk4, _) = self.rk4.saved();
+        let stepper = serde_json::json!({ "steps": self.steps, "ab3_steps": self.rhs, "rk4": rk4 });
+        Ok(Some(Snapshot { stepper, arrays }))
+    }
+
+    fn restore(&mut self, snapshot: &Snapshot) -> Result<(), LoopError<DeviceOperatorError>> {
+        let refuse = |m: String| LoopError::Options(format!("cannot continue from the saved state: {m}"));
+        let counter = |name: &str| snapshot.stepper.get(name).and_then(|v| v.as_u64());
+        let (Some(steps), Some(ab3_steps)) = (counter("steps"), counter("ab3_steps")) else {
+            return Err(refuse("it was not saved by the device AB3 stepper".into()));
+        };
+        let rk4 = serde_json::from_value(snapshot.stepper["rk4"].clone()).map_err(|e| refuse(e.to_string()))?;
+        let op = self.system.op;
+        let system = |e: DeviceOperatorError| LoopError::System(e);
+        let len = read_values(&mut self.system, op.buffers.q).map_err(system)?.len();
+        let array = |name: &str| match snapshot.array(name) {
+            Some(v) if v.len() == len => Ok(v),
+            _ => Err(refuse(format!("`{name}` is missing or does not hold this run's {len} values"))),
+        };
+        write_values(&mut self.system, op.buffers.q, array("state")?).map_err(system)?;
+        for (i, &r) in self.r.iter().enumerate() {
+            write_values(&mut self.system, r, array(&format!("rhs.{i}"))?).map_err(system)?;
+        }
+        let q = op.buffers.q;
+        self.rk4.restore_slots(&mut self.system, &q, &rk4).map_err(system)?.map_err(refuse)?;
+        (self.steps, self.rhs) = (steps, ab3_steps);
+        if steps >= 2 {
+            // the traces the next step reads were written by the last fused update: write them again
+            let trace = op.trace_step(q).map_err(system)?;
+            self.system.device_seconds +=
+                op.run(self.system.device, &[trace], 1).map_err(|e| system(e.into()))?.iter().sum::<f64>();
+        }
+        Ok(())
     }
 }

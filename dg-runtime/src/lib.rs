@@ -17,6 +17,7 @@ pub mod cpu;
 pub mod formulation;
 pub mod operator_error;
 pub mod pipeline;
+pub mod restart;
 pub mod run_loop;
 pub mod stability;
 pub mod study;

@@ -7,7 +7,8 @@
 //! what that costs: a finite-value check on the CPU, a read-back every few steps on a device) and stops with the
 //! step, time and reason when the state is no longer admissible. Its [`LoopStats`] feed every report.
 
-use crate::time::{Integrator, OdeSystem, Scheme};
+use crate::restart::{LoopPosition, LoopState, Schedule, Snapshot};
+use crate::time::{Integrator, IntegratorState, OdeSystem, Scheme};
 use std::time::Instant;
 
 /// The most steps a run may take: a step rule that needs more is refused before the first step.
@@ -15,13 +16,25 @@ pub const MAX_STEPS: u64 = 1_000_000_000;
 
 /// Where the loop stands when it asks a stepper to inspect its state.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Checkpoint {
+pub struct StepPoint {
     /// Steps taken so far (1 after the first step).
     pub step: u64,
     /// Time reached.
     pub t: f64,
     /// Whether this is the last step of the run.
     pub last: bool,
+}
+
+/// Beyond step 32, the steps [`StepPoint::sampled`] picks are the multiples of this.
+pub const SAMPLE_EVERY: u64 = 64;
+
+impl StepPoint {
+    /// The steps where an expensive inspection looks (a device read-back) and where the last good state is kept:
+    /// after steps 1, 2, 4, … 32 (a step beyond the stability limit blows up within a few steps), then every
+    /// [`SAMPLE_EVERY`] steps, and after the last.
+    pub fn sampled(&self) -> bool {
+        self.last || self.step.is_power_of_two() || self.step.is_multiple_of(SAMPLE_EVERY)
+    }
 }
 
 /// A discrete problem advancing in time: a formulation's system and its state, on some backend.
@@ -40,13 +53,25 @@ pub trait Stepper {
 
     /// Inspects the state after a step: `Some(reason)` stops the run as not admissible. Called after every step;
     /// a stepper whose check is expensive may look only every few steps, but must look when `at.last` is set.
-    fn inspect(&mut self, at: Checkpoint) -> Result<Option<String>, Self::Error> {
+    fn inspect(&mut self, at: StepPoint) -> Result<Option<String>, Self::Error> {
         let _ = at;
         Ok(None)
     }
 
     /// Right-hand-side evaluations so far.
     fn rhs_evaluations(&self) -> u64;
+
+    /// The whole state the stepper needs to continue (solution, stored right-hand sides, counters); `None` when
+    /// it cannot save it.
+    fn save(&mut self) -> Result<Option<Snapshot>, Self::Error> {
+        Ok(None)
+    }
+
+    /// Continues from a state [`Stepper::save`] gave; `Options` when the snapshot does not fit this stepper.
+    fn restore(&mut self, snapshot: &Snapshot) -> Result<(), LoopError<Self::Error>> {
+        let _ = snapshot;
+        Err(LoopError::Options("this run cannot continue from a saved state".into()))
+    }
 }
 
 /// How the loop chooses its steps.
@@ -74,7 +99,12 @@ pub enum LoopError<E> {
         time: f64,
         /// What the inspection found.
         reason: String,
+        /// The state of the last sampled inspection that passed, when [`Persistence::keep_last_good`] asked.
+        last_good: Option<Box<LoopState>>,
     },
+    /// Writing a checkpoint or an output failed.
+    #[error("{0}")]
+    Output(String),
     /// The system failed (a kernel launch, a device call).
     #[error(transparent)]
     System(E),
@@ -85,7 +115,10 @@ impl<E> LoopError<E> {
     pub fn map_system<F>(self, f: impl FnOnce(E) -> F) -> LoopError<F> {
         match self {
             LoopError::Options(m) => LoopError::Options(m),
-            LoopError::NotAdmissible { step, time, reason } => LoopError::NotAdmissible { step, time, reason },
+            LoopError::NotAdmissible { step, time, reason, last_good } => {
+                LoopError::NotAdmissible { step, time, reason, last_good }
+            }
+            LoopError::Output(m) => LoopError::Output(m),
             LoopError::System(e) => LoopError::System(f(e)),
         }
     }
@@ -151,13 +184,98 @@ pub fn run<S: Stepper>(
     rule: StepRule,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<LoopStats, LoopError<S::Error>> {
+    run_persisted(stepper, t_end, rule, &mut Persistence::default(), progress)
+}
+
+/// Why the loop hands its state to [`Persistence::sink`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateEvent {
+    /// A checkpoint is due ([`Persistence::checkpoint_every`]).
+    Checkpoint,
+    /// An output time was reached ([`Persistence::output_every`]).
+    Output,
+}
+
+/// The receiver of a run's states: checkpoints and outputs. An error stops the run.
+pub type StateSink<'a> = dyn FnMut(StateEvent, &LoopState) -> Result<(), String> + 'a;
+
+/// What a run keeps besides its result: where it continues from, when it hands its state out, whether it keeps
+/// the last good state for a run that stops.
+#[derive(Default)]
+pub struct Persistence<'a> {
+    /// Continue from this state (restored into the stepper, the loop's position and schedule taken from it).
+    pub resume: Option<&'a LoopState>,
+    /// Hand the state to `sink` as a [`StateEvent::Checkpoint`] after every this many steps.
+    pub checkpoint_every: Option<u64>,
+    /// Hand the state to `sink` as a [`StateEvent::Output`] at the start and after the first step at or past each
+    /// multiple of this time.
+    pub output_every: Option<f64>,
+    /// Receives the states.
+    pub sink: Option<&'a mut StateSink<'a>>,
+    /// Keep the state of the last sampled inspection that passed ([`StepPoint::sampled`]; the start counts): it
+    /// comes with [`LoopError::NotAdmissible`] when the run stops.
+    pub keep_last_good: bool,
+}
+
+/// The state of `stepper` at `position`, or `Options` when it cannot save its state.
+fn saved<S: Stepper>(stepper: &mut S, position: LoopPosition) -> Result<LoopState, LoopError<S::Error>> {
+    match stepper.save().map_err(LoopError::System)? {
+        Some(snapshot) => Ok(LoopState { position, snapshot }),
+        None => Err(LoopError::Options("this run cannot save its state (checkpoints, outputs)".into())),
+    }
+}
+
+/// [`run`], continuing from and handing out states as `persist` asks.
+pub fn run_persisted<S: Stepper>(
+    stepper: &mut S,
+    t_end: f64,
+    rule: StepRule,
+    persist: &mut Persistence<'_>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<LoopStats, LoopError<S::Error>> {
     check_final_time(t_end)?;
-    let uniform = match rule {
+    if persist.checkpoint_every == Some(0) || persist.output_every.is_some_and(|t| !(t.is_finite() && t > 0.0)) {
+        return Err(LoopError::Options("checkpoint and output intervals must be positive".into()));
+    }
+    let mut uniform = match rule {
         StepRule::Uniform(dt_max) => Some(uniform_steps(t_end, dt_max)?),
         StepRule::Adaptive => None,
     };
-    let start = Instant::now();
+    let schedule = |uniform: Option<(u64, f64)>| match uniform {
+        Some((steps, dt)) => Schedule::Uniform { steps, dt },
+        None => Schedule::Adaptive,
+    };
     let (mut t, mut step, mut dt_range, mut first_step_seconds) = (0.0f64, 0u64, [f64::INFINITY, 0.0f64], 0.0);
+    if let Some(resume) = persist.resume {
+        let p = resume.position;
+        if p.t_end != t_end {
+            return Err(LoopError::Options(format!(
+                "the restart state runs to t = {}, this run to t = {t_end}",
+                p.t_end
+            )));
+        }
+        uniform = match (p.schedule, uniform) {
+            (Schedule::Uniform { steps, dt }, Some(_)) => Some((steps, dt)),
+            (Schedule::Adaptive, None) => None,
+            _ => return Err(LoopError::Options("the restart state was stepped with another step rule".into())),
+        };
+        stepper.restore(&resume.snapshot)?;
+        (t, step, dt_range) = (p.t, p.step, p.dt_range);
+    }
+    let position = |step, t, dt_range| LoopPosition { step, t, t_end, schedule: schedule(uniform), dt_range };
+    let mut last_good = None;
+    if persist.keep_last_good {
+        last_good = Some(Box::new(saved(stepper, position(step, t, dt_range))?));
+    }
+    let mut next_output = None;
+    if let Some(every) = persist.output_every {
+        let k = (t / every).floor();
+        if persist.resume.is_none() {
+            hand_out(stepper, persist, StateEvent::Output, position(step, t, dt_range))?;
+        }
+        next_output = Some((k + 1.0) * every);
+    }
+    let start = Instant::now();
     loop {
         let (dt, t_next, last) = match uniform {
             Some((steps, dt)) => {
@@ -178,24 +296,38 @@ pub fn run<S: Stepper>(
                             Some(dt) => format!("the stable time step is {dt:e}"),
                             None => "no stable time step at this state".to_string(),
                         };
-                        return Err(LoopError::NotAdmissible { step, time: t, reason });
+                        return Err(LoopError::NotAdmissible { step, time: t, reason, last_good });
                     }
                 };
                 if dt_rule < t_end * 1e-12 || (t_end - t) / dt_rule > MAX_STEPS as f64 {
                     let reason = format!("the stable time step fell to {dt_rule:e}, too small to reach t = {t_end}");
-                    return Err(LoopError::NotAdmissible { step, time: t, reason });
+                    return Err(LoopError::NotAdmissible { step, time: t, reason, last_good });
                 }
                 let (dt, t_next) = adaptive_step(t, t_end, dt_rule);
                 (dt, t_next, t_next >= t_end)
             }
         };
+        let started = Instant::now();
         stepper.step(t, dt).map_err(LoopError::System)?;
         (t, step, dt_range) = (t_next, step + 1, [dt_range[0].min(dt), dt_range[1].max(dt)]);
-        if step == 1 {
-            first_step_seconds = start.elapsed().as_secs_f64();
+        if first_step_seconds == 0.0 {
+            first_step_seconds = started.elapsed().as_secs_f64();
         }
-        if let Some(reason) = stepper.inspect(Checkpoint { step, t, last }).map_err(LoopError::System)? {
-            return Err(LoopError::NotAdmissible { step, time: t, reason });
+        let at = StepPoint { step, t, last };
+        if let Some(reason) = stepper.inspect(at).map_err(LoopError::System)? {
+            return Err(LoopError::NotAdmissible { step, time: t, reason, last_good });
+        }
+        if persist.keep_last_good && at.sampled() {
+            last_good = Some(Box::new(saved(stepper, position(step, t, dt_range))?));
+        }
+        if persist.checkpoint_every.is_some_and(|n| step.is_multiple_of(n)) {
+            hand_out(stepper, persist, StateEvent::Checkpoint, position(step, t, dt_range))?;
+        }
+        if let (Some(due), Some(every)) = (next_output, persist.output_every) {
+            if t >= due * (1.0 - 1e-12) || last {
+                hand_out(stepper, persist, StateEvent::Output, position(step, t, dt_range))?;
+                next_output = Some(((t / every).floor() + 1.0) * every);
+            }
         }
         progress(t, t_end);
     }
@@ -209,16 +341,36 @@ pub fn run<S: Stepper>(
     })
 }
 
+/// Saves the stepper's state at `position` and hands it to the sink as `event`.
+fn hand_out<S: Stepper>(
+    stepper: &mut S,
+    persist: &mut Persistence<'_>,
+    event: StateEvent,
+    position: LoopPosition,
+) -> Result<(), LoopError<S::Error>> {
+    let Some(sink) = persist.sink.as_mut() else {
+        return Ok(());
+    };
+    let state = saved(stepper, position)?;
+    sink(event, &state).map_err(LoopError::Output)
+}
+
 /// The stable-step rule of an [`Integrated`] stepper.
 pub type StableDt<'a, S> =
     Box<dyn FnMut(&mut S, &<S as OdeSystem>::State) -> Result<Option<f64>, <S as OdeSystem>::Error> + 'a>;
 /// The state inspection of an [`Integrated`] stepper.
-pub type Inspect<'a, S> = Box<
-    dyn FnMut(&mut S, &<S as OdeSystem>::State, Checkpoint) -> Result<Option<String>, <S as OdeSystem>::Error> + 'a,
->;
+pub type Inspect<'a, S> =
+    Box<dyn FnMut(&mut S, &<S as OdeSystem>::State, StepPoint) -> Result<Option<String>, <S as OdeSystem>::Error> + 'a>;
+
+/// Reads a state of an [`Integrated`] stepper out as f64 values in the CPU layout (checkpoints).
+pub type ReadValues<'a, S> =
+    Box<dyn FnMut(&mut S, &<S as OdeSystem>::State) -> Result<Vec<f64>, <S as OdeSystem>::Error> + 'a>;
+/// Writes f64 values in the CPU layout into a state of an [`Integrated`] stepper (restarts).
+pub type WriteValues<'a, S> =
+    Box<dyn FnMut(&mut S, &mut <S as OdeSystem>::State, &[f64]) -> Result<(), <S as OdeSystem>::Error> + 'a>;
 
 /// A stepper made of an [`OdeSystem`], its state and one of the generic integrators; the formulation supplies
-/// the stable-step rule and the inspection as closures.
+/// the stable-step rule, the inspection and the reading and writing of states as closures.
 pub struct Integrated<'a, S: OdeSystem> {
     /// The system.
     pub system: S,
@@ -227,12 +379,23 @@ pub struct Integrated<'a, S: OdeSystem> {
     integrator: Integrator<S>,
     stable_dt: Option<StableDt<'a, S>>,
     inspect: Option<Inspect<'a, S>>,
+    values: Option<(ReadValues<'a, S>, WriteValues<'a, S>)>,
 }
 
 impl<'a, S: OdeSystem> Integrated<'a, S> {
-    /// `system` and `state` stepped by `scheme`, with no stable-step rule and no inspection yet.
+    /// `system` and `state` stepped by `scheme`, with no stable-step rule, no inspection and no state access yet.
     pub fn new(system: S, state: S::State, scheme: Scheme) -> Self {
-        Self { system, state, integrator: Integrator::new(scheme), stable_dt: None, inspect: None }
+        Self { system, state, integrator: Integrator::new(scheme), stable_dt: None, inspect: None, values: None }
+    }
+
+    /// How states are read out and written back as f64 values (checkpoints and restarts need both).
+    pub fn with_values(
+        mut self,
+        read: impl FnMut(&mut S, &S::State) -> Result<Vec<f64>, S::Error> + 'a,
+        write: impl FnMut(&mut S, &mut S::State, &[f64]) -> Result<(), S::Error> + 'a,
+    ) -> Self {
+        self.values = Some((Box::new(read), Box::new(write)));
+        self
     }
 
     /// The stable-step rule ([`StepRule::Adaptive`]).
@@ -244,7 +407,7 @@ impl<'a, S: OdeSystem> Integrated<'a, S> {
     /// The inspection after each step.
     pub fn with_inspect(
         mut self,
-        inspect: impl FnMut(&mut S, &S::State, Checkpoint) -> Result<Option<String>, S::Error> + 'a,
+        inspect: impl FnMut(&mut S, &S::State, StepPoint) -> Result<Option<String>, S::Error> + 'a,
     ) -> Self {
         self.inspect = Some(Box::new(inspect));
         self
@@ -270,7 +433,7 @@ impl<S: OdeSystem> Stepper for Integrated<'_, S> {
         }
     }
 
-    fn inspect(&mut self, at: Checkpoint) -> Result<Option<String>, S::Error> {
+    fn inspect(&mut self, at: StepPoint) -> Result<Option<String>, S::Error> {
         match self.inspect.as_mut() {
             Some(inspect) => inspect(&mut self.system, &self.state, at),
             None => Ok(None),
@@ -279,6 +442,60 @@ impl<S: OdeSystem> Stepper for Integrated<'_, S> {
 
     fn rhs_evaluations(&self) -> u64 {
         self.integrator.rhs_evaluations()
+    }
+
+    fn save(&mut self) -> Result<Option<Snapshot>, S::Error> {
+        let Some((read, _)) = self.values.as_mut() else {
+            return Ok(None);
+        };
+        let (state, history) = self.integrator.saved();
+        let mut arrays = vec![("state".to_string(), read(&mut self.system, &self.state)?)];
+        for (i, h) in history.into_iter().enumerate() {
+            arrays.push((format!("history.{i}"), read(&mut self.system, h)?));
+        }
+        let stepper = serde_json::to_value(state).unwrap_or_default();
+        Ok(Some(Snapshot { stepper, arrays }))
+    }
+
+    fn restore(&mut self, snapshot: &Snapshot) -> Result<(), LoopError<S::Error>> {
+        let refuse = |m: String| LoopError::Options(format!("cannot continue from the saved state: {m}"));
+        let Some((read, write)) = self.values.as_mut() else {
+            return Err(refuse("this run cannot write its state".into()));
+        };
+        let state: IntegratorState =
+            serde_json::from_value(snapshot.stepper.clone()).map_err(|e| refuse(format!("integrator: {e}")))?;
+        let len = read(&mut self.system, &self.state).map_err(LoopError::System)?.len();
+        let array = |name: &str| match snapshot.array(name) {
+            Some(v) if v.len() == len => Ok(v),
+            Some(v) => Err(refuse(format!("`{name}` holds {} values, this run's state {len}", v.len()))),
+            None => Err(refuse(format!("it has no `{name}`"))),
+        };
+        write(&mut self.system, &mut self.state, array("state")?).map_err(LoopError::System)?;
+        let slots = self.integrator.restore_slots(&mut self.system, &self.state, &state).map_err(LoopError::System)?;
+        for (i, slot) in slots.map_err(refuse)?.into_iter().enumerate() {
+            write(&mut self.system, slot, array(&format!("history.{i}"))?).map_err(LoopError::System)?;
+        }
+        Ok(())
+    }
+}
+
+impl<'a, S: OdeSystem<State = Vec<T>>, T: dg_core::Real> Integrated<'a, S> {
+    /// [`Integrated::with_values`] for a state held on the host.
+    pub fn with_host_values(self) -> Self {
+        self.with_values(
+            |_, q| Ok(q.iter().map(|v| v.as_f64()).collect()),
+            |_, q, v| {
+                write_host(q, v);
+                Ok(())
+            },
+        )
+    }
+}
+
+/// Writes f64 values into a host state (rounded to its precision; exact for values read from one).
+pub fn write_host<T: dg_core::Real>(q: &mut [T], values: &[f64]) {
+    for (x, v) in q.iter_mut().zip(values) {
+        *x = T::from_f64(*v);
     }
 }
 
@@ -365,5 +582,68 @@ mod tests {
         let mut s = Integrated::new(Decay { lambda: -1.0 }, vec![1.0], Scheme::Rk4);
         let err = run(&mut s, 1.0, StepRule::Adaptive, &mut |_, _| {}).unwrap_err();
         assert!(matches!(err, LoopError::NotAdmissible { step: 0, .. }), "{err}");
+    }
+
+    #[test]
+    fn sampled_steps_are_early_then_every_64_and_the_last() {
+        let at = |step, last| StepPoint { step, t: 0.0, last }.sampled();
+        let sampled: Vec<u64> = (1..=200).filter(|&s| at(s, false)).collect();
+        assert_eq!(sampled, vec![1, 2, 4, 8, 16, 32, 64, 128, 192]);
+        assert!(at(77, true));
+    }
+
+    /// Runs the decay with AB3 (stored right-hand sides) to t = 1, checkpointing every `every` steps; returns the
+    /// final state and the checkpoints.
+    fn checkpointed(every: u64, resume: Option<&LoopState>) -> (f64, Vec<LoopState>) {
+        let mut s = Integrated::new(Decay { lambda: -1.0 }, vec![1.0], Scheme::Ab3).with_host_values();
+        let mut saved = Vec::new();
+        let mut sink = |event: StateEvent, state: &LoopState| {
+            assert_eq!(event, StateEvent::Checkpoint);
+            saved.push(state.clone());
+            Ok(())
+        };
+        let mut persist =
+            Persistence { resume, checkpoint_every: Some(every), sink: Some(&mut sink), ..Default::default() };
+        run_persisted(&mut s, 1.0, StepRule::Uniform(0.03), &mut persist, &mut |_, _| {}).unwrap();
+        (s.state[0], saved)
+    }
+
+    #[test]
+    fn a_run_continued_from_a_checkpoint_ends_bit_for_bit_where_the_whole_run_ends() {
+        let (whole, saved) = checkpointed(5, None);
+        assert_eq!(saved.iter().map(|s| s.position.step).collect::<Vec<_>>(), vec![5, 10, 15, 20, 25, 30]);
+        assert_eq!(saved[2].snapshot.arrays.len(), 4, "the state and AB3's three right-hand sides");
+        for state in &saved {
+            let (continued, _) = checkpointed(5, Some(state));
+            assert_eq!(continued.to_bits(), whole.to_bits(), "from step {}", state.position.step);
+        }
+        // a state of another length, or of another scheme, is refused
+        let mut other = saved[2].clone();
+        other.snapshot.arrays[0].1.push(0.0);
+        let mut s = Integrated::new(Decay { lambda: -1.0 }, vec![1.0], Scheme::Ab3).with_host_values();
+        assert!(matches!(s.restore(&other.snapshot), Err(LoopError::Options(_))));
+        let mut rk = Integrated::new(Decay { lambda: -1.0 }, vec![1.0], Scheme::Rk4).with_host_values();
+        assert!(matches!(rk.restore(&saved[2].snapshot), Err(LoopError::Options(_))));
+    }
+
+    #[test]
+    fn a_stopped_run_returns_its_last_good_state_and_outputs_arrive_on_time() {
+        let mut s = decay(-4000.0).with_host_values();
+        let mut persist = Persistence { keep_last_good: true, ..Default::default() };
+        let err = run_persisted(&mut s, 1.0, StepRule::Uniform(0.01), &mut persist, &mut |_, _| {}).unwrap_err();
+        let LoopError::NotAdmissible { step, last_good: Some(good), .. } = err else { panic!("expected a stop") };
+        assert!(good.position.step < step && StepPoint { step: good.position.step, t: 0.0, last: false }.sampled());
+        assert!(good.snapshot.arrays[0].1.iter().all(|v| v.is_finite()));
+        let mut times = Vec::new();
+        let mut sink = |_: StateEvent, state: &LoopState| {
+            times.push(state.position.t);
+            Ok(())
+        };
+        let mut s = decay(-1.0).with_host_values();
+        let mut persist = Persistence { output_every: Some(0.25), sink: Some(&mut sink), ..Default::default() };
+        run_persisted(&mut s, 1.0, StepRule::Uniform(0.1), &mut persist, &mut |_, _| {}).unwrap();
+        let expected = [0.0, 0.3, 0.5, 0.8, 1.0];
+        assert_eq!(times.len(), expected.len(), "{times:?}");
+        assert!(times.iter().zip(expected).all(|(t, e)| (t - e).abs() < 1e-12), "{times:?}");
     }
 }

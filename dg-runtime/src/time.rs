@@ -136,6 +136,19 @@ const LSRK_C: [f64; 5] = [
     2_802_321_613_138.0 / 2_924_317_926_251.0,
 ];
 
+/// What an [`Integrator`] carries from step to step besides its scratch: saved in checkpoints.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct IntegratorState {
+    /// The scheme's name.
+    pub scheme: String,
+    /// AB3: how many stored right-hand sides are valid (the history arrays of a snapshot, newest first).
+    pub valid: usize,
+    /// AB3: the step of the stored right-hand sides.
+    pub last_dt: Option<f64>,
+    /// Right-hand-side evaluations so far.
+    pub rhs_evaluations: u64,
+}
+
 /// Steps a system with one scheme, owning the scratch states it needs.
 pub struct Integrator<S: OdeSystem> {
     scheme: Scheme,
@@ -161,6 +174,43 @@ impl<S: OdeSystem> Integrator<S> {
     /// Right-hand-side evaluations so far.
     pub fn rhs_evaluations(&self) -> u64 {
         self.rhs_evaluations
+    }
+
+    /// The integrator's state and, for AB3, its stored right-hand sides, newest first.
+    pub fn saved(&self) -> (IntegratorState, Vec<&S::State>) {
+        let valid = if self.scheme == Scheme::Ab3 { self.valid } else { 0 };
+        let state = IntegratorState {
+            scheme: self.scheme.name().to_string(),
+            valid,
+            last_dt: self.last_dt,
+            rhs_evaluations: self.rhs_evaluations,
+        };
+        (state, self.history[..valid].iter().map(|&slot| &self.scratch[slot]).collect())
+    }
+
+    /// Takes over `state` (from [`Integrator::saved`]) and returns the slots of its stored right-hand sides,
+    /// newest first, for the caller to fill; scratch is allocated like `q`. `Err(reason)` when `state` is not one
+    /// of this scheme's.
+    pub fn restore_slots(
+        &mut self,
+        sys: &mut S,
+        q: &S::State,
+        state: &IntegratorState,
+    ) -> Result<Result<Vec<&mut S::State>, String>, S::Error> {
+        if state.scheme != self.scheme.name() || state.valid > 3 || (self.scheme != Scheme::Ab3 && state.valid > 0) {
+            return Ok(Err(format!(
+                "the saved integrator ({}, {} stored right-hand sides) is not this run's {}",
+                state.scheme,
+                state.valid,
+                self.scheme.name()
+            )));
+        }
+        if self.scheme == Scheme::Ab3 {
+            self.ensure_scratch(sys, q, 6)?;
+        }
+        (self.history, self.valid, self.last_dt) = ([0, 1, 2], state.valid, state.last_dt);
+        self.rhs_evaluations = state.rhs_evaluations;
+        Ok(Ok(self.scratch[..state.valid].iter_mut().collect()))
     }
 
     fn ensure_scratch(&mut self, sys: &mut S, q: &S::State, count: usize) -> Result<(), S::Error> {

@@ -12,14 +12,12 @@ use dg::picture::{render_png, ModalField};
 
 /// `dg run` of an Euler case.
 pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
-    if args.out.is_some() {
-        bail!("--out (VTU) writes nodal fields; for Euler cases use --png");
-    }
     let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
     let mut device = args.backend.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let mesh = args.mesh.build_euler(case.as_ref())?;
-    let opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
+    let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
+    opts.output = args.output(case.name());
     let bar = super::run::time_bar(format!("{} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     if formulation == FormulationId::NodalTri {
@@ -32,7 +30,9 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
         };
         bar.finish_and_clear();
         let flux = format!("{} flux", opts.flux.as_deref().unwrap_or(case.default_flux()));
-        return super::run::print_run(&outcome, args.json, &flux, &[format!("density L2  {density:.6e}")]);
+        super::run::print_run(&outcome, args.json, &flux, &[format!("density L2  {density:.6e}")])?;
+        args.print_outputs();
+        return Ok(());
     }
     let outcome: EulerOutcome = match args.precision {
         Precision::F32 => run_euler::<f32>(case.as_ref(), mesh, &opts, device, &mut progress)?,
@@ -91,6 +91,7 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     if let Some((path, (lo, hi))) = picture {
         println!("picture     {} (density {lo:.4} .. {hi:.4})", path.display());
     }
+    args.print_outputs();
     Ok(())
 }
 

@@ -174,6 +174,7 @@ impl SolverArgs {
             allow_unstable: self.allow_unstable,
             step_scale: 1.0,
             boundary: self.bindings(),
+            output: Default::default(),
         }
     }
 }

@@ -8,11 +8,12 @@ pub mod kernel_cmds;
 mod laws;
 mod mesh_args;
 
+mod restart;
 mod run;
 mod tune_cmds;
 mod wave_cmds;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use dg_cases::AnyCase;
 
 /// dg: discontinuous Galerkin solvers for conservation laws.
@@ -73,7 +74,15 @@ enum Command {
 /// my_law --order 1..4` and the rest for its own laws.
 pub fn main() -> std::process::ExitCode {
     restore_default_sigpipe();
-    let args = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut args = match Cli::from_arg_matches(&matches) {
+        Ok(args) => args,
+        Err(e) => e.exit(),
+    };
+    if let (Command::Run(run), Some(("run", given))) = (&mut args.command, matches.subcommand()) {
+        run.given = restart::given_on_command_line(given);
+        run.command = std::env::args().collect();
+    }
     match dispatch(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
@@ -100,11 +109,14 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     }
     match cli.command {
         // each kind of case has its own module; only this dispatch knows them all
-        Command::Run(args) => match mesh_args::find_case(&args.case)? {
-            AnyCase::Maxwell(case) => run::maxwell(args, case),
-            AnyCase::Euler(case) => euler_cmds::run(args, case),
-            AnyCase::Wave(case) => wave_cmds::run(args, case),
-        },
+        Command::Run(args) => {
+            let args = restart::resolve(args)?;
+            match mesh_args::find_case(args.case.as_deref().unwrap_or_default())? {
+                AnyCase::Maxwell(case) => run::maxwell(args, case),
+                AnyCase::Euler(case) => euler_cmds::run(args, case),
+                AnyCase::Wave(case) => wave_cmds::run(args, case),
+            }
+        }
         Command::Convergence(args) => match mesh_args::find_case(&args.case)? {
             AnyCase::Maxwell(case) => convergence::maxwell(args, case),
             AnyCase::Euler(case) => euler_cmds::convergence(args, case),

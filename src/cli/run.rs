@@ -4,7 +4,6 @@ use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use dg::cases::MaxwellCase;
-use dg::dg_core::vtu::{write_vtu, Field};
 use dg::dg_runtime::backend::Device;
 use dg::formulations::FormulationId;
 use dg::maxwell_run::{run, RunOutcome};
@@ -28,10 +27,14 @@ Examples:
   dg run euler-supersonic-vortex --order 2 --refine 1 --flux hllc_flux --json
   dg run euler-isentropic-vortex --formulation nodal-tri --order 3   (seed 000's nodal scheme, for comparison)
   dg run acoustic-cube --order 4 --nx 4 --out cube.vtu         (tetrahedra, seed 002)
-  dg run acoustic-two-layer --order 4 --nx 16                  (measured R and T next to the analytic ones)")]
+  dg run acoustic-two-layer --order 4 --nx 16                  (measured R and T next to the analytic ones)
+  dg run maxwell-cavity --out cavity.vtu --out-every 0.25      (cavity.pvd: a time series for ParaView)
+  dg run maxwell-cavity --nx 16 --checkpoint-every 50 --checkpoint cavity.restart
+  dg run --restart cavity.restart                              (continues the run, bit for bit)")]
 pub struct RunArgs {
-    /// Case to run (see `dg cases`).
-    pub case: String,
+    /// Case to run (see `dg cases`); with --restart, the file's.
+    #[arg(required_unless_present = "restart")]
+    pub case: Option<String>,
     /// Polynomial order N (1..=10) [default: 4 for Maxwell, the case's for Euler]
     #[arg(long)]
     pub order: Option<usize>,
@@ -42,9 +45,34 @@ pub struct RunArgs {
     /// Final time (default: the case's, one period for the cavity).
     #[arg(long, value_name = "T")]
     pub t_end: Option<f64>,
-    /// Write the final fields to this VTU file (open it in ParaView).
+    /// Write the final fields to this VTU file (Lagrange cells at the solution's order; open it in ParaView).
     #[arg(long, value_name = "FILE.vtu")]
     pub out: Option<PathBuf>,
+    /// Also write the fields every T of simulated time (and at the start and the end) as FILE_NNNN.vtu, listed
+    /// with their times in FILE.pvd, which ParaView opens as a time series (needs --out FILE.vtu).
+    #[arg(long, value_name = "T", value_parser = super::mesh_args::positive_finite, requires = "out")]
+    pub out_every: Option<f64>,
+    /// Write a restart file every N steps (to --checkpoint, default CASE.restart); `dg run --restart FILE`
+    /// continues the run, bit for bit.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub checkpoint_every: Option<u64>,
+    /// The restart file --checkpoint-every writes (replaced each time).
+    #[arg(long, value_name = "FILE", requires = "checkpoint_every")]
+    pub checkpoint: Option<PathBuf>,
+    /// Continue the run saved in this restart file (a checkpoint, or the last good state a stopped run left):
+    /// the case and its options come from the file; --device, --variant, --no-tune, --json, --out, --out-every,
+    /// --png, --png-width, --checkpoint-every and --checkpoint may be given.
+    #[arg(long, value_name = "FILE", conflicts_with = "case")]
+    pub restart: Option<PathBuf>,
+    /// The command line that started the run (stored in restart files).
+    #[arg(skip)]
+    pub command: Vec<String>,
+    /// The options given on the command line (ids), to check what --restart may be combined with.
+    #[arg(skip)]
+    pub given: Vec<String>,
+    /// The state the run continues from (--restart).
+    #[arg(skip)]
+    pub resume: Option<std::sync::Arc<dg::dg_runtime::restart::LoopState>>,
     /// Arithmetic precision.
     #[arg(long, value_enum, default_value_t = Precision::F64)]
     pub precision: Precision,
@@ -97,7 +125,8 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
     let order = args.order.unwrap_or(4);
     let mesh = args.mesh.build(case.as_ref(), 8)?;
     let space = DgSpace2d::new(mesh, order).context("cannot build the DG space")?;
-    let opts = args.solver.options(args.t_end, &args.backend)?;
+    let mut opts = args.solver.options(args.t_end, &args.backend)?;
+    opts.output = args.output(case.name());
     let bar = time_bar(format!("{} N={} K={}", case.name(), order, space.num_elements()));
     let mut progress = |t: f64, t_end: f64| advance(&bar, t, t_end);
     let mut device = args.backend.open("auto")?;
@@ -107,26 +136,55 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
         Precision::F64 => run::<f64>(&space, case.as_ref(), &opts, device, &mut progress)?,
     };
     bar.finish_and_clear();
-    if let Some(path) = &args.out {
-        let np = space.element.np;
-        let nv = 3;
-        let names = ["Hx", "Hy", "Ez"];
-        let fields: Vec<Vec<f64>> = (0..nv)
-            .map(|v| {
-                (0..space.num_elements())
-                    .flat_map(|k| outcome.state[(k * nv + v) * np..(k * nv + v + 1) * np].iter().copied())
-                    .collect()
-            })
-            .collect();
-        let named: Vec<Field<'_>> = names.iter().zip(&fields).map(|(n, v)| Field { name: n, values: v }).collect();
-        write_vtu(path, &space, &named).with_context(|| format!("cannot write {}", path.display()))?;
-    }
     let flux = format!("{} flux α = {}", if opts.alpha == 0.0 { "central" } else { "upwind" }, opts.alpha);
     print_run(&outcome, args.json, &flux, &[])?;
-    if let Some(path) = &args.out {
-        println!("output      {}", path.display());
-    }
+    args.print_outputs();
     Ok(())
+}
+
+impl RunArgs {
+    /// What the run writes and where it starts: VTU and series (--out, --out-every), checkpoints, the last good
+    /// state of a run that stops (beside --out, else CASE-last-good in the current directory), the restart state.
+    pub fn output(&self, case: &str) -> dg::output::RunOutput {
+        let checkpoint =
+            self.checkpoint.clone().or_else(|| self.checkpoint_every.map(|_| format!("{case}.restart").into()));
+        let last_good = match &self.out {
+            Some(out) => {
+                let stem = out.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| case.into());
+                out.with_file_name(format!("{stem}-last-good"))
+            }
+            None => PathBuf::from(format!("{case}-last-good")),
+        };
+        dg::output::RunOutput {
+            vtu: self.out.clone(),
+            vtu_every: self.out_every,
+            checkpoint_every: self.checkpoint_every,
+            checkpoint,
+            last_good: Some(last_good),
+            command: serde_json::json!({ "args": self.command }),
+            resume: self.resume.clone(),
+        }
+    }
+
+    /// The lines naming what the run wrote (text reports).
+    pub fn print_outputs(&self) {
+        if self.json {
+            return;
+        }
+        if let Some(path) = &self.out {
+            println!("output      {}", path.display());
+            if self.out_every.is_some() {
+                println!("series      {}", path.with_extension("pvd").display());
+            }
+        }
+        if let (Some(n), Some(case)) = (self.checkpoint_every, &self.case) {
+            let path = self.checkpoint.clone().unwrap_or_else(|| format!("{case}.restart").into());
+            println!("checkpoint  {} (every {n} steps)", path.display());
+        }
+        if let Some(path) = &self.restart {
+            println!("restarted   from {}", path.display());
+        }
+    }
 }
 
 /// Prints the report of a nodal-triangle run (JSON, or a table with `extra` lines after the error).

@@ -6,7 +6,6 @@ use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::waves::WaveCase;
 use dg::dg_core::mesh3d::{refine_uniform_tet, TetMesh};
-use dg::dg_core::vtu::{write_vtu_tet, Field};
 use dg::dg_runtime::backend::Device;
 use dg::formulations::FormulationId;
 use dg::wave_run::{run_wave, wave_convergence, WaveOptions, WaveOutcome};
@@ -32,6 +31,7 @@ fn options(
         dt: args.dt,
         variant: backend.variant.clone(),
         no_tune: backend.no_tune,
+        output: Default::default(),
     })
 }
 
@@ -70,21 +70,19 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     let mut device = args.backend.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let order = args.order.unwrap_or(3);
-    let opts = options(&args.solver, order, args.t_end, &args.backend)?;
+    let mut opts = options(&args.solver, order, args.t_end, &args.backend)?;
+    opts.output = args.output(case.name());
     let mesh = mesh(&args.mesh, case.as_ref())?;
     let bar = super::run::time_bar(format!("{} N={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let keep = args.out.is_some();
     let outcome = match args.precision {
-        Precision::F32 => run_wave::<f32>(case.as_ref(), mesh, &opts, device, keep, &mut progress)?,
-        Precision::F64 => run_wave::<f64>(case.as_ref(), mesh, &opts, device, keep, &mut progress)?,
+        Precision::F32 => run_wave::<f32>(case.as_ref(), mesh, &opts, device, &mut progress)?,
+        Precision::F64 => run_wave::<f64>(case.as_ref(), mesh, &opts, device, &mut progress)?,
     };
     bar.finish_and_clear();
-    if let (Some(path), Some((space, names, values))) = (&args.out, &outcome.fields) {
-        let fields: Vec<Field<'_>> = names.iter().zip(values).map(|(name, values)| Field { name, values }).collect();
-        write_vtu_tet(path, space, &fields).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    print_report(&outcome, args.json)
+    print_report(&outcome, args.json)?;
+    args.print_outputs();
+    Ok(())
 }
 
 fn print_report(outcome: &WaveOutcome, json: bool) -> anyhow::Result<()> {
