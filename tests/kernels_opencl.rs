@@ -9,7 +9,8 @@ use std::process::{Command, Output};
 
 fn dg(args: &[&str], cache: &Path) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_dg"));
-    command.args(args).env("DG_CACHE_DIR", cache);
+    // runs in the cache directory: a run that stops leaves its last good state in the current directory
+    command.args(args).env("DG_CACHE_DIR", cache).current_dir(cache);
     // PoCL's simple work-group method compiles about a quarter faster than its default (loop vectoriser);
     // results are the same, and these tests check results, not speed
     if std::env::var_os("POCL_WORK_GROUP_METHOD").is_none() {
@@ -487,4 +488,32 @@ fn device_runs_continue_bit_for_bit_from_a_checkpoint() {
         assert_eq!(b["device"]["choice"]["variant"], a["device"]["choice"]["variant"], "{name}: the same kernels");
         assert!(std::fs::read(&whole).unwrap() == std::fs::read(&continued).unwrap(), "{name}: final fields differ");
     }
+}
+
+/// The per-step state check of device runs: a step 10% beyond the stability limit grows slowly, and the device
+/// run stops within a few steps of the CPU run, between the steps where it reads the whole state back (32, 64).
+#[test]
+fn device_runs_stop_at_the_step_a_blow_up_shows() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let args = ["run", "maxwell-cavity", "--order", "3", "--nx", "4", "--t-end", "20"];
+    let out = dg(&[&args[..], &["--device", "cpu", "--json"]].concat(), cache.path());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a report");
+    let dt = (1.1 * doc["stability_limit"]["dt"].as_f64().unwrap()).to_string();
+    let stopped_at = |device: &str| -> u64 {
+        let out = dg(
+            &[&args[..], &["--device", device, "--no-tune", "--dt", &dt, "--allow-unstable"]].concat(),
+            cache.path(),
+        );
+        let message = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!out.status.success(), "{device}: {message}");
+        let step = message.split("stopped at step ").nth(1).and_then(|r| r.split(' ').next()?.parse().ok());
+        step.unwrap_or_else(|| panic!("{device}: {message}"))
+    };
+    let (cpu, device) = (stopped_at("cpu"), stopped_at("opencl"));
+    assert!(cpu > 32 && cpu < 64, "the CPU run stops at step {cpu}");
+    assert!(device < 64 && device.abs_diff(cpu) <= 8, "the device run stops at step {device}, the CPU run at {cpu}");
 }

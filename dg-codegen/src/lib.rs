@@ -14,6 +14,7 @@ pub mod cexpr;
 pub mod fingerprint;
 pub mod kernel_space;
 pub mod program;
+pub mod state_check;
 
 pub use kernel_space::{DeviceLimits, LawShape, Precision, VariantError};
 pub use program::{LawInput, RenderError, Target};

@@ -300,6 +300,7 @@ pub fn run_euler<T: Real>(
     let op = ModalDeviceOperator::<T>::new(device, target, (&ir, &params, &prepared.flux), cpu, &variant)?;
     let q = op.new_state(device)?;
     op.write_state(device, q, &prepared.q0)?;
+    let step_check = crate::StepCheck::new(device, &prepared.q0, false)?;
     let mut system = ModalDeviceSystem { device, op: &op, cpu, limiter: prepared.limiter, device_seconds: 0.0 };
     let dt0 = op.stable_time_step(system.device, q, cfl)?.0;
     let (rule, cfl) = if needs_limit {
@@ -334,6 +335,9 @@ pub fn run_euler<T: Real>(
             Ok(dt.map(|dt| dt * scale))
         })
         .with_inspect(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_, at| {
+            if let Some(reason) = step_check.after_step(sys.device, *q, &mut sys.device_seconds)? {
+                return Ok(Some(reason));
+            }
             if !at.sampled() {
                 return Ok(None);
             }

@@ -43,6 +43,46 @@ pub fn device_name(device: Option<&dyn dg_runtime::backend::Device>) -> String {
 /// and central fluxes with the laws' boundary conditions never let it grow, so anything near this is instability.
 pub const ENERGY_GROWTH_LIMIT: f64 = 100.0;
 
+/// How far the largest |value| of a linear law's state may grow over the initial state's in the device runs'
+/// per-step check ([`dg_runtime::state_check`]) before the run counts as blown up: ten times the L2 norm's
+/// allowance under [`ENERGY_GROWTH_LIMIT`], since a pointwise maximum may grow where the energy does not.
+pub const MAX_VALUE_GROWTH: f64 = 100.0;
+
+/// The per-step state check of a device run: compiled for `device` in `T`, with the initial state's largest
+/// |value| and the growth it allows (`linear` laws only).
+pub struct StepCheck {
+    check: dg_runtime::state_check::StateCheck,
+    initial: f64,
+    growth: Option<f64>,
+}
+
+impl StepCheck {
+    /// The check of a run from `q0`.
+    pub fn new<T: dg_core::Real>(
+        device: &mut dyn dg_runtime::backend::Device,
+        q0: &[T],
+        linear: bool,
+    ) -> Result<Self, RunError> {
+        let check = dg_runtime::state_check::StateCheck::new(device, std::mem::size_of::<T>() == 8)?;
+        let initial = q0.iter().map(|v| v.as_f64().abs()).fold(0.0, dg_core::max_or_nan);
+        Ok(Self { check, initial, growth: (linear && initial > 0.0).then_some(MAX_VALUE_GROWTH) })
+    }
+
+    /// Checks state buffer `q` after a step: `Some(reason)` stops the run; the kernel's seconds are added to
+    /// `seconds`.
+    pub fn after_step(
+        &self,
+        device: &mut dyn dg_runtime::backend::Device,
+        q: dg_runtime::backend::BufferId,
+        seconds: &mut f64,
+    ) -> Result<Option<String>, dg_runtime::backend::BackendError> {
+        Ok(self.check.max_abs(device, q)?.and_then(|(largest, s)| {
+            *seconds += s;
+            dg_runtime::state_check::verdict(largest, self.initial, self.growth)
+        }))
+    }
+}
+
 /// `Some(reason)` when `energy` exceeds [`ENERGY_GROWTH_LIMIT`] times `initial` (or is not a number).
 pub fn energy_growth(initial: f64, energy: f64) -> Option<String> {
     let bound = ENERGY_GROWTH_LIMIT * initial.max(f64::MIN_POSITIVE);

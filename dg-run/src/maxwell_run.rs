@@ -225,6 +225,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let op = DeviceOperator::<T>::new(device, target, &ir, &law.param_values(), nflux, space, &binding, &[], &variant)?;
     let q = op.new_state(device)?;
     op.write_state(device, q, &q0)?;
+    let step_check = crate::StepCheck::new(device, &q0, linear)?;
     let mut system = DeviceSystem { device, op: &op, device_seconds: 0.0 };
     let limit = StabilityLimit::of_device(
         &mut system,
@@ -250,6 +251,9 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
             },
         )
         .with_inspect(|sys: &mut DeviceSystem<'_, T>, q: &_, at| {
+            if let Some(reason) = step_check.after_step(sys.device, *q, &mut sys.device_seconds)? {
+                return Ok(Some(reason));
+            }
             if !(opts.energy_history || at.sampled()) {
                 return Ok(None);
             }

@@ -400,6 +400,7 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         TetDeviceOperator::<T>::new(device, target, (&ir, &params, flux), space, &problem.binding, &problem.materials)?;
     let q = op.buffers.q;
     op.write_state(device, q, q0)?;
+    let step_check = crate::StepCheck::new(device, q0, ir.is_linear())?;
     let mut system = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
     let q0_f64: Vec<f64> = q0.iter().map(|v| v.as_f64()).collect();
     let limit = StabilityLimit::of_device(
@@ -419,7 +420,14 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     op.write_state(system.device, q, q0)?;
     let loop_started = Instant::now();
     let (system, stats) = if opts.scheme == Scheme::Ab3 {
-        let mut stepper = TetAb3 { system, rk4: Integrator::new(Scheme::Rk4), r: op.buffers.rhs, steps: 0, rhs: 0 };
+        let mut stepper = TetAb3 {
+            system,
+            rk4: Integrator::new(Scheme::Rk4),
+            r: op.buffers.rhs,
+            steps: 0,
+            rhs: 0,
+            check: &step_check,
+        };
         let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, vtu, progress)?;
         (stepper.system, stats)
     } else {
@@ -428,7 +436,7 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
                 |sys: &mut TetDeviceSystem<'_, T>, q: &_| read_values(sys, *q),
                 |sys, q, v| write_values(sys, *q, v),
             )
-            .with_inspect(|sys: &mut TetDeviceSystem<'_, T>, q: &_, at| inspect_tet(sys, *q, at));
+            .with_inspect(|sys: &mut TetDeviceSystem<'_, T>, q: &_, at| inspect_tet(sys, *q, at, &step_check));
         let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, vtu, progress)?;
         (stepper.into_parts().0, stats)
     };
@@ -450,12 +458,17 @@ fn write_values<T: Real>(sys: &mut TetDeviceSystem<'_, T>, q: BufferId, v: &[f64
     Ok(sys.op.write_state(sys.device, q, &state)?)
 }
 
-/// The device state's finite-value check at the sampled steps ([`StepPoint::sampled`]).
+/// The device state's check: the per-step reduction, and the whole state read back at the sampled steps
+/// ([`StepPoint::sampled`]).
 fn inspect_tet<T: Real>(
     sys: &mut TetDeviceSystem<'_, T>,
     q: BufferId,
     at: StepPoint,
+    check: &crate::StepCheck,
 ) -> Result<Option<String>, DeviceOperatorError> {
+    if let Some(reason) = check.after_step(sys.device, q, &mut sys.device_seconds)? {
+        return Ok(Some(reason));
+    }
     if !at.sampled() {
         return Ok(None);
     }
@@ -471,6 +484,8 @@ struct TetAb3<'a, T: Real> {
     r: [BufferId; 3],
     steps: u64,
     rhs: u64,
+    /// The per-step state check.
+    check: &'a crate::StepCheck,
 }
 
 impl<T: Real> Stepper for TetAb3<'_, T> {
@@ -500,7 +515,7 @@ impl<T: Real> Stepper for TetAb3<'_, T> {
 
     fn inspect(&mut self, at: StepPoint) -> Result<Option<String>, DeviceOperatorError> {
         let q = self.system.op.buffers.q;
-        inspect_tet(&mut self.system, q, at)
+        inspect_tet(&mut self.system, q, at, self.check)
     }
 
     fn rhs_evaluations(&self) -> u64 {

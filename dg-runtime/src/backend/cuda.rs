@@ -330,6 +330,10 @@ impl Device for CudaDevice {
         Ok(BufferId(self.buffers.len() - 1))
     }
 
+    fn buffer_bytes(&self, buffer: BufferId) -> Option<usize> {
+        self.buffers.get(buffer.0).map(|b| b.len())
+    }
+
     fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError> {
         let mut view = self.buffers[buffer.0].slice_mut(0..data.len());
         self.stream.memcpy_htod(data, &mut view).map_err(call("cuMemcpyHtoD"))

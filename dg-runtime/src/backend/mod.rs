@@ -138,6 +138,8 @@ pub trait Device {
     fn download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError>;
     /// Releases every buffer (programs stay).
     fn free_buffers(&mut self);
+    /// The size of a buffer in bytes (`None` for an unknown buffer).
+    fn buffer_bytes(&self, buffer: BufferId) -> Option<usize>;
     /// Runs launches in order; returns the device time of each repetition of the whole sequence, in seconds,
     /// measured with device events (`repeats` ≥ 1).
     fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError>;

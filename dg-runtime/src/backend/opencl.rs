@@ -74,6 +74,8 @@ pub struct OpenClDevice {
     context: Context,
     queue: CommandQueue,
     buffers: Vec<Buffer<u8>>,
+    /// The size of each buffer, bytes.
+    buffer_sizes: Vec<usize>,
     programs: Vec<(Program, HashMap<String, Kernel>)>,
     cache: HashMap<String, ProgramId>,
 }
@@ -92,6 +94,7 @@ impl OpenClDevice {
             context,
             queue,
             buffers: Vec::new(),
+            buffer_sizes: Vec::new(),
             programs: Vec::new(),
             cache: HashMap::new(),
         })
@@ -125,7 +128,12 @@ impl Device for OpenClDevice {
             unsafe { Buffer::<u8>::create(&self.context, CL_MEM_READ_WRITE, bytes.max(1), std::ptr::null_mut()) }
                 .map_err(call("clCreateBuffer"))?;
         self.buffers.push(buffer);
+        self.buffer_sizes.push(bytes);
         Ok(BufferId(self.buffers.len() - 1))
+    }
+
+    fn buffer_bytes(&self, buffer: BufferId) -> Option<usize> {
+        self.buffer_sizes.get(buffer.0).copied()
     }
 
     fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError> {
@@ -146,6 +154,7 @@ impl Device for OpenClDevice {
 
     fn free_buffers(&mut self) {
         self.buffers.clear();
+        self.buffer_sizes.clear();
     }
 
     fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError> {

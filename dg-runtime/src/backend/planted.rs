@@ -193,6 +193,9 @@ impl Device for PlantedDevice<'_> {
     fn free_buffers(&mut self) {
         self.inner.free_buffers()
     }
+    fn buffer_bytes(&self, buffer: BufferId) -> Option<usize> {
+        self.inner.buffer_bytes(buffer)
+    }
     fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError> {
         self.inner.run(program, launches, repeats)
     }
