@@ -8,7 +8,7 @@
 # loop and study). The user database
 # accumulates in gpu/cache (carried there, returned in $OUT/<section>.tgz under db/).
 set -u
-SECTION=${1:?verify, modal, tet, nodal, bench, stability or convergence}
+SECTION=${1:?verify, modal, tet, nodal, bench, stability, trust or convergence}
 DG=${DG:-gpu/dg}
 export DG_CACHE_DIR=$PWD/gpu/cache
 mkdir -p "$DG_CACHE_DIR/tuning"
@@ -83,6 +83,31 @@ stability)
     "$DG" convergence maxwell-cavity --orders 1..4 --levels 3 --scheme $s $D --json > "$R/conv-$s.json" 2> "$R/conv-$s.err"
     echo "convergence $s rc $?: $(grep -o '"rates":\[[^]]*\]' "$R/conv-$s.json" | tr '\n' ' ')"
   done ;;
+trust)
+  # issue 13 on CUDA: checkpoint and restart bit for bit (nodal, modal with the adaptive step, tetrahedral fused
+  # AB3, f32), a step 10% beyond the limit stopped at the step it shows (per-step reduction) with the last good
+  # state left behind, the per-step check's cost in a large run
+  cd "$R"
+  DGA=$OLDPWD/$DG
+  for c in "cav|maxwell-cavity --order 6 --nx 64|37" "cav32|maxwell-cavity --order 4 --nx 128 --precision f32|41" \
+           "iv|euler-isentropic-vortex --order 3 --nx 200 --t-end 0.2|13" "cube|acoustic-cube --order 4 --nx 8 --scheme ab3|29"; do
+    IFS='|' read -r name args every <<< "$c"
+    "$DGA" run $args $D --json --checkpoint-every $every --checkpoint $name.restart --out $name-a.vtu > $name-a.json 2> $name-a.err
+    "$DGA" run --restart $name.restart --out $name-b.vtu --json > $name-b.json 2> $name-b.err
+    same=$(cmp -s $name-a.vtu $name-b.vtu && echo identical || echo DIFFERENT)
+    echo "restart $name: $same; $(grep -oE '"(steps|variant)": [^,]*' $name-a.json | tr '\n' ' ')"
+  done
+  limit=$("$DGA" run maxwell-cavity --order 3 --nx 16 --device cpu --json | grep -A3 stability_limit | grep -oE '"dt": [^,]*' | cut -d' ' -f2)
+  dt=$(python3 -c "print(1.1 * $limit)")
+  for dev in cpu cuda:0; do
+    "$DGA" run maxwell-cavity --order 3 --nx 16 --t-end 20 --device $dev --dt $dt --allow-unstable > /dev/null 2> stop-$dev.err
+    echo "blow-up on $dev rc $?: $(grep -oE 'stopped at step [0-9]+|last good state \(step [0-9]+' stop-$dev.err | tr '\n' ' ')"
+  done
+  for p in f32 f64; do
+    "$DGA" run maxwell-cavity --order 4 --nx 600 --precision $p $D --json > big-$p.json 2> big-$p.err
+    echo "cavity N4 nx600 $p: $(grep -oE '"(steps|wall_seconds|kernel_seconds|state_check_seconds|loop_seconds)": [^,]*' big-$p.json | tr '\n' ' ')"
+  done
+  rm -f ./*.vtu; cd "$OLDPWD" ;;
 convergence)
   # earlier results reproduced with the tuned winners (runs report where their variant came from)
   for c in "euler-isentropic-vortex --orders 1..4 --levels 4" "euler-supersonic-vortex --orders 1..4 --levels 4" \

@@ -54,6 +54,7 @@ pub struct StepCheck {
     check: dg_runtime::state_check::StateCheck,
     initial: f64,
     growth: Option<f64>,
+    seconds: std::cell::Cell<f64>,
 }
 
 impl StepCheck {
@@ -65,7 +66,13 @@ impl StepCheck {
     ) -> Result<Self, RunError> {
         let check = dg_runtime::state_check::StateCheck::new(device, std::mem::size_of::<T>() == 8)?;
         let initial = q0.iter().map(|v| v.as_f64().abs()).fold(0.0, dg_core::max_or_nan);
-        Ok(Self { check, initial, growth: (linear && initial > 0.0).then_some(MAX_VALUE_GROWTH) })
+        let growth = (linear && initial > 0.0).then_some(MAX_VALUE_GROWTH);
+        Ok(Self { check, initial, growth, seconds: std::cell::Cell::new(0.0) })
+    }
+
+    /// Device seconds spent in the checks so far.
+    pub fn seconds(&self) -> f64 {
+        self.seconds.get()
     }
 
     /// Checks state buffer `q` after a step: `Some(reason)` stops the run; the kernel's seconds are added to
@@ -78,6 +85,7 @@ impl StepCheck {
     ) -> Result<Option<String>, dg_runtime::backend::BackendError> {
         Ok(self.check.max_abs(device, q)?.and_then(|(largest, s)| {
             *seconds += s;
+            self.seconds.set(self.seconds.get() + s);
             dg_runtime::state_check::verdict(largest, self.initial, self.growth)
         }))
     }

@@ -149,6 +149,8 @@ pub struct DeviceRunInfo {
     pub first_step_seconds: f64,
     /// Device time in kernels, seconds (events).
     pub kernel_seconds: f64,
+    /// Of `kernel_seconds`, the per-step state check's.
+    pub state_check_seconds: f64,
 }
 
 impl DeviceRunInfo {
@@ -169,6 +171,13 @@ impl DeviceRunInfo {
             choice,
             first_step_seconds: before_loop + stats.first_step_seconds,
             kernel_seconds,
+            state_check_seconds: 0.0,
         }
+    }
+
+    /// The same report with the per-step state check's device seconds.
+    pub fn with_state_checks(mut self, check: &crate::StepCheck) -> Self {
+        self.state_check_seconds = check.seconds();
+        self
     }
 }

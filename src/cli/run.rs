@@ -230,7 +230,10 @@ pub fn print_run(outcome: &RunOutcome, json: bool, flux: &str, extra: &[String])
 
 /// The device and kernel lines of a device run.
 pub fn print_device(info: &DeviceRunInfo) {
-    println!("device      {} ({:.3} s in kernels)", info.device, info.kernel_seconds);
+    println!(
+        "device      {} ({:.3} s in kernels, of which {:.3} s in the per-step state check)",
+        info.device, info.kernel_seconds, info.state_check_seconds
+    );
     println!(
         "kernels     {} ({}, chosen in {:.3} s); first step done {:.3} s after start",
         info.choice.variant, info.choice.source, info.choice.seconds, info.first_step_seconds
