@@ -68,6 +68,10 @@ impl RunOutput {
     }
 }
 
+/// Beyond step 32, a run keeps its last good state at most this often (seconds of wall time): a large device
+/// state costs a read-back, and a blow-up is caught within a few steps of its start anyway.
+pub const LAST_GOOD_INTERVAL: f64 = 10.0;
+
 /// Runs `stepper` through the shared loop with the checkpoints, outputs and restart of `out`; a run that stops
 /// with an inadmissible state leaves its last good state in files named in the error.
 pub fn run_stepper<S: Stepper>(
@@ -115,6 +119,7 @@ where
         output_every: out.vtu_every,
         sink: Some(&mut sink),
         keep_last_good: out.last_good.is_some(),
+        last_good_interval: LAST_GOOD_INTERVAL,
     };
     match run_loop::run_persisted(stepper, t_end, rule, &mut persist, progress) {
         Ok(stats) => Ok(stats),

@@ -282,6 +282,24 @@ mod tests {
         assert_eq!(bits(&back), bits(&file));
     }
 
+    /// The header's times and steps come back to the bit (the JSON reader rounds correctly), or an adaptive run
+    /// would continue from a time one unit in the last place away.
+    #[test]
+    fn header_times_read_back_to_the_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let mut file = sample();
+        for _ in 0..2000 {
+            let t_end: f64 = rng.random_range(1e-3..1e3);
+            let (t, dt_range) = (t_end * rng.random::<f64>(), [rng.random(), rng.random()]);
+            (file.state.position.t, file.state.position.t_end, file.state.position.dt_range) = (t, t_end, dt_range);
+            let p = file.state.position;
+            let back = decode(&encode(&file).unwrap(), "x").unwrap().state.position;
+            assert_eq!(back.t.to_bits(), p.t.to_bits(), "{}", p.t);
+            assert_eq!(back.dt_range.map(f64::to_bits), p.dt_range.map(f64::to_bits));
+        }
+    }
+
     #[test]
     fn damaged_cut_and_newer_files_are_refused_by_name() {
         let bytes = encode(&sample()).unwrap();

@@ -215,6 +215,9 @@ pub struct Persistence<'a> {
     /// Keep the state of the last sampled inspection that passed ([`StepPoint::sampled`]; the start counts): it
     /// comes with [`LoopError::NotAdmissible`] when the run stops.
     pub keep_last_good: bool,
+    /// Beyond step 32, keep the last good state at most once per this many seconds of wall time (saving a large
+    /// device state means reading it back); 0 keeps it at every sampled step.
+    pub last_good_interval: f64,
 }
 
 /// The state of `stepper` at `position`, or `Options` when it cannot save its state.
@@ -276,6 +279,7 @@ pub fn run_persisted<S: Stepper>(
         next_output = Some((k + 1.0) * every);
     }
     let start = Instant::now();
+    let mut last_saved = start;
     loop {
         let (dt, t_next, last) = match uniform {
             Some((steps, dt)) => {
@@ -317,8 +321,10 @@ pub fn run_persisted<S: Stepper>(
         if let Some(reason) = stepper.inspect(at).map_err(LoopError::System)? {
             return Err(LoopError::NotAdmissible { step, time: t, reason, last_good });
         }
-        if persist.keep_last_good && at.sampled() {
+        let due = step <= 32 || last_saved.elapsed().as_secs_f64() >= persist.last_good_interval;
+        if persist.keep_last_good && at.sampled() && due {
             last_good = Some(Box::new(saved(stepper, position(step, t, dt_range))?));
+            last_saved = Instant::now();
         }
         if persist.checkpoint_every.is_some_and(|n| step.is_multiple_of(n)) {
             hand_out(stepper, persist, StateEvent::Checkpoint, position(step, t, dt_range))?;
