@@ -4,6 +4,7 @@
 use crate::mesh::{Connectivity, ElementGeometry, FaceGeometry, FaceLink, TriMesh};
 use crate::triangle::ReferenceTriangle;
 use crate::{CoreError, MeshError};
+use rayon::prelude::*;
 
 /// Errors building a DG space.
 #[derive(Debug, thiserror::Error)]
@@ -52,65 +53,70 @@ impl DgSpace2d {
         let connectivity = Connectivity::build(&mesh)?;
         let (np, nfp) = (element.np, element.nfp);
         let k_count = mesh.num_elements();
-        let mut x = Vec::with_capacity(k_count * np);
-        let mut y = Vec::with_capacity(k_count * np);
-        let mut geometry = Vec::with_capacity(k_count);
-        let mut faces = Vec::with_capacity(3 * k_count);
-        for (k, e) in mesh.elements.iter().enumerate() {
+        // every element's nodes, geometry and face maps are independent: built in parallel
+        let (mut x, mut y) = (vec![0.0; k_count * np], vec![0.0; k_count * np]);
+        x.par_chunks_mut(np).zip(y.par_chunks_mut(np)).zip(mesh.elements.par_iter()).for_each(|((xk, yk), e)| {
             let [p0, p1, p2] = [mesh.vertices[e[0]], mesh.vertices[e[1]], mesh.vertices[e[2]]];
             for i in 0..np {
                 let (r, s) = (element.r[i], element.s[i]);
                 let (l0, l1, l2) = (-0.5 * (r + s), 0.5 * (1.0 + r), 0.5 * (1.0 + s));
-                x.push(l0 * p0[0] + l1 * p1[0] + l2 * p2[0]);
-                y.push(l0 * p0[1] + l1 * p1[1] + l2 * p2[1]);
+                xk[i] = l0 * p0[0] + l1 * p1[0] + l2 * p2[0];
+                yk[i] = l0 * p0[1] + l1 * p1[1] + l2 * p2[1];
             }
-            let (g, f) = ElementGeometry::of_element(&mesh, k);
-            geometry.push(g);
-            faces.extend(f);
-        }
-        let mut vmap_m = Vec::with_capacity(k_count * 3 * nfp);
-        let mut vmap_p = Vec::with_capacity(k_count * 3 * nfp);
-        let mut face_tag = Vec::with_capacity(3 * k_count);
-        for k in 0..k_count {
-            for f in 0..3 {
-                let own: Vec<usize> = element.fmask[f].iter().map(|&i| k * np + i).collect();
-                match connectivity.links[k][f] {
-                    FaceLink::Boundary { tag } => {
-                        face_tag.push(Some(tag));
-                        vmap_p.extend(&own);
+        });
+        let (geometry, faces): (Vec<ElementGeometry>, Vec<[FaceGeometry; 3]>) =
+            (0..k_count).into_par_iter().map(|k| ElementGeometry::of_element(&mesh, k)).unzip();
+        let faces: Vec<FaceGeometry> = faces.into_iter().flatten().collect();
+        let (mut vmap_m, mut vmap_p) = (vec![0; k_count * 3 * nfp], vec![0; k_count * 3 * nfp]);
+        let mut face_tag = vec![None; 3 * k_count];
+        let per_element = 3 * nfp;
+        vmap_m
+            .par_chunks_mut(per_element)
+            .zip(vmap_p.par_chunks_mut(per_element))
+            .zip(face_tag.par_chunks_mut(3))
+            .enumerate()
+            .try_for_each(|(k, ((vm, vp), tags))| {
+                for f in 0..3 {
+                    let own = element.fmask[f].iter().map(|&i| k * np + i);
+                    for (slot, g) in vm[f * nfp..(f + 1) * nfp].iter_mut().zip(own) {
+                        *slot = g;
                     }
-                    FaceLink::Interior { element: k2, face: f2 } => {
-                        face_tag.push(None);
-                        let other: Vec<usize> = element.fmask[f2].iter().map(|&i| k2 * np + i).collect();
-                        // translation between the two faces (non-zero across a periodic pair)
-                        let mid = |nodes: &[usize]| {
-                            let n = nodes.len() as f64;
-                            (nodes.iter().map(|&g| x[g]).sum::<f64>() / n, nodes.iter().map(|&g| y[g]).sum::<f64>() / n)
-                        };
-                        let (m1, m2) = (mid(&own), mid(&other));
-                        let shift = (m2.0 - m1.0, m2.1 - m1.1);
-                        let tol = 1e-8 * faces[3 * k + f].sj;
-                        for &g in &own {
-                            let (px, py) = (x[g] + shift.0, y[g] + shift.1);
-                            let best = other
-                                .iter()
-                                .copied()
-                                .min_by(|&a, &b| {
-                                    let da = (x[a] - px).hypot(y[a] - py);
-                                    let db = (x[b] - px).hypot(y[b] - py);
-                                    da.total_cmp(&db)
-                                })
-                                .expect("faces have nodes");
-                            if (x[best] - px).hypot(y[best] - py) > tol {
-                                return Err(MeshError::NodeMismatch { element: k, neighbor: k2 }.into());
+                    let vp = &mut vp[f * nfp..(f + 1) * nfp];
+                    match connectivity.links[k][f] {
+                        FaceLink::Boundary { tag } => {
+                            tags[f] = Some(tag);
+                            vp.copy_from_slice(&vm[f * nfp..(f + 1) * nfp]);
+                        }
+                        FaceLink::Interior { element: k2, face: f2 } => {
+                            let own = &vm[f * nfp..(f + 1) * nfp];
+                            let other: Vec<usize> = element.fmask[f2].iter().map(|&i| k2 * np + i).collect();
+                            // translation between the two faces (non-zero across a periodic pair)
+                            let mid = |nodes: &[usize]| {
+                                let n = nodes.len() as f64;
+                                let sx = nodes.iter().map(|&g| x[g]).sum::<f64>();
+                                (sx / n, nodes.iter().map(|&g| y[g]).sum::<f64>() / n)
+                            };
+                            let (m1, m2) = (mid(own), mid(&other));
+                            let shift = (m2.0 - m1.0, m2.1 - m1.1);
+                            let tol = 1e-8 * faces[3 * k + f].sj;
+                            for (slot, &g) in vp.iter_mut().zip(own) {
+                                let (px, py) = (x[g] + shift.0, y[g] + shift.1);
+                                let distance = |a: usize| (x[a] - px).hypot(y[a] - py);
+                                let best = other
+                                    .iter()
+                                    .copied()
+                                    .min_by(|&a, &b| distance(a).total_cmp(&distance(b)))
+                                    .ok_or(MeshError::NodeMismatch { element: k, neighbor: k2 })?;
+                                if distance(best) > tol {
+                                    return Err(MeshError::NodeMismatch { element: k, neighbor: k2 });
+                                }
+                                *slot = best;
                             }
-                            vmap_p.push(best);
                         }
                     }
                 }
-                vmap_m.extend(own);
-            }
-        }
+                Ok(())
+            })?;
         Ok(Self { element, mesh, connectivity, x, y, geometry, faces, vmap_m, vmap_p, face_tag })
     }
 
@@ -167,18 +173,18 @@ impl DgSpace2d {
 /// entry `(k * nvars + v) * np + i` (the layout of the CPU operator).
 impl DgSpace2d {
     /// Samples `f(x, y, q)` at every node into a new state.
-    pub fn interpolate<T: crate::Real>(&self, nvars: usize, f: impl Fn(f64, f64, &mut [f64])) -> Vec<T> {
+    pub fn interpolate<T: crate::Real>(&self, nvars: usize, f: impl Fn(f64, f64, &mut [f64]) + Sync) -> Vec<T> {
         let np = self.element.np;
         let mut state = vec![T::zero(); self.num_elements() * nvars * np];
-        let mut q = vec![0.0; nvars];
-        for k in 0..self.num_elements() {
+        state.par_chunks_mut(nvars * np).enumerate().for_each(|(k, qk)| {
+            let mut q = vec![0.0; nvars];
             for i in 0..np {
                 f(self.x[k * np + i], self.y[k * np + i], &mut q);
                 for v in 0..nvars {
-                    state[(k * nvars + v) * np + i] = T::from_f64(q[v]);
+                    qk[v * np + i] = T::from_f64(q[v]);
                 }
             }
-        }
+        });
         state
     }
 
@@ -188,15 +194,15 @@ impl DgSpace2d {
         &self,
         nvars: usize,
         state: &[T],
-        exact: impl Fn(f64, f64, &mut [f64]),
+        exact: impl Fn(f64, f64, &mut [f64]) + Sync,
     ) -> Result<f64, CoreError> {
         let el = &self.element;
         let np = el.np;
         let rule = crate::triangle::triangle_cubature(2 * el.order + 2);
         let interp = el.interpolation_matrix(&rule.r, &rule.s)?;
-        let mut q = vec![0.0; nvars];
-        let mut total = 0.0;
-        for k in 0..self.num_elements() {
+        let total = element_sum(self.num_elements(), |k| {
+            let mut q = vec![0.0; nvars];
+            let mut total = 0.0;
             let j = self.geometry[k].j;
             let e = self.mesh.elements[k];
             let [p0, p1, p2] = [self.mesh.vertices[e[0]], self.mesh.vertices[e[1]], self.mesh.vertices[e[2]]];
@@ -212,7 +218,8 @@ impl DgSpace2d {
                     total += w * j * (uh - q[v]).powi(2);
                 }
             }
-        }
+            total
+        });
         Ok(total.sqrt())
     }
 
@@ -220,9 +227,9 @@ impl DgSpace2d {
     pub fn square_norm<T: crate::Real>(&self, nvars: usize, state: &[T]) -> f64 {
         let np = self.element.np;
         let m = &self.element.mass;
-        let mut total = 0.0;
-        for k in 0..self.num_elements() {
+        element_sum(self.num_elements(), |k| {
             let j = self.geometry[k].j;
+            let mut total = 0.0;
             for v in 0..nvars {
                 let u = &state[(k * nvars + v) * np..(k * nvars + v + 1) * np];
                 let mut quad = 0.0;
@@ -235,7 +242,42 @@ impl DgSpace2d {
                 }
                 total += j * quad;
             }
-        }
-        total
+            total
+        })
+    }
+}
+
+/// Σ_k f(k) over `count` elements in parallel, in a fixed order: blocks of [`SUM_BLOCK`] elements summed in
+/// order, then the blocks' sums in order, so the result does not depend on the threads (a continued run
+/// reports the same energy as an uninterrupted one).
+pub fn element_sum(count: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
+    let blocks: Vec<f64> = (0..count.div_ceil(SUM_BLOCK))
+        .into_par_iter()
+        .map(|b| (b * SUM_BLOCK..((b + 1) * SUM_BLOCK).min(count)).map(&f).sum::<f64>())
+        .collect();
+    blocks.iter().sum()
+}
+
+/// Elements per block of [`element_sum`].
+pub const SUM_BLOCK: usize = 1024;
+
+#[cfg(test)]
+mod sum_tests {
+    use super::element_sum;
+
+    #[test]
+    fn element_sums_do_not_depend_on_the_threads() {
+        let f = |k: usize| ((k as f64) * 0.37).sin() * 1e-3 + 1.0 / (k as f64 + 1.0);
+        let count = 10 * super::SUM_BLOCK + 17;
+        let sums: Vec<u64> = [1, 2, 5]
+            .iter()
+            .map(|&threads| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                pool.install(|| element_sum(count, f)).to_bits()
+            })
+            .collect();
+        assert!(sums.windows(2).all(|w| w[0] == w[1]), "{sums:?}");
+        let serial: f64 = (0..count).map(f).sum();
+        assert!((f64::from_bits(sums[0]) - serial).abs() < 1e-12 * serial);
     }
 }

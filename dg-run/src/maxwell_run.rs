@@ -21,6 +21,7 @@ use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{law_ir, target_of};
 use dg_runtime::run_loop::{non_finite, write_host, Integrated, LoopStats, StepRule};
 use dg_runtime::stability::StabilityLimit;
+use dg_runtime::startup::mark;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::Scheme;
 use serde::Serialize;
@@ -175,6 +176,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let q0: Vec<T> = space.interpolate(nv, |x, y, q| case.initial(x, y, q));
     let q0_f64: Vec<f64> = q0.iter().map(|v| v.as_f64()).collect();
+    mark("initial state");
     let energy = |q: &[T]| 0.5 * space.square_norm(nv, q);
     let energy_initial = energy(&q0);
     // a linear law's energy cannot grow without forcing: growth beyond the bound is a blow-up
@@ -222,10 +224,12 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let ir = law_ir(&law)?;
     let target = target_of(device);
     let nflux = law.numerical_flux_name();
+    mark("kernel choice");
     let op = DeviceOperator::<T>::new(device, target, &ir, &law.param_values(), nflux, space, &binding, &[], &variant)?;
     let q = op.new_state(device)?;
     op.write_state(device, q, &q0)?;
     let step_check = crate::StepCheck::new(device, &q0, linear)?;
+    mark("device operator");
     let mut system = DeviceSystem { device, op: &op, device_seconds: 0.0 };
     let limit = StabilityLimit::of_device(
         &mut system,
@@ -237,6 +241,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
         &mut |sys, b| Ok(sys.op.read_state(sys.device, *b)?.iter().map(|x| x.as_f64()).collect()),
     )?;
     crate::note_unestimated(&limit, q0_f64.len());
+    mark("stability limit");
     let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.step_scale);
     let loop_started = Instant::now();
     let mut stepper = Integrated::new(system, q, opts.scheme)

@@ -20,6 +20,7 @@ pub mod pipeline;
 pub mod restart;
 pub mod run_loop;
 pub mod stability;
+pub mod startup;
 pub mod state_check;
 pub mod study;
 pub mod time;

@@ -316,6 +316,7 @@ pub fn run_persisted<S: Stepper>(
         (t, step, dt_range) = (t_next, step + 1, [dt_range[0].min(dt), dt_range[1].max(dt)]);
         if first_step_seconds == 0.0 {
             first_step_seconds = started.elapsed().as_secs_f64();
+            crate::startup::mark("first step");
         }
         let at = StepPoint { step, t, last };
         if let Some(reason) = stepper.inspect(at).map_err(LoopError::System)? {

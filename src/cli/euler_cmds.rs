@@ -16,6 +16,7 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     let mut device = args.backend.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let mesh = args.mesh.build_euler(case.as_ref())?;
+    dg::dg_runtime::startup::mark("mesh");
     let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
     opts.output = args.output(case.name());
     let bar = super::run::time_bar(format!("{} K={}", case.name(), mesh.num_elements()));
@@ -56,6 +57,7 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     if args.json {
         let mut doc = serde_json::to_value(r)?;
         doc["device"] = serde_json::to_value(&outcome.device)?;
+        doc["startup"] = super::run::startup_json();
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }

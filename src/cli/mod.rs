@@ -73,6 +73,7 @@ enum Command {
 /// so a physics crate's `fn main() -> std::process::ExitCode { dg::cli::main() }` gives `cargo run -- verify
 /// my_law --order 1..4` and the rest for its own laws.
 pub fn main() -> std::process::ExitCode {
+    dg::dg_runtime::startup::start();
     restore_default_sigpipe();
     let matches = Cli::command().get_matches();
     let mut args = match Cli::from_arg_matches(&matches) {

@@ -5,6 +5,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use dg::cases::MaxwellCase;
 use dg::dg_runtime::backend::Device;
+use dg::dg_runtime::startup::mark;
 use dg::formulations::FormulationId;
 use dg::maxwell_run::{run, RunOutcome};
 use dg::prelude::*;
@@ -124,7 +125,9 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
     args.backend.formulation(case.name(), &[FormulationId::NodalTri])?;
     let order = args.order.unwrap_or(4);
     let mesh = args.mesh.build(case.as_ref(), 8)?;
+    mark("mesh");
     let space = DgSpace2d::new(mesh, order).context("cannot build the DG space")?;
+    mark("space");
     let mut opts = args.solver.options(args.t_end, &args.backend)?;
     opts.output = args.output(case.name());
     let bar = time_bar(format!("{} N={} K={}", case.name(), order, space.num_elements()));
@@ -193,6 +196,7 @@ pub fn print_run(outcome: &RunOutcome, json: bool, flux: &str, extra: &[String])
     if json {
         let mut doc = serde_json::to_value(r)?;
         doc["device"] = serde_json::to_value(&outcome.device)?;
+        doc["startup"] = startup_json();
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
@@ -226,6 +230,15 @@ pub fn print_run(outcome: &RunOutcome, json: bool, flux: &str, extra: &[String])
         }
     }
     Ok(())
+}
+
+/// The start-up timeline (`"startup"` of `--json`): each phase with the seconds since the program started at its
+/// end.
+pub fn startup_json() -> serde_json::Value {
+    dg::dg_runtime::startup::timeline()
+        .into_iter()
+        .map(|(phase, seconds)| serde_json::json!({ "phase": phase, "seconds": seconds }))
+        .collect()
 }
 
 /// The device and kernel lines of a device run.

@@ -73,6 +73,7 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     let mut opts = options(&args.solver, order, args.t_end, &args.backend)?;
     opts.output = args.output(case.name());
     let mesh = mesh(&args.mesh, case.as_ref())?;
+    dg::dg_runtime::startup::mark("mesh");
     let bar = super::run::time_bar(format!("{} N={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     let outcome = match args.precision {
@@ -90,6 +91,7 @@ fn print_report(outcome: &WaveOutcome, json: bool) -> anyhow::Result<()> {
     if json {
         let mut doc = serde_json::to_value(r)?;
         doc["device"] = serde_json::to_value(&outcome.device)?;
+        doc["startup"] = super::run::startup_json();
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
