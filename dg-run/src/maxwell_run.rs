@@ -175,7 +175,10 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let binding = BoundaryBinding::for_law(&law, space, &opts.boundary)?;
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let q0: Vec<T> = space.interpolate(nv, |x, y, q| case.initial(x, y, q));
-    let q0_f64: Vec<f64> = q0.iter().map(|v| v.as_f64()).collect();
+    let q0_f64: Vec<f64> = {
+        use rayon::prelude::*;
+        q0.par_iter().map(|v| v.as_f64()).collect()
+    };
     mark("initial state");
     let energy = |q: &[T]| 0.5 * space.square_norm(nv, q);
     let energy_initial = energy(&q0);

@@ -2,6 +2,7 @@
 
 use super::{dist, sorted_pair, TriMesh, DEFAULT_BOUNDARY_TAG};
 use crate::MeshError;
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// What lies across a face.
@@ -35,24 +36,28 @@ impl Connectivity {
     /// Matches faces by their (periodically identified) vertices and checks the mesh is conforming and
     /// manifold. Boundary faces without a tag get [`DEFAULT_BOUNDARY_TAG`].
     pub fn build(mesh: &TriMesh) -> Result<Self, MeshError> {
-        let mut faces: HashMap<[usize; 2], Vec<(usize, usize)>> =
-            HashMap::with_capacity(3 * mesh.num_elements() / 2 + 8);
-        for (k, e) in mesh.elements.iter().enumerate() {
-            for f in 0..3 {
-                let key = sorted_pair(mesh.canonical_vertex(e[f]), mesh.canonical_vertex(e[(f + 1) % 3]));
-                faces.entry(key).or_default().push((k, f));
-            }
-        }
+        // every face keyed by its vertices, sorted (in parallel): equal keys are the faces that meet
+        let mut keyed: Vec<([usize; 2], usize, usize)> = mesh
+            .elements
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(k, e)| {
+                (0..3).map(move |f| {
+                    (sorted_pair(mesh.canonical_vertex(e[f]), mesh.canonical_vertex(e[(f + 1) % 3])), k, f)
+                })
+            })
+            .collect();
+        keyed.par_sort_unstable();
         let mut tag_names = mesh.tag_names.clone();
         let mut links = vec![[FaceLink::Boundary { tag: usize::MAX }; 3]; mesh.num_elements()];
         let mut open_faces = Vec::new();
-        for (key, owners) in &faces {
-            match owners.as_slice() {
-                [(k1, f1), (k2, f2)] => {
+        for group in keyed.chunk_by(|a, b| a.0 == b.0) {
+            match group {
+                [(_, k1, f1), (_, k2, f2)] => {
                     links[*k1][*f1] = FaceLink::Interior { element: *k2, face: *f2 };
                     links[*k2][*f2] = FaceLink::Interior { element: *k1, face: *f1 };
                 }
-                [(k, f)] => {
+                [(_, k, f)] => {
                     let e = mesh.elements[*k];
                     let geometric = sorted_pair(e[*f], e[(*f + 1) % 3]);
                     let tag = match mesh.boundary_tags.get(&geometric) {
@@ -63,8 +68,8 @@ impl Connectivity {
                     open_faces.push((*k, *f));
                 }
                 many => {
-                    let mut elements: Vec<usize> = many.iter().map(|&(k, _)| k).collect();
-                    elements.sort_unstable();
+                    let key = many[0].0;
+                    let elements: Vec<usize> = many.iter().map(|&(_, k, _)| k).collect();
                     let origins = elements.iter().map(|&k| mesh.origin(k)).collect::<String>();
                     return Err(MeshError::NonManifold { a: key[0], b: key[1], elements, origins });
                 }
