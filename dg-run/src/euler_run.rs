@@ -16,10 +16,10 @@ use dg_laws::euler2d;
 use dg_modal_tri::device::{ModalDeviceOperator, ModalDeviceSystem};
 use dg_modal_tri::ModalOperator2d;
 use dg_modal_tri::ModalVariant;
-use dg_runtime::backend::Device;
+use dg_runtime::backend::{BackendError, BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::law_ir;
-use dg_runtime::run_loop::{non_finite, write_host, Integrated, LoopStats, StepRule};
+use dg_runtime::run_loop::{non_finite, Integrated, LoopStats, StepRule};
 use dg_runtime::stability::StabilityLimit;
 use dg_runtime::time::Scheme;
 use serde::Serialize;
@@ -252,7 +252,7 @@ pub fn run_euler<T: Real>(
     let mut prepared = prepare::<T>(case, mesh, opts)?;
     let (scheme, cfl, t_end) = (prepared.scheme, prepared.cfl, prepared.t_end);
     let scale = opts.step_scale;
-    let q0_f64: Vec<f64> = prepared.q0.iter().map(|v| v.as_f64()).collect();
+    let q0_f64: Vec<f64> = crate::widened(&prepared.q0);
     // the case's own scheme and Courant number are seed 001's, stable for its cases: the limit is estimated
     // (and the step checked against it) only when the user changes the scheme, the Courant number or the step
     let needs_limit = opts.cfl.is_some() || opts.dt.is_some() || scheme != case.default_scheme().0;
@@ -283,7 +283,7 @@ pub fn run_euler<T: Real>(
             .with_inspect(|op, q: &Vec<T>, _| Ok(non_finite(q).or_else(|| inadmissible_means(op, q))));
         let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
         let (_, q) = stepper.into_parts();
-        opts.output.write_final(&vtu, &q.iter().map(|v| v.as_f64()).collect::<Vec<_>>())?;
+        opts.output.write_final(&vtu, &crate::widened(&q))?;
         return finish(case, &prepared, &q, stats, None);
     };
     let cpu = &prepared.op;
@@ -310,8 +310,8 @@ pub fn run_euler<T: Real>(
             &q0_f64,
             scheme,
             T::epsilon().as_f64(),
-            &mut |sys, b, v| sys.op.write_state(sys.device, *b, &v.iter().map(|x| T::from_f64(*x)).collect::<Vec<_>>()),
-            &mut |sys, b| Ok(sys.op.read_state(sys.device, *b)?.iter().map(|x| x.as_f64()).collect()),
+            &mut |sys, b, v| write_values(sys, b, v),
+            &mut |sys, b| read_values(sys, b),
         )?;
         euler_step_rule(opts, scheme, cfl, dt0, &limit)?
     } else {
@@ -319,16 +319,7 @@ pub fn run_euler<T: Real>(
     };
     let loop_started = Instant::now();
     let mut stepper = Integrated::new(system, q, scheme)
-        .with_values(
-            |sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_| {
-                Ok(sys.op.read_state(sys.device, *q)?.iter().map(|x| x.as_f64()).collect())
-            },
-            |sys, q, values| {
-                let mut state = vec![T::zero(); values.len()];
-                write_host(&mut state, values);
-                sys.op.write_state(sys.device, *q, &state)
-            },
-        )
+        .with_values(read_values, write_values)
         .with_stable_dt(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_| {
             let (dt, seconds) = sys.op.stable_time_step(sys.device, *q, cfl)?;
             sys.device_seconds += seconds;
@@ -350,8 +341,25 @@ pub fn run_euler<T: Real>(
     let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds)
         .with_state_checks(&step_check);
     sys.device.free_buffers();
-    opts.output.write_final(&vtu, &final_state.iter().map(|v| v.as_f64()).collect::<Vec<_>>())?;
+    opts.output.write_final(&vtu, &crate::widened(&final_state))?;
     finish(case, &prepared, &final_state, stats, Some(info))
+}
+
+/// A device state read out as f64 values in the CPU layout.
+fn read_values<T: Real>(
+    sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>,
+    q: &BufferId,
+) -> Result<Vec<f64>, BackendError> {
+    Ok(crate::widened(&sys.op.read_state(sys.device, *q)?))
+}
+
+/// f64 values in the CPU layout written into a device state.
+fn write_values<T: Real>(
+    sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>,
+    q: &mut BufferId,
+    v: &[f64],
+) -> Result<(), BackendError> {
+    sys.op.write_state(sys.device, *q, &crate::narrowed::<T>(v))
 }
 
 /// `Some(reason)` when an element mean of `q` (CPU layout) has a non-positive density or pressure: the state left

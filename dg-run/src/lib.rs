@@ -31,6 +31,17 @@ pub mod winners;
 
 pub use error::RunError;
 
+/// f64 values in the CPU layout narrowed to a run's precision (exact for values widened from it).
+pub fn narrowed<T: dg_core::Real>(values: &[f64]) -> Vec<T> {
+    values.iter().map(|&v| T::from_f64(v)).collect()
+}
+
+/// A state widened to f64 (in parallel: states reach hundreds of millions of values).
+pub fn widened<T: dg_core::Real>(q: &[T]) -> Vec<f64> {
+    use rayon::prelude::*;
+    q.par_iter().map(|v| v.as_f64()).collect()
+}
+
 /// The name of where a run goes: the device's name and selector, or `cpu` for the native CPU path.
 pub fn device_name(device: Option<&dyn dg_runtime::backend::Device>) -> String {
     match device {

@@ -16,10 +16,10 @@ use dg_nodal_tri::device::DeviceOperator;
 use dg_nodal_tri::device_system::DeviceSystem;
 use dg_nodal_tri::variant::Variant;
 use dg_nodal_tri::NodalOperator2d;
-use dg_runtime::backend::Device;
+use dg_runtime::backend::{BackendError, BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{law_ir, target_of};
-use dg_runtime::run_loop::{non_finite, write_host, Integrated, LoopStats, StepRule};
+use dg_runtime::run_loop::{non_finite, Integrated, LoopStats, StepRule};
 use dg_runtime::stability::StabilityLimit;
 use dg_runtime::startup::mark;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
@@ -175,10 +175,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let binding = BoundaryBinding::for_law(&law, space, &opts.boundary)?;
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let q0: Vec<T> = space.interpolate(nv, |x, y, q| case.initial(x, y, q));
-    let q0_f64: Vec<f64> = {
-        use rayon::prelude::*;
-        q0.par_iter().map(|v| v.as_f64()).collect()
-    };
+    let q0_f64 = crate::widened(&q0);
     mark("initial state");
     let energy = |q: &[T]| 0.5 * space.square_norm(nv, q);
     let energy_initial = energy(&q0);
@@ -240,25 +237,15 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
         &q0_f64,
         opts.scheme,
         T::epsilon().as_f64(),
-        &mut |sys, b, v| sys.op.write_state(sys.device, *b, &v.iter().map(|x| T::from_f64(*x)).collect::<Vec<_>>()),
-        &mut |sys, b| Ok(sys.op.read_state(sys.device, *b)?.iter().map(|x| x.as_f64()).collect()),
+        &mut |sys, b, v| write_values(sys, b, v),
+        &mut |sys, b| read_values(sys, b),
     )?;
     crate::note_unestimated(&limit, q0_f64.len());
     mark("stability limit");
     let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.step_scale);
     let loop_started = Instant::now();
-    let mut stepper = Integrated::new(system, q, opts.scheme)
-        .with_values(
-            |sys: &mut DeviceSystem<'_, T>, q: &_| {
-                Ok(sys.op.read_state(sys.device, *q)?.iter().map(|x| x.as_f64()).collect())
-            },
-            |sys, q, values| {
-                let mut state = vec![T::zero(); values.len()];
-                write_host(&mut state, values);
-                sys.op.write_state(sys.device, *q, &state)
-            },
-        )
-        .with_inspect(|sys: &mut DeviceSystem<'_, T>, q: &_, at| {
+    let mut stepper = Integrated::new(system, q, opts.scheme).with_values(read_values, write_values).with_inspect(
+        |sys: &mut DeviceSystem<'_, T>, q: &_, at| {
             if let Some(reason) = step_check.after_step(sys.device, *q, &mut sys.device_seconds)? {
                 return Ok(Some(reason));
             }
@@ -273,7 +260,8 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
                 history.push(e);
             }
             Ok(verdict(&state, e))
-        });
+        },
+    );
     let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();
     let final_state = op.read_state(sys.device, q)?;
@@ -283,6 +271,16 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let outcome = finish(space, case, &law, &q0, &final_state, (stats, opts.scheme, limit), history, Some(info))?;
     opts.output.write_final(&vtu, &outcome.state)?;
     Ok(outcome)
+}
+
+/// A device state read out as f64 values in the CPU layout.
+fn read_values<T: Real>(sys: &mut DeviceSystem<'_, T>, q: &BufferId) -> Result<Vec<f64>, BackendError> {
+    Ok(crate::widened(&sys.op.read_state(sys.device, *q)?))
+}
+
+/// f64 values in the CPU layout written into a device state.
+fn write_values<T: Real>(sys: &mut DeviceSystem<'_, T>, q: &mut BufferId, v: &[f64]) -> Result<(), BackendError> {
+    sys.op.write_state(sys.device, *q, &crate::narrowed::<T>(v))
 }
 
 /// The report of a finished run (error against the exact solution, energy, throughput), whichever backend
@@ -328,7 +326,7 @@ fn finish<L: ConservationLaw, T: Real>(
         wall_seconds: stats.wall_seconds,
         throughput: dofs as f64 * stats.rhs_evaluations as f64 / stats.wall_seconds.max(1e-12),
     };
-    Ok(RunOutcome { report, state: q.iter().map(|v| v.as_f64()).collect(), device })
+    Ok(RunOutcome { report, state: crate::widened(q), device })
 }
 
 /// Runs `case` for every order in `orders` on `levels` meshes: `base`, then uniformly refined `levels − 1`

@@ -18,7 +18,7 @@ use dg_nodal_tet::TetVariant;
 use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::restart::Snapshot;
-use dg_runtime::run_loop::{non_finite, write_host, Integrated, LoopError, LoopStats, StepPoint, StepRule, Stepper};
+use dg_runtime::run_loop::{non_finite, Integrated, LoopError, LoopStats, StepPoint, StepRule, Stepper};
 use dg_runtime::stability::StabilityLimit;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::{Integrator, OdeSystem, Scheme};
@@ -221,7 +221,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let space = &problem.space;
     let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
-    let q0_f64: Vec<f64> = q0.iter().map(|v| v.as_f64()).collect();
+    let q0_f64: Vec<f64> = crate::widened(&q0);
     if let Some(spec) = &opts.variant {
         spec.parse::<TetVariant>()?;
     }
@@ -253,7 +253,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         }
     };
     let report = finish_report(case, space, &q, opts, law.name(), &stats)?;
-    opts.output.write_final(&vtu, &q.iter().map(|v| v.as_f64()).collect::<Vec<_>>())?;
+    opts.output.write_final(&vtu, &crate::widened(&q))?;
     Ok(WaveOutcome { report, device: info })
 }
 
@@ -402,18 +402,15 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     op.write_state(device, q, q0)?;
     let step_check = crate::StepCheck::new(device, q0, ir.is_linear())?;
     let mut system = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
-    let q0_f64: Vec<f64> = q0.iter().map(|v| v.as_f64()).collect();
+    let q0_f64: Vec<f64> = crate::widened(q0);
     let limit = StabilityLimit::of_device(
         &mut system,
         &q,
         &q0_f64,
         opts.scheme,
         T::epsilon().as_f64(),
-        &mut |sys, b, v| {
-            let state: Vec<T> = v.iter().map(|x| T::from_f64(*x)).collect();
-            Ok(sys.op.write_state(sys.device, *b, &state)?)
-        },
-        &mut |sys, b| Ok(sys.op.read_state(sys.device, *b)?.iter().map(|x| x.as_f64()).collect()),
+        &mut |sys, b, v| write_values(sys, *b, v),
+        &mut |sys, b| read_values(sys, *b),
     )?;
     crate::note_unestimated(&limit, q0_f64.len());
     let rule = StepRule::Uniform(step_limit(law, problem, opts, &limit)? * opts.step_scale);
@@ -449,14 +446,12 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
 
 /// A device state read out as f64 values in the CPU layout.
 fn read_values<T: Real>(sys: &mut TetDeviceSystem<'_, T>, q: BufferId) -> Result<Vec<f64>, DeviceOperatorError> {
-    Ok(sys.op.read_state(sys.device, q)?.iter().map(|x| x.as_f64()).collect())
+    Ok(crate::widened(&sys.op.read_state(sys.device, q)?))
 }
 
 /// f64 values in the CPU layout written into a device state.
 fn write_values<T: Real>(sys: &mut TetDeviceSystem<'_, T>, q: BufferId, v: &[f64]) -> Result<(), DeviceOperatorError> {
-    let mut state = vec![T::zero(); v.len()];
-    write_host(&mut state, v);
-    Ok(sys.op.write_state(sys.device, q, &state)?)
+    Ok(sys.op.write_state(sys.device, q, &crate::narrowed::<T>(v))?)
 }
 
 /// The device state's check: the per-step reduction, and the whole state read back at the sampled steps up to
