@@ -7,7 +7,7 @@ use dg_codegen::Precision;
 use dg_run::formulations::FormulationId;
 use dg_run::registry::LawCommands;
 use dg_runtime::backend::Device;
-use dg_runtime::pipeline::{tune, TuneEvent, TuneOptions};
+use dg_runtime::pipeline::{speedup_over_fixed, tune, TuneEvent, TuneOptions};
 use dg_runtime::tuning_db;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
@@ -48,6 +48,7 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
         ceilings = Some(dg_runtime::ceilings::measure(device)?);
     }
     let mut results = BTreeMap::new();
+    let mut by_precision: BTreeMap<String, Vec<tuning_db::Entry>> = BTreeMap::new();
     for &order in run.orders {
         for p in run.precision.list() {
             if p == Precision::F64 && !device.supports_f64() {
@@ -90,7 +91,7 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
             bar.finish_and_clear();
             let timed = entry.candidates.iter().filter(|c| c.median_s.is_some()).count();
             println!(
-                "{} {} N={order} {:?}: winner {} {:.3} ms, {:.1} GFLOP/s, {:.1} GB/s{} ({} candidates timed, {} not verified: failed, or refused by the device)",
+                "{} {} N={order} {:?}: winner {} {:.3} ms, {:.1} GFLOP/s, {:.1} GB/s{} ({} candidates timed, {} not verified: failed, or refused by the device; tuned in {:.1} s)",
                 law.name(),
                 run.formulation,
                 p,
@@ -100,7 +101,8 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
                 entry.gbs,
                 entry.roofline_percent.map(|r| format!(", {r:.1}% of roofline")).unwrap_or_default(),
                 timed,
-                entry.candidates.iter().filter(|c| !c.verified()).count()
+                entry.candidates.iter().filter(|c| !c.verified()).count(),
+                started.elapsed().as_secs_f64()
             );
             if let (Some(c), Ok(cost)) = (ceilings.as_ref(), tuner.cost(&entry.winner)) {
                 if let Some(raw) = c.exceeded_by(cost.flops, cost.bytes, entry.median_s, double, cost.gemm) {
@@ -111,7 +113,22 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
             let path =
                 tuning_db::merge_into(run.dir, &fp, BTreeMap::from([(key.to_string(), entry.clone())]), ceilings)?;
             eprintln!("stored {key} in {}", path.display());
+            by_precision.entry(format!("{p:?}")).or_default().push(entry.clone());
             results.insert(key.to_string(), entry);
+        }
+    }
+    for (precision, entries) in &by_precision {
+        if entries.len() < 2 {
+            continue;
+        }
+        let refs: Vec<&tuning_db::Entry> = entries.iter().collect();
+        match speedup_over_fixed(&refs) {
+            Some((fixed, speedup)) => println!(
+                "{} {precision}: the tuned winners are {speedup:.2}× faster (geometric mean over orders {}) than the best single fixed variant, {fixed}",
+                law.name(),
+                run.orders.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(",")
+            ),
+            None => println!("{} {precision}: no variant was timed at every order (no fixed-variant comparison)", law.name()),
         }
     }
     if run.json {

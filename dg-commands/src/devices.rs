@@ -66,12 +66,26 @@ pub fn open(selector: &DeviceSelector) -> Result<Box<dyn backend::Device>, Comma
     Ok(device)
 }
 
+/// Starts preparing the device a `--device` choice names (`auto` or `cuda:N`: the CUDA context) on a background
+/// thread, so that [`pick`] finds it ready after the mesh and space are built. Nothing for other choices.
+pub fn warm_up(choice: &str) {
+    match choice.parse::<backend::DeviceSelector>() {
+        Ok(backend::DeviceSelector::Auto) => backend::cuda::warm_up(0),
+        Ok(backend::DeviceSelector::Cuda(ordinal)) => backend::cuda::warm_up(ordinal),
+        _ => {}
+    }
+}
+
 /// The device a `--device` choice names: `cpu` (the native CPU path, `None`), `auto` (the first GPU found, else
 /// the native CPU path, said once on standard error) or a selector (`cuda:0`, `opencl`, `opencl:P:D`).
 pub fn pick(choice: &str) -> Result<Option<Box<dyn backend::Device>>, CommandError> {
     match choice {
         "cpu" => Ok(None),
         "auto" => {
+            // a CUDA device wins without asking OpenCL (whose platforms can take a while to list)
+            if let Some(first) = backend::cuda::enumerate().ok().and_then(|list| list.into_iter().next()) {
+                return Ok(Some(open(&first.selector.parse().map_err(CommandError::Failed)?)?));
+            }
             let found = backend::discover();
             match found.devices.iter().find(|d| d.is_gpu) {
                 Some(d) => Ok(Some(open(&d.selector.parse().map_err(CommandError::Failed)?)?)),

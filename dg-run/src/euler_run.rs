@@ -25,6 +25,10 @@ use dg_runtime::time::Scheme;
 use serde::Serialize;
 use std::time::Instant;
 
+/// Wall time between read-backs of a device run's state for the admissibility of its element means, after the
+/// first 32 steps (a read of hundreds of megabytes costs about as much as tens of steps).
+pub const MEANS_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// How to run an Euler case; `None` takes the case's default.
 #[derive(Debug, Clone)]
 pub struct EulerOptions {
@@ -318,8 +322,10 @@ pub fn run_euler<T: Real>(
         default_step_rule(dt0, cfl)?
     };
     let loop_started = Instant::now();
+    let mut last_read = loop_started;
     let mut stepper = Integrated::new(system, q, scheme)
         .with_values(read_values, write_values)
+        .with_initial_values(q0_f64)
         .with_stable_dt(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_| {
             let (dt, seconds) = sys.op.stable_time_step(sys.device, *q, cfl)?;
             sys.device_seconds += seconds;
@@ -329,16 +335,21 @@ pub fn run_euler<T: Real>(
             if let Some(reason) = step_check.after_step(sys.device, *q, &mut sys.device_seconds)? {
                 return Ok(Some(reason));
             }
-            if !at.sampled() {
+            // the per-step check catches non-finite values at their step; the element means' admissibility is
+            // read back early, at the end, and after step 32 at sampled steps at most every MEANS_INTERVAL
+            let due = at.step <= 32 || at.last || last_read.elapsed() >= MEANS_INTERVAL;
+            if !(at.sampled() && due) {
                 return Ok(None);
             }
+            last_read = Instant::now();
             let state = sys.op.read_state(sys.device, *q)?;
             Ok(non_finite(&state).or_else(|| inadmissible_means(sys.cpu, &state)))
         });
     let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();
     let final_state = op.read_state(sys.device, q)?;
-    let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds)
+    let kernel_seconds = sys.device_seconds + sys.device.settle()?;
+    let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, kernel_seconds)
         .with_state_checks(&step_check);
     sys.device.free_buffers();
     opts.output.write_final(&vtu, &crate::widened(&final_state))?;

@@ -76,7 +76,8 @@ impl StepCheck {
         linear: bool,
     ) -> Result<Self, RunError> {
         let check = dg_runtime::state_check::StateCheck::new(device, std::mem::size_of::<T>() == 8)?;
-        let initial = q0.iter().map(|v| v.as_f64().abs()).fold(0.0, dg_core::max_or_nan);
+        use rayon::prelude::*;
+        let initial = q0.par_iter().map(|v| v.as_f64().abs()).reduce(|| 0.0, dg_core::max_or_nan);
         let growth = (linear && initial > 0.0).then_some(MAX_VALUE_GROWTH);
         Ok(Self { check, initial, growth, seconds: std::cell::Cell::new(0.0) })
     }

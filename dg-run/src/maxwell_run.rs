@@ -226,10 +226,12 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let nflux = law.numerical_flux_name();
     mark("kernel choice");
     let op = DeviceOperator::<T>::new(device, target, &ir, &law.param_values(), nflux, space, &binding, &[], &variant)?;
+    mark("device operator");
     let q = op.new_state(device)?;
     op.write_state(device, q, &q0)?;
+    mark("initial state uploaded");
     let step_check = crate::StepCheck::new(device, &q0, linear)?;
-    mark("device operator");
+    mark("state check");
     let mut system = DeviceSystem { device, op: &op, device_seconds: 0.0 };
     let limit = StabilityLimit::of_device(
         &mut system,
@@ -244,8 +246,10 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     mark("stability limit");
     let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.step_scale);
     let loop_started = Instant::now();
-    let mut stepper = Integrated::new(system, q, opts.scheme).with_values(read_values, write_values).with_inspect(
-        |sys: &mut DeviceSystem<'_, T>, q: &_, at| {
+    let mut stepper = Integrated::new(system, q, opts.scheme)
+        .with_values(read_values, write_values)
+        .with_initial_values(q0_f64)
+        .with_inspect(|sys: &mut DeviceSystem<'_, T>, q: &_, at| {
             if let Some(reason) = step_check.after_step(sys.device, *q, &mut sys.device_seconds)? {
                 return Ok(Some(reason));
             }
@@ -260,12 +264,12 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
                 history.push(e);
             }
             Ok(verdict(&state, e))
-        },
-    );
+        });
     let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();
     let final_state = op.read_state(sys.device, q)?;
-    let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds)
+    let kernel_seconds = sys.device_seconds + sys.device.settle()?;
+    let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, kernel_seconds)
         .with_state_checks(&step_check);
     sys.device.free_buffers();
     let outcome = finish(space, case, &law, &q0, &final_state, (stats, opts.scheme, limit), history, Some(info))?;

@@ -429,6 +429,7 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         (stepper.system, stats)
     } else {
         let mut stepper = Integrated::new(system, q, opts.scheme)
+            .with_initial_values(q0_f64)
             .with_values(
                 |sys: &mut TetDeviceSystem<'_, T>, q: &_| read_values(sys, *q),
                 |sys, q, v| write_values(sys, *q, v),
@@ -438,7 +439,8 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         (stepper.into_parts().0, stats)
     };
     let host: Vec<T> = op.read_state(system.device, q)?;
-    let info = DeviceRunInfo::new(system.device, choice, started, loop_started, &stats, system.device_seconds)
+    let kernel_seconds = system.device_seconds + system.device.settle()?;
+    let info = DeviceRunInfo::new(system.device, choice, started, loop_started, &stats, kernel_seconds)
         .with_state_checks(&step_check);
     system.device.free_buffers();
     Ok((host, stats, info))
@@ -498,11 +500,11 @@ impl<T: Real> Stepper for TetAb3<'_, T> {
             self.rk4.step(&mut self.system, t, dt, &mut state)?;
             if self.steps == 1 {
                 let trace = op.trace_step(q)?;
-                self.system.device_seconds += op.run(self.system.device, &[trace], 1)?.iter().sum::<f64>();
+                self.system.device_seconds += op.submit(self.system.device, &[trace])?;
             }
         } else {
             let seq = op.ab3_steps(&self.system.variant, self.r, t, dt)?;
-            self.system.device_seconds += op.run(self.system.device, &seq, 1)?.iter().sum::<f64>();
+            self.system.device_seconds += op.submit(self.system.device, &seq)?;
             self.r = [self.r[2], self.r[0], self.r[1]];
             self.rhs += 1;
         }

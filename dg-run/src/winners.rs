@@ -151,6 +151,9 @@ pub struct DeviceRunInfo {
     pub kernel_seconds: f64,
     /// Of `kernel_seconds`, the per-step state check's.
     pub state_check_seconds: f64,
+    /// Where the time loop's wall time went on the host (enqueueing steps; inspecting, which waits for the
+    /// device; saving states).
+    pub loop_split: dg_runtime::run_loop::LoopSplit,
 }
 
 impl DeviceRunInfo {
@@ -172,6 +175,7 @@ impl DeviceRunInfo {
             first_step_seconds: before_loop + stats.first_step_seconds,
             kernel_seconds,
             state_check_seconds: 0.0,
+            loop_split: stats.split,
         }
     }
 

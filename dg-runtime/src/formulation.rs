@@ -157,9 +157,14 @@ pub trait Tuner {
         specs: &[String],
         progress: &mut dyn FnMut(&VerifyOutcome),
     ) -> Vec<VerifyOutcome>;
+    /// Compiles the timing programs of `specs` ahead of timing (in parallel where the backend can); the default
+    /// does nothing and each program is compiled when first timed.
+    fn prepare(&mut self, device: &mut dyn Device, specs: &[String]) {
+        let _ = (device, specs);
+    }
     /// Median seconds of one timed unit of `spec` on the timing problem and the relative spread (p90 − p10) /
-    /// median, after warm-up runs.
-    fn time(&mut self, device: &mut dyn Device, spec: &str, repeats: usize) -> Result<(f64, f64), FormulationError>;
+    /// median, measured as `plan` says ([`TimingPlan::measure`]).
+    fn time(&mut self, device: &mut dyn Device, spec: &str, plan: &TimingPlan) -> Result<(f64, f64), FormulationError>;
     /// `spec` on the timing problem itself (random state and materials) against the CPU reference.
     fn check_at_size(&mut self, device: &mut dyn Device, spec: &str) -> VerifyOutcome;
     /// Cost of one timed unit of `spec` on the timing problem.
@@ -240,7 +245,51 @@ pub fn refuse_source_terms(ir: &LawIr) -> Result<(), String> {
     Ok(())
 }
 
-/// Median and relative spread (p90 − p10) / median of timings (NaN for none).
+/// How a candidate is timed: warm-up runs, a short probe, then the full repetitions unless the probe already
+/// shows the candidate clearly slower than the best so far (adaptive repetitions: a tuning spends its time on
+/// the candidates that can win).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimingPlan {
+    /// Timed repetitions of a candidate that may win.
+    pub repeats: usize,
+    /// A probe median above this many seconds ends the timing after the probe.
+    pub stop_above: Option<f64>,
+}
+
+impl TimingPlan {
+    /// Untimed runs before any timing.
+    pub const WARM_UP: usize = 2;
+    /// Timed runs of the probe.
+    pub const PROBE: usize = 5;
+
+    /// Every candidate timed with `repeats` runs.
+    pub fn full(repeats: usize) -> Self {
+        Self { repeats, stop_above: None }
+    }
+
+    /// Whether a candidate timed at `median` seconds was stopped after the probe.
+    pub fn stopped_early(&self, median: f64) -> bool {
+        self.stop_above.is_some_and(|limit| median > limit) && self.repeats > Self::PROBE
+    }
+
+    /// Median and relative spread of `run(n)` (device seconds of each of `n` runs): [`Self::WARM_UP`] runs
+    /// discarded, a probe of [`Self::PROBE`] runs, and `repeats` runs unless the probe's median is above
+    /// `stop_above`.
+    pub fn measure<E>(&self, mut run: impl FnMut(usize) -> Result<Vec<f64>, E>) -> Result<(f64, f64), E> {
+        run(Self::WARM_UP)?;
+        if self.repeats > Self::PROBE {
+            if let Some(limit) = self.stop_above {
+                let probe = median_and_spread(run(Self::PROBE)?);
+                if probe.0 > limit || probe.0.is_nan() {
+                    return Ok(probe);
+                }
+            }
+        }
+        Ok(median_and_spread(run(self.repeats.max(1))?))
+    }
+}
+
+/// Median and relative spread (p90 − p10) / median of measured times (NaN for none).
 pub fn median_and_spread(mut times: Vec<f64>) -> (f64, f64) {
     if times.is_empty() {
         return (f64::NAN, f64::NAN);
@@ -249,4 +298,40 @@ pub fn median_and_spread(mut times: Vec<f64>) -> (f64, f64) {
     let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
     let m = at(0.5);
     (m, (at(0.9) - at(0.1)) / m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TimingPlan;
+
+    /// Runs recorded by count, each taking `seconds`.
+    fn runs(seconds: f64, log: &mut Vec<usize>) -> impl FnMut(usize) -> Result<Vec<f64>, ()> + '_ {
+        move |n| {
+            log.push(n);
+            Ok(vec![seconds; n])
+        }
+    }
+
+    #[test]
+    fn a_probe_slower_than_the_limit_ends_the_timing() {
+        let mut log = Vec::new();
+        let plan = TimingPlan { repeats: 20, stop_above: Some(1.0) };
+        assert_eq!(plan.measure(runs(2.0, &mut log)), Ok((2.0, 0.0)));
+        assert_eq!(log, [TimingPlan::WARM_UP, TimingPlan::PROBE]);
+        assert!(plan.stopped_early(2.0));
+
+        let mut log = Vec::new();
+        assert_eq!(plan.measure(runs(0.5, &mut log)), Ok((0.5, 0.0)));
+        assert_eq!(log, [TimingPlan::WARM_UP, TimingPlan::PROBE, 20], "a candidate that may win is timed in full");
+        assert!(!plan.stopped_early(0.5));
+
+        let mut log = Vec::new();
+        assert_eq!(TimingPlan::full(20).measure(runs(3.0, &mut log)), Ok((3.0, 0.0)));
+        assert_eq!(log, [TimingPlan::WARM_UP, 20], "no limit, no probe");
+
+        let mut log = Vec::new();
+        let (median, _) = plan.measure(runs(f64::NAN, &mut log)).expect("runs");
+        assert!(median.is_nan(), "a NaN timing is reported, not hidden");
+        assert_eq!(log, [TimingPlan::WARM_UP, TimingPlan::PROBE]);
+    }
 }

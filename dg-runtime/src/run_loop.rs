@@ -139,6 +139,20 @@ pub struct LoopStats {
     pub wall_seconds: f64,
     /// Wall time of the first step, seconds (kernel builds and first launches show here).
     pub first_step_seconds: f64,
+    /// Where the loop's wall time went on the host.
+    pub split: LoopSplit,
+}
+
+/// The loop's wall time by what the host was doing: stepping (enqueueing kernels, or computing on the CPU path),
+/// inspecting states (per-step checks, read-backs), and saving them (the last good state, checkpoints, outputs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct LoopSplit {
+    /// Seconds in the stepper's steps.
+    pub stepping_seconds: f64,
+    /// Seconds in inspections.
+    pub inspecting_seconds: f64,
+    /// Seconds saving states.
+    pub saving_seconds: f64,
 }
 
 /// Steps of at most `dt_max`, all equal, that end exactly at `t_end`: (steps, dt).
@@ -280,6 +294,7 @@ pub fn run_persisted<S: Stepper>(
     }
     let start = Instant::now();
     let mut last_saved = start;
+    let mut split = LoopSplit::default();
     loop {
         let (dt, t_next, last) = match uniform {
             Some((steps, dt)) => {
@@ -313,15 +328,19 @@ pub fn run_persisted<S: Stepper>(
         };
         let started = Instant::now();
         stepper.step(t, dt).map_err(LoopError::System)?;
+        split.stepping_seconds += started.elapsed().as_secs_f64();
         (t, step, dt_range) = (t_next, step + 1, [dt_range[0].min(dt), dt_range[1].max(dt)]);
         if first_step_seconds == 0.0 {
             first_step_seconds = started.elapsed().as_secs_f64();
-            crate::startup::mark("first step");
+            crate::startup::mark(crate::startup::FIRST_STEP);
         }
         let at = StepPoint { step, t, last };
+        let stepped = Instant::now();
         if let Some(reason) = stepper.inspect(at).map_err(LoopError::System)? {
             return Err(LoopError::NotAdmissible { step, time: t, reason, last_good });
         }
+        let inspected = Instant::now();
+        split.inspecting_seconds += inspected.duration_since(stepped).as_secs_f64();
         let due = step <= 32 || last_saved.elapsed().as_secs_f64() >= persist.last_good_interval;
         if persist.keep_last_good && at.sampled() && due {
             last_good = Some(Box::new(saved(stepper, position(step, t, dt_range))?));
@@ -336,6 +355,7 @@ pub fn run_persisted<S: Stepper>(
                 next_output = Some(((t / every).floor() + 1.0) * every);
             }
         }
+        split.saving_seconds += inspected.elapsed().as_secs_f64();
         progress(t, t_end);
     }
     Ok(LoopStats {
@@ -345,6 +365,7 @@ pub fn run_persisted<S: Stepper>(
         rhs_evaluations: stepper.rhs_evaluations(),
         wall_seconds: start.elapsed().as_secs_f64(),
         first_step_seconds,
+        split,
     })
 }
 
@@ -387,12 +408,29 @@ pub struct Integrated<'a, S: OdeSystem> {
     stable_dt: Option<StableDt<'a, S>>,
     inspect: Option<Inspect<'a, S>>,
     values: Option<(ReadValues<'a, S>, WriteValues<'a, S>)>,
+    /// The state's values as the run starts, handed to the first save instead of reading the state back.
+    initial: Option<Vec<f64>>,
 }
 
 impl<'a, S: OdeSystem> Integrated<'a, S> {
     /// `system` and `state` stepped by `scheme`, with no stable-step rule, no inspection and no state access yet.
     pub fn new(system: S, state: S::State, scheme: Scheme) -> Self {
-        Self { system, state, integrator: Integrator::new(scheme), stable_dt: None, inspect: None, values: None }
+        Self {
+            system,
+            state,
+            integrator: Integrator::new(scheme),
+            stable_dt: None,
+            inspect: None,
+            values: None,
+            initial: None,
+        }
+    }
+
+    /// The values the state was written from (what reading it would give, as f64 in the CPU layout): the loop's
+    /// save before the first step takes them instead of reading a device state back.
+    pub fn with_initial_values(mut self, values: Vec<f64>) -> Self {
+        self.initial = Some(values);
+        self
     }
 
     /// How states are read out and written back as f64 values (checkpoints and restarts need both).
@@ -456,7 +494,11 @@ impl<S: OdeSystem> Stepper for Integrated<'_, S> {
             return Ok(None);
         };
         let (state, history) = self.integrator.saved();
-        let mut arrays = vec![("state".to_string(), read(&mut self.system, &self.state)?)];
+        let values = match self.initial.take() {
+            Some(initial) if state.rhs_evaluations == 0 => initial,
+            _ => read(&mut self.system, &self.state)?,
+        };
+        let mut arrays = vec![("state".to_string(), values)];
         for (i, h) in history.into_iter().enumerate() {
             arrays.push((format!("history.{i}"), read(&mut self.system, h)?));
         }
@@ -466,6 +508,7 @@ impl<S: OdeSystem> Stepper for Integrated<'_, S> {
 
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), LoopError<S::Error>> {
         let refuse = |m: String| LoopError::Options(format!("cannot continue from the saved state: {m}"));
+        self.initial = None;
         let Some((read, write)) = self.values.as_mut() else {
             return Err(refuse("this run cannot write its state".into()));
         };
@@ -508,7 +551,8 @@ pub fn write_host<T: dg_core::Real>(q: &mut [T], values: &[f64]) {
 
 /// `Some(reason)` when `values` holds a NaN or an infinity: the inspection every formulation starts with.
 pub fn non_finite<T: dg_core::Real>(values: &[T]) -> Option<String> {
-    let bad = values.iter().filter(|v| !v.as_f64().is_finite()).count();
+    use rayon::prelude::*;
+    let bad = values.par_iter().filter(|v| !v.as_f64().is_finite()).count();
     (bad > 0).then(|| format!("{bad} of {} values are no longer finite; reduce --cfl or --dt", values.len()))
 }
 
@@ -543,6 +587,36 @@ mod tests {
         Integrated::new(Decay { lambda }, vec![1.0], Scheme::Rk4)
             .with_inspect(|_, q, _| Ok(non_finite(q)))
             .with_stable_dt(|sys, _| Ok(Some(1.0 / sys.lambda.abs())))
+    }
+
+    #[test]
+    fn the_first_save_takes_the_initial_values_and_later_ones_read_the_state() {
+        let reads = std::cell::Cell::new(0);
+        let mut s = Integrated::new(Decay { lambda: -1.0 }, vec![1.0], Scheme::Rk4)
+            .with_values(
+                |_, q: &Vec<f64>| {
+                    reads.set(reads.get() + 1);
+                    Ok(q.clone())
+                },
+                |_, q, v| {
+                    q.copy_from_slice(v);
+                    Ok(())
+                },
+            )
+            .with_initial_values(vec![1.0]);
+        let first = s.save().unwrap().expect("a snapshot");
+        assert_eq!((first.array("state"), reads.get()), (Some(&[1.0][..]), 0), "no read before the first step");
+        let again = s.save().unwrap().expect("a snapshot");
+        assert_eq!((again.array("state"), reads.get()), (Some(&[1.0][..]), 1), "given once, then read");
+        let mut s = s.with_initial_values(vec![1.0]);
+        s.step(0.0, 0.1).unwrap();
+        let stepped = s.save().unwrap().expect("a snapshot");
+        assert_eq!(stepped.array("state"), Some(&s.state[..]), "after a step the state is read, not the initial");
+        assert!(s.state[0] < 1.0);
+        let mut s = s.with_initial_values(vec![5.0]);
+        s.restore(&stepped).unwrap();
+        let restored = s.save().unwrap().expect("a snapshot");
+        assert_eq!(restored.array("state"), stepped.array("state"), "a restored run never hands out the initial");
     }
 
     #[test]

@@ -13,10 +13,11 @@ use dg::picture::{render_png, ModalField};
 /// `dg run` of an Euler case.
 pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
-    let mut device = args.backend.open("auto")?;
-    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
+    args.backend.warm_up("auto");
     let mesh = args.mesh.build_euler(case.as_ref())?;
     dg::dg_runtime::startup::mark("mesh");
+    let mut device = args.backend.open("auto")?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
     opts.output = args.output(case.name());
     let bar = super::run::time_bar(format!("{} K={}", case.name(), mesh.num_elements()));

@@ -245,6 +245,11 @@ impl BackendArgs {
         }
     }
 
+    /// Starts preparing the device of `--device` (`default` when not given) in the background.
+    pub fn warm_up(&self, default: &str) {
+        dg::commands::devices::warm_up(self.device.as_deref().unwrap_or(default));
+    }
+
     /// The device of `--device` (`default` when not given): `None` for the native CPU path.
     pub fn open(&self, default: &str) -> anyhow::Result<Option<Box<dyn dg::dg_runtime::backend::Device>>> {
         super::run::pick_device(self.device.as_deref().unwrap_or(default))

@@ -124,6 +124,7 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
     }
     args.backend.formulation(case.name(), &[FormulationId::NodalTri])?;
     let order = args.order.unwrap_or(4);
+    args.backend.warm_up("auto");
     let mesh = args.mesh.build(case.as_ref(), 8)?;
     mark("mesh");
     let space = DgSpace2d::new(mesh, order).context("cannot build the DG space")?;

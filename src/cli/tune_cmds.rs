@@ -56,6 +56,10 @@ pub struct AutotuneArgs {
     /// caches).
     #[arg(long)]
     pub min_dofs: Option<u64>,
+    /// Time every candidate in full (by default a candidate whose first runs are more than 1.25× slower than the
+    /// best so far is not timed further).
+    #[arg(long)]
+    pub no_early_stop: bool,
     /// Print the entries as JSON.
     #[arg(long)]
     pub json: bool,
@@ -145,6 +149,7 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
     let opts = TuneOptions {
         strategy: args.strategy,
         budget: args.budget.map(Duration::from_secs_f64),
+        early_stop: !args.no_early_stop,
         ..TuneOptions::default()
     };
     let default_size = match (device.fingerprint().is_gpu, formulation) {

@@ -67,13 +67,14 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
         bail!("--png does not apply to wave cases (--out writes a VTU file)");
     }
     args.backend.formulation(case.name(), &[FormulationId::NodalTet])?;
-    let mut device = args.backend.open("auto")?;
-    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
+    args.backend.warm_up("auto");
     let order = args.order.unwrap_or(3);
     let mut opts = options(&args.solver, order, args.t_end, &args.backend)?;
     opts.output = args.output(case.name());
     let mesh = mesh(&args.mesh, case.as_ref())?;
     dg::dg_runtime::startup::mark("mesh");
+    let mut device = args.backend.open("auto")?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} N={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     let outcome = match args.precision {

@@ -3,7 +3,7 @@
 
 use super::{Arg, BackendError, BufferId, Device, DeviceFingerprint, Gemm, Launch, ProgramId, Step};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
-use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -24,30 +24,67 @@ pub fn enumerate() -> Result<Vec<DeviceFingerprint>, BackendError> {
     if !libraries_present() {
         return Err(BackendError::Unavailable { backend: NAME, message: "libcuda or libnvrtc not found".into() });
     }
-    let count = CudaContext::device_count()
-        .map_err(|e| BackendError::Unavailable { backend: NAME, message: format!("{e:?}") })?;
+    use cudarc::driver::result::{self, device};
+    result::init().map_err(|e| BackendError::Unavailable { backend: NAME, message: format!("cuInit: {e:?}") })?;
+    let count =
+        device::get_count().map_err(|e| BackendError::Unavailable { backend: NAME, message: format!("{e:?}") })?;
     let (mut major, mut minor) = (0, 0);
     // SAFETY: the library is present (checked above); the pointers are valid for the call.
     unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+    let mut driver = 0;
+    // SAFETY: as above.
+    unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver) };
     let mut out = Vec::new();
-    for ordinal in 0..count.max(0) as usize {
-        let ctx = CudaContext::new(ordinal).map_err(call("cuCtxCreate"))?;
-        let (cc_major, cc_minor) = ctx.compute_capability().map_err(call("cuDeviceGetAttribute"))?;
-        let mut driver = 0;
-        // SAFETY: as above.
-        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver) };
+    // the device queries need no context: listing devices creates none
+    for ordinal in 0..count.max(0) {
+        let dev = device::get(ordinal).map_err(call("cuDeviceGet"))?;
+        let attribute = |a: CUdevice_attribute| {
+            // SAFETY: `dev` is a valid device handle from cuDeviceGet.
+            unsafe { device::get_attribute(dev, a) }.map_err(call("cuDeviceGetAttribute"))
+        };
+        let cc_major = attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+        let cc_minor = attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
         out.push(DeviceFingerprint {
             backend: NAME.into(),
             vendor: "NVIDIA".into(),
-            name: ctx.name().map_err(call("cuDeviceGetName"))?,
+            name: device::get_name(dev).map_err(call("cuDeviceGetName"))?,
             architecture: format!("sm_{cc_major}{cc_minor}"),
             driver: format!("driver {}.{} nvrtc {major}.{minor}", driver / 1000, (driver % 1000) / 10),
-            memory_bytes: ctx.total_mem().unwrap_or(0) as u64,
+            // SAFETY: as above.
+            memory_bytes: unsafe { device::total_mem(dev) }.unwrap_or(0) as u64,
             selector: format!("cuda:{ordinal}"),
             is_gpu: true,
         });
     }
     Ok(out)
+}
+
+/// Primary contexts created so far, by ordinal: made once per process (creating one takes a few hundred
+/// milliseconds), possibly ahead of use by [`warm_up`].
+static CONTEXTS: std::sync::Mutex<Vec<(usize, Arc<CudaContext>)>> = std::sync::Mutex::new(Vec::new());
+
+/// The primary context of device `ordinal`, created on first use.
+fn context(ordinal: usize) -> Result<Arc<CudaContext>, BackendError> {
+    let mut contexts = CONTEXTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, ctx)) = contexts.iter().find(|(o, _)| *o == ordinal) {
+        return Ok(ctx.clone());
+    }
+    let ctx = CudaContext::new(ordinal).map_err(call("cuCtxCreate"))?;
+    contexts.push((ordinal, ctx.clone()));
+    Ok(ctx)
+}
+
+/// Starts creating device `ordinal`'s context on a background thread, so that it is ready when the device is
+/// opened (a run builds its mesh and DG space meanwhile). Does nothing where CUDA is missing; errors surface
+/// when the device is opened.
+pub fn warm_up(ordinal: usize) {
+    if libraries_present() {
+        std::thread::spawn(move || {
+            if enumerate().is_ok_and(|list| list.len() > ordinal) {
+                let _ = context(ordinal);
+            }
+        });
+    }
 }
 
 /// Compiles with NVRTC straight to a CUBIN for the device's architecture (so that the driver has nothing left to
@@ -63,7 +100,7 @@ fn compile_source(source: &str, arch: &'static str) -> Result<cudarc::nvrtc::Ptx
     unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
     let digest = Sha256::digest(format!("{source}\u{0}{options:?}\u{0}nvrtc {major}.{minor}\u{0}cubin").as_bytes());
     let name: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    let dir = crate::tuning_db::user_dir().with_file_name("kernels");
+    let dir = crate::tuning_db::cache_dir("kernels");
     let path = dir.join(format!("{name}.cubin"));
     if let Some(cubin) = std::fs::read(&path).ok().and_then(|bytes| unseal_cubin(&bytes)) {
         return Ok(cudarc::nvrtc::Ptx::from_binary(cubin));
@@ -149,7 +186,32 @@ pub struct CudaDevice {
     max_threads: usize,
     /// cuBLAS, created on first use; `Err` remembers that the library is missing.
     blas: Option<Result<cudarc::cublas::CudaBlas, String>>,
+    /// Start and end events of submitted sequences whose device time is not yet added up.
+    pending: Vec<(CudaEvent, CudaEvent)>,
+    /// Device seconds of resolved submissions not yet handed out by `settle`.
+    settled: f64,
+    /// Timing events of resolved submissions, recorded again by later ones (no event created per launch).
+    spare_events: Vec<CudaEvent>,
+    /// Page-locked host memory that large transfers go through, allocated on first use (`Err`: could not be).
+    staging: Option<Result<cudarc::driver::PinnedHostSlice<u8>, String>>,
 }
+
+/// Transfers of at least this many bytes go through the page-locked staging buffer: the device copies at full
+/// speed, and the host side is copied by every core (which also spreads the first touch of fresh memory).
+const STAGED_BYTES: usize = 4 << 20;
+
+/// Size of the page-locked staging buffer.
+const STAGING_BYTES: usize = 64 << 20;
+
+/// `to.copy_from_slice(from)` on every core.
+fn parallel_copy(to: &mut [u8], from: &[u8]) {
+    use rayon::prelude::*;
+    const PIECE: usize = 1 << 20;
+    to.par_chunks_mut(PIECE).zip(from.par_chunks(PIECE)).for_each(|(t, f)| t.copy_from_slice(f));
+}
+
+/// Submitted sequences kept unresolved before the completed ones are added up (without waiting).
+const PENDING_RESOLVE: usize = 64;
 
 impl CudaDevice {
     /// Opens device `ordinal` (its fingerprint from [`enumerate`]).
@@ -157,7 +219,7 @@ impl CudaDevice {
         if !libraries_present() {
             return Err(BackendError::Unavailable { backend: NAME, message: "libcuda or libnvrtc not found".into() });
         }
-        let ctx = CudaContext::new(ordinal).map_err(call("cuCtxCreate"))?;
+        let ctx = context(ordinal)?;
         let stream = ctx.default_stream();
         let (major, minor) = ctx.compute_capability().map_err(call("cuDeviceGetAttribute"))?;
         let arch: &'static str = Box::leak(format!("sm_{major}{minor}").into_boxed_str());
@@ -179,6 +241,10 @@ impl CudaDevice {
             local_memory,
             max_threads,
             blas: None,
+            pending: Vec::new(),
+            settled: 0.0,
+            spare_events: Vec::new(),
+            staging: None,
         })
     }
 }
@@ -242,6 +308,117 @@ impl CudaDevice {
             }
         };
         outcome.map_err(|e| BackendError::Call { backend: "cublas", call: "gemm", message: format!("{e:?}") })
+    }
+
+    /// Enqueues a sequence on the stream (no timing, no waiting).
+    fn enqueue(&mut self, program: ProgramId, steps: &[Step]) -> Result<(), BackendError> {
+        if steps.iter().any(|s| matches!(s, Step::Gemm(_))) {
+            self.blas()?;
+        }
+        for step in steps {
+            match step {
+                Step::Kernel(launch) => self.launch(program, launch)?,
+                Step::Gemm(gemm) => self.gemm(gemm)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn event(&self) -> Result<CudaEvent, BackendError> {
+        self.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(call("cuEventRecord"))
+    }
+
+    /// The staging buffer, allocated on first use; `None` where page-locked memory is refused.
+    fn staging(&mut self) -> Option<&mut cudarc::driver::PinnedHostSlice<u8>> {
+        if self.staging.is_none() {
+            // SAFETY: plain page-locked memory (no write-combining: the host reads downloads from it).
+            let pinned = unsafe { self.ctx.alloc_pinned_with_flags::<u8>(STAGING_BYTES, 0) };
+            self.staging = Some(pinned.map_err(|e| format!("{e:?}")));
+        }
+        self.staging.as_mut().and_then(|s| s.as_mut().ok())
+    }
+
+    /// Copies `data` into `buffer` through the staging buffer, piece by piece; `false` when there is none.
+    fn staged_upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<bool, BackendError> {
+        use cudarc::driver::DevicePtr;
+        if self.staging().is_none() {
+            return Ok(false);
+        }
+        let stream = self.stream.clone();
+        let (base, _record) = self.buffers[buffer.0].device_ptr(&stream);
+        let Some(Ok(staging)) = self.staging.as_mut() else { return Ok(false) };
+        for (i, piece) in data.chunks(STAGING_BYTES).enumerate() {
+            let pinned = staging.as_mut_slice().map_err(call("cuEventSynchronize"))?;
+            parallel_copy(&mut pinned[..piece.len()], piece);
+            let dst = base + (i * STAGING_BYTES) as u64;
+            // SAFETY: the buffer holds `data.len()` bytes (checked by the caller); the source is page-locked
+            // memory that stays untouched until the copy has finished (synchronised below).
+            unsafe { cudarc::driver::result::memcpy_htod_async(dst, &pinned[..piece.len()], stream.cu_stream()) }
+                .map_err(call("cuMemcpyHtoDAsync"))?;
+            stream.synchronize().map_err(call("cuStreamSynchronize"))?;
+        }
+        Ok(true)
+    }
+
+    /// Copies `buffer` into `data` through the staging buffer, piece by piece; `false` when there is none.
+    fn staged_download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<bool, BackendError> {
+        use cudarc::driver::DevicePtr;
+        if self.staging().is_none() {
+            return Ok(false);
+        }
+        let stream = self.stream.clone();
+        let (base, _record) = self.buffers[buffer.0].device_ptr(&stream);
+        let Some(Ok(staging)) = self.staging.as_mut() else { return Ok(false) };
+        for (i, piece) in data.chunks_mut(STAGING_BYTES).enumerate() {
+            let pinned = staging.as_mut_slice().map_err(call("cuEventSynchronize"))?;
+            let src = base + (i * STAGING_BYTES) as u64;
+            // SAFETY: as in `staged_upload`; the stream is synchronised before the host reads the piece.
+            unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut pinned[..piece.len()], src, stream.cu_stream()) }
+                .map_err(call("cuMemcpyDtoHAsync"))?;
+            stream.synchronize().map_err(call("cuStreamSynchronize"))?;
+            parallel_copy(piece, &pinned[..piece.len()]);
+        }
+        Ok(true)
+    }
+
+    /// A spare timing event recorded now, or a new one.
+    fn reused_event(&mut self) -> Result<CudaEvent, BackendError> {
+        match self.spare_events.pop() {
+            Some(event) => {
+                event.record(&self.stream).map_err(call("cuEventRecord"))?;
+                Ok(event)
+            }
+            None => self.event(),
+        }
+    }
+
+    /// Adds up the device time of pending submissions: all of them (waiting) or the completed leading ones.
+    fn resolve(&mut self, wait: bool) -> Result<(), BackendError> {
+        let mut done = 0;
+        for (start, end) in &self.pending {
+            if !wait && !end.try_is_complete().map_err(call("cuEventQuery"))? {
+                break;
+            }
+            self.settled += start.elapsed_ms(end).map_err(call("cuEventElapsedTime"))? as f64 * 1e-3;
+            done += 1;
+        }
+        for (start, end) in self.pending.drain(..done) {
+            self.spare_events.extend([start, end]);
+        }
+        Ok(())
+    }
+
+    /// Refuses a transfer to or from an unknown buffer, or longer than the buffer.
+    fn check_transfer(&self, buffer: BufferId, bytes: usize, call: &'static str) -> Result<(), BackendError> {
+        match self.buffers.get(buffer.0) {
+            Some(b) if b.len() >= bytes => Ok(()),
+            Some(b) => Err(BackendError::Call {
+                backend: NAME,
+                call,
+                message: format!("{bytes} bytes do not fit the buffer's {}", b.len()),
+            }),
+            None => Err(BackendError::Call { backend: NAME, call, message: "no such buffer".into() }),
+        }
     }
 
     /// One kernel launch on the stream.
@@ -330,16 +507,29 @@ impl Device for CudaDevice {
         Ok(BufferId(self.buffers.len() - 1))
     }
 
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId, BackendError> {
+        // cudarc clears the allocation on the stream (cuMemsetD8Async)
+        self.alloc(bytes)
+    }
+
     fn buffer_bytes(&self, buffer: BufferId) -> Option<usize> {
         self.buffers.get(buffer.0).map(|b| b.len())
     }
 
     fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError> {
+        self.check_transfer(buffer, data.len(), "cuMemcpyHtoD")?;
+        if data.len() >= STAGED_BYTES && self.staged_upload(buffer, data)? {
+            return Ok(());
+        }
         let mut view = self.buffers[buffer.0].slice_mut(0..data.len());
         self.stream.memcpy_htod(data, &mut view).map_err(call("cuMemcpyHtoD"))
     }
 
     fn download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError> {
+        self.check_transfer(buffer, data.len(), "cuMemcpyDtoH")?;
+        if data.len() >= STAGED_BYTES && self.staged_download(buffer, data)? {
+            return Ok(());
+        }
         let view = self.buffers[buffer.0].slice(0..data.len());
         self.stream.memcpy_dtoh(&view, data).map_err(call("cuMemcpyDtoH"))?;
         self.stream.synchronize().map_err(call("cuStreamSynchronize"))
@@ -359,25 +549,35 @@ impl Device for CudaDevice {
     }
 
     fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
-        if steps.iter().any(|s| matches!(s, Step::Gemm(_))) {
-            self.blas()?;
-        }
-        let mut times = Vec::with_capacity(repeats);
+        let mut events = Vec::with_capacity(repeats);
         for _ in 0..repeats.max(1) {
-            let start =
-                self.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(call("cuEventRecord"))?;
-            for step in steps {
-                match step {
-                    Step::Kernel(launch) => self.launch(program, launch)?,
-                    Step::Gemm(gemm) => self.gemm(gemm)?,
-                }
-            }
-            let end = self.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(call("cuEventRecord"))?;
-            let ms = start.elapsed_ms(&end).map_err(call("cuEventElapsedTime"))?;
-            times.push(ms as f64 * 1e-3);
+            let start = self.event()?;
+            self.enqueue(program, steps)?;
+            events.push((start, self.event()?));
         }
+        let times = events
+            .iter()
+            .map(|(start, end)| start.elapsed_ms(end).map(|ms| ms as f64 * 1e-3).map_err(call("cuEventElapsedTime")))
+            .collect::<Result<Vec<f64>, _>>()?;
         self.stream.synchronize().map_err(call("cuStreamSynchronize"))?;
         Ok(times)
+    }
+
+    fn submit(&mut self, program: ProgramId, steps: &[Step]) -> Result<f64, BackendError> {
+        let start = self.reused_event()?;
+        self.enqueue(program, steps)?;
+        let end = self.reused_event()?;
+        self.pending.push((start, end));
+        if self.pending.len() >= PENDING_RESOLVE {
+            self.resolve(false)?;
+        }
+        Ok(0.0)
+    }
+
+    fn settle(&mut self) -> Result<f64, BackendError> {
+        self.resolve(true)?;
+        self.stream.synchronize().map_err(call("cuStreamSynchronize"))?;
+        Ok(std::mem::take(&mut self.settled))
     }
 
     fn kernel_max_work_group(&self, program: ProgramId, kernel: &str) -> Option<usize> {

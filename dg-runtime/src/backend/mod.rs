@@ -132,6 +132,13 @@ pub trait Device {
     fn compile(&mut self, source: &str, kernels: &[String]) -> Result<ProgramId, BackendError>;
     /// Allocates `bytes` of device memory.
     fn alloc(&mut self, bytes: usize) -> Result<BufferId, BackendError>;
+    /// Allocates `bytes` of device memory filled with zero bytes. The default uploads zeros; backends that
+    /// clear on the device override it.
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId, BackendError> {
+        let id = self.alloc(bytes)?;
+        self.upload(id, &vec![0u8; bytes])?;
+        Ok(id)
+    }
     /// Copies host bytes to a buffer.
     fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError>;
     /// Copies a buffer to host bytes (waits for the device).
@@ -162,6 +169,18 @@ pub trait Device {
             .collect::<Result<Vec<_>, _>>()?;
         self.run(program, &launches, repeats)
     }
+    /// Enqueues `steps` without waiting for them: the time loop's path, so that the host prepares the next
+    /// stage while the device runs this one and nothing synchronises until a value is read back. Returns the
+    /// device seconds known at once (backends that time synchronously); the rest is handed out by
+    /// [`Device::settle`]. The default runs the steps at once with [`Device::run_steps`].
+    fn submit(&mut self, program: ProgramId, steps: &[Step]) -> Result<f64, BackendError> {
+        Ok(self.run_steps(program, steps, 1)?.iter().sum())
+    }
+    /// Waits for everything submitted and returns the device seconds of the submissions not yet reported by
+    /// [`Device::submit`] or an earlier `settle`. The default has nothing pending.
+    fn settle(&mut self) -> Result<f64, BackendError> {
+        Ok(0.0)
+    }
     /// The largest work group `kernel` of `program` can be launched with (registers limit it on GPUs).
     fn kernel_max_work_group(&self, program: ProgramId, kernel: &str) -> Option<usize>;
     /// Local memory per work group, bytes.
@@ -170,6 +189,11 @@ pub trait Device {
     fn max_work_group(&self) -> usize;
     /// Whether double precision is supported.
     fn supports_f64(&self) -> bool;
+}
+
+/// Kernel launches as device sequence steps.
+pub fn kernels(launches: Vec<Launch>) -> Vec<Step> {
+    launches.into_iter().map(Step::Kernel).collect()
 }
 
 /// Allocates a buffer holding `values` (one `pad` value when `values` is empty: a zero-length buffer is not

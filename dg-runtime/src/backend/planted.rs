@@ -184,6 +184,9 @@ impl Device for PlantedDevice<'_> {
     fn alloc(&mut self, bytes: usize) -> Result<BufferId, BackendError> {
         self.inner.alloc(bytes)
     }
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId, BackendError> {
+        self.inner.alloc_zeroed(bytes)
+    }
     fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError> {
         self.inner.upload(buffer, data)
     }
@@ -204,6 +207,12 @@ impl Device for PlantedDevice<'_> {
     }
     fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
         self.inner.run_steps(program, steps, repeats)
+    }
+    fn submit(&mut self, program: ProgramId, steps: &[Step]) -> Result<f64, BackendError> {
+        self.inner.submit(program, steps)
+    }
+    fn settle(&mut self) -> Result<f64, BackendError> {
+        self.inner.settle()
     }
     fn kernel_max_work_group(&self, program: ProgramId, kernel: &str) -> Option<usize> {
         self.inner.kernel_max_work_group(program, kernel)

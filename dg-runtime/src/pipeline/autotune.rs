@@ -3,7 +3,7 @@
 //! against the CPU reference, a winner with hysteresis against the stored one, and its tuning-database entry.
 
 use crate::backend::Device;
-use crate::formulation::{FormulationError, Tuner};
+use crate::formulation::{FormulationError, TimingPlan, Tuner};
 use crate::tuning_db::{Candidate, Ceilings, Entry};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -69,11 +69,14 @@ pub struct TuneOptions {
     pub repeats: usize,
     /// A previous winner is kept unless the new one is this much faster (relative).
     pub hysteresis: f64,
+    /// Stop timing a candidate after its probe when it is clearly slower than the best so far
+    /// ([`EARLY_STOP`]); off, every candidate is timed in full (an untruncated search).
+    pub early_stop: bool,
 }
 
 impl Default for TuneOptions {
     fn default() -> Self {
-        Self { strategy: Strategy::Exhaustive, budget: None, repeats: 20, hysteresis: 0.03 }
+        Self { strategy: Strategy::Exhaustive, budget: None, repeats: 20, hysteresis: 0.03, early_stop: true }
     }
 }
 
@@ -120,6 +123,13 @@ pub fn tune(
     let mut candidates: Vec<Candidate> = Vec::new();
     // verification of the listed candidates in one pass (formulations batch their programs)
     let mut checks = if list.is_empty() { Vec::new() } else { tuner.verify(device, &list, &mut |_| {}) };
+    // the timing programs of every verified candidate compiled at once (in parallel on CUDA)
+    let passed: Vec<String> = checks.iter().filter(|c| c.passed).map(|c| c.variant.clone()).collect();
+    if !passed.is_empty() {
+        tuner.prepare(device, &passed);
+    }
+    let mut warm = !device.fingerprint().is_gpu;
+    let mut best_so_far = f64::INFINITY;
     let mut evaluate = |spec: &str, device: &mut dyn Device, tuner: &mut dyn Tuner, candidates: &mut Vec<Candidate>| {
         if let Some(c) = candidates.iter().find(|c| c.variant == spec) {
             return c.median_s;
@@ -134,8 +144,20 @@ pub fn tune(
         } else if !check.passed {
             Candidate::checked(&check, None, None)
         } else {
-            match tuner.time(device, spec, opts.repeats) {
-                Ok(timing) => Candidate::checked(&check, Some(timing), None),
+            if !warm {
+                warm_clocks(tuner, device, spec, opts.repeats);
+                warm = true;
+            }
+            let stop_above = opts.early_stop.then_some(best_so_far * EARLY_STOP);
+            let plan = TimingPlan { repeats: opts.repeats, stop_above };
+            match tuner.time(device, spec, &plan) {
+                Ok(timing) => {
+                    let note = plan.stopped_early(timing.0).then(|| {
+                        format!("probe only ({} runs): above {EARLY_STOP}× the best so far", TimingPlan::PROBE)
+                    });
+                    best_so_far = best_so_far.min(timing.0);
+                    Candidate::checked(&check, Some(timing), note)
+                }
                 Err(e) => Candidate::checked(&check, None, Some(e.to_string())),
             }
         };
@@ -175,6 +197,7 @@ pub fn tune(
             }
         }
     }
+    retime_fastest(tuner, device, &mut candidates, opts.repeats);
     let winner = pick_winner(tuner, device, &mut candidates, previous, opts.hysteresis)?;
     let median_s = candidates[winner].median_s.unwrap_or(f64::NAN);
     let spec = candidates[winner].variant.clone();
@@ -191,6 +214,65 @@ pub fn tune(
         strategy: opts.strategy.to_string(),
         driver: Some(device.fingerprint().driver.clone()),
     })
+}
+
+/// The tuned winners' geometric-mean speed-up over the best single fixed variant across several tunings (one per
+/// order, say): the variants verified and timed in every entry are the fixed choices; each one's geometric mean
+/// of (its time / the winner's time) is taken over the entries, and the smallest is the best fixed variant.
+/// `None` when no variant was timed in every entry.
+pub fn speedup_over_fixed(entries: &[&Entry]) -> Option<(String, f64)> {
+    let first = entries.first()?;
+    let timed = |e: &Entry, variant: &str| {
+        e.candidates.iter().find(|c| c.variant == variant && c.verified()).and_then(|c| c.median_s)
+    };
+    first
+        .candidates
+        .iter()
+        .filter_map(|c| {
+            let logs: Option<Vec<f64>> =
+                entries.iter().map(|e| timed(e, &c.variant).map(|t| (t / e.median_s).ln())).collect();
+            let logs = logs?;
+            Some((c.variant.clone(), (logs.iter().sum::<f64>() / logs.len() as f64).exp()))
+        })
+        .filter(|(_, ratio)| ratio.is_finite())
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// A candidate whose probe is this many times slower than the best so far is not timed further.
+pub const EARLY_STOP: f64 = 1.25;
+
+/// How many of the fastest candidates are timed a second time at the end.
+pub const RETIMED: usize = 3;
+
+/// Wall time spent running the first candidate before any timing, so that a GPU's clocks have ramped up.
+const WARM_CLOCKS: Duration = Duration::from_millis(400);
+
+/// Runs `spec` until [`WARM_CLOCKS`] have passed (results discarded; errors surface when it is timed).
+fn warm_clocks(tuner: &mut dyn Tuner, device: &mut dyn Device, spec: &str, repeats: usize) {
+    let started = Instant::now();
+    while started.elapsed() < WARM_CLOCKS {
+        if tuner.time(device, spec, &TimingPlan::full(repeats)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Times the [`RETIMED`] fastest candidates again with full repetitions (all the others have been timed
+/// meanwhile, so clocks and caches are in the same state for them); each keeps the faster of its two medians.
+fn retime_fastest(tuner: &mut dyn Tuner, device: &mut dyn Device, candidates: &mut [Candidate], repeats: usize) {
+    let mut timed: Vec<usize> = (0..candidates.len()).filter(|&i| candidates[i].median_s.is_some()).collect();
+    timed.sort_by(|&a, &b| {
+        candidates[a].median_s.unwrap_or(f64::INFINITY).total_cmp(&candidates[b].median_s.unwrap_or(f64::INFINITY))
+    });
+    for &i in timed.iter().take(RETIMED) {
+        let spec = candidates[i].variant.clone();
+        if let Ok((median, spread)) = tuner.time(device, &spec, &TimingPlan::full(repeats)) {
+            if median < candidates[i].median_s.unwrap_or(f64::INFINITY) {
+                candidates[i].median_s = Some(median);
+                candidates[i].spread = Some(spread);
+            }
+        }
+    }
 }
 
 /// The index of the winner among the timed `candidates`: the fastest that also matches the CPU reference on the
@@ -235,6 +317,43 @@ fn pick_winner(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry(winner: &str, times: &[(&str, Option<f64>)]) -> Entry {
+        let candidates = times
+            .iter()
+            .map(|&(v, t)| {
+                let check = crate::verify::VerifyOutcome::of::<f64>(v.into(), Ok(0.0));
+                Candidate::checked(&check, t.map(|t| (t, 0.0)), None)
+            })
+            .collect();
+        let median_s = times.iter().find(|(v, _)| *v == winner).and_then(|t| t.1).expect("winner timed");
+        Entry {
+            winner: winner.into(),
+            median_s,
+            dofs: 1,
+            gflops: 0.0,
+            gbs: 0.0,
+            roofline_percent: None,
+            candidates,
+            date: String::new(),
+            driver: None,
+            strategy: "exhaustive".into(),
+        }
+    }
+
+    #[test]
+    fn the_speedup_over_fixed_variants_is_the_best_fixed_geometric_mean() {
+        // order 1: a wins; order 2: b wins by 4x; c is missing at order 2
+        let one = entry("a", &[("a", Some(1.0)), ("b", Some(2.0)), ("c", Some(1.0))]);
+        let two = entry("b", &[("a", Some(4.0)), ("b", Some(1.0)), ("c", None)]);
+        let (variant, speedup) = speedup_over_fixed(&[&one, &two]).expect("a fixed variant");
+        // a: sqrt(1 * 4) = 2, b: sqrt(2 * 1) = 1.414..; c is not timed everywhere
+        assert_eq!(variant, "b");
+        assert!((speedup - 2f64.sqrt()).abs() < 1e-12, "{speedup}");
+        let lone = entry("c", &[("c", Some(1.0))]);
+        assert_eq!(speedup_over_fixed(&[&lone, &two]), None, "no variant timed in every entry");
+        assert_eq!(speedup_over_fixed(&[]), None);
+    }
 
     #[test]
     fn strategies_parse_and_print() {

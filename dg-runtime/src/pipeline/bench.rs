@@ -40,7 +40,7 @@ pub fn measure(
     let small = tuner.verify(device, &[spec.to_string()], &mut |_| {});
     let small = small.into_iter().next().ok_or_else(|| FormulationError::Problem("nothing verified".into()))?;
     let at_size = tuner.check_at_size(device, spec);
-    let (median_s, spread) = tuner.time(device, spec, repeats)?;
+    let (median_s, spread) = tuner.time(device, spec, &crate::formulation::TimingPlan::full(repeats))?;
     let cost = tuner.cost(spec)?;
     Ok(Measured {
         verified: small.passed && at_size.passed,

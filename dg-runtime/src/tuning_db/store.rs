@@ -196,14 +196,20 @@ pub fn user_dir() -> PathBuf {
     if let Some(dir) = USER_DIR.get() {
         return dir.clone();
     }
+    cache_dir("tuning")
+}
+
+/// `sub` in dg's cache directory: `$DG_CACHE_DIR/sub`, else the user's cache directory's `dg/sub` (never beside
+/// a `--db` directory: `dg autotune --db tuning-db` writes only the database there).
+pub fn cache_dir(sub: &str) -> PathBuf {
     if let Some(d) = std::env::var_os("DG_CACHE_DIR") {
-        return PathBuf::from(d).join("tuning");
+        return PathBuf::from(d).join(sub);
     }
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(|| PathBuf::from("."));
-    base.join("dg").join("tuning")
+    base.join("dg").join(sub)
 }
 
 /// Parses a device file's text; `origin` names it in errors.

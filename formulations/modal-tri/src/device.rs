@@ -10,9 +10,11 @@ use dg_core::law::ConservationLaw;
 use dg_core::Real;
 use dg_ir::LawIr;
 use dg_runtime::backend::{
-    as_bytes, as_bytes_mut, upload_values as upload, Arg, BackendError, BufferId, Device, Launch, ProgramId,
+    as_bytes, as_bytes_mut, kernels, upload_values as upload, Arg, BackendError, BufferId, Device, Launch, ProgramId,
+    Step,
 };
 use dg_runtime::DeviceOperatorError;
+use rayon::prelude::*;
 
 /// Device buffers of one modal operator, in the kernels' argument order after `q` and `out`.
 #[derive(Clone, Copy)]
@@ -284,9 +286,7 @@ impl<T: Real> ModalDeviceOperator<T> {
 
     /// A new zero-filled state buffer.
     pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
-        let id = device.alloc(self.state_values() * std::mem::size_of::<T>())?;
-        device.upload(id, as_bytes(&vec![T::zero(); self.state_values()]))?;
-        Ok(id)
+        device.alloc_zeroed(self.state_values() * std::mem::size_of::<T>())
     }
 
     /// The launch of y = a·y + Σ cᵢxᵢ (at most three terms) on state buffers.
@@ -359,28 +359,32 @@ impl<T: Real> ModalDeviceOperator<T> {
         let (nv, nm) = (self.source.nvars, self.source.nmodes);
         let mut dev = vec![T::zero(); self.state_values()];
         device.download(buffer, as_bytes_mut(&mut dev))?;
-        let mut out = vec![T::zero(); dev.len()];
-        for k in 0..self.k {
-            for v in 0..nv {
-                for j in 0..nm {
-                    out[(k * nv + v) * nm + j] = dev[self.device_index(k, v, j)];
-                }
-            }
+        if self.source.variant.layout == ModalLayout::ElemMajor {
+            return Ok(dev);
         }
+        let mut out = vec![T::zero(); dev.len()];
+        out.par_chunks_mut(nv * nm).enumerate().for_each(|(k, element)| {
+            for (vj, value) in element.iter_mut().enumerate() {
+                *value = dev[self.device_index(k, vj / nm, vj % nm)];
+            }
+        });
         Ok(out)
     }
 
     /// Writes a CPU-layout state into a state buffer.
     pub fn write_state(&self, device: &mut dyn Device, buffer: BufferId, q: &[T]) -> Result<(), BackendError> {
         let (nv, nm) = (self.source.nvars, self.source.nmodes);
-        let mut dev = vec![T::zero(); q.len()];
-        for k in 0..self.k {
-            for v in 0..nv {
-                for j in 0..nm {
-                    dev[self.device_index(k, v, j)] = q[(k * nv + v) * nm + j];
-                }
-            }
+        if self.source.variant.layout == ModalLayout::ElemMajor {
+            return device.upload(buffer, as_bytes(q));
         }
+        // mode-major: row (v, j) holds every element's coefficient
+        let mut dev = vec![T::zero(); q.len()];
+        dev.par_chunks_mut(self.k.max(1)).enumerate().for_each(|(vj, row)| {
+            let (v, j) = (vj / nm, vj % nm);
+            for (k, value) in row.iter_mut().enumerate() {
+                *value = q[(k * nv + v) * nm + j];
+            }
+        });
         device.upload(buffer, as_bytes(&dev))
     }
 
@@ -436,7 +440,7 @@ impl<L: ConservationLaw, T: Real> dg_runtime::time::OdeSystem for ModalDeviceSys
     fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), BackendError> {
         self.op.set_time(self.device, self.cpu, t)?;
         let launches = self.op.rhs_launches_between(*q, *out, t);
-        self.device_seconds += self.device.run(self.op.program(), &launches, 1)?.iter().sum::<f64>();
+        self.device_seconds += self.device.submit(self.op.program(), &kernels(launches))?;
         Ok(())
     }
 
@@ -448,7 +452,7 @@ impl<L: ConservationLaw, T: Real> dg_runtime::time::OdeSystem for ModalDeviceSys
         for (i, chunk) in terms.chunks(3).enumerate() {
             let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
             let launch = self.op.lincomb_launch(*y, if i == 0 { a } else { 1.0 }, &terms);
-            self.device_seconds += self.device.run(self.op.program(), &[launch], 1)?.iter().sum::<f64>();
+            self.device_seconds += self.device.submit(self.op.program(), &[Step::Kernel(launch)])?;
         }
         Ok(())
     }
@@ -456,7 +460,7 @@ impl<L: ConservationLaw, T: Real> dg_runtime::time::OdeSystem for ModalDeviceSys
     fn limit(&mut self, q: &mut BufferId) -> Result<(), BackendError> {
         if self.limiter {
             let launches = self.op.limit_launches(*q);
-            self.device_seconds += self.device.run(self.op.program(), &launches, 1)?.iter().sum::<f64>();
+            self.device_seconds += self.device.submit(self.op.program(), &kernels(launches))?;
         }
         Ok(())
     }

@@ -17,8 +17,8 @@ use dg_ir::LawIr;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{
-    median_and_spread, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, LawCall,
-    TuneTarget, Tuner, UnitCost,
+    refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, LawCall, TimingPlan, TuneTarget,
+    Tuner, UnitCost,
 };
 use dg_runtime::tuning_db::{KernelFamily, TuningKey};
 use dg_runtime::verify::{relative_l2, VerifyOutcome};
@@ -228,12 +228,11 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
             .collect()
     }
 
-    fn time(&mut self, device: &mut dyn Device, spec: &str, repeats: usize) -> Result<(f64, f64), FormulationError> {
+    fn time(&mut self, device: &mut dyn Device, spec: &str, plan: &TimingPlan) -> Result<(f64, f64), FormulationError> {
         let variant: ModalVariant = spec.parse()?;
         let result = (|| -> Result<(f64, f64), FormulationError> {
             let (op, _) = self.operator(device, &variant)?;
-            op.apply(device, 0.0, 2)?; // warm-up
-            Ok(median_and_spread(op.apply(device, 0.0, repeats)?))
+            Ok(plan.measure(|n| op.apply(device, 0.0, n))?)
         })();
         device.free_buffers();
         result

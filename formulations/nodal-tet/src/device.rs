@@ -370,7 +370,7 @@ impl<T: Real> TetDeviceOperator<T> {
     /// A new zeroed state-sized buffer.
     pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
         let n = self.k * self.program.nvars * self.program.ldq;
-        upload(device, &vec![T::zero(); n], T::zero())
+        device.alloc_zeroed(n.max(1) * std::mem::size_of::<T>())
     }
 
     /// The AB3 update q += dt(23/12 r0 − 16/12 r1 + 5/12 r2) with the trace extraction fused in.
@@ -435,13 +435,17 @@ impl<T: Real> TetDeviceOperator<T> {
         device.run_steps(self.program_id, steps, repeats)
     }
 
+    /// Enqueues `steps` without waiting ([`Device::submit`]); the device seconds known at once.
+    pub fn submit(&self, device: &mut dyn Device, steps: &[Step]) -> Result<f64, BackendError> {
+        device.submit(self.program_id, steps)
+    }
+
     /// Writes a host state (layout `(k * nvars + v) * np + i`) into buffer `to` (device layout, pads zero).
     pub fn write_state(&self, device: &mut dyn Device, to: BufferId, state: &[T]) -> Result<(), BackendError> {
         let (np, ldq) = (self.program.np, self.program.ldq);
+        use rayon::prelude::*;
         let mut padded = vec![T::zero(); self.k * self.program.nvars * ldq];
-        for (col, chunk) in state.chunks(np).enumerate() {
-            padded[col * ldq..col * ldq + np].copy_from_slice(chunk);
-        }
+        padded.par_chunks_mut(ldq).zip(state.par_chunks(np)).for_each(|(col, chunk)| col[..np].copy_from_slice(chunk));
         device.upload(to, as_bytes(&padded))
     }
 
@@ -456,7 +460,10 @@ impl<T: Real> TetDeviceOperator<T> {
         let (np, ldq) = (self.program.np, self.program.ldq);
         let mut padded = vec![T::zero(); self.k * self.program.nvars * ldq];
         device.download(from, as_bytes_mut(&mut padded))?;
-        Ok(padded.chunks(ldq).flat_map(|c| c[..np].iter().copied()).collect())
+        use rayon::prelude::*;
+        let mut out = vec![T::zero(); self.k * self.program.nvars * np];
+        out.par_chunks_mut(np).zip(padded.par_chunks(ldq)).for_each(|(to, col)| to.copy_from_slice(&col[..np]));
+        Ok(out)
     }
 
     /// Reads the traces, `(k * NV + v) * NFACE + j`.

@@ -25,7 +25,7 @@ impl<T: Real> dg_runtime::time::OdeSystem for TetDeviceSystem<'_, T> {
 
     fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), DeviceOperatorError> {
         let steps = self.op.rhs_steps(&self.variant, *q, *out, t)?;
-        self.device_seconds += self.op.run(self.device, &steps, 1)?.iter().sum::<f64>();
+        self.device_seconds += self.op.submit(self.device, &steps)?;
         Ok(())
     }
 
@@ -37,7 +37,7 @@ impl<T: Real> dg_runtime::time::OdeSystem for TetDeviceSystem<'_, T> {
         for (i, chunk) in terms.chunks(3).enumerate() {
             let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
             let step = self.op.lincomb_step(*y, if i == 0 { a } else { 1.0 }, &terms)?;
-            self.device_seconds += self.op.run(self.device, &[step], 1)?.iter().sum::<f64>();
+            self.device_seconds += self.op.submit(self.device, &[step])?;
         }
         Ok(())
     }

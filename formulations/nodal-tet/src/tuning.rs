@@ -17,8 +17,8 @@ use dg_ir::LawIr;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{
-    median_and_spread, precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError,
-    KernelReport, LawCall, TuneTarget, Tuner, UnitCost,
+    precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, KernelReport, LawCall,
+    TimingPlan, TuneTarget, Tuner, UnitCost,
 };
 use dg_runtime::tuning_db::{KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
@@ -313,13 +313,12 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
         out
     }
 
-    fn time(&mut self, device: &mut dyn Device, spec: &str, repeats: usize) -> Result<(f64, f64), FormulationError> {
+    fn time(&mut self, device: &mut dyn Device, spec: &str, plan: &TimingPlan) -> Result<(f64, f64), FormulationError> {
         let variant: TetVariant = spec.parse()?;
         let result = (|| -> Result<(f64, f64), FormulationError> {
             let op = self.operator(device)?;
             let steps = op.ab3_steps(&variant, op.buffers.rhs, 0.0, 1e-9)?;
-            op.run(device, &steps, 2)?;
-            Ok(median_and_spread(op.run(device, &steps, repeats)?))
+            Ok(plan.measure(|n| op.run(device, &steps, n))?)
         })();
         if result.is_err() {
             self.release(device);

@@ -55,6 +55,24 @@ fn node_offset(source: &KernelSource, k: usize, i: usize, fs: usize) -> usize {
     }
 }
 
+/// The element and node stored at offset `o` within one field, `None` for padding (the inverse of
+/// [`node_offset`]).
+fn node_at(source: &KernelSource, o: usize, k: usize, fs: usize) -> Option<(usize, usize)> {
+    let g = &source.geometry;
+    let (element, node) = match source.variant.layout {
+        Layout::ElementMajor => {
+            let (block, within) = (o / g.microblock.floats, o % g.microblock.floats);
+            let e = within / g.np;
+            if e >= g.microblock.elements {
+                return None;
+            }
+            (block * g.microblock.elements + e, within % g.np)
+        }
+        Layout::NodeMajor => (o % (fs / g.np), o / (fs / g.np)),
+    };
+    (element < k).then_some((element, node))
+}
+
 /// Values per field for `k` elements.
 fn field_stride(source: &KernelSource, k: usize) -> usize {
     let g = &source.geometry;
@@ -66,6 +84,12 @@ fn field_stride(source: &KernelSource, k: usize) -> usize {
 
 fn to_real<T: Real>(values: impl IntoIterator<Item = f64>) -> Vec<T> {
     values.into_iter().map(T::from_f64).collect()
+}
+
+/// `per(item)` for every item, flattened, in parallel (the face tables reach tens of millions of values).
+fn flat_par<I: Sync, V: Send, const N: usize>(items: &[I], per: impl Fn(&I) -> [V; N] + Sync + Send) -> Vec<V> {
+    use rayon::prelude::*;
+    items.par_iter().flat_map_iter(per).collect()
 }
 
 impl<T: Real> DeviceOperator<T> {
@@ -113,22 +137,7 @@ impl<T: Real> DeviceOperator<T> {
         binding: &BoundaryBinding,
         materials: &[f64],
     ) -> Result<Self, DeviceOperatorError> {
-        let variant = source.variant;
-        Self::check_precision(device, &variant)?;
-        for kernel in &source.rhs_kernels {
-            if let Some(max) = device.kernel_max_work_group(program, source.symbol(kernel.name)) {
-                if kernel.local_size > max {
-                    return Err(VariantError::Rejected {
-                        spec: variant.to_string(),
-                        reason: format!(
-                            "kernel `{}` needs {} work items per group, the compiled kernel allows {max} (registers)",
-                            kernel.name, kernel.local_size
-                        ),
-                    }
-                    .into());
-                }
-            }
-        }
+        Self::check_kernels(device, &source, program)?;
         let el = &space.element;
         let (np, nfp, nv, k) = (el.np, el.nfp, source.nvars, space.num_elements());
         let nmat = source.nmaterials;
@@ -139,20 +148,20 @@ impl<T: Real> DeviceOperator<T> {
             device.upload(id, as_bytes(&values))?;
             Ok(id)
         };
-        let geo = upload_real(device, to_real(space.geometry.iter().flat_map(|g| [g.rx, g.sx, g.ry, g.sy])))?;
+        let geo = upload_real(device, flat_par(&space.geometry, |g| [g.rx, g.sx, g.ry, g.sy].map(T::from_f64)))?;
         let mat = upload_real(device, if nmat == 0 { vec![T::zero()] } else { to_real(materials.iter().copied()) })?;
         let dr = upload_real(device, dg_core::matrix::to_row_major(&el.dr))?;
         let ds = upload_real(device, dg_core::matrix::to_row_major(&el.ds))?;
         let lift = upload_real(device, dg_core::matrix::to_row_major(&el.lift))?;
-        let face_geo = upload_real(device, to_real(space.faces.iter().flat_map(|f| [f.nx, f.ny, f.fscale])))?;
-        let face_xy = upload_real(device, to_real(space.vmap_m.iter().flat_map(|&g| [space.x[g], space.y[g]])))?;
+        let face_geo = upload_real(device, flat_par(&space.faces, |f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
+        let face_xy = upload_real(device, flat_par(&space.vmap_m, |&g| [space.x[g], space.y[g]].map(T::from_f64)))?;
         let upload_int = |device: &mut dyn Device, values: Vec<i32>| -> Result<BufferId, BackendError> {
             let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
             device.upload(id, as_bytes(&values))?;
             Ok(id)
         };
-        let vmap_m = upload_int(device, space.vmap_m.iter().map(|&g| offset_of(g)).collect())?;
-        let vmap_p = upload_int(device, space.vmap_p.iter().map(|&g| offset_of(g)).collect())?;
+        let vmap_m = upload_int(device, flat_par(&space.vmap_m, |&g| [offset_of(g)]))?;
+        let vmap_p = upload_int(device, flat_par(&space.vmap_p, |&g| [offset_of(g)]))?;
         let face_bc = upload_int(
             device,
             space.face_tag.iter().map(|t| t.map_or(-1, |tag| binding.condition_of_tag[tag] as i32)).collect(),
@@ -179,6 +188,60 @@ impl<T: Real> DeviceOperator<T> {
         let buffers =
             Buffers { q, rhs, jumps, geo, mat, dr, ds, lift, face_geo, vmap_m, vmap_p, face_bc, neigh, face_xy };
         Ok(Self { source, program, buffers, np, nv, k, fs, _t: std::marker::PhantomData })
+    }
+
+    /// Refuses a variant of another precision, or whose compiled kernels allow fewer work items per group than
+    /// it launches (registers).
+    fn check_kernels(
+        device: &dyn Device,
+        source: &KernelSource,
+        program: ProgramId,
+    ) -> Result<(), DeviceOperatorError> {
+        Self::check_precision(device, &source.variant)?;
+        for kernel in &source.rhs_kernels {
+            if let Some(max) = device.kernel_max_work_group(program, source.symbol(kernel.name)) {
+                if kernel.local_size > max {
+                    return Err(VariantError::Rejected {
+                        spec: source.variant.to_string(),
+                        reason: format!(
+                            "kernel `{}` needs {} work items per group, the compiled kernel allows {max} (registers)",
+                            kernel.name, kernel.local_size
+                        ),
+                    }
+                    .into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the kernels of `source` read and write the data exactly as this operator stores it (same layout
+    /// and microblocks, same law sizes), so that [`DeviceOperator::with_kernels`] can run them on it.
+    pub fn shares_data(&self, source: &KernelSource) -> bool {
+        let (a, b) = (&self.source, source);
+        a.variant.layout == b.variant.layout
+            && a.geometry.np == b.geometry.np
+            && a.geometry.nfp == b.geometry.nfp
+            && a.geometry.microblock == b.geometry.microblock
+            && (a.nvars, a.nmaterials) == (b.nvars, b.nmaterials)
+    }
+
+    /// An operator running the kernels of `source` (compiled in `program`) on this operator's buffers, state
+    /// included: the tuner times many variants on one upload of its timing problem.
+    pub fn with_kernels(
+        &self,
+        device: &dyn Device,
+        source: KernelSource,
+        program: ProgramId,
+    ) -> Result<Self, DeviceOperatorError> {
+        if !self.shares_data(&source) {
+            return Err(DeviceOperatorError::Variant(VariantError::Rejected {
+                spec: source.variant.to_string(),
+                reason: format!("its data layout differs from {}'s", self.source.variant),
+            }));
+        }
+        Self::check_kernels(device, &source, program)?;
+        Ok(Self { source, program, ..*self })
     }
 
     /// The generated program.
@@ -258,21 +321,21 @@ impl<T: Real> DeviceOperator<T> {
 
     /// A new zero-filled device state buffer.
     pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
-        let id = device.alloc(self.state_values() * std::mem::size_of::<T>())?;
-        device.upload(id, as_bytes(&vec![T::zero(); self.state_values()]))?;
-        Ok(id)
+        device.alloc_zeroed(self.state_values() * std::mem::size_of::<T>())
     }
 
     /// Copies a CPU-layout state into a device state buffer.
     pub fn write_state(&self, device: &mut dyn Device, buffer: BufferId, q: &[T]) -> Result<(), BackendError> {
-        let mut dev = vec![T::zero(); self.nv * self.fs];
-        for k in 0..self.k {
-            for v in 0..self.nv {
-                for i in 0..self.np {
-                    dev[v * self.fs + node_offset(&self.source, k, i, self.fs)] = q[(k * self.nv + v) * self.np + i];
+        use rayon::prelude::*;
+        let (nv, np, fs) = (self.nv, self.np, self.fs);
+        let mut dev = vec![T::zero(); nv * fs];
+        dev.par_chunks_mut(fs).enumerate().for_each(|(v, field)| {
+            field.par_iter_mut().enumerate().for_each(|(o, value)| {
+                if let Some((k, i)) = node_at(&self.source, o, self.k, fs) {
+                    *value = q[(k * nv + v) * np + i];
                 }
-            }
-        }
+            })
+        });
         device.upload(buffer, as_bytes(&dev))
     }
 
@@ -280,14 +343,14 @@ impl<T: Real> DeviceOperator<T> {
     pub fn read_state(&self, device: &mut dyn Device, buffer: BufferId) -> Result<Vec<T>, BackendError> {
         let mut dev = vec![T::zero(); self.nv * self.fs];
         device.download(buffer, as_bytes_mut(&mut dev))?;
-        let mut out = vec![T::zero(); self.k * self.nv * self.np];
-        for k in 0..self.k {
-            for v in 0..self.nv {
-                for i in 0..self.np {
-                    out[(k * self.nv + v) * self.np + i] = dev[v * self.fs + node_offset(&self.source, k, i, self.fs)];
-                }
+        use rayon::prelude::*;
+        let (nv, np, fs) = (self.nv, self.np, self.fs);
+        let mut out = vec![T::zero(); self.k * nv * np];
+        out.par_chunks_mut(nv * np).enumerate().for_each(|(k, element)| {
+            for (j, value) in element.iter_mut().enumerate() {
+                *value = dev[(j / np) * fs + node_offset(&self.source, k, j % np, fs)];
             }
-        }
+        });
         Ok(out)
     }
 
@@ -315,5 +378,43 @@ impl<T: Real> DeviceOperator<T> {
     /// evaluations.
     pub fn apply(&self, device: &mut dyn Device, t: f64, repeats: usize) -> Result<Vec<f64>, BackendError> {
         device.run(self.program, &self.rhs_launches(t), repeats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{field_stride, node_at, node_offset};
+    use crate::render::render_nodal_tri;
+    use crate::variant::{Layout, Precision, Variant};
+    use dg_codegen::{LawInput, Target};
+    use dg_core::law::ConservationLaw;
+    use dg_core::triangle::ReferenceTriangle;
+
+    #[test]
+    fn every_stored_node_is_found_again_and_padding_holds_none() {
+        let law = dg_laws::MaxwellTm::default();
+        let ir = dg_runtime::formulation::law_ir(&law).expect("the law lowers");
+        let params = law.param_values();
+        let input = LawInput { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
+        for layout in [Layout::ElementMajor, Layout::NodeMajor] {
+            let variant = Variant::all(Precision::F32).into_iter().find(|v| v.layout == layout).expect("a variant");
+            for order in [1, 4, 7] {
+                let element = ReferenceTriangle::new(order).expect("element");
+                let source = render_nodal_tri(&input, &element, &variant, Target::OpenCl).expect("renders");
+                let k = 1013;
+                let fs = field_stride(&source, k);
+                let mut seen = vec![false; fs];
+                for e in 0..k {
+                    for i in 0..element.np {
+                        let o = node_offset(&source, e, i, fs);
+                        assert_eq!(node_at(&source, o, k, fs), Some((e, i)), "{variant} N={order}");
+                        assert!(!std::mem::replace(&mut seen[o], true), "offset {o} stored twice");
+                    }
+                }
+                let padding = (0..fs).filter(|&o| !seen[o]).collect::<Vec<_>>();
+                assert!(padding.iter().all(|&o| node_at(&source, o, k, fs).is_none()), "{variant} N={order}");
+                assert_eq!(fs - padding.len(), k * element.np);
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::device::DeviceOperator;
 use dg_core::Real;
-use dg_runtime::backend::{BackendError, BufferId, Device};
+use dg_runtime::backend::{kernels, BackendError, BufferId, Device, Step};
 use dg_runtime::time::OdeSystem;
 
 /// A device, an operator on it, and the device time spent in kernels so far.
@@ -22,7 +22,7 @@ impl<T: Real> OdeSystem for DeviceSystem<'_, T> {
 
     fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), BackendError> {
         let launches = self.op.rhs_launches_between(*q, *out, t);
-        self.device_seconds += self.device.run(self.op.program(), &launches, 1)?.iter().sum::<f64>();
+        self.device_seconds += self.device.submit(self.op.program(), &kernels(launches))?;
         Ok(())
     }
 
@@ -35,7 +35,7 @@ impl<T: Real> OdeSystem for DeviceSystem<'_, T> {
             let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
             let a = if i == 0 { a } else { 1.0 };
             let launch = self.op.lincomb_launch(*y, a, &terms);
-            self.device_seconds += self.device.run(self.op.program(), &[launch], 1)?.iter().sum::<f64>();
+            self.device_seconds += self.device.submit(self.op.program(), &[Step::Kernel(launch)])?;
         }
         Ok(())
     }

@@ -3,9 +3,11 @@
 //! one-axis neighbours for greedy search, and the cost model.
 
 use crate::cost::rhs_cost;
-use crate::render::{render_nodal_tri, TEMPLATES};
+use crate::device::DeviceOperator;
+use crate::render::{render_nodal_tri, KernelSource, TEMPLATES};
 use crate::variant::{DeviceLimits, LawShape, Layout, Partition, Precision, Storage, Surface, Variant, VolumeForm};
 use crate::verify::{valid_variants, verify_all, verify_variant, VerificationSetup, VerifyProblem};
+use dg_codegen::LawInput;
 use dg_codegen::Target;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::{rectangle, RectangleSpec};
@@ -13,11 +15,11 @@ use dg_core::space::DgSpace2d;
 use dg_core::triangle::ReferenceTriangle;
 use dg_core::Real;
 use dg_ir::LawIr;
-use dg_runtime::backend::Device;
+use dg_runtime::backend::{Device, ProgramId};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{
-    median_and_spread, precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError,
-    LawCall, TuneTarget, Tuner, UnitCost,
+    precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, LawCall, TimingPlan,
+    TuneTarget, Tuner, UnitCost,
 };
 use dg_runtime::tuning_db::{KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
@@ -165,6 +167,8 @@ impl Formulation for NodalTri {
             min_dofs: target.timing_dofs,
             dofs,
             timing: None,
+            loaded: Vec::new(),
+            compiled: Vec::new(),
             target: target_of(device),
             family: self.family(),
             real: std::marker::PhantomData,
@@ -179,7 +183,7 @@ struct TimingProblem {
     materials: Vec<f64>,
 }
 
-struct NodalTriTuner<L, T> {
+struct NodalTriTuner<L, T: Real> {
     law: L,
     ir: LawIr,
     order: usize,
@@ -188,12 +192,68 @@ struct NodalTriTuner<L, T> {
     min_dofs: u64,
     dofs: u64,
     timing: Option<TimingProblem>,
+    /// Operators holding the timing problem on the device, one per data layout (a random state uploaded once):
+    /// every variant of that layout is timed on them. Forgotten whenever the device's buffers are freed.
+    loaded: Vec<DeviceOperator<T>>,
+    /// The programs verified variants ran in (kept by the device across buffer releases): timing runs them.
+    compiled: Vec<(KernelSource, ProgramId)>,
     target: Target,
     family: KernelFamily,
     real: std::marker::PhantomData<T>,
 }
 
 impl<L: ConservationLaw + Clone, T: Real> NodalTriTuner<L, T> {
+    /// The timing program of `variant`, rendered.
+    fn timing_source(&self, variant: &Variant) -> Result<KernelSource, FormulationError> {
+        let params = self.law.param_values();
+        let input = LawInput { ir: &self.ir, params: &params, numerical_flux: self.law.numerical_flux_name() };
+        let element = ReferenceTriangle::new(self.order).map_err(|e| FormulationError::Problem(e.to_string()))?;
+        render_nodal_tri(&input, &element, variant, self.target).map_err(|e| FormulationError::Operator(e.into()))
+    }
+
+    /// An operator of `variant` on the timing problem: on the buffers of a loaded operator of the same data
+    /// layout, else on a new upload (with a random state).
+    fn timing_operator(
+        &mut self,
+        device: &mut dyn Device,
+        variant: &Variant,
+    ) -> Result<DeviceOperator<T>, FormulationError> {
+        let (source, program) = match self.compiled.iter().find(|(s, _)| s.variant == *variant) {
+            Some((source, program)) => (source.clone(), *program),
+            None => {
+                let source = self.timing_source(variant)?;
+                let names: Vec<String> = source.symbols.iter().map(|(_, symbol)| symbol.clone()).collect();
+                let program =
+                    device.compile(&source.source, &names).map_err(|e| FormulationError::Operator(e.into()))?;
+                (source, program)
+            }
+        };
+        if let Some(loaded) = self.loaded.iter().find(|op| op.shares_data(&source)) {
+            return Ok(loaded.with_kernels(device, source, program)?);
+        }
+        let law = self.law.clone();
+        let problem = self.timing()?;
+        let op = DeviceOperator::<T>::with_program(
+            device,
+            source,
+            program,
+            &problem.space,
+            &problem.binding,
+            &problem.materials,
+        )?;
+        let q = random_state::<T>(law.variable_names(), problem.space.element.np, problem.space.num_elements(), 7);
+        op.upload_state(device, &q)?;
+        let shared = op.with_kernels(device, op.source().clone(), program)?;
+        self.loaded.push(op);
+        Ok(shared)
+    }
+
+    /// Frees every device buffer and forgets the loaded operators.
+    fn release(&mut self, device: &mut dyn Device) {
+        device.free_buffers();
+        self.loaded.clear();
+    }
+
     fn timing(&mut self) -> Result<&TimingProblem, FormulationError> {
         if self.timing.is_none() {
             let space = timing_space(self.order, L::NVARS, self.min_dofs)?;
@@ -252,7 +312,10 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
             }
         }
         let variants: Vec<Variant> = parsed.iter().map(|(_, v)| *v).collect();
-        let checked = verify_all::<L, T>(device, self.target, &self.law, &self.ir, &self.setup, &variants, progress);
+        // verification frees the device's buffers when it is done
+        self.loaded.clear();
+        let (target, law, ir, setup) = (self.target, &self.law, &self.ir, &self.setup);
+        let checked = verify_all::<L, T>(device, target, law, ir, setup, &variants, progress, &mut self.compiled);
         for ((i, _), outcome) in parsed.into_iter().zip(checked) {
             outcomes[i] = Some(outcome);
         }
@@ -263,32 +326,32 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
             .collect()
     }
 
-    fn time(&mut self, device: &mut dyn Device, spec: &str, repeats: usize) -> Result<(f64, f64), FormulationError> {
+    fn prepare(&mut self, device: &mut dyn Device, specs: &[String]) {
+        let sources: Vec<String> = specs
+            .iter()
+            .filter_map(|spec| spec.parse::<Variant>().ok())
+            .filter(|variant| !self.compiled.iter().any(|(s, _)| s.variant == *variant))
+            .filter_map(|variant| self.timing_source(&variant).ok())
+            .map(|source| source.source)
+            .collect();
+        device.prepare(&sources);
+    }
+
+    fn time(&mut self, device: &mut dyn Device, spec: &str, plan: &TimingPlan) -> Result<(f64, f64), FormulationError> {
         let variant: Variant = spec.parse()?;
-        let (law, ir, target) = (self.law.clone(), self.ir.clone(), self.target);
-        let problem = self.timing()?;
         let result = (|| -> Result<(f64, f64), FormulationError> {
-            let op = crate::device::DeviceOperator::<T>::new(
-                device,
-                target,
-                &ir,
-                &law.param_values(),
-                law.numerical_flux_name(),
-                &problem.space,
-                &problem.binding,
-                &problem.materials,
-                &variant,
-            )?;
-            let q = random_state::<T>(law.variable_names(), problem.space.element.np, problem.space.num_elements(), 7);
-            op.upload_state(device, &q)?;
-            op.apply(device, 0.0, 3)?;
-            Ok(median_and_spread(op.apply(device, 0.0, repeats)?))
+            let op = self.timing_operator(device, &variant)?;
+            Ok(plan.measure(|n| op.apply(device, 0.0, n))?)
         })();
-        device.free_buffers();
+        if result.is_err() {
+            self.release(device);
+        }
         result
     }
 
     fn check_at_size(&mut self, device: &mut dyn Device, spec: &str) -> VerifyOutcome {
+        // the check frees the device's buffers when it is done
+        self.loaded.clear();
         let variant: Variant = match spec.parse() {
             Ok(v) => v,
             Err(e) => return VerifyOutcome::of::<T>(spec.into(), Err(dg_runtime::DeviceOperatorError::from(e))),

@@ -5,14 +5,14 @@
 use crate::batch::batches;
 use crate::cpu::NodalOperator2d;
 use crate::device::DeviceOperator;
-use crate::render::render_nodal_tri;
+use crate::render::{render_nodal_tri, KernelSource};
 use crate::variant::{DeviceLimits, LawShape, Precision, Variant};
 use dg_codegen::{LawInput, Target};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::{perturb_interior, rectangle, Diagonal, RectangleSpec};
 use dg_core::space::DgSpace2d;
 use dg_core::Real;
-use dg_runtime::backend::Device;
+use dg_runtime::backend::{Device, ProgramId};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::FormulationError;
 use dg_runtime::verify::{random_state, relative_l2, VerifyOutcome};
@@ -54,7 +54,8 @@ pub fn verify_variant<L: ConservationLaw + Clone, T: Real>(
 /// Verifies many variants, compiling them `batch_size` at a time into one program (kernel compilers pay a large
 /// fixed cost per program; PoCL most of all). A batch that does not compile is retried variant by variant, so
 /// that the failure is pinned on the variants that cause it. `progress` is called after each variant; the
-/// outcomes come in the order of `variants`.
+/// outcomes come in the order of `variants`. Each variant that passed is added to `compiled` with the program it
+/// ran in (a tuner times exactly the code that was verified, without compiling it again).
 pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
     device: &mut dyn Device,
     target: Target,
@@ -62,6 +63,7 @@ pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
     variants: &[Variant],
     batch_size: usize,
     progress: &mut dyn FnMut(&VerifyOutcome),
+    compiled: &mut Vec<(KernelSource, ProgramId)>,
 ) -> Vec<VerifyOutcome> {
     let VerifyProblem { law, ir, space, binding, materials } = *problem;
     let params = law.param_values();
@@ -93,10 +95,15 @@ pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
             let seed = seed_of(&variant);
             let outcome = match program {
                 Ok(program) => {
+                    let kept = member.clone();
                     let build = |device: &mut dyn Device| {
                         DeviceOperator::<T>::with_program(device, member, program, space, binding, materials)
                     };
-                    check_operator::<L, T>(device, problem, &variant, seed, build)
+                    let outcome = check_operator::<L, T>(device, problem, &variant, seed, build);
+                    if outcome.passed {
+                        compiled.push((kept, program));
+                    }
+                    outcome
                 }
                 Err(_) => verify_variant::<L, T>(device, target, problem, &variant, seed),
             };
@@ -220,6 +227,7 @@ pub fn valid_variants(
 /// Verifies every given variant; `progress` is called after each. Variants are compiled in batches: large ones
 /// on a CPU OpenCL device (PoCL pays most of its compile time per program), smaller ones on GPU OpenCL, and
 /// small ones on CUDA so that NVRTC compiles many batches in parallel.
+#[allow(clippy::too_many_arguments)]
 pub fn verify_all<L: ConservationLaw + Clone, T: Real>(
     device: &mut dyn Device,
     target: Target,
@@ -228,6 +236,7 @@ pub fn verify_all<L: ConservationLaw + Clone, T: Real>(
     setup: &VerificationSetup,
     variants: &[Variant],
     progress: &mut dyn FnMut(&VerifyOutcome),
+    compiled: &mut Vec<(KernelSource, ProgramId)>,
 ) -> Vec<VerifyOutcome> {
     let fingerprint = device.fingerprint();
     let batch_size = match (fingerprint.backend.as_str(), fingerprint.is_gpu) {
@@ -236,5 +245,5 @@ pub fn verify_all<L: ConservationLaw + Clone, T: Real>(
         _ => 4,
     };
     let problem = setup.problem(law, ir);
-    verify_variants::<L, T>(device, target, &problem, variants, batch_size, progress)
+    verify_variants::<L, T>(device, target, &problem, variants, batch_size, progress, compiled)
 }

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Issue 14's measurements on the GPU machine (one call, under 10 minutes): the start-up timeline of the
+# 720,000-triangle Maxwell run (cold kernel cache, warm, f64), the same run's time loop, the Euler isentropic vortex
+# on 720,000 triangles (RK4, fixed dt, p = 1..4, f32 and f64), and tuning maxwell2d N = 5 f32 twice in separate
+# processes and once untruncated. Sections: SECTIONS="startup loop euler tune" (default: all). Results in $OUT.
+set -u
+DG=${DG:-gpu/dg}
+OUT=${OUT:-$(mktemp -d)}
+D="--device cuda:0"
+SECTIONS=${SECTIONS:-startup loop euler tune tuneall}
+date -u +%FT%TZ | tee "$OUT/date"
+nproc
+summary() { # phase timeline and the device report of a `dg run --json` file
+  python3 - "$@" <<'PY'
+import json, sys
+label, path = sys.argv[1], sys.argv[2]
+extra = float(sys.argv[3]) if len(sys.argv) > 3 else None
+d = json.load(open(path))
+prev, parts = 0.0, []
+for m in d.get("startup", []):
+    parts.append(f"{m['phase']} {m['seconds'] - prev:.3f}")
+    prev = m["seconds"]
+dev = d.get("device") or {}
+line = f"{label}: " + ", ".join(parts)
+if extra is not None:
+    line += f"; process {extra:.2f} s"
+line += f"; loop wall {d['wall_seconds']:.3f} s, kernels {dev.get('kernel_seconds', float('nan')):.3f} s, checks {dev.get('state_check_seconds', float('nan')):.3f} s"
+split = dev.get("loop_split")
+if split:
+    line += " (host: stepping {stepping_seconds:.3f}, inspecting {inspecting_seconds:.3f}, saving {saving_seconds:.3f})".format(**split)
+if "elements" in d and "order" in d and "density_l2_error" in d:
+    p = d["order"]; pts = d["elements"] * (p + 1) * (p + 2) // 2
+    line += f"; {pts * d['rhs_evaluations'] / d['wall_seconds'] / 1e9:.2f} Gpts·RHS/s (kernels only {pts * d['rhs_evaluations'] / dev.get('kernel_seconds', float('nan')) / 1e9:.2f}), density L2 {d['density_l2_error']:.4e}"
+elif "l2_error" in d:
+    line += f"; L2 {d['l2_error']:.4e}, {d['rhs_evaluations']} RHS"
+print(line)
+PY
+}
+for s in $SECTIONS; do case $s in
+startup)
+  CACHE=$(mktemp -d)
+  for p in f32 f32 f64 f64; do
+    t0=$(date +%s.%N)
+    DG_CACHE_DIR=$CACHE "$DG" run maxwell-cavity --order 4 --nx 600 --precision $p --t-end 1e-5 $D --json > "$OUT/startup-$p.json" 2> "$OUT/startup-$p.err"
+    t1=$(date +%s.%N)
+    summary "startup $p" "$OUT/startup-$p.json" "$(python3 -c "print(round($t1 - $t0, 2))")"
+  done ;;
+loop)
+  for p in f32 f64; do
+    "$DG" run maxwell-cavity --order 4 --nx 600 --precision $p --t-end 0.3 $D --json > "$OUT/loop-$p.json" 2> "$OUT/loop-$p.err"
+    summary "maxwell N4 nx600 t=0.3 $p" "$OUT/loop-$p.json"
+  done ;;
+euler)
+  for p in ${EULER_PRECISIONS:-f32 f64}; do for o in ${EULER_ORDERS:-1 2 3 4}; do
+    "$DG" run euler-isentropic-vortex --order $o --nx 600 --scheme rk4 --dt 5e-5 --t-end 0.025 --precision $p $D --json > "$OUT/iv-$p-$o.json" 2> "$OUT/iv-$p-$o.err"
+    summary "iv p=$o $p" "$OUT/iv-$p-$o.json"
+  done; done ;;
+tune)
+  # each (order, precision) tuned twice in separate processes with empty caches (kernels compiled afresh), then
+  # once untruncated (every candidate timed in full) against a warm kernel cache
+  for o in ${TUNE_ORDERS:-5}; do for p in ${TUNE_PRECISIONS:-f32}; do
+    WARM=$(mktemp -d)
+    for run in a b full; do
+      extra=""; cache=$(mktemp -d)
+      [ $run = full ] && { extra="--no-early-stop --db $(mktemp -d)"; cache=$WARM; }
+      [ $run = b ] && cache=$WARM
+      t0=$(date +%s.%N)
+      DG_CACHE_DIR=$cache "$DG" autotune maxwell2d --orders $o --precision $p $D $extra > "$OUT/tune-$o-$p-$run.txt" 2> "$OUT/tune-$o-$p-$run.err"
+      t1=$(date +%s.%N)
+      echo "tune N=$o $p $run (process $(python3 -c "print(round($t1 - $t0, 2))") s): $(grep winner "$OUT/tune-$o-$p-$run.txt" | sed 's/.*: winner //')"
+    done
+  done; done ;;
+tuneall)
+  # every order and precision of maxwell2d into the shipped database's copy (winners kept unless 3% faster), with
+  # the geometric-mean speed-up over the best fixed variant
+  cp -r tuning-db "$OUT/tuning-db"
+  DG_CACHE_DIR=$(mktemp -d) timeout ${TUNEALL_LIMIT:-400} "$DG" autotune maxwell2d --orders 1..8 --precision both $D --db "$OUT/tuning-db" > "$OUT/tuneall.txt" 2> "$OUT/tuneall.err"
+  echo "rc $?"; cat "$OUT/tuneall.txt" ;;
+esac; done
