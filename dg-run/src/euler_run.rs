@@ -21,6 +21,7 @@ use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::law_ir;
 use dg_runtime::run_loop::{non_finite, Integrated, LoopStats, StepRule};
 use dg_runtime::stability::StabilityLimit;
+use dg_runtime::startup::mark;
 use dg_runtime::time::Scheme;
 use serde::Serialize;
 use std::time::Instant;
@@ -220,6 +221,7 @@ fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) ->
         return invalid(format!("unknown flux `{flux}`; the Euler law offers {:?}", law.numerical_flux_names()));
     }
     let space = DgSpace2d::new(mesh, 1)?;
+    mark("space");
     let rules = case.ghost_rules();
     let handled: Vec<&str> = rules
         .iter()
@@ -232,12 +234,14 @@ fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) ->
     let binding = BoundaryBinding::for_law_except(&law, &space, &bindings, &handled)?;
     let element = ModalTriangle::new(order)?;
     let mut op = ModalOperator2d::<_, T>::with_rules(law, element, &space, &binding, &[], &rules);
+    mark("operator");
     let limiter = opts.limiter.unwrap_or_else(|| case.default_limiter());
     if limiter {
         op.enable_limiter(true).map_err(|e| RunError::InvalidOption(e.to_string()))?;
     }
     let mut q0: Vec<T> = op.project(|x, y, out| case.initial(x, y, out));
     op.apply_limiter(&mut q0);
+    mark("initial state");
     let h = space.mesh.max_edge_length();
     Ok(Prepared { op, q0, order, scheme, cfl, t_end, flux, limiter, h, mesh: space.mesh })
 }
@@ -299,12 +303,16 @@ pub fn run_euler<T: Real>(
     let choice =
         given_or_chosen::<euler2d::Law, T>(formulation, device, law, prepared.order, dofs, given, opts.no_tune)?;
     let variant: ModalVariant = choice.variant.parse()?;
+    mark("kernel choice");
     let params = law.param_values();
     let target = dg_runtime::formulation::target_of(device);
     let op = ModalDeviceOperator::<T>::new(device, target, (&ir, &params, &prepared.flux), cpu, &variant)?;
+    mark("device operator");
     let q = op.new_state(device)?;
     op.write_state(device, q, &prepared.q0)?;
+    mark("state upload");
     let step_check = crate::StepCheck::new(device, &prepared.q0, false)?;
+    mark("state check");
     let mut system = ModalDeviceSystem { device, op: &op, cpu, limiter: prepared.limiter, device_seconds: 0.0 };
     let dt0 = op.stable_time_step(system.device, q, cfl)?.0;
     let (rule, cfl) = if needs_limit {

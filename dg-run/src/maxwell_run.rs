@@ -229,7 +229,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     mark("device operator");
     let q = op.new_state(device)?;
     op.write_state(device, q, &q0)?;
-    mark("initial state uploaded");
+    mark("state upload");
     let step_check = crate::StepCheck::new(device, &q0, linear)?;
     mark("state check");
     let mut system = DeviceSystem { device, op: &op, device_seconds: 0.0 };

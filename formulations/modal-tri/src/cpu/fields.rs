@@ -8,22 +8,23 @@ use rayon::prelude::*;
 
 impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
     /// Modal coefficients of the L2 projection of `f(x, y, out)` (NVARS values at a point) on every element.
-    pub fn project(&self, f: impl Fn(f64, f64, &mut [f64])) -> Vec<T> {
+    pub fn project(&self, f: impl Fn(f64, f64, &mut [f64]) + Sync) -> Vec<T> {
         let (nv, nm, nq) = (L::NVARS, self.element.nmodes, self.element.volume.w.len());
         let mut out = vec![T::zero(); self.state_len()];
-        let mut value = vec![0.0; nv];
-        for k in 0..self.num_elements {
+        // elements are independent: each is summed in the same order as a serial loop would
+        out.par_chunks_mut(nv * nm).enumerate().for_each(|(k, element)| {
+            let mut value = vec![0.0; nv];
             for q in 0..nq {
                 let [x, y] = self.volume_xy[k * nq + q].map(|c| c.as_f64());
                 f(x, y, &mut value);
                 for v in 0..nv {
                     for j in 0..nm {
                         let add = self.element.volume.w[q] * value[v] * self.element.phi[(q, j)];
-                        out[(k * nv + v) * nm + j] += T::from_f64(add);
+                        element[v * nm + j] += T::from_f64(add);
                     }
                 }
             }
-        }
+        });
         out
     }
 

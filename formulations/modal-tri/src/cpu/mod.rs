@@ -170,27 +170,36 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
                 })
             })
             .collect();
-        let mut edge_xy = Vec::with_capacity(k_count * 3 * element.edge.points.len());
-        let mut ghost_normal = Vec::with_capacity(k_count * 3 * element.edge.points.len());
-        let mut volume_xy = Vec::with_capacity(k_count * element.volume.r.len());
-        for k in 0..k_count {
-            for f in 0..3 {
-                let (r, s) = edge_points(f, &element.edge.points);
-                let face = space.faces[3 * k + f];
-                let center = space.face_tag[3 * k + f].and_then(|t| center_of_tag[t]);
-                for (&r, &s) in r.iter().zip(&s) {
-                    let x = map_point(space, k, r, s);
-                    edge_xy.push(x.map(T::from_f64));
-                    let n = match center {
-                        Some(c) => circle_normal(c, x, [face.nx, face.ny]),
-                        None => [face.nx, face.ny],
-                    };
-                    ghost_normal.push(n.map(T::from_f64));
+        let (ng, nq) = (element.edge.points.len(), element.volume.r.len());
+        let mut edge_xy = vec![[T::zero(); 2]; k_count * 3 * ng];
+        let mut ghost_normal = vec![[T::zero(); 2]; k_count * 3 * ng];
+        let mut volume_xy = vec![[T::zero(); 2]; k_count * nq];
+        let edges: Vec<(Vec<f64>, Vec<f64>)> = (0..3).map(|f| edge_points(f, &element.edge.points)).collect();
+        // every element's points are independent: mapped on every core
+        edge_xy
+            .par_chunks_mut(3 * ng)
+            .zip(ghost_normal.par_chunks_mut(3 * ng))
+            .zip(volume_xy.par_chunks_mut(nq))
+            .enumerate()
+            .for_each(|(k, ((edge_xy, ghost_normal), volume_xy))| {
+                for (f, (r, s)) in edges.iter().enumerate() {
+                    let face = space.faces[3 * k + f];
+                    let center = space.face_tag[3 * k + f].and_then(|t| center_of_tag[t]);
+                    for (i, (&r, &s)) in r.iter().zip(s).enumerate() {
+                        let x = map_point(space, k, r, s);
+                        edge_xy[f * ng + i] = x.map(T::from_f64);
+                        let n = match center {
+                            Some(c) => circle_normal(c, x, [face.nx, face.ny]),
+                            None => [face.nx, face.ny],
+                        };
+                        ghost_normal[f * ng + i] = n.map(T::from_f64);
+                    }
                 }
-            }
-            let rule = &element.volume;
-            volume_xy.extend(rule.r.iter().zip(&rule.s).map(|(&r, &s)| map_point(space, k, r, s).map(T::from_f64)));
-        }
+                let rule = &element.volume;
+                for (slot, (&r, &s)) in volume_xy.iter_mut().zip(rule.r.iter().zip(&rule.s)) {
+                    *slot = map_point(space, k, r, s).map(T::from_f64);
+                }
+            });
         Self {
             law,
             num_elements: k_count,
