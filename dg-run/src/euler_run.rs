@@ -356,8 +356,7 @@ pub fn run_euler<T: Real>(
     let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();
     let final_state = op.read_state(sys.device, q)?;
-    let kernel_seconds = sys.device_seconds + sys.device.settle()?;
-    let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, kernel_seconds)
+    let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds)?
         .with_state_checks(&step_check);
     sys.device.free_buffers();
     opts.output.write_final(&vtu, &crate::widened(&final_state))?;

@@ -268,8 +268,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();
     let final_state = op.read_state(sys.device, q)?;
-    let kernel_seconds = sys.device_seconds + sys.device.settle()?;
-    let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, kernel_seconds)
+    let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds)?
         .with_state_checks(&step_check);
     sys.device.free_buffers();
     let outcome = finish(space, case, &law, &q0, &final_state, (stats, opts.scheme, limit), history, Some(info))?;

@@ -439,8 +439,7 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         (stepper.into_parts().0, stats)
     };
     let host: Vec<T> = op.read_state(system.device, q)?;
-    let kernel_seconds = system.device_seconds + system.device.settle()?;
-    let info = DeviceRunInfo::new(system.device, choice, started, loop_started, &stats, kernel_seconds)
+    let info = DeviceRunInfo::new(system.device, choice, started, loop_started, &stats, system.device_seconds)?
         .with_state_checks(&step_check);
     system.device.free_buffers();
     Ok((host, stats, info))

@@ -157,26 +157,28 @@ pub struct DeviceRunInfo {
 }
 
 impl DeviceRunInfo {
-    /// The report of a run on `device` that started at `started` and spent `kernel_seconds` in kernels; the first
-    /// step ended `first_step_seconds` into the time loop.
+    /// The report of a run on `device` that started at `started`; `known_seconds` of kernel time were reported
+    /// as the kernels were submitted, the rest is waited for here ([`Device::settle`]). The first step ended
+    /// `stats.first_step_seconds` into the time loop.
     pub fn new(
-        device: &dyn Device,
+        device: &mut dyn Device,
         choice: VariantChoice,
         started: Instant,
         loop_started: Instant,
         stats: &dg_runtime::run_loop::LoopStats,
-        kernel_seconds: f64,
-    ) -> Self {
+        known_seconds: f64,
+    ) -> Result<Self, dg_runtime::backend::BackendError> {
+        let kernel_seconds = known_seconds + device.settle()?;
         let fp = device.fingerprint();
         let before_loop = loop_started.duration_since(started).as_secs_f64();
-        Self {
+        Ok(Self {
             device: format!("{} ({})", fp.name, fp.selector),
             choice,
             first_step_seconds: before_loop + stats.first_step_seconds,
             kernel_seconds,
             state_check_seconds: 0.0,
             loop_split: stats.split,
-        }
+        })
     }
 
     /// The same report with the per-step state check's device seconds.

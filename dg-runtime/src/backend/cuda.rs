@@ -551,14 +551,15 @@ impl Device for CudaDevice {
     fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
         let mut events = Vec::with_capacity(repeats);
         for _ in 0..repeats.max(1) {
-            let start = self.event()?;
+            let start = self.reused_event()?;
             self.enqueue(program, steps)?;
-            events.push((start, self.event()?));
+            events.push((start, self.reused_event()?));
         }
         let times = events
             .iter()
             .map(|(start, end)| start.elapsed_ms(end).map(|ms| ms as f64 * 1e-3).map_err(call("cuEventElapsedTime")))
             .collect::<Result<Vec<f64>, _>>()?;
+        self.spare_events.extend(events.into_iter().flat_map(|(start, end)| [start, end]));
         self.stream.synchronize().map_err(call("cuStreamSynchronize"))?;
         Ok(times)
     }
