@@ -7,7 +7,7 @@ set -u
 DG=${DG:-gpu/dg}
 OUT=${OUT:-$(mktemp -d)}
 D="--device cuda:0"
-SECTIONS=${SECTIONS:-startup loop euler tune tuneall}
+SECTIONS=${SECTIONS:-startup loop euler tune tuneall bench}
 date -u +%FT%TZ | tee "$OUT/date"
 nproc
 summary() { # phase timeline and the device report of a `dg run --json` file
@@ -74,6 +74,38 @@ tuneall)
   # every order and precision of maxwell2d into the shipped database's copy (winners kept unless 3% faster), with
   # the geometric-mean speed-up over the best fixed variant
   cp -r tuning-db "$OUT/tuning-db"
-  DG_CACHE_DIR=$(mktemp -d) timeout ${TUNEALL_LIMIT:-400} "$DG" autotune maxwell2d --orders 1..8 --precision both $D --db "$OUT/tuning-db" > "$OUT/tuneall.txt" 2> "$OUT/tuneall.err"
-  echo "rc $?"; cat "$OUT/tuneall.txt" ;;
+  DG_CACHE_DIR=$(mktemp -d) timeout ${TUNEALL_LIMIT:-400} "$DG" autotune maxwell2d --orders ${TUNEALL_ORDERS:-1..8} --precision both $D --db "$OUT/tuning-db" > "$OUT/tuneall.txt" 2> "$OUT/tuneall.err"
+  echo "rc $?"; cat "$OUT/tuneall.txt"
+  # the shipped nodal euler2d entries (p = 1, 2, f64) re-tuned with the same code
+  DG_CACHE_DIR=$(mktemp -d) timeout 120 "$DG" autotune euler2d --orders 1..2 --precision f64 $D --db "$OUT/tuning-db" > "$OUT/tuneeuler.txt" 2> "$OUT/tuneeuler.err"
+  echo "rc $?"; grep winner "$OUT/tuneeuler.txt"
+  cp "$OUT"/tuning-db/*.json "$OUT/" ;;
+ptxas)
+  # registers and spills of tile kernels (nvcc on the emitted CUDA)
+  for spec in ${PTXAS_SPECS:-tile4/wg32/seq4/matrix-local/merged/node-major/f32 tile4/wg32/seq1/field-local/merged/node-major/f64}; do
+    for o in ${PTXAS_ORDERS:-6 8}; do
+      "$DG" emit maxwell2d --order $o --variant $spec --target cuda 2>/dev/null | sed '/KERNEL void update/,$d' > "$OUT/k.cu"
+      regs=$(nvcc -arch=sm_90 -cubin -o "$OUT/k.cubin" -Xptxas -v "$OUT/k.cu" 2>&1 | grep -o "Used [0-9]* registers.*" | tail -1)
+      sass=$(cuobjdump -sass "$OUT/k.cubin" | grep -oE "\b(FFMA|DFMA|LDS(\.[0-9A-Z.]*)?|LDC(\.[0-9A-Z.]*)?|ULDC(\.[0-9A-Z.]*)?|LDG(\.[0-9A-Z.]*)?)\b" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')
+      echo "N=$o $spec: $regs; SASS: $sass"
+    done
+  done ;;
+bench)
+  # every stored maxwell2d winner verified and timed again (the database tuneall wrote, else the shipped one)
+  db=tuning-db; [ -d "$OUT/tuning-db" ] && db="$OUT/tuning-db"
+  "$DG" bench maxwell2d --orders ${TUNEALL_ORDERS:-1..8} --precision both $D --db "$db" > "$OUT/bench.txt" 2> "$OUT/bench.err"
+  echo "rc $?"; cat "$OUT/bench.txt" ;;
+ncu)
+  # where the N = 8 tile winners spend their time (one timing launch of each, after verification's)
+  db=tuning-db; [ -d "$OUT/tuning-db" ] && db="$OUT/tuning-db"
+  : > "$OUT/ncu.txt"
+  for p in f32 f64; do
+    echo "== N=8 $p" >> "$OUT/ncu.txt"
+    timeout 120 ncu --clock-control none --kernel-name regex:tile --launch-skip 5 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+      "$DG" bench maxwell2d --orders 8 --precision $p $D --db "$db" >> "$OUT/ncu.txt" 2>&1
+  done
+  grep -E "^==|Throughput|Occupancy|Stall|Registers|Shared Memory Configuration Size|Block Limit|Duration|Hit Rate|Warp Cycles" "$OUT/ncu.txt" | head -80 ;;
 esac; done
+# the device tool returns few files: leave out empty logs
+find "$OUT" -maxdepth 1 -name "*.err" -empty -delete

@@ -1,7 +1,7 @@
 //! Cost model of one right-hand-side evaluation: flops from the IR and the operator sizes, and the fewest
 //! bytes it must move (state read once, right-hand side written once, geometry and connectivity read once).
 
-use crate::variant::{Variant, VolumeForm};
+use crate::variant::{Partition, Variant, VolumeForm};
 use dg_ir::LawIr;
 
 /// Flops and bytes of one right-hand-side evaluation on `k` elements.
@@ -23,12 +23,14 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     let nmat = law.materials.len() as f64;
     let flux = law.function("flux").map_or(0, |f| f.flops().total) as f64;
     let nflux = law.function(&format!("numerical_flux:{nflux}")).map_or(0, |f| f.flops().total) as f64;
-    let volume = match variant.form {
+    let volume = match (variant.partition, variant.form) {
+        // the two contravariant fluxes per node and variable (6 flops), then Dr·gr + Ds·gs (4 flops per entry)
+        (Partition::Tile { .. }, _) => np * flux + nv * np * (4.0 * np + 6.0),
         // flux at each node, 4 mat-vecs (2 flops per entry) per variable, 7 flops to combine
-        VolumeForm::FluxFirst => np * flux + nv * np * (8.0 * np + 7.0),
+        (_, VolumeForm::FluxFirst) => np * flux + nv * np * (8.0 * np + 7.0),
         // 2 mat-vecs per variable, x and y derivatives (6 flops), the x flux of ∂q/∂x and the y flux of ∂q/∂y
         // (the compiler drops the unused halves, so one flux's worth), 1 add
-        VolumeForm::DiffFirst => np * flux + nv * np * (4.0 * np + 7.0),
+        (_, VolumeForm::DiffFirst) => np * flux + nv * np * (4.0 * np + 7.0),
     };
     // surface: numerical flux and own flux per face node, n·F and scaling (5 flops per variable), lift
     let surface = nf * (nflux + flux + 5.0 * nv) + nv * np * 2.0 * nf;

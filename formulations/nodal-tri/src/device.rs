@@ -24,6 +24,8 @@ struct Buffers {
     dr: BufferId,
     ds: BufferId,
     lift: BufferId,
+    /// Dr, Ds and LIFT transposed, each padded with zero rows to [`Geometry::tile_stride`] (the tile kernels).
+    tiled: BufferId,
     face_geo: BufferId,
     vmap_m: BufferId,
     vmap_p: BufferId,
@@ -80,6 +82,18 @@ fn field_stride(source: &KernelSource, k: usize) -> usize {
         Layout::ElementMajor => k.div_ceil(g.microblock.elements) * g.microblock.floats,
         Layout::NodeMajor => g.np * k.div_ceil(32) * 32,
     }
+}
+
+/// Dr, Ds and LIFT transposed (column j of each a row of `stride` values, zero past the last node), one after the
+/// other: the tile kernels read a block of consecutive output rows as vectors.
+pub(crate) fn tile_matrices<T: Real>(el: &dg_core::triangle::ReferenceTriangle, stride: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity((el.dr.ncols() + el.ds.ncols() + el.lift.ncols()) * stride);
+    for m in [&el.dr, &el.ds, &el.lift] {
+        for j in 0..m.ncols() {
+            out.extend((0..stride).map(|i| T::from_f64(if i < m.nrows() { m[(i, j)] } else { 0.0 })));
+        }
+    }
+    out
 }
 
 fn to_real<T: Real>(values: impl IntoIterator<Item = f64>) -> Vec<T> {
@@ -153,6 +167,7 @@ impl<T: Real> DeviceOperator<T> {
         let dr = upload_real(device, dg_core::matrix::to_row_major(&el.dr))?;
         let ds = upload_real(device, dg_core::matrix::to_row_major(&el.ds))?;
         let lift = upload_real(device, dg_core::matrix::to_row_major(&el.lift))?;
+        let tiled = upload_real(device, tile_matrices(el, source.geometry.tile_stride))?;
         let face_geo = upload_real(device, flat_par(&space.faces, |f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
         let face_xy = upload_real(device, flat_par(&space.vmap_m, |&g| [space.x[g], space.y[g]].map(T::from_f64)))?;
         let upload_int = |device: &mut dyn Device, values: Vec<i32>| -> Result<BufferId, BackendError> {
@@ -186,7 +201,7 @@ impl<T: Real> DeviceOperator<T> {
         let rhs = device.alloc(nv * fs * real)?;
         let jumps = device.alloc(nv * k * 3 * nfp * real)?;
         let buffers =
-            Buffers { q, rhs, jumps, geo, mat, dr, ds, lift, face_geo, vmap_m, vmap_p, face_bc, neigh, face_xy };
+            Buffers { q, rhs, jumps, geo, mat, dr, ds, lift, tiled, face_geo, vmap_m, vmap_p, face_bc, neigh, face_xy };
         Ok(Self { source, program, buffers, np, nv, k, fs, _t: std::marker::PhantomData })
     }
 
@@ -284,6 +299,7 @@ impl<T: Real> DeviceOperator<T> {
                         &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds)],
                         &[buf(b.lift), t, kk, fs],
                     ),
+                    "tile" => join(&[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.tiled)], &[t, kk, fs]),
                     "surface" => join(&[buf(b.q), buf(b.rhs)], &[buf(b.mat), buf(b.lift), t, kk, fs]),
                     "flux" => join(&[buf(b.q), buf(b.jumps)], &[buf(b.mat), t, kk, fs]),
                     _ => vec![buf(b.jumps), buf(b.rhs), buf(b.lift), kk, fs],

@@ -27,6 +27,14 @@ pub struct Geometry {
     pub volume_elements: usize,
     /// Elements per work group of the surface kernels (one sequential pass).
     pub surface_elements: usize,
+    /// Tile partition: output nodes per work item (`⌈np / threads⌉`); 0 otherwise.
+    pub tile_outputs: usize,
+    /// Row stride of the transposed matrices the tile kernels read (`np` rounded up to 16, so that every tile's
+    /// block of rows fits and starts aligned).
+    pub tile_stride: usize,
+    /// Tile partition: nodes whose contravariant fluxes are in local memory at once (the sum over nodes runs in
+    /// chunks; the face jumps reuse the chunk's memory, so it holds at least half of them).
+    pub tile_chunk: usize,
 }
 
 impl Geometry {
@@ -51,6 +59,9 @@ impl Geometry {
                     lift_threads: e * np,
                     volume_elements: e,
                     surface_elements: e,
+                    tile_outputs: 0,
+                    tile_stride: np.next_multiple_of(16),
+                    tile_chunk: 0,
                 }
             }
             Partition::Element => Self {
@@ -62,13 +73,46 @@ impl Geometry {
                 lift_threads: variant.group,
                 volume_elements: variant.group,
                 surface_elements: variant.group,
+                tile_outputs: 0,
+                tile_stride: np.next_multiple_of(16),
+                tile_chunk: 0,
             },
+            Partition::Tile { threads } => Self {
+                np,
+                nfp,
+                microblock: mb,
+                volume_threads: variant.group * threads,
+                surface_threads: variant.group * threads,
+                lift_threads: variant.group * threads,
+                volume_elements: variant.group,
+                surface_elements: variant.group,
+                tile_outputs: tile_outputs(np, threads.max(1), variant.precision),
+                tile_stride: np.next_multiple_of(16),
+                tile_chunk: np.min((3 * nfp).div_ceil(2).max(16)),
+            },
+        }
+    }
+
+    /// Tile partition: rows of the padded, transposed matrices (`threads · tile_outputs ≥ np`).
+    pub fn tile_rows(&self, variant: &Variant) -> usize {
+        match variant.partition {
+            Partition::Tile { threads } => threads * self.tile_outputs,
+            _ => 0,
         }
     }
 
     /// Values of Dr, Ds and LIFT together.
     pub fn matrix_values(&self) -> usize {
         2 * self.np * self.np + self.np * 3 * self.nfp
+    }
+
+    /// Values of the constant matrices of `variant` (matrix-const): Dr, Ds and LIFT, transposed and padded for
+    /// tiles.
+    pub fn constant_values(&self, variant: &Variant) -> usize {
+        match variant.partition {
+            Partition::Tile { .. } => (2 * self.np + 3 * self.nfp) * self.tile_stride,
+            _ => self.matrix_values(),
+        }
     }
 
     /// Local memory of the most demanding kernel, in bytes.
@@ -89,9 +133,27 @@ impl Geometry {
                 (true, Surface::Merged) => 2 * np * np + np * nf,
                 (true, _) => (2 * np * np).max(np * nf),
             },
+            // one chunk of contravariant fluxes (the face jumps reuse it), and the transposed, padded matrices
+            Partition::Tile { .. } => {
+                let rows = self.tile_rows(variant);
+                let chunk = (2 * self.tile_chunk).max(nf) * nvars * self.volume_elements;
+                chunk + if local_mats { (2 * np + nf) * rows } else { 0 }
+            }
         };
         values * bytes
     }
+}
+
+/// Output nodes per work item of a tile: `⌈np / threads⌉`, rounded up to a multiple of the vector width (4 values
+/// in f32, 2 in f64, else 2, else 1) where every work item keeps a node and the block stays within the padded rows.
+fn tile_outputs(np: usize, threads: usize, precision: Precision) -> usize {
+    let base = np.div_ceil(threads);
+    let widths: &[usize] = if precision == Precision::F32 { &[4, 2] } else { &[2] };
+    widths
+        .iter()
+        .map(|&w| base.next_multiple_of(w))
+        .find(|&o| (threads - 1) * o < np && threads * o <= np.next_multiple_of(16))
+        .unwrap_or(base)
 }
 
 /// A kernel of the generated program and how to launch it.
@@ -164,7 +226,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 7] = [
+pub const TEMPLATES: [(&str, &str); 8] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -172,6 +234,7 @@ pub const TEMPLATES: [(&str, &str); 7] = [
     ("volume_elem", include_str!("../../../templates/nodal-tri/volume_elem.tera")),
     ("surface_node", include_str!("../../../templates/nodal-tri/surface_node.tera")),
     ("surface_elem", include_str!("../../../templates/nodal-tri/surface_elem.tera")),
+    ("rhs_tile", include_str!("../../../templates/nodal-tri/rhs_tile.tera")),
 ];
 
 /// Renders the nodal triangle program of `variant` for `law` on `element`.
@@ -229,7 +292,43 @@ pub fn render_nodal_tri(
     let (volume, surface) = match variant.partition {
         Partition::Node => ("volume_node", "surface_node"),
         Partition::Element => ("volume_elem", "surface_elem"),
+        Partition::Tile { .. } => ("rhs_tile", "rhs_tile"),
     };
+    if let Partition::Tile { threads } = variant.partition {
+        let outputs = geometry.tile_outputs;
+        ctx.insert("threads", &threads);
+        ctx.insert("outputs", &outputs);
+        ctx.insert("rows", &geometry.tile_rows(variant));
+        ctx.insert("stride", &geometry.tile_stride);
+        ctx.insert("chunk", &geometry.tile_chunk);
+        ctx.insert("scratch", &((2 * geometry.tile_chunk).max(3 * geometry.nfp) * ir.variables.len() * variant.group));
+        // CUDA reads a block row of a matrix from local memory as vectors where the block's length allows
+        // constant memory is read value by value (uniform addresses, the constant cache)
+        let width = match (single, target) {
+            (_, Target::OpenCl) => 1,
+            _ if variant.storage == Storage::MatrixConst => 1,
+            (true, _) if outputs.is_multiple_of(4) => 4,
+            _ if outputs.is_multiple_of(2) => 2,
+            _ => 1,
+        };
+        if variant.storage == Storage::MatrixConst {
+            let tiled = crate::device::tile_matrices::<f64>(element, geometry.tile_stride);
+            let columns = tiled.len() / geometry.tile_stride;
+            let matrix = dg_core::matrix::Matrix::from_row_slice(columns, geometry.tile_stride, &tiled);
+            ctx.insert("tiled", &matrix_text(&matrix, single));
+        }
+        ctx.insert("chunk_nodes", &geometry.tile_chunk.div_ceil(threads));
+        ctx.insert("face_nodes", &(3 * geometry.nfp).div_ceil(threads));
+        ctx.insert("width", &width);
+        ctx.insert("vectors", &(outputs / width));
+        let vector = match (single, width) {
+            (true, 4) => "float4",
+            (true, 2) => "float2",
+            (false, 2) => "double2",
+            _ => "real",
+        };
+        ctx.insert("vector", vector);
+    }
     let piece = |names: &[&str]| render_pieces(&tera, &ctx, names);
     let mut parts = Vec::new();
     match variant.surface {
@@ -240,6 +339,9 @@ pub fn render_nodal_tri(
         Surface::Split => {
             parts.push((vec!["volume"], piece(&[volume])?));
             parts.push((vec!["flux", "lift"], piece(&[surface])?));
+        }
+        Surface::Merged if matches!(variant.partition, Partition::Tile { .. }) => {
+            parts.push((vec!["tile"], piece(&[volume])?))
         }
         Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
     }
@@ -258,7 +360,11 @@ pub fn render_nodal_tri(
     let source = source.replace(PRELUDE_SUFFIX, "").replace(KERNEL_SUFFIX, "");
     let symbols = pieces.parts.iter().flat_map(|(roles, _)| roles.iter().map(|r| (*r, r.to_string()))).collect();
     let mut rhs_kernels = vec![KernelLaunch {
-        name: if variant.surface == Surface::Merged { "rhs" } else { "volume" },
+        name: match (variant.partition, variant.surface) {
+            (Partition::Tile { .. }, _) => "tile",
+            (_, Surface::Merged) => "rhs",
+            _ => "volume",
+        },
         local_size: geometry.volume_threads,
         elements_per_group: geometry.volume_elements,
     }];

@@ -1,7 +1,8 @@
 //! The variant space of the nodal strong-form kernels, SPEC strings and validity rules.
 //!
 //! SPEC grammar: `<partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/diff-first]`, e.g.
-//! `node/mb2/seq1/field-local/fused/elem-major/f32` or `elem/wg64/seq1/matrix-const/split/node-major/f64/diff-first`.
+//! `node/mb2/seq1/field-local/fused/elem-major/f32`, `elem/wg64/seq1/matrix-const/split/node-major/f64/diff-first`
+//! or `tile4/wg32/seq1/matrix-local/merged/node-major/f64` (four work items per element, 32 elements per group).
 //! The optional last part is the volume formulation; without it, the flux is evaluated at the nodes and then
 //! differentiated (`flux-first`, valid for every law).
 
@@ -10,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem; group: mb<k> (node: microblocks per group) or wg<k> (elem: work-group size); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, and tile2/4/8 with wg32, seq1, seq4\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -19,6 +20,13 @@ pub enum Partition {
     Node,
     /// One work item per element, looping over its nodes (seed 001, 002).
     Element,
+    /// `threads` work items per element sharing its contravariant fluxes and face jumps through local memory, each
+    /// producing a block of output nodes for every variable (in-line parallelism with register tiling: each matrix
+    /// entry read serves every variable, each flux value every row of the block). Volume and surface merged.
+    Tile {
+        /// Work items per element.
+        threads: usize,
+    },
 }
 
 /// Where the operator matrices (Dr, Ds, LIFT) live.
@@ -88,12 +96,13 @@ pub struct Variant {
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let partition = match self.partition {
-            Partition::Node => "node",
-            Partition::Element => "elem",
+            Partition::Node => "node".to_string(),
+            Partition::Element => "elem".to_string(),
+            Partition::Tile { threads } => format!("tile{threads}"),
         };
         let group = match self.partition {
             Partition::Node => format!("mb{}", self.group),
-            Partition::Element => format!("wg{}", self.group),
+            Partition::Element | Partition::Tile { .. } => format!("wg{}", self.group),
         };
         let storage = match self.storage {
             Storage::FieldLocal => "field-local",
@@ -130,20 +139,21 @@ impl FromStr for Variant {
         if parts.len() != 7 && parts.len() != 8 {
             return Err(bad(format!("{} parts instead of 7 or 8", parts.len())));
         }
-        let partition = match parts[0] {
-            "node" => Partition::Node,
-            "elem" => Partition::Element,
-            other => return Err(bad(format!("unknown partition `{other}`"))),
-        };
         let number = |text: &str, prefix: &str| -> Result<usize, VariantError> {
             text.strip_prefix(prefix)
                 .and_then(|n| n.parse::<usize>().ok())
                 .filter(|&n| n > 0)
                 .ok_or_else(|| bad(format!("`{text}` should be {prefix}<positive number>")))
         };
+        let partition = match parts[0] {
+            "node" => Partition::Node,
+            "elem" => Partition::Element,
+            other if other.starts_with("tile") => Partition::Tile { threads: number(other, "tile")? },
+            other => return Err(bad(format!("unknown partition `{other}`"))),
+        };
         let group = match partition {
             Partition::Node => number(parts[1], "mb")?,
-            Partition::Element => number(parts[1], "wg")?,
+            Partition::Element | Partition::Tile { .. } => number(parts[1], "wg")?,
         };
         let seq = number(parts[2], "seq")?;
         let storage = match parts[3] {
@@ -199,6 +209,20 @@ impl Variant {
                             form: VolumeForm::FluxFirst,
                         });
                     }
+                    if surface == Surface::Merged && seq == 1 {
+                        for (threads, seq) in [2, 4, 8].into_iter().flat_map(|t| [(t, 1), (t, 4)]) {
+                            out.push(Variant {
+                                partition: Partition::Tile { threads },
+                                group: 32,
+                                seq,
+                                storage,
+                                surface,
+                                layout: Layout::NodeMajor,
+                                precision,
+                                form: VolumeForm::FluxFirst,
+                            });
+                        }
+                    }
                     for layout in [Layout::ElementMajor, Layout::NodeMajor] {
                         for group in [32, 128] {
                             for form in [VolumeForm::FluxFirst, VolumeForm::DiffFirst] {
@@ -240,13 +264,32 @@ impl Variant {
         }
         let geometry = crate::render::Geometry::new(order, self);
         let bytes = self.precision.bytes();
+        if let Partition::Tile { threads } = self.partition {
+            if !matches!(threads, 1 | 2 | 4 | 8 | 16) {
+                return reject("tile partition takes 1, 2, 4, 8 or 16 work items per element".into());
+            }
+            if self.surface != Surface::Merged || self.layout != Layout::NodeMajor {
+                return reject("tiles are generated merged (volume and surface) on the node-major layout".into());
+            }
+            if self.form != VolumeForm::FluxFirst {
+                return reject(
+                    "tiles differentiate the contravariant fluxes (as few flops as diff-first, every law)".into(),
+                );
+            }
+            if (threads - 1) * geometry.tile_outputs >= geometry.np {
+                return reject(format!(
+                    "{threads} work items of {} outputs each leave one without a node (N = {order} has {})",
+                    geometry.tile_outputs, geometry.np
+                ));
+            }
+        }
         if self.partition == Partition::Node && self.layout == Layout::NodeMajor {
             return reject("node-per-thread kernels use the element-major (microblock) layout".into());
         }
         if self.partition == Partition::Node && ![1, 2, 4].contains(&self.group) {
             return reject("node partition takes 1, 2 or 4 microblocks per group".into());
         }
-        if self.partition == Partition::Element && !self.group.is_power_of_two() {
+        if self.partition != Partition::Node && !self.group.is_power_of_two() {
             return reject("element work groups are powers of two".into());
         }
         if self.partition == Partition::Node && self.surface == Surface::Merged {
@@ -278,7 +321,7 @@ impl Variant {
         if local > limits.local_memory {
             return reject(format!("{local} bytes of local memory exceed the device limit {}", limits.local_memory));
         }
-        if self.storage == Storage::MatrixConst && geometry.matrix_values() * bytes > 64 * 1024 {
+        if self.storage == Storage::MatrixConst && geometry.constant_values(self) * bytes > 64 * 1024 {
             return reject("the matrices exceed 64 KiB of constant memory".into());
         }
         Ok(())
