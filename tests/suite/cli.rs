@@ -17,6 +17,7 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn convergence_of_the_cavity_reaches_order_n_plus_one_for_n_1_to_6() {
+    let _heavy = crate::heavy();
     let out = dg(&["convergence", "maxwell-cavity", "--orders", "1..6", "--levels", "4", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");

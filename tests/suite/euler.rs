@@ -20,6 +20,7 @@ const SEED_TABLE_3: [[f64; 3]; 2] = [[4.934e-3, 1.226e-3, 3.267e-4], [3.708e-4, 
 /// the paper's or better, and the finest rate within 0.3 of p + 1.
 #[test]
 fn the_supersonic_vortex_converges_at_p_plus_one_with_errors_no_worse_than_seed_001() {
+    let _heavy = crate::heavy();
     let args = ["convergence", "euler-supersonic-vortex", "--orders", "1..2", "--levels", "3", "--t-end", "0.5"];
     let doc = json(&dg(&[&args[..], &["--json"]].concat()));
     for (i, r) in doc["results"].as_array().unwrap().iter().enumerate() {
@@ -37,6 +38,7 @@ fn the_supersonic_vortex_converges_at_p_plus_one_with_errors_no_worse_than_seed_
 /// and the picture written.
 #[test]
 fn a_short_double_mach_reflection_stays_positive_with_the_limiter() {
+    let _heavy = crate::heavy();
     let dir = tempfile::tempdir().unwrap();
     let png = dir.path().join("dmr.png");
     let png_arg = png.to_str().unwrap();
@@ -75,6 +77,7 @@ fn a_short_double_mach_reflection_stays_positive_with_the_limiter() {
 
 #[test]
 fn bad_euler_options_get_clear_errors() {
+    let _heavy = crate::heavy();
     for (args, needle) in [
         (&["run", "euler-double-mach", "--nx", "7"][..], "multiple of 6"),
         (&["run", "euler-supersonic-vortex", "--nx", "4"][..], "multiple of 5"),
@@ -94,6 +97,7 @@ fn bad_euler_options_get_clear_errors() {
 /// least at rate p on a coarse pair, the modal at least at p + 1/2.
 #[test]
 fn the_isentropic_vortex_converges_with_the_nodal_and_the_modal_formulation() {
+    let _heavy = crate::heavy();
     for (formulation, slack) in [("nodal-tri", 1.0), ("modal-tri", 0.5)] {
         let args = ["convergence", "euler-isentropic-vortex", "--orders", "1..2", "--levels", "2", "--t-end", "0.2"];
         let doc =

@@ -6,6 +6,7 @@ use std::process::Command;
 
 #[test]
 fn a_crate_outside_the_workspace_defines_and_runs_its_own_law() {
+    let _heavy = crate::heavy();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let manifest = root.join("examples/custom-law/Cargo.toml");
     let target = root.join("target/external-example");
@@ -28,6 +29,7 @@ fn a_crate_outside_the_workspace_defines_and_runs_its_own_law() {
 /// with the reason (a source term).
 #[test]
 fn a_crate_outside_the_workspace_gets_the_kernel_commands_for_its_own_law() {
+    let _heavy = crate::heavy();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let manifest = root.join("examples/custom-law/Cargo.toml");
     let target = root.join("target/external-example");

@@ -19,9 +19,8 @@ fn dg(args: &[&str], cache: &Path) -> Output {
     command.output().expect("dg starts")
 }
 
-/// The OpenCL tests run one at a time: PoCL initialising in several processes at once has been seen to
-/// report no device.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+// The OpenCL tests run one at a time (`crate::heavy`): PoCL initialising in several processes at once has been
+// seen to report no device.
 
 /// Whether an OpenCL device is present (asked of `dg devices` in a process of its own, three tries);
 /// panics when it is required and absent.
@@ -64,7 +63,7 @@ fn verify(law: &str, orders: &str, precision: &str) -> serde_json::Value {
 /// processes run at a time (one per core); each compiles its variants in batches.
 #[test]
 fn every_valid_variant_of_maxwell_advection_and_euler_at_orders_1_to_8_matches_the_cpu_reference() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -117,7 +116,7 @@ fn every_valid_variant_of_maxwell_advection_and_euler_at_orders_1_to_8_matches_t
 /// operator on a mesh whose boundary has law conditions, a curved wall and a prescribed state. Two processes.
 #[test]
 fn every_modal_variant_of_euler_at_degrees_1_to_5_matches_the_cpu_reference() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -170,7 +169,7 @@ fn every_modal_variant_of_euler_at_degrees_1_to_5_matches_the_cpu_reference() {
 /// boundary condition. One `dg verify --formulation nodal-tet` process per law, both at once.
 #[test]
 fn every_tetrahedral_kernel_of_the_wave_laws_at_orders_1_to_8_matches_the_cpu_reference() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -222,7 +221,7 @@ fn every_tetrahedral_kernel_of_the_wave_laws_at_orders_1_to_8_matches_the_cpu_re
 /// low-storage RK on the elastic cube.
 #[test]
 fn tetrahedral_time_loops_on_opencl_match_the_cpu() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -249,7 +248,7 @@ fn tetrahedral_time_loops_on_opencl_match_the_cpu() {
 
 #[test]
 fn modal_kernels_do_not_depend_on_edge_order_and_step_the_double_mach_case_like_the_cpu() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -276,7 +275,7 @@ fn modal_kernels_do_not_depend_on_edge_order_and_step_the_double_mach_case_like_
 /// the nodal Euler study on OpenCL gives the CPU's errors.
 #[test]
 fn nodal_kernels_use_the_selected_numerical_flux() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -305,7 +304,7 @@ fn nodal_kernels_use_the_selected_numerical_flux() {
 /// Laws with materials that jump across faces, and a law with a positivity-sensitive state, at low order.
 #[test]
 fn variants_of_laws_with_jumping_materials_match_the_cpu_reference_on_opencl() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -319,7 +318,7 @@ fn variants_of_laws_with_jumping_materials_match_the_cpu_reference_on_opencl() {
 
 #[test]
 fn concurrent_autotune_processes_lose_no_entry_and_corrupt_files_are_set_aside() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -373,7 +372,7 @@ fn concurrent_autotune_processes_lose_no_entry_and_corrupt_files_are_set_aside()
 
 #[test]
 fn run_on_a_device_tunes_once_then_uses_the_database() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -421,7 +420,7 @@ fn verify_with_bug(args: &[&str], bug: &str) -> (serde_json::Value, bool) {
 /// time within CI's budget elsewhere.
 #[test]
 fn planted_bugs_fail_verification_in_every_formulation() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -464,7 +463,7 @@ fn planted_bugs_fail_verification_in_every_formulation() {
 /// uninterrupted run ends — nodal triangles, modal triangles with the adaptive step, tetrahedra with AB3.
 #[test]
 fn device_runs_continue_bit_for_bit_from_a_checkpoint() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }
@@ -499,7 +498,7 @@ fn device_runs_continue_bit_for_bit_from_a_checkpoint() {
 /// run stops within a few steps of the CPU run, between the steps where it reads the whole state back (32, 64).
 #[test]
 fn device_runs_stop_at_the_step_a_blow_up_shows() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = crate::heavy();
     if !opencl_available() {
         return;
     }

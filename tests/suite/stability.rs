@@ -24,6 +24,7 @@ const SCHEMES: [&str; 5] = ["lsrk45", "ssprk3", "rk4", "ab3", "rk2"];
 /// energy that never grows (upwind flux, PEC walls). RK4 and AB3 diverged here at the old default.
 #[test]
 fn every_scheme_is_stable_at_its_default_step() {
+    let _heavy = crate::heavy();
     for scheme in SCHEMES {
         let doc = json(&dg(&[
             "run",
@@ -55,6 +56,7 @@ fn every_scheme_is_stable_at_its_default_step() {
 /// finer levels to keep each scheme's time error below the spatial one).
 #[test]
 fn every_scheme_converges_at_order_n_plus_one_at_its_default_step() {
+    let _heavy = crate::heavy();
     for scheme in SCHEMES {
         let args = ["convergence", "maxwell-cavity", "--orders", "1..4", "--levels", "3", "--scheme", scheme, "--json"];
         let doc = json(&dg(&args));
@@ -70,6 +72,7 @@ fn every_scheme_converges_at_order_n_plus_one_at_its_default_step() {
 /// largest stable value; a step count no run can finish is refused too.
 #[test]
 fn steps_beyond_the_stability_limit_are_refused() {
+    let _heavy = crate::heavy();
     let cavity = ["run", "maxwell-cavity", "--order", "4", "--nx", "4", "--device", "cpu"];
     for extra in [&["--cfl", "50"][..], &["--cfl", "1e9"], &["--dt", "1e300"], &["--scheme", "ab3", "--cfl", "0.75"]] {
         let out = dg(&[&cavity[..], extra].concat());
@@ -91,6 +94,7 @@ fn steps_beyond_the_stability_limit_are_refused() {
 /// admissible set for Euler; a clear message and a failure exit code, never a normal-looking report.
 #[test]
 fn blow_ups_stop_the_run_with_a_failure() {
+    let _heavy = crate::heavy();
     let out = dg(&[
         "run",
         "maxwell-cavity",
@@ -121,6 +125,7 @@ fn blow_ups_stop_the_run_with_a_failure() {
 /// restart file and a VTU file, named in the message; the state in them is finite.
 #[test]
 fn a_stopped_run_leaves_its_last_good_state() {
+    let _heavy = crate::heavy();
     let dir = tempfile::tempdir().unwrap();
     let args = ["run", "maxwell-cavity", "--order", "3", "--nx", "4", "--device", "cpu", "--cfl", "3"];
     let out = Command::new(env!("CARGO_BIN_EXE_dg"))
@@ -143,6 +148,7 @@ fn a_stopped_run_leaves_its_last_good_state() {
 /// are an error, not one of them silently ignored.
 #[test]
 fn bad_numbers_and_conflicting_options_are_refused_by_the_parser() {
+    let _heavy = crate::heavy();
     for extra in ["--cfl=-1", "--cfl=nan", "--cfl=inf", "--dt=0", "--dt=-1e-3", "--cfl=x", "--dt=1e999"] {
         let out = dg(&["run", "maxwell-cavity", "--device", "cpu", extra]);
         assert_eq!(out.status.code(), Some(2), "{extra}: {}", stderr(&out));

@@ -16,16 +16,19 @@ fn rates_near(case: &dyn WaveCase, base: usize, orders: std::ops::RangeInclusive
 
 #[test]
 fn acoustic_cube_converges_at_order_n_plus_one() {
+    let _heavy = crate::heavy();
     rates_near(&AcousticCube, 2, 2..=3, 3);
 }
 
 #[test]
 fn elastic_cube_converges_at_order_n_plus_one() {
+    let _heavy = crate::heavy();
     rates_near(&ElasticCube, 3, 2..=2, 2);
 }
 
 #[test]
 fn two_layer_pulse_reflects_and_transmits_with_the_analytic_coefficients() {
+    let _heavy = crate::heavy();
     let case = AcousticTwoLayer::default();
     let opts = WaveOptions { order: 4, ..WaveOptions::default() };
     let report = run_wave::<f64>(&case, case.mesh(16).unwrap(), &opts, None, &mut |_, _| {}).unwrap().report;
@@ -41,6 +44,7 @@ fn two_layer_pulse_reflects_and_transmits_with_the_analytic_coefficients() {
 
 #[test]
 fn ab3_matches_the_runge_kutta_solution() {
+    let _heavy = crate::heavy();
     let opts = WaveOptions { order: 3, ..WaveOptions::default() };
     let rk = run_wave::<f64>(&AcousticCube, AcousticCube.mesh(3).unwrap(), &opts, None, &mut |_, _| {}).unwrap().report;
     let ab3 = WaveOptions { scheme: Scheme::Ab3, ..opts };
@@ -51,6 +55,7 @@ fn ab3_matches_the_runge_kutta_solution() {
 
 #[test]
 fn single_precision_runs_agree_with_double() {
+    let _heavy = crate::heavy();
     let opts = WaveOptions { order: 2, ..WaveOptions::default() };
     let mesh = || ElasticCube.mesh(3).unwrap();
     let f64_run = run_wave::<f64>(&ElasticCube, mesh(), &opts, None, &mut |_, _| {}).unwrap().report;
