@@ -2,12 +2,16 @@
 # Issue 14's measurements on the GPU machine (one call, under 10 minutes): the start-up timeline of the
 # 720,000-triangle Maxwell run (cold kernel cache, warm, f64), the same run's time loop, the Euler isentropic vortex
 # on 720,000 triangles (RK4, fixed dt, p = 1..4, f32 and f64), and tuning maxwell2d N = 5 f32 twice in separate
-# processes and once untruncated. Sections: SECTIONS="startup loop euler tune" (default: all). Results in $OUT.
+# processes and once untruncated; the modal euler2d winners re-tuned (modaltune) and benched (modalbench). Sections:
+# SECTIONS="startup loop euler tune tuneall bench modaltune modalbench ptxas ncu". Results in $OUT.
 set -u
 DG=${DG:-gpu/dg}
 OUT=${OUT:-$(mktemp -d)}
 D="--device cuda:0"
 SECTIONS=${SECTIONS:-startup loop euler tune tuneall bench}
+# the database the run sections read besides the shipped one: the re-tuned copy when modaltune ran first
+TUNED=$(mktemp -d); mkdir -p "$TUNED/tuning"
+case " $SECTIONS " in *" modaltune "*) ;; *) TUNED="";; esac
 date -u +%FT%TZ | tee "$OUT/date"
 nproc
 summary() { # phase timeline and the device report of a `dg run --json` file
@@ -52,7 +56,7 @@ loop)
   done ;;
 euler)
   for p in ${EULER_PRECISIONS:-f32 f64}; do for o in ${EULER_ORDERS:-1 2 3 4}; do
-    "$DG" run euler-isentropic-vortex --order $o --nx 600 --scheme rk4 --dt 5e-5 --t-end 0.025 --precision $p $D --json > "$OUT/iv-$p-$o.json" 2> "$OUT/iv-$p-$o.err"
+    DG_CACHE_DIR=${TUNED:-$HOME/.cache/dg} "$DG" run euler-isentropic-vortex --order $o --nx 600 --scheme rk4 --dt 5e-5 --t-end 0.025 --precision $p $D --json > "$OUT/iv-$p-$o.json" 2> "$OUT/iv-$p-$o.err"
     summary "iv p=$o $p" "$OUT/iv-$p-$o.json"
   done; done ;;
 tune)
@@ -80,6 +84,15 @@ tuneall)
   DG_CACHE_DIR=$(mktemp -d) timeout 120 "$DG" autotune euler2d --orders 1..2 --precision f64 $D --db "$OUT/tuning-db" > "$OUT/tuneeuler.txt" 2> "$OUT/tuneeuler.err"
   echo "rc $?"; grep winner "$OUT/tuneeuler.txt"
   cp "$OUT"/tuning-db/*.json "$OUT/" ;;
+modaltune)
+  # the shipped modal euler2d entries re-tuned (both fluxes, p = 1..5, both precisions) into the database's copy;
+  # later sections run with it (DG_CACHE_DIR=$TUNED)
+  [ -d "$OUT/tuning-db" ] || cp -r tuning-db "$OUT/tuning-db"
+  for flux in ${MODAL_FLUXES:-hllc_flux numerical_flux}; do
+    DG_CACHE_DIR=$(mktemp -d) timeout ${MODALTUNE_LIMIT:-400} "$DG" autotune euler2d --formulation modal-tri --flux $flux --orders ${MODAL_ORDERS:-1..5} --precision both $D --db "$OUT/tuning-db" > "$OUT/modaltune-$flux.txt" 2> "$OUT/modaltune-$flux.err"
+    echo "rc $? $flux"; grep -E "winner|tuned in" "$OUT/modaltune-$flux.txt" | head -20
+  done
+  cp "$OUT"/tuning-db/*.json "$OUT/"; cp "$OUT"/tuning-db/*.json "$TUNED/tuning/" ;;
 ptxas)
   # registers and spills of tile kernels (nvcc on the emitted CUDA)
   for spec in ${PTXAS_SPECS:-tile4/wg32/seq4/matrix-local/merged/node-major/f32 tile4/wg32/seq1/field-local/merged/node-major/f64}; do
@@ -95,6 +108,13 @@ bench)
   db=tuning-db; [ -d "$OUT/tuning-db" ] && db="$OUT/tuning-db"
   "$DG" bench maxwell2d --orders ${TUNEALL_ORDERS:-1..8} --precision both $D --db "$db" > "$OUT/bench.txt" 2> "$OUT/bench.err"
   echo "rc $?"; cat "$OUT/bench.txt" ;;
+modalbench)
+  # the modal winners (re-tuned copy when modaltune ran) verified and timed again: one Runge–Kutta stage each
+  db=tuning-db; [ -d "$OUT/tuning-db" ] && db="$OUT/tuning-db"
+  for flux in ${MODAL_FLUXES:-hllc_flux numerical_flux}; do
+    "$DG" bench euler2d --formulation modal-tri --flux $flux --orders ${MODAL_ORDERS:-1..5} --precision both $D --db "$db" > "$OUT/modalbench-$flux.txt" 2> "$OUT/modalbench-$flux.err"
+    echo "rc $? $flux"; cat "$OUT/modalbench-$flux.txt"
+  done ;;
 ncu)
   # where the N = 8 tile winners spend their time (one timing launch of each, after verification's)
   db=tuning-db; [ -d "$OUT/tuning-db" ] && db="$OUT/tuning-db"

@@ -26,10 +26,6 @@ use dg_runtime::time::Scheme;
 use serde::Serialize;
 use std::time::Instant;
 
-/// Wall time between read-backs of a device run's state for the admissibility of its element means, after the
-/// first 32 steps (a read of hundreds of megabytes costs about as much as tens of steps).
-pub const MEANS_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// How to run an Euler case; `None` takes the case's default.
 #[derive(Debug, Clone)]
 pub struct EulerOptions {
@@ -330,7 +326,6 @@ pub fn run_euler<T: Real>(
         default_step_rule(dt0, cfl)?
     };
     let loop_started = Instant::now();
-    let mut last_read = loop_started;
     let mut stepper = Integrated::new(system, q, scheme)
         .with_values(read_values, write_values)
         .with_initial_values(q0_f64)
@@ -344,14 +339,22 @@ pub fn run_euler<T: Real>(
                 return Ok(Some(reason));
             }
             // the per-step check catches non-finite values at their step; the element means' admissibility is
-            // read back early, at the end, and after step 32 at sampled steps at most every MEANS_INTERVAL
-            let due = at.step <= 32 || at.last || last_read.elapsed() >= MEANS_INTERVAL;
-            if !(at.sampled() && due) {
+            // counted on the device at sampled steps, and the state read back only to describe a failure
+            if !at.sampled() {
                 return Ok(None);
             }
-            last_read = Instant::now();
+            let (count, seconds) = sys.op.inadmissible_means(sys.device, *q)?;
+            sys.device_seconds += seconds;
+            if count == Some(0) {
+                return Ok(None);
+            }
             let state = sys.op.read_state(sys.device, *q)?;
-            Ok(non_finite(&state).or_else(|| inadmissible_means(sys.cpu, &state)))
+            let reason = non_finite(&state).or_else(|| inadmissible_means(sys.cpu, &state));
+            Ok(reason.or_else(|| {
+                count.map(|n| {
+                    format!("{n} element means left the admissible set; reduce --cfl or --dt, or turn the limiter on")
+                })
+            }))
         });
     let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();

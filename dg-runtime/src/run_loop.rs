@@ -67,6 +67,19 @@ pub trait Stepper {
         Ok(None)
     }
 
+    /// Keeps a copy of the whole state where the stepper holds it (a copy on the device), for
+    /// [`Stepper::save_kept`] to read only if the run stops: the loop's last good state without a read-back.
+    /// `false` when the stepper cannot (the loop then saves the state at once).
+    fn keep(&mut self) -> Result<bool, Self::Error> {
+        Ok(false)
+    }
+
+    /// The state last kept by [`Stepper::keep`], as [`Stepper::save`] would have given it then; `None` when
+    /// nothing was kept.
+    fn save_kept(&mut self) -> Result<Option<Snapshot>, Self::Error> {
+        Ok(None)
+    }
+
     /// Continues from a state [`Stepper::save`] gave; `Options` when the snapshot does not fit this stepper.
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), LoopError<Self::Error>> {
         let _ = snapshot;
@@ -280,9 +293,9 @@ pub fn run_persisted<S: Stepper>(
         (t, step, dt_range) = (p.t, p.step, p.dt_range);
     }
     let position = |step, t, dt_range| LoopPosition { step, t, t_end, schedule: schedule(uniform), dt_range };
-    let mut last_good = None;
+    let mut last_good = LastGood::None;
     if persist.keep_last_good {
-        last_good = Some(Box::new(saved(stepper, position(step, t, dt_range))?));
+        last_good = LastGood::Saved(Box::new(saved(stepper, position(step, t, dt_range))?));
     }
     let mut next_output = None;
     if let Some(every) = persist.output_every {
@@ -315,12 +328,12 @@ pub fn run_persisted<S: Stepper>(
                             Some(dt) => format!("the stable time step is {dt:e}"),
                             None => "no stable time step at this state".to_string(),
                         };
-                        return Err(LoopError::NotAdmissible { step, time: t, reason, last_good });
+                        return Err(stopped(stepper, step, t, reason, last_good));
                     }
                 };
                 if dt_rule < t_end * 1e-12 || (t_end - t) / dt_rule > MAX_STEPS as f64 {
                     let reason = format!("the stable time step fell to {dt_rule:e}, too small to reach t = {t_end}");
-                    return Err(LoopError::NotAdmissible { step, time: t, reason, last_good });
+                    return Err(stopped(stepper, step, t, reason, last_good));
                 }
                 let (dt, t_next) = adaptive_step(t, t_end, dt_rule);
                 (dt, t_next, t_next >= t_end)
@@ -337,14 +350,20 @@ pub fn run_persisted<S: Stepper>(
         let at = StepPoint { step, t, last };
         let stepped = Instant::now();
         if let Some(reason) = stepper.inspect(at).map_err(LoopError::System)? {
-            return Err(LoopError::NotAdmissible { step, time: t, reason, last_good });
+            return Err(stopped(stepper, step, t, reason, last_good));
         }
         let inspected = Instant::now();
         split.inspecting_seconds += inspected.duration_since(stepped).as_secs_f64();
         let due = step <= 32 || last_saved.elapsed().as_secs_f64() >= persist.last_good_interval;
-        if persist.keep_last_good && at.sampled() && due {
-            last_good = Some(Box::new(saved(stepper, position(step, t, dt_range))?));
-            last_saved = Instant::now();
+        if persist.keep_last_good && at.sampled() {
+            // a stepper that keeps a copy where its state lives does so at every sampled step; otherwise the
+            // state is read out, after step 32 at most once per `last_good_interval`
+            if stepper.keep().map_err(LoopError::System)? {
+                last_good = LastGood::Kept(position(step, t, dt_range));
+            } else if due {
+                last_good = LastGood::Saved(Box::new(saved(stepper, position(step, t, dt_range))?));
+                last_saved = Instant::now();
+            }
         }
         if persist.checkpoint_every.is_some_and(|n| step.is_multiple_of(n)) {
             hand_out(stepper, persist, StateEvent::Checkpoint, position(step, t, dt_range))?;
@@ -367,6 +386,33 @@ pub fn run_persisted<S: Stepper>(
         first_step_seconds,
         split,
     })
+}
+
+/// The loop's last good state: none, saved, or kept by the stepper at a position (read only if the run stops).
+enum LastGood {
+    None,
+    Saved(Box<LoopState>),
+    Kept(LoopPosition),
+}
+
+/// The error of a run that stops at `step`, `time` for `reason`, with its last good state read out if the stepper
+/// kept it; a failure to read it is the error instead.
+fn stopped<S: Stepper>(
+    stepper: &mut S,
+    step: u64,
+    time: f64,
+    reason: String,
+    last_good: LastGood,
+) -> LoopError<S::Error> {
+    let last_good = match last_good {
+        LastGood::None => None,
+        LastGood::Saved(state) => Some(state),
+        LastGood::Kept(position) => match stepper.save_kept() {
+            Ok(snapshot) => snapshot.map(|snapshot| Box::new(LoopState { position, snapshot })),
+            Err(e) => return LoopError::System(e),
+        },
+    };
+    LoopError::NotAdmissible { step, time, reason, last_good }
 }
 
 /// Saves the stepper's state at `position` and hands it to the sink as `event`.
@@ -410,6 +456,10 @@ pub struct Integrated<'a, S: OdeSystem> {
     values: Option<(ReadValues<'a, S>, WriteValues<'a, S>)>,
     /// The state's values as the run starts, handed to the first save instead of reading the state back.
     initial: Option<Vec<f64>>,
+    /// Copies of the state and the integrator's stored right-hand sides ([`Stepper::keep`]), and the
+    /// integrator's state when they were made.
+    kept: Vec<S::State>,
+    kept_integrator: Option<IntegratorState>,
 }
 
 impl<'a, S: OdeSystem> Integrated<'a, S> {
@@ -423,6 +473,8 @@ impl<'a, S: OdeSystem> Integrated<'a, S> {
             inspect: None,
             values: None,
             initial: None,
+            kept: Vec::new(),
+            kept_integrator: None,
         }
     }
 
@@ -501,6 +553,39 @@ impl<S: OdeSystem> Stepper for Integrated<'_, S> {
         let mut arrays = vec![("state".to_string(), values)];
         for (i, h) in history.into_iter().enumerate() {
             arrays.push((format!("history.{i}"), read(&mut self.system, h)?));
+        }
+        let stepper = serde_json::to_value(state).unwrap_or_default();
+        Ok(Some(Snapshot { stepper, arrays }))
+    }
+
+    /// Copies the state (and AB3's stored right-hand sides) into scratch states of the system's own with one
+    /// update each: on a device, a copy on the device instead of a read-back.
+    fn keep(&mut self) -> Result<bool, S::Error> {
+        if self.values.is_none() {
+            return Ok(false);
+        }
+        let (state, history) = self.integrator.saved();
+        while self.kept.len() < 1 + history.len() {
+            let copy = self.system.zeros_like(&self.state)?;
+            self.kept.push(copy);
+        }
+        let (first, rest) = self.kept.split_at_mut(1);
+        self.system.update(&mut first[0], 0.0, &[(1.0, &self.state)])?;
+        for (copy, h) in rest.iter_mut().zip(history) {
+            self.system.update(copy, 0.0, &[(1.0, h)])?;
+        }
+        self.kept_integrator = Some(state);
+        Ok(true)
+    }
+
+    fn save_kept(&mut self) -> Result<Option<Snapshot>, S::Error> {
+        let (Some((read, _)), Some(state)) = (self.values.as_mut(), self.kept_integrator.as_ref()) else {
+            return Ok(None);
+        };
+        let mut arrays = Vec::new();
+        for (i, copy) in self.kept.iter().take(1 + state.valid).enumerate() {
+            let name = if i == 0 { "state".to_string() } else { format!("history.{}", i - 1) };
+            arrays.push((name, read(&mut self.system, copy)?));
         }
         let stepper = serde_json::to_value(state).unwrap_or_default();
         Ok(Some(Snapshot { stepper, arrays }))

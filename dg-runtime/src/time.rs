@@ -22,6 +22,29 @@ pub trait OdeSystem {
         let _ = q;
         Ok(())
     }
+    /// One Runge–Kutta stage: k ← L(t, q), then y ← a·y + c·k + Σ cᵢ·xᵢ. `y` is neither `q` nor `k` (the caller
+    /// double-buffers), and a term may be `q`. With `keep_k` false the caller never reads `k` afterwards, so a
+    /// backend that folds the update into the right-hand side's last kernel need not store it. By default: the
+    /// right-hand side, then one update.
+    #[allow(clippy::too_many_arguments)]
+    fn rhs_update(
+        &mut self,
+        t: f64,
+        q: &Self::State,
+        k: &mut Self::State,
+        keep_k: bool,
+        y: &mut Self::State,
+        (a, c): (f64, f64),
+        terms: &[(f64, &Self::State)],
+    ) -> Result<(), Self::Error> {
+        let _ = keep_k;
+        self.rhs(t, q, k)?;
+        let k: &Self::State = k;
+        let mut all = Vec::with_capacity(terms.len() + 1);
+        all.push((c, k));
+        all.extend_from_slice(terms);
+        self.update(y, a, &all)
+    }
 }
 
 /// A system borrowed mutably is a system: a run can step an operator it keeps using afterwards.
@@ -40,6 +63,18 @@ impl<S: OdeSystem + ?Sized> OdeSystem for &mut S {
     }
     fn limit(&mut self, q: &mut Self::State) -> Result<(), Self::Error> {
         (**self).limit(q)
+    }
+    fn rhs_update(
+        &mut self,
+        t: f64,
+        q: &Self::State,
+        k: &mut Self::State,
+        keep_k: bool,
+        y: &mut Self::State,
+        coefficients: (f64, f64),
+        terms: &[(f64, &Self::State)],
+    ) -> Result<(), Self::Error> {
+        (**self).rhs_update(t, q, k, keep_k, y, coefficients, terms)
     }
 }
 
@@ -206,7 +241,7 @@ impl<S: OdeSystem> Integrator<S> {
             )));
         }
         if self.scheme == Scheme::Ab3 {
-            self.ensure_scratch(sys, q, 6)?;
+            self.ensure_scratch(sys, q, 3 + RK4_SCRATCH - 1)?;
         }
         (self.history, self.valid, self.last_dt) = ([0, 1, 2], state.valid, state.last_dt);
         self.rhs_evaluations = state.rhs_evaluations;
@@ -226,11 +261,13 @@ impl<S: OdeSystem> Integrator<S> {
             Scheme::Lsrk45 => self.lsrk45(sys, t, dt, q),
             Scheme::SspRk3 => self.ssprk3(sys, t, dt, q),
             Scheme::Rk4 => {
-                self.ensure_scratch(sys, q, 4)?;
-                let [k1, k, stage, sum] = &mut self.scratch[..4] else { unreachable!("four scratch states") };
-                sys.rhs(t, q, k1)?;
+                self.ensure_scratch(sys, q, RK4_SCRATCH)?;
+                let [k1, k2, k3, k4, stage, stage2] = &mut self.scratch[..RK4_SCRATCH] else {
+                    unreachable!("six scratch states")
+                };
+                sys.rhs_update(t, q, k1, true, stage, (0.0, 0.5 * dt), &[(1.0, q)])?;
                 self.rhs_evaluations += 1;
-                rk4_after_k1(sys, t, dt, q, k1, Rk4Scratch { k, stage, sum }, &mut self.rhs_evaluations)
+                rk4_after_k1(sys, t, dt, q, k1, Rk4Scratch { k2, k3, k4, stage, stage2 }, &mut self.rhs_evaluations)
             }
             Scheme::Ab3 => self.ab3(sys, t, dt, q),
             Scheme::Rk2 => self.rk2(sys, t, dt, q),
@@ -240,11 +277,9 @@ impl<S: OdeSystem> Integrator<S> {
     fn rk2(&mut self, sys: &mut S, t: f64, dt: f64, q: &mut S::State) -> Result<(), S::Error> {
         self.ensure_scratch(sys, q, 2)?;
         let [stage, k] = &mut self.scratch[..2] else { unreachable!("two scratch states") };
-        sys.rhs(t, q, k)?;
-        sys.update(stage, 0.0, &[(1.0, q), (0.5 * dt, k)])?;
+        sys.rhs_update(t, q, k, false, stage, (0.0, 0.5 * dt), &[(1.0, q)])?;
         sys.limit(stage)?;
-        sys.rhs(t + 0.5 * dt, stage, k)?;
-        sys.update(q, 1.0, &[(dt, k)])?;
+        sys.rhs_update(t + 0.5 * dt, stage, k, false, q, (1.0, dt), &[])?;
         self.rhs_evaluations += 2;
         sys.limit(q)
     }
@@ -266,20 +301,17 @@ impl<S: OdeSystem> Integrator<S> {
     fn ssprk3(&mut self, sys: &mut S, t: f64, dt: f64, q: &mut S::State) -> Result<(), S::Error> {
         self.ensure_scratch(sys, q, 3)?;
         let [u1, u2, k] = &mut self.scratch[..3] else { unreachable!("three scratch states") };
-        sys.rhs(t, q, k)?;
-        sys.update(u1, 0.0, &[(1.0, q), (dt, k)])?;
+        sys.rhs_update(t, q, k, false, u1, (0.0, dt), &[(1.0, q)])?;
         sys.limit(u1)?;
-        sys.rhs(t + dt, u1, k)?;
-        sys.update(u2, 0.0, &[(0.75, q), (0.25, u1), (0.25 * dt, k)])?;
+        sys.rhs_update(t + dt, u1, k, false, u2, (0.0, 0.25 * dt), &[(0.75, q), (0.25, u1)])?;
         sys.limit(u2)?;
-        sys.rhs(t + 0.5 * dt, u2, k)?;
-        sys.update(q, 1.0 / 3.0, &[(2.0 / 3.0, u2), (2.0 / 3.0 * dt, k)])?;
+        sys.rhs_update(t + 0.5 * dt, u2, k, false, q, (1.0 / 3.0, 2.0 / 3.0 * dt), &[(2.0 / 3.0, u2)])?;
         self.rhs_evaluations += 3;
         sys.limit(q)
     }
 
     fn ab3(&mut self, sys: &mut S, t: f64, dt: f64, q: &mut S::State) -> Result<(), S::Error> {
-        self.ensure_scratch(sys, q, 6)?;
+        self.ensure_scratch(sys, q, 3 + RK4_SCRATCH - 1)?;
         if self.last_dt.is_some_and(|d| (d - dt).abs() > 1e-14 * dt.abs()) {
             self.valid = 0; // a new step size invalidates the history: restart
         }
@@ -287,13 +319,17 @@ impl<S: OdeSystem> Integrator<S> {
         self.history = [self.history[2], self.history[0], self.history[1]];
         let [h0, h1, h2] = self.history;
         let (hist, work) = self.scratch.split_at_mut(3);
-        sys.rhs(t, q, &mut hist[h0])?;
-        self.rhs_evaluations += 1;
         self.valid = (self.valid + 1).min(3);
         if self.valid < 3 {
-            let [k, stage, sum] = work else { unreachable!("three work states") };
-            return rk4_after_k1(sys, t, dt, q, &hist[h0], Rk4Scratch { k, stage, sum }, &mut self.rhs_evaluations);
+            // the start-up: a classical RK4 step whose first stage stores f_n in the history
+            let [k2, k3, k4, stage, stage2] = work else { unreachable!("five work states") };
+            sys.rhs_update(t, q, &mut hist[h0], true, stage, (0.0, 0.5 * dt), &[(1.0, q)])?;
+            self.rhs_evaluations += 1;
+            let scratch = Rk4Scratch { k2, k3, k4, stage, stage2 };
+            return rk4_after_k1(sys, t, dt, q, &hist[h0], scratch, &mut self.rhs_evaluations);
         }
+        sys.rhs(t, q, &mut hist[h0])?;
+        self.rhs_evaluations += 1;
         sys.update(
             q,
             1.0,
@@ -303,14 +339,22 @@ impl<S: OdeSystem> Integrator<S> {
     }
 }
 
-/// Scratch states of one classical RK4 step after k1: the stage derivative, the stage state, the sum.
+/// Scratch states of one classical RK4 step: k1 and (besides it) the later stage derivatives and two stage states.
+const RK4_SCRATCH: usize = 6;
+
+/// Scratch states of one classical RK4 step after k1: the stage derivatives k2, k3 (kept for the final sum) and
+/// k4 (not), and two stage states (a stage's right-hand side reads one while its update writes the other).
 struct Rk4Scratch<'a, T> {
-    k: &'a mut T,
+    k2: &'a mut T,
+    k3: &'a mut T,
+    k4: &'a mut T,
     stage: &'a mut T,
-    sum: &'a mut T,
+    stage2: &'a mut T,
 }
 
-/// Classical RK4 given k1 = L(t, q).
+/// Classical RK4 after its first stage: `stage` = q + dt/2·k1 (limited by the caller's system, if it limits) and
+/// k1 = L(t, q). Each stage's update is one [`OdeSystem::rhs_update`], so a backend can fold it into the
+/// right-hand side: stage states q + dt/2·k2 and q + dt·k3, then q ← q + dt/6·(k1 + 2k2 + 2k3 + k4).
 fn rk4_after_k1<S: OdeSystem>(
     sys: &mut S,
     t: f64,
@@ -320,22 +364,15 @@ fn rk4_after_k1<S: OdeSystem>(
     scratch: Rk4Scratch<'_, S::State>,
     evaluations: &mut u64,
 ) -> Result<(), S::Error> {
-    let Rk4Scratch { k, stage, sum } = scratch;
-    sys.update(sum, 0.0, &[(1.0, q), (dt / 6.0, k1)])?;
-    sys.update(stage, 0.0, &[(1.0, q), (0.5 * dt, k1)])?;
+    let Rk4Scratch { k2, k3, k4, stage, stage2 } = scratch;
     sys.limit(stage)?;
-    sys.rhs(t + 0.5 * dt, stage, k)?; // k2
-    sys.update(sum, 1.0, &[(dt / 3.0, k)])?;
-    sys.update(stage, 0.0, &[(1.0, q), (0.5 * dt, k)])?;
+    sys.rhs_update(t + 0.5 * dt, stage, k2, true, stage2, (0.0, 0.5 * dt), &[(1.0, q)])?;
+    sys.limit(stage2)?;
+    sys.rhs_update(t + 0.5 * dt, stage2, k3, true, stage, (0.0, dt), &[(1.0, q)])?;
     sys.limit(stage)?;
-    sys.rhs(t + 0.5 * dt, stage, k)?; // k3
-    sys.update(sum, 1.0, &[(dt / 3.0, k)])?;
-    sys.update(stage, 0.0, &[(1.0, q), (dt, k)])?;
-    sys.limit(stage)?;
-    sys.rhs(t + dt, stage, k)?; // k4
-    sys.update(sum, 1.0, &[(dt / 6.0, k)])?;
+    let terms = [(dt / 6.0, k1), (dt / 3.0, &*k2), (dt / 3.0, &*k3)];
+    sys.rhs_update(t + dt, stage, k4, false, q, (1.0, dt / 6.0), &terms)?;
     *evaluations += 3;
-    sys.update(q, 0.0, &[(1.0, sum)])?;
     sys.limit(q)
 }
 

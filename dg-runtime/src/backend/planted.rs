@@ -35,7 +35,8 @@ impl PlantedBug {
                 let (source, macros) = rename_in_parameter_macros(source);
                 edit_kernels(&source, |params| {
                     let inject = " const int K = K_planted - 1;".to_string();
-                    if macros.iter().any(|m| m == params.trim()) {
+                    // a list of macros (`ARGS STEP_ARGS`) of which one holds K
+                    if params.split_whitespace().any(|token| macros.iter().any(|m| m == token)) {
                         return Some((None, inject));
                     }
                     let at = find_param(params, "const int K")?;

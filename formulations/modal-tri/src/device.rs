@@ -67,6 +67,21 @@ pub enum EdgeOrder {
     },
 }
 
+/// A Runge–Kutta update folded into a right-hand side: y ← a·y + c·L + Σ cᵢxᵢ (at most three terms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FusedUpdate {
+    /// The state updated; neither the right-hand side's input nor its output.
+    pub y: BufferId,
+    /// Coefficient of y.
+    pub a: f64,
+    /// Coefficient of the right-hand side L.
+    pub c: f64,
+    /// The other terms (coefficient, state); at most three.
+    pub terms: Vec<(f64, BufferId)>,
+    /// Whether L itself is stored in the output buffer too.
+    pub keep: bool,
+}
+
 /// Work items per group of the time-stepping kernels (the wave-speed reduction assumes it).
 const STEP_GROUP: usize = 256;
 
@@ -106,6 +121,9 @@ impl<T: Real> ModalDeviceOperator<T> {
         roles.extend(["modal_wave_speed", "lincomb"].map(String::from));
         if cpu.element().order == 1 {
             roles.extend(["modal_means", "modal_limit"].map(String::from));
+        }
+        if source.mean_check {
+            roles.push("modal_mean_check".into());
         }
         let program = device.compile(&source.source, &roles)?;
         for launch in &source.rhs_kernels {
@@ -247,6 +265,20 @@ impl<T: Real> ModalDeviceOperator<T> {
     /// The launches of one right-hand side of state buffer `q` into `out` at time `t` (prescribed states must
     /// have been set for `t`).
     pub fn rhs_launches_between(&self, q: BufferId, out: BufferId, t: f64) -> Vec<Launch> {
+        self.rhs_step_launches(q, out, t, None)
+    }
+
+    /// Whether this variant's right-hand side ends in a kernel that can fold an update into its store
+    /// ([`ModalDeviceOperator::rhs_step_launches`]): not the atomic surface, which adds to the result last.
+    pub fn fuses_updates(&self) -> bool {
+        self.source.rhs_kernels.last().is_some_and(|launch| launch.role.writes_result())
+    }
+
+    /// The launches of one right-hand side of `q` at time `t` whose last kernel also performs `update`
+    /// (y ← a·y + c·L + Σ cᵢxᵢ, at most three terms; L stored in `out` only when `update.keep` is set); plain
+    /// L into `out` without one. A variant that cannot fuse ([`ModalDeviceOperator::fuses_updates`]) gets the
+    /// plain launches followed by a linear combination.
+    pub fn rhs_step_launches(&self, q: BufferId, out: BufferId, t: f64, update: Option<&FusedUpdate>) -> Vec<Launch> {
         let b = &self.buffers;
         let args: Vec<Arg> = [q, out, b.tmp_l, b.tmp_r, b.metric, b.mat, b.face_geo, b.link, b.edge_left]
             .into_iter()
@@ -254,19 +286,46 @@ impl<T: Real> ModalDeviceOperator<T> {
             .map(Arg::Buffer)
             .chain([Self::scalar(t), Arg::I32(self.k as i32), Arg::I32(self.edges as i32)])
             .collect();
-        self.source
+        let fused = update.filter(|_| self.fuses_updates());
+        let step_args: Vec<Arg> = match fused {
+            Some(u) => {
+                let buffer = |i: usize| Arg::Buffer(u.terms.get(i).map_or(u.y, |t| t.1));
+                let coefficient = |i: usize| Self::scalar(u.terms.get(i).map_or(0.0, |t| t.0));
+                [Arg::Buffer(u.y), buffer(0), buffer(1), buffer(2), Self::scalar(u.a), Self::scalar(u.c)]
+                    .into_iter()
+                    .chain([coefficient(0), coefficient(1), coefficient(2)])
+                    .chain([Arg::I32(if u.keep { 1 } else { 2 })])
+                    .collect()
+            }
+            // step 0: L stored in out; the update's buffers are not read
+            None => [Arg::Buffer(out); 4].into_iter().chain([Self::scalar(0.0); 5]).chain([Arg::I32(0)]).collect(),
+        };
+        let mut launches: Vec<Launch> = self
+            .source
             .rhs_kernels
             .iter()
             .map(|launch| {
                 let items = if launch.role.per_edge() { self.edges } else { self.k };
+                let mut args = args.clone();
+                if launch.role.writes_result() {
+                    args.extend(step_args.iter().cloned());
+                }
                 Launch {
                     kernel: launch.role.symbol().to_string(),
                     groups: items.div_ceil(launch.local_size).max(1),
                     local: launch.local_size,
-                    args: args.clone(),
+                    args,
                 }
             })
-            .collect()
+            .collect();
+        if let (Some(u), None) = (update, fused) {
+            let mut terms = vec![(u.c, out)];
+            terms.extend_from_slice(&u.terms);
+            for (i, chunk) in terms.chunks(3).enumerate() {
+                launches.push(self.lincomb_launch(u.y, if i == 0 { u.a } else { 1.0 }, chunk));
+            }
+        }
+        launches
     }
 
     /// The launches of one right-hand side of the operator's own state buffer.
@@ -277,6 +336,23 @@ impl<T: Real> ModalDeviceOperator<T> {
     /// Evaluates the right-hand side of the uploaded state; the device time of each of `repeats` evaluations.
     pub fn apply(&self, device: &mut dyn Device, t: f64, repeats: usize) -> Result<Vec<f64>, BackendError> {
         device.run(self.program, &self.rhs_launches(t), repeats)
+    }
+
+    /// One Runge–Kutta stage of the uploaded state as a run evaluates it — L written to the output and
+    /// `stage` ← q + c·L folded into the same pass (`rhs_step_launches`) — `repeats` times; the device time of
+    /// each. What tuning and `dg bench` time: the layout that wins a bare right-hand side can lose the stage (the
+    /// element-major stores of two outputs and the reads of a third were measured at twice the bare kernel's
+    /// time on the H100).
+    pub fn apply_stage(
+        &self,
+        device: &mut dyn Device,
+        stage: BufferId,
+        t: f64,
+        repeats: usize,
+    ) -> Result<Vec<f64>, BackendError> {
+        let update = FusedUpdate { y: stage, a: 0.0, c: 1e-3, terms: vec![(1.0, self.buffers.q)], keep: true };
+        let launches = self.rhs_step_launches(self.buffers.q, self.buffers.out, t, Some(&update));
+        device.run(self.program, &launches, repeats)
     }
 
     /// Values in one state buffer.
@@ -329,6 +405,38 @@ impl<T: Real> ModalDeviceOperator<T> {
         let dt = (lambda.is_finite() && lambda > 0.0)
             .then(|| cfl * self.min_inscribed_diameter / (lambda * (2 * self.order + 1) as f64));
         Ok((dt, seconds))
+    }
+
+    /// How many element means of state buffer `q` the law's admissibility function rejects (not positive, or
+    /// NaN), counted on the device; `None` when the law declares no admissibility. Returns the count and the
+    /// device seconds spent.
+    pub fn inadmissible_means(
+        &self,
+        device: &mut dyn Device,
+        q: BufferId,
+    ) -> Result<(Option<usize>, f64), BackendError> {
+        if !self.source.mean_check {
+            return Ok((None, 0.0));
+        }
+        let groups = self.k.div_ceil(STEP_GROUP);
+        let launch = Launch {
+            kernel: "modal_mean_check".into(),
+            groups,
+            local: STEP_GROUP,
+            args: vec![
+                Arg::Buffer(q),
+                Arg::Buffer(self.buffers.mat),
+                Arg::Buffer(self.buffers.partial),
+                Self::scalar(self.phi0),
+                Arg::I32(self.k as i32),
+            ],
+        };
+        let seconds = device.run(self.program, &[launch], 1)?.iter().sum::<f64>();
+        let mut partial = vec![T::zero(); groups];
+        device.download(self.buffers.partial, as_bytes_mut(&mut partial))?;
+        // each group's count is exact in f32 (at most 256); a NaN count (it cannot arise) counts as every element
+        let bad = partial.iter().map(|v| if v.as_f64().is_finite() { v.as_f64() as usize } else { STEP_GROUP }).sum();
+        Ok((Some(bad), seconds))
     }
 
     /// The launches of the limiter on state buffer `q` (p = 1 only; empty otherwise).
@@ -406,6 +514,11 @@ impl<T: Real> ModalDeviceOperator<T> {
         self.buffers.q
     }
 
+    /// The buffer the right-hand side of [`ModalDeviceOperator::apply`] is written to.
+    pub fn output_buffer(&self) -> BufferId {
+        self.buffers.out
+    }
+
     /// Fills the output with NaN so that anything left unwritten shows.
     pub fn poison_output(&self, device: &mut dyn Device) -> Result<(), BackendError> {
         let nan = vec![T::nan(); self.k * self.source.nvars * self.source.nmodes];
@@ -454,6 +567,33 @@ impl<L: ConservationLaw, T: Real> dg_runtime::time::OdeSystem for ModalDeviceSys
             let launch = self.op.lincomb_launch(*y, if i == 0 { a } else { 1.0 }, &terms);
             self.device_seconds += self.device.submit(self.op.program(), &[Step::Kernel(launch)])?;
         }
+        Ok(())
+    }
+
+    /// The update is folded into the right-hand side's last kernel (one pass over the state instead of a
+    /// store of L and a linear combination reading it back), unless the variant's surface is atomic or the terms
+    /// are more than three.
+    fn rhs_update(
+        &mut self,
+        t: f64,
+        q: &BufferId,
+        k: &mut BufferId,
+        keep_k: bool,
+        y: &mut BufferId,
+        (a, c): (f64, f64),
+        terms: &[(f64, &BufferId)],
+    ) -> Result<(), BackendError> {
+        if terms.len() > 3 || *y == *q || *y == *k {
+            self.rhs(t, q, k)?;
+            let mut all = vec![(c, &*k)];
+            all.extend_from_slice(terms);
+            return self.update(y, a, &all);
+        }
+        self.op.set_time(self.device, self.cpu, t)?;
+        let terms = terms.iter().map(|(c, b)| (*c, **b)).collect();
+        let update = FusedUpdate { y: *y, a, c, terms, keep: keep_k };
+        let launches = self.op.rhs_step_launches(*q, *k, t, Some(&update));
+        self.device_seconds += self.device.submit(self.op.program(), &kernels(launches))?;
         Ok(())
     }
 

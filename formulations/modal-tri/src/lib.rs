@@ -16,7 +16,7 @@ pub mod variant;
 pub mod verify;
 
 pub use cpu::ModalOperator2d;
-pub use device::ModalDeviceOperator;
+pub use device::{FusedUpdate, ModalDeviceOperator};
 pub use tuning::ModalTri;
 
 pub use render::{render_modal, ModalKernelSource, ModalLaunch, ModalRole};

@@ -38,6 +38,12 @@ impl ModalRole {
     pub fn per_edge(self) -> bool {
         matches!(self, ModalRole::SurfaceEdge | ModalRole::SurfaceAtomic)
     }
+
+    /// Whether the kernel writes the finished right-hand side and so takes the fused update's arguments
+    /// (`STEP_ARGS`): the element and volume-gather kernels; the atomic surface only adds to it.
+    pub fn writes_result(self) -> bool {
+        matches!(self, ModalRole::Element | ModalRole::VolumeGather)
+    }
 }
 
 /// One kernel of a right-hand-side evaluation.
@@ -68,6 +74,8 @@ pub struct ModalKernelSource {
     pub nmodes: usize,
     /// Gauss points per edge.
     pub edge_points: usize,
+    /// Whether the program has `modal_mean_check` (the law declares an admissibility function).
+    pub mean_check: bool,
     /// Values in the basis table (`tables` argument of every kernel).
     pub table: Vec<f64>,
 }
@@ -175,5 +183,6 @@ pub fn render_modal(
         nmodes: element.nmodes,
         edge_points: element.edge.points.len(),
         table,
+        mean_check: admissible.is_some(),
     })
 }

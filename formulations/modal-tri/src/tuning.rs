@@ -232,7 +232,8 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
         let variant: ModalVariant = spec.parse()?;
         let result = (|| -> Result<(f64, f64), FormulationError> {
             let (op, _) = self.operator(device, &variant)?;
-            Ok(plan.measure(|n| op.apply(device, 0.0, n))?)
+            let stage = op.new_state(device)?;
+            Ok(plan.measure(|n| op.apply_stage(device, stage, 0.0, n))?)
         })();
         device.free_buffers();
         result
@@ -264,9 +265,11 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
         let _: ModalVariant = spec.parse()?;
         let k = (2 * self.cells * self.cells) as f64;
         let real = self.precision.bytes() as f64;
-        // the minimum traffic: state read and right-hand side written, the metric (4) and face data (3 normals and
-        // scales, 1 link per face) per element; no flop model yet (the roofline is the bandwidth bound)
-        let bytes = 2.0 * self.dofs as f64 * real + k * (4.0 + 9.0) * real + k * 3.0 * 4.0;
+        // the minimum traffic of the timed Runge–Kutta stage (`ModalDeviceOperator::apply_stage`): the state read,
+        // the right-hand side and the stage state written (the state's second read, for the stage, may come from
+        // cache), the metric (4) and face data (3 normals and scales, 1 link per face) per element; no flop model
+        // yet (the roofline is the bandwidth bound)
+        let bytes = 3.0 * self.dofs as f64 * real + k * (4.0 + 9.0) * real + k * 3.0 * 4.0;
         Ok(UnitCost { flops: 0.0, bytes, gemm: false })
     }
 }

@@ -3,7 +3,7 @@
 //! valid for the law, outputs poisoned with NaN, relative L2 difference.
 
 use crate::cpu::{GhostRule, ModalOperator2d};
-use crate::device::{EdgeOrder, ModalDeviceOperator};
+use crate::device::{EdgeOrder, FusedUpdate, ModalDeviceOperator};
 use crate::ModalVariant;
 use dg_codegen::Target;
 use dg_core::law::ConservationLaw;
@@ -134,6 +134,7 @@ pub fn verify_modal_variants<L: ConservationLaw + Clone, T: Real>(
             op.poison_output(device)?;
             op.apply(device, t, 1)?;
             let mut error = relative_l2(&op.download_output(device)?, &reference);
+            error = worst(error, verify_fused_update(device, &op, &q, &reference, t)?);
             let (dt, _) = op.stable_time_step(device, op.state_buffer(), 0.5)?;
             error = worst(
                 error,
@@ -142,6 +143,7 @@ pub fn verify_modal_variants<L: ConservationLaw + Clone, T: Real>(
                     _ => f64::NAN,
                 },
             );
+            error = worst(error, verify_mean_check(device, &op, &cpu, &q)?);
             if let Some(limited) = &limited_reference {
                 device.run(op.program(), &op.limit_launches(op.state_buffer()), 1)?;
                 let got = op.read_state(device, op.state_buffer())?;
@@ -156,4 +158,66 @@ pub fn verify_modal_variants<L: ConservationLaw + Clone, T: Real>(
         outcomes.push(outcome);
     }
     outcomes
+}
+
+/// The right-hand side with a Runge–Kutta update folded into it (`ModalDeviceOperator::rhs_step_launches`), on
+/// random states and coefficients with three terms, L kept: the largest relative difference of L and of the
+/// updated state from the CPU's L combined on the host. The state `q` must be uploaded.
+fn verify_fused_update<T: Real>(
+    device: &mut dyn Device,
+    op: &ModalDeviceOperator<T>,
+    q: &[T],
+    reference: &[T],
+    t: f64,
+) -> Result<f64, DeviceOperatorError> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+    let mut random = |n: usize| -> Vec<T> { (0..n).map(|_| T::from_f64(rng.random_range(-1.0..1.0))).collect() };
+    let (y0, x1, x2) = (random(q.len()), random(q.len()), random(q.len()));
+    let (a, c, c1, c2, c3) = (0.75, 0.3, -0.4, 0.2, 0.6);
+    let (y, b1, b2) = (op.new_state(device)?, op.new_state(device)?, op.new_state(device)?);
+    op.write_state(device, y, &y0)?;
+    op.write_state(device, b1, &x1)?;
+    op.write_state(device, b2, &x2)?;
+    op.poison_output(device)?;
+    // the third term is the right-hand side's own input, as in SSP-RK3's last stage
+    let q_buffer = op.state_buffer();
+    let update = FusedUpdate { y, a, c, terms: vec![(c1, b1), (c2, b2), (c3, q_buffer)], keep: true };
+    let launches = op.rhs_step_launches(q_buffer, op.output_buffer(), t, Some(&update));
+    device.run(op.program(), &launches, 1)?;
+    let expected: Vec<f64> = (0..q.len())
+        .map(|i| {
+            a * y0[i].as_f64()
+                + c * reference[i].as_f64()
+                + c1 * x1[i].as_f64()
+                + c2 * x2[i].as_f64()
+                + c3 * q[i].as_f64()
+        })
+        .collect();
+    let got: Vec<f64> = op.read_state(device, y)?.iter().map(|v| v.as_f64()).collect();
+    let kept = relative_l2(&op.download_output(device)?, reference);
+    Ok(worst(kept, relative_l2(&got, &expected)))
+}
+
+/// The device's count of inadmissible element means (`ModalDeviceOperator::inadmissible_means`) on `q` and on a
+/// copy with every seventh element's density mean negated: 0 when it equals the CPU's count on both (or the law
+/// declares no admissibility on either side), else NaN. The operator's state buffer holds `q` again after.
+fn verify_mean_check<L: ConservationLaw, T: Real>(
+    device: &mut dyn Device,
+    op: &ModalDeviceOperator<T>,
+    cpu: &ModalOperator2d<L, T>,
+    q: &[T],
+) -> Result<f64, DeviceOperatorError> {
+    let (nv, nm) = (L::NVARS, cpu.element().nmodes);
+    let mut bad = q.to_vec();
+    for k in (3..cpu.num_elements()).step_by(7) {
+        bad[k * nv * nm] = -bad[k * nv * nm];
+    }
+    let mut agree = true;
+    for state in [q, &bad[..]] {
+        op.write_state(device, op.state_buffer(), state)?;
+        let (count, _) = op.inadmissible_means(device, op.state_buffer())?;
+        agree &= count == cpu.inadmissible_means(state);
+    }
+    op.write_state(device, op.state_buffer(), q)?;
+    Ok(if agree { 0.0 } else { f64::NAN })
 }

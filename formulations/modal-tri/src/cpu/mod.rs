@@ -333,6 +333,22 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
             .then(|| cfl * self.min_inscribed_diameter / (speed * (2 * self.element.order + 1) as f64))
     }
 
+    /// How many element means of `q` the law's admissibility function does not find positive (NaN included);
+    /// `None` when the law declares no admissibility function.
+    pub fn inadmissible_means(&self, q: &[T]) -> Option<usize> {
+        let (nv, nm) = (L::NVARS, self.element.nmodes);
+        let phi0 = T::from_f64(self.element.phi[(0, 0)]);
+        let admissible = |k: usize| {
+            let mean: Vec<T> = (0..nv).map(|v| q[(k * nv + v) * nm] * phi0).collect();
+            self.law.admissibility(&mean, self.material(k)).map(|a| a.as_f64() > 0.0)
+        };
+        if self.num_elements == 0 {
+            return Some(0);
+        }
+        admissible(0)?;
+        Some((0..self.num_elements).into_par_iter().filter(|&k| admissible(k) == Some(false)).count())
+    }
+
     /// The reference tables.
     pub fn element(&self) -> &ModalTriangle {
         &self.element
