@@ -420,6 +420,67 @@ mod tests {
         }
     }
 
+    /// The oscillator stepped through a fused stage that, like a device kernel folding the update into the
+    /// right-hand side, writes `y` while it reads `q`: it first checks that every scheme keeps them (and `k`)
+    /// apart, then fills `y` before `k` so that an aliasing scheme would compute garbage.
+    struct Fused {
+        stages: usize,
+    }
+
+    impl OdeSystem for Fused {
+        type State = Vec<f64>;
+        type Error = std::convert::Infallible;
+        fn rhs(&mut self, t: f64, q: &Vec<f64>, out: &mut Vec<f64>) -> Result<(), Self::Error> {
+            Oscillator.rhs(t, q, out)
+        }
+        fn zeros_like(&mut self, like: &Vec<f64>) -> Result<Vec<f64>, Self::Error> {
+            Ok(vec![0.0; like.len()])
+        }
+        fn update(&mut self, y: &mut Vec<f64>, a: f64, terms: &[(f64, &Vec<f64>)]) -> Result<(), Self::Error> {
+            Oscillator.update(y, a, terms)
+        }
+        fn rhs_update(
+            &mut self,
+            t: f64,
+            q: &Vec<f64>,
+            k: &mut Vec<f64>,
+            keep_k: bool,
+            y: &mut Vec<f64>,
+            (a, c): (f64, f64),
+            terms: &[(f64, &Vec<f64>)],
+        ) -> Result<(), Self::Error> {
+            assert!(!std::ptr::eq(&*y, q) && !std::ptr::eq(&*y, &*k), "the stage's output aliases its input");
+            self.stages += 1;
+            let mut l = vec![0.0; q.len()];
+            Oscillator.rhs(t, q, &mut l)?;
+            for i in 0..y.len() {
+                y[i] = a * y[i] + c * l[i] + terms.iter().map(|(ci, x)| ci * x[i]).sum::<f64>();
+            }
+            if keep_k {
+                k.copy_from_slice(&l);
+            } else {
+                k.fill(f64::NAN); // a scheme that reads a k it did not keep gets NaN
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn fused_stages_keep_input_and_output_apart_and_give_the_same_solution() {
+        for scheme in Scheme::ALL {
+            let mut fused = Fused { stages: 0 };
+            let got = solve(&mut fused, scheme, vec![0.0, 1.0], 40, 1.0);
+            let want = solve(&mut Oscillator, scheme, vec![0.0, 1.0], 40, 1.0);
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() <= 1e-14, "{scheme:?}: fused {got:?}, plain {want:?}");
+            }
+            // every Runge–Kutta stage goes through one fused call (AB3: its two start-up steps only)
+            let expected = if scheme == Scheme::Ab3 { 2 * 4 } else { 40 * scheme.rhs_per_step() };
+            let expected = if scheme == Scheme::Lsrk45 { 0 } else { expected };
+            assert_eq!(fused.stages, expected, "{scheme:?}");
+        }
+    }
+
     fn solve<S: OdeSystem<State = Vec<f64>, Error = std::convert::Infallible>>(
         sys: &mut S,
         scheme: Scheme,

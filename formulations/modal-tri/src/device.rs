@@ -385,26 +385,31 @@ impl<T: Real> ModalDeviceOperator<T> {
         q: BufferId,
         cfl: f64,
     ) -> Result<(Option<f64>, f64), BackendError> {
-        let groups = self.k.div_ceil(STEP_GROUP);
-        let launch = Launch {
-            kernel: "modal_wave_speed".into(),
-            groups,
-            local: STEP_GROUP,
-            args: vec![
-                Arg::Buffer(q),
-                Arg::Buffer(self.buffers.mat),
-                Arg::Buffer(self.buffers.partial),
-                Self::scalar(self.phi0),
-                Arg::I32(self.k as i32),
-            ],
-        };
-        let seconds = device.run(self.program, &[launch], 1)?.iter().sum::<f64>();
-        let mut partial = vec![T::zero(); groups];
-        device.download(self.buffers.partial, as_bytes_mut(&mut partial))?;
+        let (partial, seconds) = self.reduce_means(device, "modal_wave_speed", q)?;
         let lambda = partial.iter().map(|v| v.as_f64()).fold(0.0, dg_core::max_or_nan);
         let dt = (lambda.is_finite() && lambda > 0.0)
             .then(|| cfl * self.min_inscribed_diameter / (lambda * (2 * self.order + 1) as f64));
         Ok((dt, seconds))
+    }
+
+    /// Runs `kernel`, a reduction over the element means of state buffer `q` into one value per group of
+    /// [`STEP_GROUP`] elements (arguments q, mat, partial, φ₀, K), and reads the group values back with the device
+    /// seconds spent.
+    fn reduce_means(&self, device: &mut dyn Device, kernel: &str, q: BufferId) -> Result<(Vec<T>, f64), BackendError> {
+        let groups = self.k.div_ceil(STEP_GROUP);
+        let b = &self.buffers;
+        let args = vec![
+            Arg::Buffer(q),
+            Arg::Buffer(b.mat),
+            Arg::Buffer(b.partial),
+            Self::scalar(self.phi0),
+            Arg::I32(self.k as i32),
+        ];
+        let launch = Launch { kernel: kernel.into(), groups, local: STEP_GROUP, args };
+        let seconds = device.run(self.program, &[launch], 1)?.iter().sum::<f64>();
+        let mut partial = vec![T::zero(); groups];
+        device.download(b.partial, as_bytes_mut(&mut partial))?;
+        Ok((partial, seconds))
     }
 
     /// How many element means of state buffer `q` the law's admissibility function rejects (not positive, or
@@ -418,22 +423,7 @@ impl<T: Real> ModalDeviceOperator<T> {
         if !self.source.mean_check {
             return Ok((None, 0.0));
         }
-        let groups = self.k.div_ceil(STEP_GROUP);
-        let launch = Launch {
-            kernel: "modal_mean_check".into(),
-            groups,
-            local: STEP_GROUP,
-            args: vec![
-                Arg::Buffer(q),
-                Arg::Buffer(self.buffers.mat),
-                Arg::Buffer(self.buffers.partial),
-                Self::scalar(self.phi0),
-                Arg::I32(self.k as i32),
-            ],
-        };
-        let seconds = device.run(self.program, &[launch], 1)?.iter().sum::<f64>();
-        let mut partial = vec![T::zero(); groups];
-        device.download(self.buffers.partial, as_bytes_mut(&mut partial))?;
+        let (partial, seconds) = self.reduce_means(device, "modal_mean_check", q)?;
         // each group's count is exact in f32 (at most 256); a NaN count (it cannot arise) counts as every element
         let bad = partial.iter().map(|v| if v.as_f64().is_finite() { v.as_f64() as usize } else { STEP_GROUP }).sum();
         Ok((Some(bad), seconds))
