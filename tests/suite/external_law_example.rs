@@ -42,8 +42,6 @@ fn a_crate_outside_the_workspace_gets_the_kernel_commands_for_its_own_law() {
             .args(args)
             .env("CARGO_TARGET_DIR", &target)
             .env("DG_CACHE_DIR", cache.path())
-            // PoCL's optimiser off, as in `kernels_opencl::dg_unoptimised`: these commands check results
-            .env("POCL_EXTRA_BUILD_FLAGS", std::env::var("POCL_EXTRA_BUILD_FLAGS").unwrap_or("-cl-opt-disable".into()))
             .output()
             .expect("cargo runs");
         let text = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
