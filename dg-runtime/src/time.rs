@@ -38,13 +38,27 @@ pub trait OdeSystem {
         terms: &[(f64, &Self::State)],
     ) -> Result<(), Self::Error> {
         let _ = keep_k;
-        self.rhs(t, q, k)?;
-        let k: &Self::State = k;
-        let mut all = Vec::with_capacity(terms.len() + 1);
-        all.push((c, k));
-        all.extend_from_slice(terms);
-        self.update(y, a, &all)
+        rhs_then_update(self, t, q, k, y, (a, c), terms)
     }
+}
+
+/// [`OdeSystem::rhs_update`] unfused: k ← L(t, q), then y ← a·y + c·k + Σ cᵢ·xᵢ as one update. The default, and
+/// the fallback of a system that folds the update only where it can.
+pub fn rhs_then_update<S: OdeSystem + ?Sized>(
+    sys: &mut S,
+    t: f64,
+    q: &S::State,
+    k: &mut S::State,
+    y: &mut S::State,
+    (a, c): (f64, f64),
+    terms: &[(f64, &S::State)],
+) -> Result<(), S::Error> {
+    sys.rhs(t, q, k)?;
+    let k: &S::State = k;
+    let mut all = Vec::with_capacity(terms.len() + 1);
+    all.push((c, k));
+    all.extend_from_slice(terms);
+    sys.update(y, a, &all)
 }
 
 /// A system borrowed mutably is a system: a run can step an operator it keeps using afterwards.

@@ -574,10 +574,7 @@ impl<L: ConservationLaw, T: Real> dg_runtime::time::OdeSystem for ModalDeviceSys
         terms: &[(f64, &BufferId)],
     ) -> Result<(), BackendError> {
         if terms.len() > 3 || *y == *q || *y == *k {
-            self.rhs(t, q, k)?;
-            let mut all = vec![(c, &*k)];
-            all.extend_from_slice(terms);
-            return self.update(y, a, &all);
+            return dg_runtime::time::rhs_then_update(self, t, q, k, y, (a, c), terms);
         }
         self.op.set_time(self.device, self.cpu, t)?;
         let terms = terms.iter().map(|(c, b)| (*c, **b)).collect();
