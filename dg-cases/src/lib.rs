@@ -1,8 +1,10 @@
 //! Named problems: a law, a default mesh, initial data, boundary bindings, and an exact solution when one is
 //! known. Maxwell TM cases ([`MaxwellCase`], nodal triangles), Euler cases ([`euler::EulerCase`], modal or nodal
-//! triangles) and 3D wave cases ([`waves::WaveCase`], tetrahedra); [`AnyCase`] names any of them.
+//! triangles) 3D wave cases ([`waves::WaveCase`], tetrahedra) and
+//! hexahedral cases ([`hex::HexCase`]); [`AnyCase`] names any of them.
 
 pub mod euler;
+pub mod hex;
 mod maxwell_cavity;
 mod maxwell_pulse;
 pub mod waves;
@@ -58,6 +60,8 @@ pub enum AnyCase {
     Euler(Box<dyn euler::EulerCase>),
     /// A 3D wave case on tetrahedra (seed 002).
     Wave(Box<dyn waves::WaveCase>),
+    /// A 3D case on hexahedra (seed 003).
+    Hex(Box<dyn hex::HexCase>),
 }
 
 /// The case of either formulation with this name.
@@ -66,6 +70,7 @@ pub fn find_any(name: &str) -> Option<AnyCase> {
         .map(AnyCase::Maxwell)
         .or_else(|| euler::all().into_iter().find(|c| c.name() == name).map(AnyCase::Euler))
         .or_else(|| waves::all().into_iter().find(|c| c.name() == name).map(AnyCase::Wave))
+        .or_else(|| hex::all().into_iter().find(|c| c.name() == name).map(AnyCase::Hex))
 }
 
 /// Names of all cases, for messages.
@@ -75,5 +80,6 @@ pub fn names() -> Vec<&'static str> {
         .map(|c| c.name())
         .chain(euler::all().iter().map(|c| c.name()))
         .chain(waves::all().iter().map(|c| c.name()))
+        .chain(hex::all().iter().map(|c| c.name()))
         .collect()
 }

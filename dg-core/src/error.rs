@@ -18,6 +18,14 @@ pub enum CoreError {
     /// A matrix that must be invertible is singular (should not happen for valid node sets).
     #[error("matrix `{0}` is singular")]
     Singular(&'static str),
+    /// A state vector does not have the length of the space it is used on.
+    #[error("a state of {got} values where the space needs {expected}")]
+    StateLength {
+        /// Its length.
+        got: usize,
+        /// The length the space needs.
+        expected: usize,
+    },
     /// Writing output failed.
     #[error("cannot write {path}: {source}")]
     Io {

@@ -8,6 +8,10 @@
 //! - [`tetrahedron`]: the reference tetrahedron of order N (warp-and-blend nodes, orthonormal basis, Vandermonde,
 //!   Dr/Ds/Dt, mass, face masks, LIFT, conical-product cubature).
 //! - [`mesh`]: triangle meshes (structured generators, refinement, Gmsh reader), connectivity and geometry.
+//! - [`hexahedron`]: the reference hexahedron of degree D on Gauss–Legendre points (seed 003): tensor-product
+//!   Lagrange basis, diagonal mass, sum-factorised derivatives, face extrapolation.
+//! - [`hexmesh`]: hexahedral meshes of trilinear cells (structured boxes, straight or distorted), connectivity.
+//! - [`space_hex`]: the DG space on a hexahedral mesh: metric terms at the nodes, face points and their partners.
 //! - [`mesh3d`]: tetrahedral meshes (structured boxes in 6 or 5 tetrahedra per hexahedron, uniform refinement),
 //!   connectivity and geometry.
 //! - [`space`]: the DG space on a mesh: node coordinates, face maps, geometric factors.
@@ -18,6 +22,8 @@
 //! Everything is computed in `f64`; operators convert to `f32` with [`matrix::to_row_major`].
 
 pub mod error;
+pub mod hexahedron;
+pub mod hexmesh;
 pub mod jacobi;
 pub mod law;
 pub mod matrix;
@@ -28,6 +34,7 @@ pub mod quadrature;
 pub mod real;
 pub mod space;
 pub mod space3d;
+pub mod space_hex;
 pub mod tetrahedron;
 pub mod triangle;
 pub mod vtu;

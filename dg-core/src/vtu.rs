@@ -1,5 +1,5 @@
 //! VTU (VTK XML unstructured grid) output of high-order fields as Lagrange cells at the solution's own order:
-//! VTK_LAGRANGE_TRIANGLE (69) and VTK_LAGRANGE_TETRAHEDRON (71), so ParaView draws the polynomial inside each
+//! VTK_LAGRANGE_TRIANGLE (69), VTK_LAGRANGE_TETRAHEDRON (71) and VTK_LAGRANGE_HEXAHEDRON (72), so ParaView draws the polynomial inside each
 //! element rather than a linear blur.
 //!
 //! The cells' points follow VTK's Lagrange ordering (vertices, edge points from each edge's first vertex to its
@@ -22,6 +22,8 @@ use std::path::Path;
 pub const VTK_LAGRANGE_TRIANGLE: u8 = 69;
 /// VTK cell type of a Lagrange tetrahedron.
 pub const VTK_LAGRANGE_TETRAHEDRON: u8 = 71;
+/// VTK cell type of a Lagrange hexahedron.
+pub const VTK_LAGRANGE_HEXAHEDRON: u8 = 72;
 
 /// A named field: per element, `values.len() / elements` coefficients (nodal values at the DG nodes, or modal
 /// coefficients), element after element.
@@ -123,7 +125,7 @@ pub fn write_vtu(path: &Path, space: &DgSpace2d, fields: &[Field<'_>]) -> Result
     let rs = reference(&weights, el.order);
     let eval = el.interpolation_matrix(&rs[0], &rs[1])?;
     let vertices: Vec<[f64; 3]> = space.mesh.vertices.iter().map(|v| [v[0], v[1], 0.0]).collect();
-    let cells = Cells { vertices: &vertices, elements: &space.mesh.elements, order: el.order, weights: &weights };
+    let cells = Cells { vertices: &vertices, elements: &space.mesh.elements, denominator: el.order, weights: &weights };
     write_cells(path, &cells, &eval, VTK_LAGRANGE_TRIANGLE, fields)
 }
 
@@ -139,8 +141,79 @@ pub fn write_vtu_modal(
     let rs = reference(&weights, order);
     let eval = crate::triangle::vandermonde(order, &rs[0], &rs[1]);
     let vertices: Vec<[f64; 3]> = mesh.vertices.iter().map(|v| [v[0], v[1], 0.0]).collect();
-    let cells = Cells { vertices: &vertices, elements: &mesh.elements, order, weights: &weights };
+    let cells = Cells { vertices: &vertices, elements: &mesh.elements, denominator: order, weights: &weights };
     write_cells(path, &cells, &eval, VTK_LAGRANGE_TRIANGLE, fields)
+}
+
+/// VTK's Lagrange hexahedron of order `n` (≥ 1): the lattice point (i, j, k) of each VTK point, in VTK's order
+/// (corners, edges, faces, interior; `vtkHigherOrderHexahedron::PointIndexFromIJK`).
+pub fn lagrange_hexahedron(n: usize) -> Vec<[usize; 3]> {
+    let n = n.max(1);
+    let index = |i: usize, j: usize, k: usize| -> usize {
+        let (ib, jb, kb) = (i == 0 || i == n, j == 0 || j == n, k == 0 || k == n);
+        let corner = |i: usize, j: usize| match (i != 0, j != 0) {
+            (false, false) => 0,
+            (true, false) => 1,
+            (true, true) => 2,
+            (false, true) => 3,
+        };
+        let m = n - 1;
+        match usize::from(ib) + usize::from(jb) + usize::from(kb) {
+            3 => corner(i, j) + if k != 0 { 4 } else { 0 },
+            2 if !ib => 8 + (i - 1) + if j != 0 { 2 * m } else { 0 } + if k != 0 { 4 * m } else { 0 },
+            2 if !jb => 8 + (j - 1) + if i != 0 { m } else { 3 * m } + if k != 0 { 4 * m } else { 0 },
+            2 => 8 + 8 * m + (k - 1) + m * corner(i, j),
+            1 => {
+                let offset = 8 + 12 * m;
+                let face = m * m;
+                if ib {
+                    offset + (j - 1) + m * (k - 1) + if i != 0 { face } else { 0 }
+                } else if jb {
+                    offset + 2 * face + (i - 1) + m * (k - 1) + if j != 0 { face } else { 0 }
+                } else {
+                    offset + 4 * face + (i - 1) + m * (j - 1) + if k != 0 { face } else { 0 }
+                }
+            }
+            _ => 8 + 12 * m + 6 * m * m + (i - 1) + m * ((j - 1) + m * (k - 1)),
+        }
+    };
+    let mut points = vec![[0; 3]; (n + 1) * (n + 1) * (n + 1)];
+    for k in 0..=n {
+        for j in 0..=n {
+            for i in 0..=n {
+                points[index(i, j, k)] = [i, j, k];
+            }
+        }
+    }
+    points
+}
+
+/// Writes the nodal fields of a hexahedral `space` as Lagrange hexahedra of the space's degree (at least 1) whose
+/// points are the trilinear images of the equispaced lattice.
+pub fn write_vtu_hex(path: &Path, space: &crate::space_hex::HexSpace, fields: &[Field<'_>]) -> Result<(), CoreError> {
+    let el = &space.element;
+    let n = el.order.max(1);
+    let lattice = lagrange_hexahedron(n);
+    let weights: Vec<[usize; 8]> = lattice
+        .iter()
+        .map(|p| {
+            crate::hexahedron::HEX_CORNERS.map(|c| (0..3).map(|d| if c[d] == 1.0 { p[d] } else { n - p[d] }).product())
+        })
+        .collect();
+    let mut eval = Matrix::zeros(lattice.len(), el.np);
+    for (row, p) in lattice.iter().enumerate() {
+        let x = p.map(|i| i as f64 / n as f64);
+        for j in 0..el.np {
+            eval[(row, j)] = el.basis(j, x);
+        }
+    }
+    let cells = Cells {
+        vertices: &space.mesh.vertices,
+        elements: &space.mesh.elements,
+        denominator: n * n * n,
+        weights: &weights,
+    };
+    write_cells(path, &cells, &eval, VTK_LAGRANGE_HEXAHEDRON, fields)
 }
 
 /// Writes the nodal fields of a tetrahedral `space` as Lagrange tetrahedra.
@@ -149,26 +222,31 @@ pub fn write_vtu_tet(path: &Path, space: &DgSpace3d, fields: &[Field<'_>]) -> Re
     let weights = lagrange_tetrahedron(el.order);
     let rst = reference(&weights, el.order);
     let eval = el.interpolation_matrix(&rst[0], &rst[1], &rst[2])?;
-    let cells =
-        Cells { vertices: &space.mesh.vertices, elements: &space.mesh.elements, order: el.order, weights: &weights };
+    let cells = Cells {
+        vertices: &space.mesh.vertices,
+        elements: &space.mesh.elements,
+        denominator: el.order,
+        weights: &weights,
+    };
     write_cells(path, &cells, &eval, VTK_LAGRANGE_TETRAHEDRON, fields)
 }
 
-/// Simplices of one order to write: mesh vertices, element vertex ids, and the cell's lattice weights.
+/// Cells of one order to write: mesh vertices, element vertex ids, and the cell's lattice weights (a point is
+/// Σ wₐ / denominator · vertexₐ: denominator n for simplices, n³ for trilinear hexahedra).
 struct Cells<'a, const V: usize> {
     vertices: &'a [[f64; 3]],
     elements: &'a [[usize; V]],
-    order: usize,
+    denominator: usize,
     weights: &'a [[usize; V]],
 }
 
 /// A point shared between elements: its mesh vertices (ascending) with their lattice weights, unused slots
-/// `(usize::MAX, 0)`.
-type PointKey = [(usize, usize); 4];
+/// `(usize::MAX, 0)` (a simplex uses at most four, a hexahedron eight).
+type PointKey = [(usize, usize); 8];
 
 impl<const V: usize> Cells<'_, V> {
     fn key(&self, element: &[usize; V], w: &[usize; V]) -> PointKey {
-        let mut key = [(usize::MAX, 0); 4];
+        let mut key = [(usize::MAX, 0); 8];
         for (slot, (&v, &wv)) in key.iter_mut().zip(element.iter().zip(w)) {
             if wv > 0 {
                 *slot = (v, wv);
@@ -179,7 +257,7 @@ impl<const V: usize> Cells<'_, V> {
     }
 
     fn position(&self, key: &PointKey) -> [f64; 3] {
-        let n = self.order as f64;
+        let n = self.denominator as f64;
         let mut x = [0.0; 3];
         for &(v, w) in key.iter().filter(|(v, _)| *v != usize::MAX) {
             for d in 0..3 {

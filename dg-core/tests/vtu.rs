@@ -127,6 +127,61 @@ fn tetrahedra_are_written_as_shared_lagrange_cells_holding_the_field() {
 }
 
 #[test]
+fn hexahedra_are_written_as_shared_lagrange_cells_in_vtk_order() {
+    use dg_core::hexmesh::{hex_box_mesh, HexBoxSpec};
+    // VTK's 27-point Lagrange hexahedron (corners, edges 0-1, 1-2, 3-2, 0-3, 4-5, 5-6, 7-6, 4-7, 0-4, 1-5, 2-6,
+    // 3-7, faces -x, +x, -y, +y, -z, +z, centre), as VTK's documentation lists it
+    let expected: [[usize; 3]; 27] = [
+        [0, 0, 0],
+        [2, 0, 0],
+        [2, 2, 0],
+        [0, 2, 0],
+        [0, 0, 2],
+        [2, 0, 2],
+        [2, 2, 2],
+        [0, 2, 2],
+        [1, 0, 0],
+        [2, 1, 0],
+        [1, 2, 0],
+        [0, 1, 0],
+        [1, 0, 2],
+        [2, 1, 2],
+        [1, 2, 2],
+        [0, 1, 2],
+        [0, 0, 1],
+        [2, 0, 1],
+        [2, 2, 1],
+        [0, 2, 1],
+        [0, 1, 1],
+        [2, 1, 1],
+        [1, 0, 1],
+        [1, 2, 1],
+        [1, 1, 0],
+        [1, 1, 2],
+        [1, 1, 1],
+    ];
+    assert_eq!(dg_core::vtu::lagrange_hexahedron(2), expected.to_vec());
+    let spec =
+        HexBoxSpec { lower: [0.0; 3], upper: [1.0, 2.0, 1.0], cells: [2, 3, 2], periodic: [false; 3], distortion: 0.2 };
+    for order in [1, 2, 4] {
+        let space = dg_core::space_hex::HexSpace::new(hex_box_mesh(&spec).unwrap(), order).unwrap();
+        // x, y, z are trilinear in the reference coordinates, so this is in the space for D ≥ 2 (linear for D = 1)
+        let quadratic = if order >= 2 { 1.0 } else { 0.0 };
+        let f = |x: [f64; 3]| 2.0 + x[0] - 0.5 * x[1] + 0.25 * x[2] + quadratic * x[0] * x[1];
+        let [x, y, z] = &space.xyz;
+        let values: Vec<f64> = (0..space.num_nodes()).map(|g| f([x[g], y[g], z[g]])).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hexes.vtu");
+        dg_core::vtu::write_vtu_hex(&path, &space, &[Field { name: "p", values: &values }]).unwrap();
+        let vtu = read_vtu(&path);
+        assert_eq!(vtu.cells, 12);
+        assert_eq!(vtu.points, (2 * order + 1) * (3 * order + 1) * (2 * order + 1), "points are shared");
+        check_field(&vtu, "p", f);
+        assert!(vtu.arrays["types"].iter().all(|&t| t == 72.0));
+    }
+}
+
+#[test]
 fn a_field_of_the_wrong_length_is_refused() {
     let space = DgSpace2d::new(rectangle(&RectangleSpec::unit_square(2)).unwrap(), 2).unwrap();
     let dir = tempfile::tempdir().unwrap();

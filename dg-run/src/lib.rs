@@ -6,7 +6,7 @@
 //!   use; or the baseline), with where it came from; [`shipped_db`]: the shipped database compiled in.
 //! - Runs of each family of cases, on the native CPU path or a device: [`maxwell_run`] (nodal triangles),
 //!   [`euler_run`] and [`euler_study`] (modal triangles, or nodal ones for comparison), [`wave_run`]
-//!   (tetrahedra). Each prepares its problem, builds a stepper, hands it to the shared loop and reports.
+//!   (tetrahedra), [`hex_run`] (hexahedra). Each prepares its problem, builds a stepper, hands it to the shared loop and reports.
 //! - [`output`]: what a run writes (VTU, `.pvd` series, restart files) and the state it continues from.
 //! - [`error`]: the one error type of every run; [`picture`]: PNG pictures of modal fields and line charts.
 //! - [`registry`]: every law linked into the program, each able to open a tuner of any formulation.
@@ -21,6 +21,7 @@ pub mod error;
 pub mod euler_run;
 pub mod euler_study;
 pub mod formulations;
+pub mod hex_run;
 pub mod maxwell_run;
 pub mod output;
 pub mod picture;

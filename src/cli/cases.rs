@@ -12,5 +12,8 @@ pub fn execute() -> anyhow::Result<()> {
     for case in dg::cases::waves::all() {
         println!("{:<24} {}", case.name(), case.description());
     }
+    for case in dg::cases::hex::all() {
+        println!("{:<24} {}", case.name(), case.description());
+    }
     Ok(())
 }

@@ -4,6 +4,7 @@
 mod cases;
 mod convergence;
 mod euler_cmds;
+mod hex_cmds;
 pub mod kernel_cmds;
 mod laws;
 mod mesh_args;
@@ -23,6 +24,7 @@ Examples:
   dg run maxwell-cavity --order 4 --nx 8 --ny 8 --out cavity.vtu
   dg run maxwell-pulse --mesh examples/meshes/square_hole.msh --order 3 --t-end 0.5
   dg convergence maxwell-cavity --orders 1..6 --levels 4 --json
+  dg convergence maxwell3d-plane-wave --orders 1..3 --levels 3
   dg cases
   dg laws
   dg ir euler2d")]
@@ -116,12 +118,14 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 AnyCase::Maxwell(case) => run::maxwell(args, case),
                 AnyCase::Euler(case) => euler_cmds::run(args, case),
                 AnyCase::Wave(case) => wave_cmds::run(args, case),
+                AnyCase::Hex(case) => hex_cmds::run(args, case),
             }
         }
         Command::Convergence(args) => match mesh_args::find_case(&args.case)? {
             AnyCase::Maxwell(case) => convergence::maxwell(args, case),
             AnyCase::Euler(case) => euler_cmds::convergence(args, case),
             AnyCase::Wave(case) => wave_cmds::convergence(args, case),
+            AnyCase::Hex(case) => hex_cmds::convergence(args, case),
         },
         Command::Cases => cases::execute(),
         Command::Laws(args) => laws::list(args),

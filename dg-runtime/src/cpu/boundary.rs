@@ -64,6 +64,15 @@ impl BoundaryBinding {
         Self::resolve(law.name(), law.boundary_names(), &space.connectivity.tag_names, &space.used_tags(), explicit)
     }
 
+    /// [`Self::for_law`] on a hexahedral space.
+    pub fn for_law_on_hexes<L: ConservationLaw>(
+        law: &L,
+        space: &dg_core::space_hex::HexSpace,
+        explicit: &HashMap<String, String>,
+    ) -> Result<Self, BoundaryError> {
+        Self::resolve(law.name(), law.boundary_names(), &space.connectivity.tag_names, &space.used_tags(), explicit)
+    }
+
     /// Like [`Self::for_law`], leaving the tags named in `handled_elsewhere` unbound (the modal operator's
     /// prescribed states, say).
     pub fn for_law_except<L: ConservationLaw>(

@@ -1,0 +1,272 @@
+//! Running the hexahedral cases (seed 003): one run with its error against the exact solution, and convergence
+//! studies over refined boxes. The hexahedral formulation has its CPU reference operator; its generated kernels
+//! are not written yet, so these runs take the native CPU path.
+
+use crate::error::RunError;
+use crate::output::{named, per_variable, run_stepper, RunOutput};
+use dg_cases::hex::{HexCase, HexLaw};
+use dg_core::hexmesh::{GeometryClass, HexMesh};
+use dg_core::law::ConservationLaw;
+use dg_core::space_hex::HexSpace;
+use dg_core::Real;
+use dg_hex::HexOperator;
+use dg_laws::{euler3d, maxwell3d};
+use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::run_loop::{non_finite, Integrated, LoopStats, StepRule};
+use dg_runtime::stability::StabilityLimit;
+use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
+use dg_runtime::time::Scheme;
+use serde::Serialize;
+
+/// The name of the hexahedral formulation in reports.
+pub const HEX_FORMULATION: &str = "hex";
+
+/// How to run a hexahedral case.
+#[derive(Debug, Clone)]
+pub struct HexOptions {
+    /// Polynomial degree D per direction.
+    pub order: usize,
+    /// Time integrator.
+    pub scheme: Scheme,
+    /// Courant number relative to the LSRK45 limit (scaled for other schemes); `None`: [`DEFAULT_CFL`], or the
+    /// scheme's stability limit on the problem when that is smaller.
+    pub cfl: Option<f64>,
+    /// Accept a `cfl` or `dt` above the scheme's stability limit (the run still stops if it blows up).
+    pub allow_unstable: bool,
+    /// Multiplies the step after the stability check (convergence studies shrink it on finer levels).
+    pub step_scale: f64,
+    /// Boundary tag → condition, over the case's own bindings (`--bc`).
+    pub boundary: std::collections::HashMap<String, String>,
+    /// Final time (the case's when `None`).
+    pub t_end: Option<f64>,
+    /// Fixed time step instead of the CFL rule (rounded down to end exactly at `t_end`).
+    pub dt: Option<f64>,
+    /// The law's numerical flux of this name instead of its default.
+    pub flux: Option<String>,
+    /// What the run writes (VTU, series, restart files) and where it starts.
+    pub output: RunOutput,
+}
+
+impl Default for HexOptions {
+    fn default() -> Self {
+        Self {
+            order: 3,
+            scheme: Scheme::Lsrk45,
+            cfl: None,
+            allow_unstable: false,
+            step_scale: 1.0,
+            boundary: Default::default(),
+            t_end: None,
+            dt: None,
+            flux: None,
+            output: RunOutput::default(),
+        }
+    }
+}
+
+/// What a hexahedral run reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct HexReport {
+    /// Case name.
+    pub case: String,
+    /// Law name.
+    pub law: String,
+    /// The numerical flux.
+    pub flux: String,
+    /// Polynomial degree per direction.
+    pub order: usize,
+    /// Cells.
+    pub elements: usize,
+    /// Cells that are axis-aligned boxes (constant metric); the rest are general trilinear cells.
+    pub box_cells: usize,
+    /// Nodes (K·(D + 1)³).
+    pub nodes: usize,
+    /// Largest edge length.
+    pub h: f64,
+    /// Time integrator.
+    pub scheme: String,
+    /// Steps taken.
+    pub steps: u64,
+    /// Time step.
+    pub dt: f64,
+    /// Final time.
+    pub t_end: f64,
+    /// L2 error of all variables together at `t_end`.
+    pub l2_error: f64,
+    /// `l2_error` divided by the L2 norm of the exact solution.
+    pub relative_l2_error: f64,
+    /// Wall time of the time loop, seconds.
+    pub wall_seconds: f64,
+}
+
+/// The default Courant number of the CFL rule.
+pub const DEFAULT_CFL: f64 = 0.5;
+
+/// Runs `case` on `mesh` in precision `T` with its law on the native CPU path.
+pub fn run_hex<T: Real>(
+    case: &dyn HexCase,
+    mesh: HexMesh,
+    opts: &HexOptions,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<HexReport, RunError> {
+    match case.law() {
+        HexLaw::Maxwell => run_law::<_, T>(maxwell3d::Law::default(), case, mesh, opts, progress),
+        HexLaw::Euler => run_law::<_, T>(euler3d::Law::default(), case, mesh, opts, progress),
+    }
+}
+
+fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+    mut law: L,
+    case: &dyn HexCase,
+    mesh: HexMesh,
+    opts: &HexOptions,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<HexReport, RunError> {
+    if let Some(name) = opts.flux.as_deref().or(case.flux()) {
+        if !law.select_numerical_flux(name) {
+            return Err(RunError::InvalidOption(format!(
+                "law `{}` has no numerical flux `{name}`; it offers {}",
+                law.name(),
+                law.numerical_flux_names().join(", ")
+            )));
+        }
+    }
+    let space = HexSpace::new(mesh, opts.order)?;
+    crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
+    let mut bindings = case.boundary_conditions();
+    bindings.retain(|tag, _| space.connectivity.tag_names.contains(tag));
+    bindings.extend(opts.boundary.clone());
+    let binding = BoundaryBinding::for_law_on_hexes(&law, &space, &bindings)?;
+    let materials: Vec<f64> = Vec::new();
+    if L::NMATERIALS != 0 {
+        return Err(RunError::InvalidOption(format!(
+            "law `{}` needs {} material values per cell; the hexahedral cases give none",
+            law.name(),
+            L::NMATERIALS
+        )));
+    }
+    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
+    let q0_f64: Vec<f64> = crate::widened(&q0);
+    let (names, np) = (law.variable_names(), space.element.np);
+    let vtu = |path: &std::path::Path, q: &[f64]| -> Result<(), RunError> {
+        let values = per_variable(q, L::NVARS, np);
+        Ok(dg_core::vtu::write_vtu_hex(path, &space, &named(names, &values))?)
+    };
+    let mut op64 = HexOperator::<L, f64>::new(law.clone(), &space, &binding, &materials);
+    let Ok(limit) = StabilityLimit::of(&mut op64, &q0_f64, 0.0, opts.scheme);
+    crate::note_unestimated(&limit, q0_f64.len());
+    let speed = wave_speed(&law, &q0_f64, np)?;
+    let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * space.dt_length_scale() / speed;
+    let dt = crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, &limit, (opts.scheme, opts.allow_unstable))?;
+    let op = HexOperator::<L, T>::new(law.clone(), &space, &binding, &materials);
+    let mut stepper =
+        Integrated::new(op, q0, opts.scheme).with_host_values().with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
+    let stats =
+        run_stepper(&mut stepper, t_end, StepRule::Uniform(dt * opts.step_scale), &opts.output, &vtu, progress)?;
+    let q = stepper.into_parts().1;
+    let report = finish_report(case, &space, &q, opts, (law.name(), law.numerical_flux_name()), &stats)?;
+    opts.output.write_final(&vtu, &crate::widened(&q))?;
+    Ok(report)
+}
+
+/// The largest wave speed of the initial state over the three axis directions.
+fn wave_speed<L: ConservationLaw>(law: &L, q0: &[f64], np: usize) -> Result<f64, RunError> {
+    let nv = L::NVARS;
+    let mut state = vec![0.0; nv];
+    let mut speed = 0.0f64;
+    for (cell, chunk) in q0.chunks(nv * np).enumerate() {
+        for i in 0..np {
+            for v in 0..nv {
+                state[v] = chunk[v * np + i];
+            }
+            for n in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]] {
+                let s = law.max_speed(&state, &[], &n);
+                if !s.is_finite() {
+                    return Err(RunError::InvalidOption(format!(
+                        "the initial state has no finite wave speed at node {i} of cell {cell} (is it admissible?)"
+                    )));
+                }
+                speed = dg_core::max_or_nan(speed, s);
+            }
+        }
+    }
+    if speed > 0.0 {
+        Ok(speed)
+    } else {
+        Err(RunError::InvalidOption("the initial state's largest wave speed is zero: give --dt".into()))
+    }
+}
+
+/// Errors of the final state `q` (layout `(k * nvars + v) * np + i`).
+fn finish_report<T: Real>(
+    case: &dyn HexCase,
+    space: &HexSpace,
+    q: &[T],
+    opts: &HexOptions,
+    (law, flux): (&str, &str),
+    stats: &LoopStats,
+) -> Result<HexReport, RunError> {
+    let nv = q.len() / space.num_nodes();
+    let t_end = stats.t_end;
+    let errors = space.l2_errors(nv, q, |x, e| case.exact(x, t_end, e))?;
+    let zero = vec![0.0f64; q.len()];
+    let norms = space.l2_errors(nv, &zero, |x, e| case.exact(x, t_end, e))?;
+    let total = |v: &[f64]| v.iter().map(|e| e * e).sum::<f64>().sqrt();
+    let l2_error = total(&errors);
+    Ok(HexReport {
+        case: case.name().into(),
+        law: law.into(),
+        flux: flux.into(),
+        order: opts.order,
+        elements: space.num_elements(),
+        box_cells: space.class.iter().filter(|&&c| c == GeometryClass::Box).count(),
+        nodes: space.num_nodes(),
+        h: space.mesh.max_edge_length(),
+        scheme: opts.scheme.name().into(),
+        steps: stats.steps,
+        dt: stats.dt_range[1],
+        t_end,
+        l2_error,
+        relative_l2_error: l2_error / total(&norms).max(f64::MIN_POSITIVE),
+        wall_seconds: stats.wall_seconds,
+    })
+}
+
+/// Runs `case` for every order on `levels` boxes with `base_cells · 2^level` cells per direction (vertices moved
+/// by `distortion`) on the native CPU path in double precision. The step shrinks with the mesh as the CFL rule
+/// gives, and additionally like [`time_accuracy_factor`] so that the time error stays below the spatial error.
+/// `progress(order, level)` before each run.
+#[allow(clippy::too_many_arguments)]
+pub fn hex_convergence(
+    case: &dyn HexCase,
+    base_cells: usize,
+    distortion: f64,
+    orders: std::ops::RangeInclusive<usize>,
+    levels: usize,
+    opts: &HexOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<ConvergenceStudy, RunError> {
+    let plan = StudyPlan {
+        case: case.name().into(),
+        error: "L2 error (all fields)".into(),
+        formulation: HEX_FORMULATION.into(),
+        device: crate::device_name(None),
+        orders,
+        levels,
+    };
+    let mut one = |order: usize, level: usize| -> Result<LevelRun, RunError> {
+        let mesh = case
+            .mesh(base_cells << level, distortion)
+            .map_err(|e| RunError::from(dg_core::space::SpaceError::from(e)))?;
+        let level_opts = HexOptions {
+            order,
+            step_scale: time_accuracy_factor(order, level, opts.scheme.order()),
+            output: RunOutput::default(),
+            ..opts.clone()
+        };
+        let r = run_hex::<f64>(case, mesh, &level_opts, &mut |_, _| {})?;
+        Ok(LevelRun { h: r.h, error: r.l2_error, seconds: r.wall_seconds })
+    };
+    Ok(convergence_study(&plan, &mut one, progress)?)
+}

@@ -1,0 +1,148 @@
+//! `dg run` and `dg convergence` for the hexahedral cases (seed 003). The hexahedral formulation's kernels are not
+//! generated yet: these commands run its CPU reference operator (the native CPU path) and refuse a GPU by name.
+
+use super::convergence::{print_study, study_bar, study_progress, ConvergenceArgs};
+use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
+use super::run::{Precision, RunArgs};
+use anyhow::{bail, Context};
+use dg::cases::hex::HexCase;
+use dg::dg_core::hexmesh::HexMesh;
+use dg::hex_run::{hex_convergence, run_hex, HexOptions, HexReport};
+
+/// Refuses what the hexahedral path cannot do yet: a device, a variant, another formulation. `auto` (no
+/// `--device`) takes the native CPU path and says so when a device would otherwise have been used.
+fn native_cpu_only(backend: &BackendArgs) -> anyhow::Result<()> {
+    if backend.formulation.is_some() {
+        bail!("hexahedral cases run with the hexahedral formulation (seed 003); --formulation does not apply");
+    }
+    if backend.variant.is_some() {
+        bail!("the hexahedral formulation has no generated kernels yet, so --variant does not apply");
+    }
+    match backend.device.as_deref() {
+        None | Some("auto") | Some("cpu") => Ok(()),
+        Some(other) => bail!(
+            "--device {other}: the hexahedral formulation runs on the native CPU path only so far (its kernels are \
+             not generated yet); use --device cpu"
+        ),
+    }
+}
+
+/// Options shared by `run` and `convergence`.
+fn options(args: &SolverArgs, order: usize, t_end: Option<f64>) -> anyhow::Result<HexOptions> {
+    if args.limiter || args.no_limiter {
+        bail!("--limiter does not apply to hexahedral cases (no limiter is implemented on hexahedra)");
+    }
+    Ok(HexOptions {
+        order,
+        scheme: args.scheme.unwrap_or(dg::prelude::Scheme::Lsrk45),
+        cfl: args.cfl,
+        allow_unstable: args.allow_unstable,
+        step_scale: 1.0,
+        boundary: args.bindings(),
+        t_end,
+        dt: args.dt,
+        flux: args.flux.clone(),
+        output: Default::default(),
+    })
+}
+
+/// The vertex displacement of `--perturb` (a fraction of the cell size, at most 0.25).
+fn distortion(args: &MeshArgs) -> anyhow::Result<f64> {
+    let d = args.perturb.unwrap_or(0.0);
+    if !(0.0..=0.25).contains(&d) {
+        bail!("--perturb for hexahedral boxes moves vertices by a fraction of the cell size in [0, 0.25] (got {d})");
+    }
+    Ok(d)
+}
+
+/// The case's box with `--nx` cells per direction, refined `--refine` times (each refinement doubles the cells per
+/// direction), with vertices moved by `--perturb`.
+fn mesh(args: &MeshArgs, case: &dyn HexCase) -> anyhow::Result<HexMesh> {
+    if args.mesh.is_some() {
+        bail!("hexahedral cases use the case's box so far (Gmsh hexahedral meshes are not read yet); give --nx");
+    }
+    if args.ny.is_some() {
+        bail!("hexahedral cases take --nx (cells per direction of the case's box), --refine and --perturb");
+    }
+    let n = args.nx.unwrap_or(case.default_cells());
+    if n == 0 || args.refine > 6 || (n << args.refine) > 256 {
+        bail!("--nx {n} with --refine {} gives {} cells per direction; use 1 to 256", args.refine, n << args.refine);
+    }
+    case.mesh(n << args.refine, distortion(args)?).with_context(|| format!("cannot mesh the box of {}", case.name()))
+}
+
+/// `dg run` of a hexahedral case.
+pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
+    if args.png.is_some() {
+        bail!("--png does not apply to hexahedral cases (--out writes a VTU file with Lagrange hexahedra)");
+    }
+    native_cpu_only(&args.backend)?;
+    let order = args.order.unwrap_or(3);
+    let mut opts = options(&args.solver, order, args.t_end)?;
+    opts.output = args.output(case.name());
+    let mesh = mesh(&args.mesh, case.as_ref())?;
+    dg::dg_runtime::startup::mark("mesh");
+    let bar = super::run::time_bar(format!("{} D={order} K={}", case.name(), mesh.num_elements()));
+    let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
+    let report = match args.precision {
+        Precision::F32 => run_hex::<f32>(case.as_ref(), mesh, &opts, &mut progress)?,
+        Precision::F64 => run_hex::<f64>(case.as_ref(), mesh, &opts, &mut progress)?,
+    };
+    bar.finish_and_clear();
+    print_report(&report, args.json)?;
+    args.print_outputs();
+    Ok(())
+}
+
+fn print_report(r: &HexReport, json: bool) -> anyhow::Result<()> {
+    if json {
+        let mut doc = serde_json::to_value(r)?;
+        doc["device"] = serde_json::Value::Null;
+        doc["startup"] = super::run::startup_json();
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(());
+    }
+    println!("case        {} ({}, hexahedra, Gauss–Legendre nodes, {})", r.case, r.law, r.flux);
+    println!(
+        "mesh        {} hexahedra ({} boxes, {} general trilinear), h = {:.4}, D = {}, {} nodes",
+        r.elements,
+        r.box_cells,
+        r.elements - r.box_cells,
+        r.h,
+        r.order,
+        r.nodes
+    );
+    println!("time        t = {} in {} steps of {:.3e} ({})", r.t_end, r.steps, r.dt, r.scheme);
+    println!("L2 error    {:.6e} (relative {:.3e})", r.l2_error, r.relative_l2_error);
+    let per = r.wall_seconds / (r.nodes as f64 * r.steps as f64);
+    println!("wall        {:.3} s, {per:.3e} s per node per step (native CPU)", r.wall_seconds);
+    Ok(())
+}
+
+/// `dg convergence` of a hexahedral case.
+pub fn convergence(args: ConvergenceArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
+    native_cpu_only(&args.backend)?;
+    if !(2..=6).contains(&args.levels) {
+        bail!("--levels must be between 2 and 6 for 3D cases (got {})", args.levels);
+    }
+    if args.mesh.mesh.is_some() || args.mesh.ny.is_some() || args.mesh.refine > 0 {
+        bail!("hexahedral convergence studies use the case's box: give --nx (base cells per direction), --perturb");
+    }
+    let base = args.mesh.nx.unwrap_or(case.default_cells());
+    if base == 0 || (base << (args.levels - 1)) > 256 {
+        bail!(
+            "--nx {base} over {} levels reaches {} cells per direction; use 1 to 256",
+            args.levels,
+            base << (args.levels - 1)
+        );
+    }
+    let distortion = distortion(&args.mesh)?;
+    let opts = options(&args.solver, *args.orders.start(), args.t_end)?;
+    let bar = study_bar(&args);
+    let mut progress = |order, level| study_progress(&bar, &args, order, level);
+    let (orders, levels) = (args.orders.clone(), args.levels as usize);
+    let study = hex_convergence(case.as_ref(), base, distortion, orders, levels, &opts, &mut progress)
+        .context("convergence study failed")?;
+    bar.finish_and_clear();
+    print_study(&study, args.json)
+}
