@@ -55,11 +55,15 @@ fn distortion(args: &MeshArgs) -> anyhow::Result<f64> {
     Ok(d)
 }
 
-/// The case's box with `--nx` cells per direction, refined `--refine` times (each refinement doubles the cells per
-/// direction), with vertices moved by `--perturb`.
+/// A Gmsh hexahedral mesh (`--mesh`), or the case's box with `--nx` cells per direction, refined `--refine` times
+/// (each refinement doubles the cells per direction), with vertices moved by `--perturb`.
 fn mesh(args: &MeshArgs, case: &dyn HexCase) -> anyhow::Result<HexMesh> {
-    if args.mesh.is_some() {
-        bail!("hexahedral cases use the case's box so far (Gmsh hexahedral meshes are not read yet); give --nx");
+    if let Some(path) = &args.mesh {
+        if args.refine > 0 || args.perturb.is_some() {
+            bail!("--refine and --perturb apply to the case's box, not to a Gmsh mesh (--mesh)");
+        }
+        return dg::dg_core::hexmesh::read_gmsh_hex(path)
+            .with_context(|| format!("cannot use hexahedral mesh {}", path.display()));
     }
     if args.ny.is_some() {
         bail!("hexahedral cases take --nx (cells per direction of the case's box), --refine and --perturb");

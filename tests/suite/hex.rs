@@ -80,6 +80,24 @@ fn dg_run_reports_a_hexahedral_case_and_writes_lagrange_hexahedra() {
 }
 
 #[test]
+fn a_gmsh_hexahedral_mesh_runs_like_the_same_box() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = Maxwell3dCavity.mesh(3, 0.15).unwrap();
+    std::fs::write(dir.path().join("cube.msh"), mesh.to_gmsh_22()).unwrap();
+    let common = ["--order", "2", "--device", "cpu", "--json"];
+    let from_file = dg(dir.path(), &[&["run", "maxwell3d-cavity", "--mesh", "cube.msh"][..], &common].concat());
+    let built_in =
+        dg(dir.path(), &[&["run", "maxwell3d-cavity", "--nx", "3", "--perturb", "0.15"][..], &common].concat());
+    let error = |out: &std::process::Output| -> f64 {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["l2_error"].as_f64().unwrap()
+    };
+    let (a, b) = (error(&from_file), error(&built_in));
+    assert!(a > 0.0 && (a - b).abs() <= 1e-12 * b, "Gmsh mesh {a} vs built-in box {b}");
+}
+
+#[test]
 fn hexahedral_runs_refuse_what_they_cannot_do() {
     let dir = tempfile::tempdir().unwrap();
     for (args, expected) in [
@@ -89,6 +107,7 @@ fn hexahedral_runs_refuse_what_they_cannot_do() {
         (vec!["run", "euler3d-density-wave", "--flux", "roe"], "no numerical flux `roe`"),
         (vec!["run", "maxwell3d-cavity", "--bc", "nowhere=pec"], "no boundary tag `nowhere`"),
         (vec!["convergence", "maxwell3d-cavity", "--levels", "3", "--nx", "200"], "cells per direction"),
+        (vec!["run", "maxwell3d-cavity", "--mesh", "missing.msh"], "cannot use hexahedral mesh missing.msh"),
     ] {
         let out = dg(dir.path(), &args);
         let err = String::from_utf8_lossy(&out.stderr);

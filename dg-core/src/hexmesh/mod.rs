@@ -4,6 +4,8 @@
 mod boxes;
 mod connectivity;
 
+/// Gmsh input of hexahedral meshes (the reader is shared with triangle and tetrahedral meshes).
+pub use crate::mesh::{read_gmsh_hex, read_gmsh_hex_str};
 pub use boxes::{hex_box_mesh, HexBoxSpec};
 pub use connectivity::HexConnectivity;
 
@@ -155,6 +157,43 @@ impl HexMesh {
         let mut key = HEX_FACE_CORNERS[f].map(|c| self.canonical_vertex(self.elements[k][c]));
         key.sort_unstable();
         key
+    }
+
+    /// The mesh as a Gmsh MSH 2.2 file: every cell (type 5) and every tagged boundary face (type 3) with its
+    /// tag as the physical group (numbered from 1, named in `$PhysicalNames`).
+    pub fn to_gmsh_22(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::from("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n");
+        let _ = writeln!(out, "{}", self.tag_names.len() + 1);
+        for (t, name) in self.tag_names.iter().enumerate() {
+            let _ = writeln!(out, "2 {} \"{name}\"", t + 1);
+        }
+        let volume = self.tag_names.len() + 1;
+        let _ = writeln!(out, "3 {volume} \"volume\"\n$EndPhysicalNames\n$Nodes\n{}", self.vertices.len());
+        for (v, x) in self.vertices.iter().enumerate() {
+            let _ = writeln!(out, "{} {:?} {:?} {:?}", v + 1, x[0], x[1], x[2]);
+        }
+        let _ = writeln!(out, "$EndNodes\n$Elements\n{}", self.boundary_tags.len() + self.elements.len());
+        let mut id = 0;
+        for k in 0..self.num_elements() {
+            for f in 0..6 {
+                let corners = HEX_FACE_CORNERS[f].map(|c| self.elements[k][c]);
+                let mut key = corners;
+                key.sort_unstable();
+                if let Some(&tag) = self.boundary_tags.get(&key) {
+                    id += 1;
+                    let [a, b, c, d] = corners.map(|v| v + 1);
+                    let _ = writeln!(out, "{id} 3 2 {} {} {a} {b} {c} {d}", tag + 1, tag + 1);
+                }
+            }
+        }
+        for e in &self.elements {
+            id += 1;
+            let nodes: Vec<String> = e.iter().map(|v| (v + 1).to_string()).collect();
+            let _ = writeln!(out, "{id} 5 2 {volume} {volume} {}", nodes.join(" "));
+        }
+        out.push_str("$EndElements\n");
+        out
     }
 
     /// The sorted vertex key of face `f` of cell `k` without periodic identification (boundary tag lookups).

@@ -1,11 +1,12 @@
 //! Reader for Gmsh MSH 4.1 and 2.2 ASCII files: triangle meshes (3-node triangles; 2-node lines carry boundary
-//! tags) and tetrahedral meshes (4-node tetrahedra; 3-node triangles carry boundary tags).
+//! tags), tetrahedral meshes (4-node tetrahedra; 3-node triangles carry boundary tags) and hexahedral meshes (8-node
+//! hexahedra; 4-node quadrangles carry boundary tags).
 //!
 //! Physical groups of boundary elements become boundary tags named after `$PhysicalNames` (or `physical-<id>`
 //! when a group has no name). Points and lower-dimensional elements without a group are ignored; any other
 //! element type is an error. Every error names the file and line.
 
-use super::gmsh_sections::{clip, NodeTable, Parser, Version};
+use super::gmsh_sections::{clip, CellKind, NodeTable, Parser, Version};
 use super::{sorted_pair, TriMesh};
 use crate::mesh3d::TetMesh;
 use crate::MeshError;
@@ -62,7 +63,7 @@ impl RawMesh {
 /// Parses Gmsh text holding a tetrahedral mesh; `path` is only used in messages.
 pub fn read_gmsh_tet_str(text: &str, path: impl AsRef<Path>) -> Result<TetMesh, MeshError> {
     let path = path.as_ref();
-    let raw = parse(text, path, 3)?;
+    let raw = parse(text, path, CellKind::Tetrahedron)?;
     let err = |line: usize, message: String| MeshError::Parse { path: path.to_path_buf(), line, message };
     if raw.cells.is_empty() {
         return Err(err(raw.end, "the file holds no 4-node tetrahedra (element type 4)".into()));
@@ -95,6 +96,54 @@ pub fn read_gmsh_tet_str(text: &str, path: impl AsRef<Path>) -> Result<TetMesh, 
             element,
             area,
             origin: format!(" (defined at {}:{})", path.display(), raw.cells[element].1),
+        },
+        other => other,
+    })
+}
+
+/// Reads a Gmsh hexahedral mesh file.
+pub fn read_gmsh_hex(path: impl AsRef<Path>) -> Result<crate::hexmesh::HexMesh, MeshError> {
+    let path = path.as_ref();
+    read_gmsh_hex_str(&read_text(path)?, path)
+}
+
+/// Parses Gmsh text holding a hexahedral mesh (8-node hexahedra in Gmsh's node order; 4-node quadrangles carry
+/// boundary tags); `path` is only used in messages.
+pub fn read_gmsh_hex_str(text: &str, path: impl AsRef<Path>) -> Result<crate::hexmesh::HexMesh, MeshError> {
+    let path = path.as_ref();
+    let raw = parse(text, path, CellKind::Hexahedron)?;
+    let err = |line: usize, message: String| MeshError::Parse { path: path.to_path_buf(), line, message };
+    if raw.cells.is_empty() {
+        return Err(err(raw.end, "the file holds no 8-node hexahedra (element type 5)".into()));
+    }
+    let lookup = |tag: i64, line: usize| raw.lookup(tag, line, path);
+    let mut elements = Vec::with_capacity(raw.cells.len());
+    for (tags, line) in &raw.cells {
+        let mut cell = [0; 8];
+        for (slot, &tag) in cell.iter_mut().zip(tags) {
+            *slot = lookup(tag, *line)?;
+        }
+        elements.push(cell);
+    }
+    let (tag_names, boundary_tags) = boundary_groups(&raw, |tags, line| {
+        let mut key = [lookup(tags[0], line)?, lookup(tags[1], line)?, lookup(tags[2], line)?, lookup(tags[3], line)?];
+        key.sort_unstable();
+        Ok(key)
+    })?;
+    let faces = elements.iter().flat_map(|e| {
+        crate::hexahedron::HEX_FACE_CORNERS.map(|f| {
+            let mut key = f.map(|c| e[c]);
+            key.sort_unstable();
+            key
+        })
+    });
+    let at = |f: &[usize; 4]| format!("{:?}", f.map(|v| raw.nodes[v]));
+    check_faces(faces, &boundary_tags, path, at)?;
+    crate::hexmesh::HexMesh::new(raw.nodes, elements, tag_names, boundary_tags).map_err(|e| match e {
+        MeshError::Degenerate { element, area, origin } => MeshError::Degenerate {
+            element,
+            area,
+            origin: format!("{origin} (defined at {}:{})", path.display(), raw.cells[element].1),
         },
         other => other,
     })
@@ -160,7 +209,7 @@ fn boundary_groups<K: std::hash::Hash + Eq>(
 /// Parses Gmsh text holding a triangle mesh; `path` is only used in messages.
 pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
     let path = path.as_ref();
-    let raw = parse(text, path, 2)?;
+    let raw = parse(text, path, CellKind::Triangle)?;
     let err = |line: usize, message: String| MeshError::Parse { path: path.to_path_buf(), line, message };
     if raw.cells.is_empty() {
         return Err(err(raw.end, "the file holds no 3-node triangles (element type 2)".into()));
@@ -182,9 +231,9 @@ pub fn read_gmsh_str(text: &str, path: impl AsRef<Path>) -> Result<TriMesh, Mesh
     TriMesh::new(vertices, elements, tag_names, boundary_tags, origins)
 }
 
-/// The sections of a file whose cells have dimension `dim` (2: triangles, 3: tetrahedra).
-fn parse(text: &str, path: &Path, dim: usize) -> Result<RawMesh, MeshError> {
-    let mut p = Parser { lines: text.lines().enumerate().peekable(), path: path.to_path_buf(), last: 0, dim };
+/// The sections of a file whose cells are of `kind`.
+fn parse(text: &str, path: &Path, kind: CellKind) -> Result<RawMesh, MeshError> {
+    let mut p = Parser { lines: text.lines().enumerate().peekable(), path: path.to_path_buf(), last: 0, kind };
     let mut version = None;
     let mut names: HashMap<i64, String> = HashMap::new();
     let mut entity_physical: HashMap<(i64, i64), i64> = HashMap::new();

@@ -30,8 +30,20 @@ pub(super) struct Parser<'a> {
     pub(super) lines: std::iter::Peekable<std::iter::Enumerate<std::str::Lines<'a>>>,
     pub(super) path: PathBuf,
     pub(super) last: usize,
-    /// Dimension of the cells read (2 or 3).
-    pub(super) dim: usize,
+    /// The cells read.
+    pub(super) kind: CellKind,
+}
+
+/// The cells a mesh file is read for; the other element types are facets that carry boundary tags, skipped, or
+/// refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CellKind {
+    /// 3-node triangles (type 2), with 2-node lines (type 1) as facets.
+    Triangle,
+    /// 4-node tetrahedra (type 4), with 3-node triangles (type 2) as facets.
+    Tetrahedron,
+    /// 8-node hexahedra (type 5), with 4-node quadrangles (type 3) as facets.
+    Hexahedron,
 }
 
 impl<'a> Parser<'a> {
@@ -237,40 +249,54 @@ impl<'a> Parser<'a> {
     /// elements that are skipped (points, and lines in a tetrahedral mesh).
     pub(super) fn element_kind(&self, n: usize, ty: i64) -> Result<Option<(usize, bool)>, MeshError> {
         let curved = |ty| {
-            Err(self.err_at(n, format!("element type {ty} is a curved (high-order) element; only straight elements (type 2 triangles, type 4 tetrahedra) are supported")))
+            Err(self.err_at(n, format!("element type {ty} is a curved (high-order) element; only straight elements (type 2 triangles, type 4 tetrahedra, type 5 hexahedra) are supported")))
         };
-        match (self.dim, ty) {
+        use CellKind::{Hexahedron, Tetrahedron, Triangle};
+        match (self.kind, ty) {
             (_, 15) => Ok(None),
-            (2, 2) => Ok(Some((3, true))),
-            (2, 1) => Ok(Some((2, false))),
-            (2, 3) => {
+            (Triangle, 2) => Ok(Some((3, true))),
+            (Triangle, 1) => Ok(Some((2, false))),
+            (Triangle, 3) => {
                 Err(self.err_at(n, "element type 3 (quadrangle) is not supported: dg reads triangle meshes".into()))
             }
-            (2, 4..=7 | 11..=14 | 17..=19) => {
+            (Triangle, 4..=7 | 11..=14 | 17..=19) => {
                 Err(self.err_at(n, format!("element type {ty} is a 3D element; read the file as a tetrahedral mesh")))
             }
-            (3, 4) => Ok(Some((4, true))),
-            (3, 2) => Ok(Some((3, false))),
-            (3, 1 | 8 | 26..=28) => Ok(None),
-            (3, 3) => Err(self.err_at(
+            (Tetrahedron, 4) => Ok(Some((4, true))),
+            (Tetrahedron, 2) => Ok(Some((3, false))),
+            (Tetrahedron | Hexahedron, 1 | 8 | 26..=28) => Ok(None),
+            (Tetrahedron, 3) => Err(self.err_at(
                 n,
                 "element type 3 (quadrangle) is not supported: dg reads tetrahedral meshes with triangle faces".into(),
             )),
-            (3, 5..=7) => Err(self.err_at(
+            (Tetrahedron, 5) => Err(self.err_at(
+                n,
+                "element type 5 (hexahedron) in a tetrahedral mesh: hexahedral meshes are read by the hexahedral \
+                 cases (maxwell3d-plane-wave, maxwell3d-cavity, euler3d-density-wave)"
+                    .into(),
+            )),
+            (Tetrahedron, 6 | 7) => Err(self.err_at(
+                n,
+                format!("element type {ty} (prism or pyramid) is not supported: dg reads tetrahedral meshes"),
+            )),
+            (Hexahedron, 5) => Ok(Some((8, true))),
+            (Hexahedron, 3) => Ok(Some((4, false))),
+            (Hexahedron, 2 | 4 | 6 | 7) => Err(self.err_at(
                 n,
                 format!(
-                    "element type {ty} (hexahedron, prism or pyramid) is not supported: dg reads tetrahedral meshes"
+                    "element type {ty} (a simplex, prism or pyramid) in a hexahedral mesh: dg reads meshes of 8-node \
+                     hexahedra (type 5) whose boundary faces are quadrangles (type 3)"
                 ),
             )),
-            (_, 8 | 9 | 10 | 11 | 16 | 21 | 29) => curved(ty),
+            (_, 8 | 9 | 10 | 11 | 12 | 16 | 17 | 21 | 29) => curved(ty),
             _ => Err(self.err_at(
                 n,
                 format!(
                     "element type {ty} is not supported (expected {})",
-                    if self.dim == 2 {
-                        "2: triangle, 1: line, 15: point"
-                    } else {
-                        "4: tetrahedron, 2: triangle, 1: line, 15: point"
+                    match self.kind {
+                        Triangle => "2: triangle, 1: line, 15: point",
+                        Tetrahedron => "4: tetrahedron, 2: triangle, 1: line, 15: point",
+                        Hexahedron => "5: hexahedron, 3: quadrangle, 1: line, 15: point",
                     }
                 ),
             )),

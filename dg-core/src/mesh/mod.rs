@@ -12,7 +12,7 @@ mod structured;
 pub use annulus::{project_onto_circle, quarter_annulus, QuarterAnnulusSpec};
 pub use connectivity::{Connectivity, FaceLink};
 pub use geometry::{ElementGeometry, FaceGeometry};
-pub use gmsh::{read_gmsh, read_gmsh_str, read_gmsh_tet, read_gmsh_tet_str};
+pub use gmsh::{read_gmsh, read_gmsh_hex, read_gmsh_hex_str, read_gmsh_str, read_gmsh_tet, read_gmsh_tet_str};
 pub use refine::refine_uniform;
 pub use structured::{perturb_interior, rectangle, Diagonal, RectangleSpec};
 
