@@ -3,10 +3,11 @@
 
     check_vtu.py FILE.vtu|FILE.pvd --case CASE --order N --tol TOL [--time T] [--min-files M]
 
-For every file (a .pvd lists files with their times): the cells are VTK Lagrange triangles (69) or tetrahedra
-(71) with the point count of order N; every cell's points follow VTK's Lagrange ordering (vertices, then each
-edge's points from its first vertex to its second at equal spacing, face points on their face, interior points
-inside); points are shared (no two at the same place); and the point values match the case's exact solution
+For every file (a .pvd lists files with their times): the cells are VTK Lagrange triangles (69), tetrahedra
+(71) or hexahedra (72) with the point count of order N; every cell's points follow VTK's Lagrange ordering
+(vertices, then each edge's points from its first vertex to its second at equal spacing, face points on their
+face, interior points inside; a hexahedron's face and interior points at the trilinear image of their lattice
+point, in the order VTK's documentation gives); points are shared (no two at the same place); and the point values match the case's exact solution
 at the file's time within TOL (case `none`: finite values only). Exits non-zero, naming the first failure.
 """
 
@@ -47,6 +48,21 @@ def acoustic_cube(x, t):
     }
 
 
+def cavity3d(x, t):
+    """maxwell3d-cavity, mode (1, 1, 1) with E0 = (cos sin sin, -sin cos sin, 0): (ex, ey, ez, hx, hy, hz)."""
+    w = math.sqrt(3.0) * PI
+    c, s = np.cos(PI * x), np.sin(PI * x)
+    curl = [PI * s[:, 0] * c[:, 1] * c[:, 2], PI * c[:, 0] * s[:, 1] * c[:, 2], -2.0 * PI * c[:, 0] * c[:, 1] * s[:, 2]]
+    return {
+        "ex": c[:, 0] * s[:, 1] * s[:, 2] * math.cos(w * t),
+        "ey": -s[:, 0] * c[:, 1] * s[:, 2] * math.cos(w * t),
+        "ez": 0.0 * x[:, 0],
+        "hx": -curl[0] * math.sin(w * t) / w,
+        "hy": -curl[1] * math.sin(w * t) / w,
+        "hz": -curl[2] * math.sin(w * t) / w,
+    }
+
+
 def isentropic_vortex(x, t):
     """euler-isentropic-vortex on the periodic square [0, 20]²: the density."""
     beta, gamma, side = 5.0, 1.4, 20.0
@@ -57,7 +73,15 @@ def isentropic_vortex(x, t):
     return {"rho": temperature ** (1.0 / (gamma - 1.0))}
 
 
-CASES = {"euler-isentropic-vortex": isentropic_vortex, "maxwell-cavity": cavity, "acoustic-cube": acoustic_cube, "none": None}
+CASES = {
+    "euler-isentropic-vortex": isentropic_vortex,
+    "maxwell-cavity": cavity,
+    "acoustic-cube": acoustic_cube,
+    "maxwell3d-cavity": cavity3d,
+    "none": None,
+}
+HEXAHEDRON_CORNERS = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]
+HEXAHEDRON_EDGES = [(0, 1), (1, 2), (3, 2), (0, 3), (4, 5), (5, 6), (7, 6), (4, 7), (0, 4), (1, 5), (2, 6), (3, 7)]
 TRIANGLE_EDGES = [(0, 1), (1, 2), (2, 0)]
 TETRAHEDRON_EDGES = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]
 TETRAHEDRON_FACES = [(0, 1, 3), (1, 2, 3), (2, 0, 3), (0, 2, 1)]
@@ -68,8 +92,46 @@ def fail(message):
     sys.exit(1)
 
 
+def hexahedron_lattice(n):
+    """(i, j, k) of each point after the corners and edges: faces i = 0, i = n (j fastest, then k), j = 0, j = n
+    (i, then k), k = 0, k = n (i, then j), then the interior (i, then j, then k)."""
+    inner = range(1, n)
+    lattice = []
+    for side in (0, n):
+        lattice += [(side, j, k) for k in inner for j in inner]
+    for side in (0, n):
+        lattice += [(i, side, k) for k in inner for i in inner]
+    for side in (0, n):
+        lattice += [(i, j, side) for j in inner for i in inner]
+    lattice += [(i, j, k) for k in inner for j in inner for i in inner]
+    return lattice
+
+
+def trilinear(p, xi):
+    weights = [np.prod([xi[d] if c[d] else 1.0 - xi[d] for d in range(3)]) for c in HEXAHEDRON_CORNERS]
+    return sum(w * p[v] for v, w in enumerate(weights))
+
+
 def check_cells(points, cells, order, kind):
     n = order
+    if kind == "hexahedron":
+        if cells.shape[1] != (n + 1) ** 3:
+            fail(f"{cells.shape[1]} points per cell, order {n} needs {(n + 1) ** 3}")
+        scale = np.max(np.ptp(points, axis=0))
+        lattice = hexahedron_lattice(n)
+        for c, cell in enumerate(cells):
+            p = points[cell]
+            at = 8
+            for a, b in HEXAHEDRON_EDGES:
+                for i in range(n - 1):
+                    if np.linalg.norm(p[at] - (p[a] + (i + 1) / n * (p[b] - p[a]))) > 1e-9 * scale:
+                        fail(f"cell {c}: point {at} is not point {i + 1} of edge {a}-{b}")
+                    at += 1
+            for ijk in lattice:
+                if np.linalg.norm(p[at] - trilinear(p, [v / n for v in ijk])) > 1e-9 * scale:
+                    fail(f"cell {c}: point {at} is not the lattice point {ijk}")
+                at += 1
+        return
     vertices = 3 if kind == "triangle" else 4
     edges = TRIANGLE_EDGES if kind == "triangle" else TETRAHEDRON_EDGES
     expected = (n + 1) * (n + 2) // 2 if kind == "triangle" else (n + 1) * (n + 2) * (n + 3) // 6
@@ -102,8 +164,10 @@ def check_file(path, case, order, tol, t):
         kind, cells = "triangle", blocks["VTK_LAGRANGE_TRIANGLE"]
     elif set(blocks) == {"VTK_LAGRANGE_TETRAHEDRON"}:
         kind, cells = "tetrahedron", blocks["VTK_LAGRANGE_TETRAHEDRON"]
+    elif set(blocks) == {"VTK_LAGRANGE_HEXAHEDRON"}:
+        kind, cells = "hexahedron", blocks["VTK_LAGRANGE_HEXAHEDRON"]
     else:
-        fail(f"{path}: cell types {sorted(blocks)}, expected one Lagrange simplex type")
+        fail(f"{path}: cell types {sorted(blocks)}, expected one Lagrange cell type")
     check_cells(mesh.points, cells, order, kind)
     if len(np.unique(cells)) != len(mesh.points):
         fail(f"{path}: {len(mesh.points)} points, {len(np.unique(cells))} used by cells")

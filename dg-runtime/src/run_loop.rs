@@ -371,7 +371,13 @@ pub fn run_persisted<S: Stepper>(
         if let (Some(due), Some(every)) = (next_output, persist.output_every) {
             if t >= due * (1.0 - 1e-12) || last {
                 hand_out(stepper, persist, StateEvent::Output, position(step, t, dt_range))?;
-                next_output = Some(((t / every).floor() + 1.0) * every);
+                // the next multiple of `every` after `t`, with the same tolerance: a step that lands a hair
+                // short of a multiple counts as reaching it, and must not make the next step write again
+                let mut next = due + every;
+                while next <= t * (1.0 + 1e-12) {
+                    next += every;
+                }
+                next_output = Some(next);
             }
         }
         split.saving_seconds += inspected.elapsed().as_secs_f64();
@@ -811,5 +817,18 @@ mod tests {
         let expected = [0.0, 0.3, 0.5, 0.8, 1.0];
         assert_eq!(times.len(), expected.len(), "{times:?}");
         assert!(times.iter().zip(expected).all(|(t, e)| (t - e).abs() < 1e-12), "{times:?}");
+        // steps that land a hair short of each multiple (k · 0.1/3): one output per multiple, none twice
+        for (dt, t_end) in [(0.1 / 3.0, 0.5), (1.0 / 30.0, 0.5), (0.5 / 3.0, 0.5)] {
+            let mut times = Vec::new();
+            let mut sink = |_: StateEvent, state: &LoopState| {
+                times.push(state.position.t);
+                Ok(())
+            };
+            let mut s = decay(-1.0).with_host_values();
+            let mut persist = Persistence { output_every: Some(0.1), sink: Some(&mut sink), ..Default::default() };
+            run_persisted(&mut s, t_end, StepRule::Uniform(dt), &mut persist, &mut |_, _| {}).unwrap();
+            let multiples = (t_end / 0.1f64.max(dt)).round() as usize + 1;
+            assert_eq!(times.len(), multiples, "dt {dt}: {times:?}");
+        }
     }
 }

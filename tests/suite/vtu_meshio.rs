@@ -1,7 +1,7 @@
 //! The VTU round trip through an independent reader: `dg run --out … --out-every …` files read by meshio
 //! (`scripts/check_vtu.py`), which checks VTK's Lagrange point order geometrically, shared points, and the
 //! values at the points against the exact solution, for every file of the `.pvd` series. Triangles (Maxwell),
-//! tetrahedra (acoustics) and the modal Euler fields. Without Python and meshio the test says so and passes;
+//! tetrahedra (acoustics), hexahedra (3D Maxwell) and the modal Euler fields. Without Python and meshio the test says so and passes;
 //! CI installs meshio and sets `DG_REQUIRE_MESHIO=1`, which turns its absence into a failure.
 
 use std::path::Path;
@@ -95,4 +95,12 @@ fn vtu_series_read_back_by_meshio_hold_the_exact_solution() {
     );
     let vortex = ["vortex.vtu", "--case", "euler-isentropic-vortex", "--order", "3", "--time", "0.1"];
     check(&python, d, &[&vortex[..], &["--tol", "1e-2"]].concat());
+    // Lagrange hexahedra of general trilinear cells (seed 003's cases)
+    let cavity3d = ["run", "maxwell3d-cavity", "--order", "3", "--nx", "3", "--perturb", "0.1", "--device", "cpu"];
+    dg(d, &[&cavity3d[..], &["--out", "cavity3d.vtu", "--out-every", "0.25"]].concat());
+    check(
+        &python,
+        d,
+        &["cavity3d.pvd", "--case", "maxwell3d-cavity", "--order", "3", "--tol", "5e-3", "--min-files", "3"],
+    );
 }
