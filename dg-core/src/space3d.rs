@@ -142,19 +142,7 @@ impl DgSpace3d {
 
     /// Samples `f(x, q)` at every node into a new state (layout `(k * nvars + v) * np + i`).
     pub fn interpolate<T: crate::Real>(&self, nvars: usize, f: impl Fn([f64; 3], &mut [f64])) -> Vec<T> {
-        let np = self.element.np;
-        let mut state = vec![T::zero(); self.num_elements() * nvars * np];
-        let mut q = vec![0.0; nvars];
-        for k in 0..self.num_elements() {
-            for i in 0..np {
-                let g = k * np + i;
-                f([self.xyz[0][g], self.xyz[1][g], self.xyz[2][g]], &mut q);
-                for v in 0..nvars {
-                    state[(k * nvars + v) * np + i] = T::from_f64(q[v]);
-                }
-            }
-        }
-        state
+        sample_nodes(&self.xyz, self.element.np, nvars, f)
     }
 
     /// L2 norm of (q_h − q_exact) over the domain per variable, with a cubature rule exact to degree 2N + 2.
@@ -213,4 +201,27 @@ impl DgSpace3d {
         }
         total
     }
+}
+
+/// Samples `f(x, q)` at every node of 3D node coordinates `xyz` (`np` nodes per element) into a new state (layout
+/// `(k * nvars + v) * np + i`): what the tetrahedral and hexahedral spaces' `interpolate` share.
+pub(crate) fn sample_nodes<T: crate::Real>(
+    xyz: &[Vec<f64>; 3],
+    np: usize,
+    nvars: usize,
+    f: impl Fn([f64; 3], &mut [f64]),
+) -> Vec<T> {
+    let num_elements = xyz[0].len() / np.max(1);
+    let mut state = vec![T::zero(); num_elements * nvars * np];
+    let mut q = vec![0.0; nvars];
+    for k in 0..num_elements {
+        for i in 0..np {
+            let g = k * np + i;
+            f([xyz[0][g], xyz[1][g], xyz[2][g]], &mut q);
+            for v in 0..nvars {
+                state[(k * nvars + v) * np + i] = T::from_f64(q[v]);
+            }
+        }
+    }
+    state
 }

@@ -176,19 +176,7 @@ impl HexSpace {
 
     /// Samples `f(x, q)` at every node into a new state (layout `(k * nvars + v) * np + i`).
     pub fn interpolate<T: crate::Real>(&self, nvars: usize, f: impl Fn([f64; 3], &mut [f64])) -> Vec<T> {
-        let np = self.element.np;
-        let mut state = vec![T::zero(); self.num_elements() * nvars * np];
-        let mut q = vec![0.0; nvars];
-        for k in 0..self.num_elements() {
-            for i in 0..np {
-                let g = k * np + i;
-                f([self.xyz[0][g], self.xyz[1][g], self.xyz[2][g]], &mut q);
-                for v in 0..nvars {
-                    state[(k * nvars + v) * np + i] = T::from_f64(q[v]);
-                }
-            }
-        }
-        state
+        crate::space3d::sample_nodes(&self.xyz, self.element.np, nvars, f)
     }
 
     /// L2 error per variable of `state` against `exact`, by a Gauss rule of D + 3 points per direction.

@@ -1,7 +1,7 @@
 //! Cell-to-cell connectivity of a hexahedral mesh through faces, with a check for non-manifold faces.
 
 use super::HexMesh;
-use crate::mesh::{FaceLink, DEFAULT_BOUNDARY_TAG};
+use crate::mesh::FaceLink;
 use crate::MeshError;
 use std::collections::HashMap;
 
@@ -11,13 +11,13 @@ use std::collections::HashMap;
 pub struct HexConnectivity {
     /// Per cell, per local face.
     pub links: Vec<[FaceLink; 6]>,
-    /// Tag names, possibly extended by [`DEFAULT_BOUNDARY_TAG`] for untagged boundary faces.
+    /// Tag names, possibly extended by [`crate::mesh::DEFAULT_BOUNDARY_TAG`] for untagged boundary faces.
     pub tag_names: Vec<String>,
 }
 
 impl HexConnectivity {
     /// Matches faces by their (periodically identified) vertices. Boundary faces without a tag get
-    /// [`DEFAULT_BOUNDARY_TAG`]; a face shared by more than two cells is an error.
+    /// [`crate::mesh::DEFAULT_BOUNDARY_TAG`]; a face shared by more than two cells is an error.
     pub fn build(mesh: &HexMesh) -> Result<Self, MeshError> {
         let mut faces: HashMap<[usize; 4], Vec<(usize, usize)>> = HashMap::with_capacity(3 * mesh.num_elements() + 8);
         for k in 0..mesh.num_elements() {
@@ -43,13 +43,7 @@ impl HexConnectivity {
                 [(k, f)] => {
                     let tag = match mesh.boundary_tags.get(&mesh.face_vertices(*k, *f)) {
                         Some(&t) => t,
-                        None => match tag_names.iter().position(|t| t == DEFAULT_BOUNDARY_TAG) {
-                            Some(t) => t,
-                            None => {
-                                tag_names.push(DEFAULT_BOUNDARY_TAG.to_string());
-                                tag_names.len() - 1
-                            }
-                        },
+                        None => crate::mesh::default_boundary_tag(&mut tag_names),
                     };
                     links[*k][*f] = FaceLink::Boundary { tag };
                 }

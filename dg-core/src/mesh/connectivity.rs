@@ -62,7 +62,7 @@ impl Connectivity {
                     let geometric = sorted_pair(e[*f], e[(*f + 1) % 3]);
                     let tag = match mesh.boundary_tags.get(&geometric) {
                         Some(&t) => t,
-                        None => default_tag(&mut tag_names),
+                        None => default_boundary_tag(&mut tag_names),
                     };
                     links[*k][*f] = FaceLink::Boundary { tag };
                     open_faces.push((*k, *f));
@@ -80,7 +80,9 @@ impl Connectivity {
     }
 }
 
-fn default_tag(tag_names: &mut Vec<String>) -> usize {
+/// The index of [`DEFAULT_BOUNDARY_TAG`] in `tag_names`, appended when missing: the tag of untagged boundary faces
+/// (triangle, tetrahedral and hexahedral connectivity).
+pub(crate) fn default_boundary_tag(tag_names: &mut Vec<String>) -> usize {
     match tag_names.iter().position(|t| t == DEFAULT_BOUNDARY_TAG) {
         Some(t) => t,
         None => {

@@ -10,6 +10,7 @@ mod refine;
 mod structured;
 
 pub use annulus::{project_onto_circle, quarter_annulus, QuarterAnnulusSpec};
+pub(crate) use connectivity::default_boundary_tag;
 pub use connectivity::{Connectivity, FaceLink};
 pub use geometry::{ElementGeometry, FaceGeometry};
 pub use gmsh::{read_gmsh, read_gmsh_hex, read_gmsh_hex_str, read_gmsh_str, read_gmsh_tet, read_gmsh_tet_str};

@@ -1,7 +1,7 @@
 //! Element-to-element connectivity of a tetrahedral mesh through faces, with a check for non-manifold faces.
 
 use super::{sorted_triple, TetMesh};
-use crate::mesh::{FaceLink, DEFAULT_BOUNDARY_TAG};
+use crate::mesh::FaceLink;
 use crate::tetrahedron::FACE_VERTICES;
 use crate::MeshError;
 use std::collections::HashMap;
@@ -12,13 +12,13 @@ use std::collections::HashMap;
 pub struct Connectivity3d {
     /// Per element, per local face.
     pub links: Vec<[FaceLink; 4]>,
-    /// Tag names, possibly extended by [`DEFAULT_BOUNDARY_TAG`] for untagged boundary faces.
+    /// Tag names, possibly extended by [`crate::mesh::DEFAULT_BOUNDARY_TAG`] for untagged boundary faces.
     pub tag_names: Vec<String>,
 }
 
 impl Connectivity3d {
     /// Matches faces by their (periodically identified) vertices. Boundary faces without a tag get
-    /// [`DEFAULT_BOUNDARY_TAG`]; a face shared by more than two elements is an error.
+    /// [`crate::mesh::DEFAULT_BOUNDARY_TAG`]; a face shared by more than two elements is an error.
     pub fn build(mesh: &TetMesh) -> Result<Self, MeshError> {
         let mut faces: HashMap<[usize; 3], Vec<(usize, usize)>> = HashMap::with_capacity(2 * mesh.num_elements() + 8);
         for (k, e) in mesh.elements.iter().enumerate() {
@@ -39,13 +39,7 @@ impl Connectivity3d {
                     let [a, b, c] = FACE_VERTICES[*f].map(|i| mesh.elements[*k][i]);
                     let tag = match mesh.boundary_tags.get(&sorted_triple(a, b, c)) {
                         Some(&t) => t,
-                        None => match tag_names.iter().position(|t| t == DEFAULT_BOUNDARY_TAG) {
-                            Some(t) => t,
-                            None => {
-                                tag_names.push(DEFAULT_BOUNDARY_TAG.to_string());
-                                tag_names.len() - 1
-                            }
-                        },
+                        None => crate::mesh::default_boundary_tag(&mut tag_names),
                     };
                     links[*k][*f] = FaceLink::Boundary { tag };
                 }
