@@ -24,7 +24,7 @@ Examples:
   dg run maxwell-cavity --order 4 --nx 8 --ny 8 --out cavity.vtu
   dg run maxwell-pulse --mesh examples/meshes/square_hole.msh --order 3 --t-end 0.5
   dg convergence maxwell-cavity --orders 1..6 --levels 4 --json
-  dg convergence maxwell3d-plane-wave --orders 1..3 --levels 3
+  dg convergence maxwell3d-plane-wave --orders 1..3 --levels 3 --nx 3
   dg cases
   dg laws
   dg ir euler2d")]
