@@ -1,6 +1,7 @@
 //! Structured hexahedral meshes of a box, with straight (axis-aligned) cells or distorted trilinear ones.
 
 use super::HexMesh;
+use crate::mesh3d::boxes::VertexLattice;
 use crate::mesh3d::BOX_TAGS;
 use crate::MeshError;
 use std::collections::HashMap;
@@ -33,28 +34,12 @@ impl HexBoxSpec {
 /// (on the sides that are not periodic).
 pub fn hex_box_mesh(spec: &HexBoxSpec) -> Result<HexMesh, MeshError> {
     let [nx, ny, nz] = spec.cells;
-    if nx == 0 || ny == 0 || nz == 0 {
-        return Err(MeshError::Invalid(format!(
-            "a box needs at least one cell per direction (got {nx} × {ny} × {nz})"
-        )));
-    }
+    let lattice = VertexLattice::checked(spec.lower, spec.upper, spec.cells, spec.periodic)?;
     if !(0.0..=0.25).contains(&spec.distortion) {
         return Err(MeshError::Invalid(format!("the distortion must lie in [0, 0.25] (got {})", spec.distortion)));
     }
-    for d in 0..3 {
-        if spec.upper[d] <= spec.lower[d] || !spec.lower[d].is_finite() || !spec.upper[d].is_finite() {
-            return Err(MeshError::Invalid(format!("empty or non-finite box {:?}–{:?}", spec.lower, spec.upper)));
-        }
-        if spec.periodic[d] && spec.cells[d] < 3 {
-            // with fewer cells a cell's two opposite faces would be the same periodic face
-            return Err(MeshError::Invalid(format!(
-                "a periodic direction needs at least 3 cells (direction {d} has {})",
-                spec.cells[d]
-            )));
-        }
-    }
     let n = [nx, ny, nz];
-    let id = |i: usize, j: usize, k: usize| (k * (ny + 1) + j) * (nx + 1) + i;
+    let id = |i: usize, j: usize, k: usize| lattice.id([i, j, k]);
     let mut vertices = Vec::with_capacity((nx + 1) * (ny + 1) * (nz + 1));
     for k in 0..=nz {
         for j in 0..=ny {
@@ -83,7 +68,7 @@ pub fn hex_box_mesh(spec: &HexBoxSpec) -> Result<HexMesh, MeshError> {
     }
     let tag_names: Vec<String> = BOX_TAGS.iter().map(|s| s.to_string()).collect();
     let mut boundary_tags = HashMap::new();
-    let index = |v: usize| [v % (nx + 1), (v / (nx + 1)) % (ny + 1), v / ((nx + 1) * (ny + 1))];
+    let index = |v: usize| lattice.position(v);
     for e in &elements {
         for face in crate::hexahedron::HEX_FACE_CORNERS {
             let corners = face.map(|f| e[f]);
@@ -102,19 +87,6 @@ pub fn hex_box_mesh(spec: &HexBoxSpec) -> Result<HexMesh, MeshError> {
         }
     }
     let mut mesh = HexMesh::new(vertices, elements, tag_names, boundary_tags)?;
-    if spec.periodic.iter().any(|&p| p) {
-        let canonical = (0..mesh.vertices.len())
-            .map(|v| {
-                let mut c = index(v);
-                for d in 0..3 {
-                    if spec.periodic[d] && c[d] == n[d] {
-                        c[d] = 0;
-                    }
-                }
-                id(c[0], c[1], c[2])
-            })
-            .collect();
-        mesh.periodic_vertex = Some(canonical);
-    }
+    mesh.periodic_vertex = lattice.periodic_representatives(spec.periodic);
     Ok(mesh)
 }

@@ -42,22 +42,8 @@ pub const BOX_TAGS: [&str; 6] = ["xmin", "xmax", "ymin", "ymax", "zmin", "zmax"]
 /// Builds the structured tetrahedral mesh of a box. Boundary tags: `xmin`, `xmax`, `ymin`, `ymax`, `zmin`, `zmax`.
 pub fn box_mesh(spec: &BoxSpec) -> Result<TetMesh, MeshError> {
     let [nx, ny, nz] = spec.cells;
-    if nx == 0 || ny == 0 || nz == 0 {
-        return Err(MeshError::Invalid(format!(
-            "a box needs at least one cell per direction (got {nx} × {ny} × {nz})"
-        )));
-    }
+    let lattice = VertexLattice::checked(spec.lower, spec.upper, spec.cells, spec.periodic)?;
     for d in 0..3 {
-        if spec.upper[d] <= spec.lower[d] || !spec.lower[d].is_finite() || !spec.upper[d].is_finite() {
-            return Err(MeshError::Invalid(format!("empty or non-finite box {:?}–{:?}", spec.lower, spec.upper)));
-        }
-        if spec.periodic[d] && spec.cells[d] < 3 {
-            // with two cells, faces at either side of a cell share their periodically identified vertices
-            return Err(MeshError::Invalid(format!(
-                "a periodic direction needs at least 3 cells (direction {d} has {})",
-                spec.cells[d]
-            )));
-        }
         if spec.periodic[d] && spec.split == CubeSplit::Five && spec.cells[d] % 2 == 1 {
             return Err(MeshError::Invalid(format!(
                 "the five-tetrahedra split needs an even cell count in periodic direction {d} (got {})",
@@ -65,7 +51,7 @@ pub fn box_mesh(spec: &BoxSpec) -> Result<TetMesh, MeshError> {
             )));
         }
     }
-    let id = |i: usize, j: usize, k: usize| (k * (ny + 1) + j) * (nx + 1) + i;
+    let id = |i: usize, j: usize, k: usize| lattice.id([i, j, k]);
     let mut vertices = Vec::with_capacity((nx + 1) * (ny + 1) * (nz + 1));
     for k in 0..=nz {
         for j in 0..=ny {
@@ -111,7 +97,7 @@ pub fn box_mesh(spec: &BoxSpec) -> Result<TetMesh, MeshError> {
                 if spec.periodic[d] {
                     continue;
                 }
-                let idx = |v: usize| [v % (nx + 1), (v / (nx + 1)) % (ny + 1), v / ((nx + 1) * (ny + 1))][d];
+                let idx = |v: usize| lattice.position(v)[d];
                 for (side, plane) in [(0, 0), (1, n[d])] {
                     if idx(a) == plane && idx(b) == plane && idx(c) == plane {
                         boundary_tags.insert(sorted_triple(a, b, c), 2 * d + side);
@@ -121,19 +107,75 @@ pub fn box_mesh(spec: &BoxSpec) -> Result<TetMesh, MeshError> {
         }
     }
     let mut mesh = TetMesh::new(vertices, elements, tag_names, boundary_tags)?;
-    if spec.periodic.iter().any(|&p| p) {
-        let canonical = (0..mesh.vertices.len())
-            .map(|v| {
-                let mut c = [v % (nx + 1), (v / (nx + 1)) % (ny + 1), v / ((nx + 1) * (ny + 1))];
-                for d in 0..3 {
-                    if spec.periodic[d] && c[d] == n[d] {
-                        c[d] = 0;
-                    }
-                }
-                id(c[0], c[1], c[2])
-            })
-            .collect();
-        mesh.periodic_vertex = Some(canonical);
-    }
+    mesh.periodic_vertex = lattice.periodic_representatives(spec.periodic);
     Ok(mesh)
+}
+
+/// The (n_x + 1)(n_y + 1)(n_z + 1) vertices of a box's cells, numbered x fastest: what the tetrahedral and the
+/// hexahedral box generators share.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VertexLattice {
+    cells: [usize; 3],
+}
+
+impl VertexLattice {
+    /// The lattice of `cells` per direction in [lower, upper], checked: at least one cell per direction, a finite
+    /// non-empty box, at least three cells along a periodic direction (with fewer, a cell's two opposite faces
+    /// would share their periodically identified vertices).
+    pub(crate) fn checked(
+        lower: [f64; 3],
+        upper: [f64; 3],
+        cells: [usize; 3],
+        periodic: [bool; 3],
+    ) -> Result<Self, MeshError> {
+        let [nx, ny, nz] = cells;
+        if nx == 0 || ny == 0 || nz == 0 {
+            return Err(MeshError::Invalid(format!(
+                "a box needs at least one cell per direction (got {nx} × {ny} × {nz})"
+            )));
+        }
+        for d in 0..3 {
+            if upper[d] <= lower[d] || !lower[d].is_finite() || !upper[d].is_finite() {
+                return Err(MeshError::Invalid(format!("empty or non-finite box {lower:?}–{upper:?}")));
+            }
+            if periodic[d] && cells[d] < 3 {
+                return Err(MeshError::Invalid(format!(
+                    "a periodic direction needs at least 3 cells (direction {d} has {})",
+                    cells[d]
+                )));
+            }
+        }
+        Ok(Self { cells })
+    }
+
+    /// The vertex at lattice position `c`.
+    pub(crate) fn id(&self, c: [usize; 3]) -> usize {
+        let [nx, ny, _] = self.cells;
+        (c[2] * (ny + 1) + c[1]) * (nx + 1) + c[0]
+    }
+
+    /// The lattice position of vertex `v`.
+    pub(crate) fn position(&self, v: usize) -> [usize; 3] {
+        let [nx, ny, _] = self.cells;
+        [v % (nx + 1), (v / (nx + 1)) % (ny + 1), v / ((nx + 1) * (ny + 1))]
+    }
+
+    /// For a box periodic along some direction: each vertex's representative (a vertex on an upper periodic side
+    /// is identified with its lower twin); `None` when no direction is periodic.
+    pub(crate) fn periodic_representatives(&self, periodic: [bool; 3]) -> Option<Vec<usize>> {
+        let [nx, ny, nz] = self.cells;
+        periodic.iter().any(|&p| p).then(|| {
+            (0..(nx + 1) * (ny + 1) * (nz + 1))
+                .map(|v| {
+                    let mut c = self.position(v);
+                    for d in 0..3 {
+                        if periodic[d] && c[d] == self.cells[d] {
+                            c[d] = 0;
+                        }
+                    }
+                    self.id(c)
+                })
+                .collect()
+        })
+    }
 }

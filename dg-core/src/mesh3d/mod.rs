@@ -1,7 +1,7 @@
 //! Unstructured tetrahedral meshes: the mesh itself, the structured box generator, uniform refinement,
 //! face connectivity and affine geometric factors.
 
-mod boxes;
+pub(crate) mod boxes;
 mod connectivity;
 mod geometry;
 mod refine;
