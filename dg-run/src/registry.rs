@@ -121,6 +121,7 @@ crate::__register_law_commands!(dg_laws::acoustics2d::Law);
 crate::__register_law_commands!(dg_laws::acoustics3d::Law);
 crate::__register_law_commands!(dg_laws::elastic3d::Law);
 crate::__register_law_commands!(dg_laws::shallow_water2d::Law);
+crate::__register_law_commands!(dg_laws::mhd2d::Law);
 
 /// Every registered law's commands, sorted by name.
 pub fn laws() -> Vec<&'static dyn LawCommands> {

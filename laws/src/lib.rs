@@ -11,6 +11,7 @@
 //! | [`acoustics2d`], [`acoustics3d`] (seed 002 upwind flux) | 2, 3 | p, v | ρ, c | yes |
 //! | [`elastic3d`] (seed 002 upwind flux) | 3 | v, σ | ρ, λ, μ | yes |
 //! | [`shallow_water2d`] | 2 | h, hu, hv | – | no |
+//! | [`mhd2d`] (ideal MHD with GLM cleaning; Rusanov, HLL) | 2 | ρ, ρu (3), E, B (3), ψ | – | no |
 
 pub mod acoustics;
 pub mod advection;
@@ -18,6 +19,7 @@ pub mod burgers;
 pub mod elastic;
 pub mod euler;
 pub mod maxwell;
+pub mod mhd;
 pub mod shallow_water;
 
 pub use acoustics::{acoustics2d, acoustics3d};
@@ -26,6 +28,7 @@ pub use burgers::burgers2d;
 pub use elastic::elastic3d;
 pub use euler::{euler2d, euler3d};
 pub use maxwell::{maxwell2d, maxwell3d};
+pub use mhd::mhd2d;
 pub use shallow_water::shallow_water2d;
 
 /// Maxwell TM (the law of the first cases).
@@ -59,5 +62,6 @@ pub fn all_ir() -> Vec<dg_ir::LawIr> {
         acoustics3d::ir(),
         elastic3d::ir(),
         shallow_water2d::ir(),
+        mhd2d::ir(),
     ]
 }

@@ -8,7 +8,7 @@ use dg_laws::*;
 #[test]
 fn linearity_is_detected_for_every_law() {
     let linear = ["advection2d", "advection3d", "maxwell2d", "maxwell3d", "acoustics2d", "acoustics3d", "elastic3d"];
-    let nonlinear = ["burgers2d", "euler2d", "euler3d", "shallow_water2d"];
+    let nonlinear = ["burgers2d", "euler2d", "euler3d", "shallow_water2d", "mhd2d"];
     for ir in all_ir() {
         if linear.contains(&ir.name.as_str()) {
             assert!(ir.is_linear(), "{} should be linear", ir.name);

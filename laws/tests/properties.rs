@@ -16,6 +16,8 @@ enum Physics {
     Euler,
     /// Shallow water: h ∈ [0.5, 2], velocity in [−1, 1].
     ShallowWater,
+    /// MHD: ρ, p ∈ [0.5, 2], three velocity and three field components in [−1, 1], ψ ∈ [−1, 1].
+    Mhd,
 }
 
 #[derive(Clone, Copy)]
@@ -44,6 +46,19 @@ fn state(physics: Physics, nv: usize, dim: usize, u: &[f64]) -> Vec<f64> {
         Physics::ShallowWater => {
             let h = lerp(u[0], 0.5, 2.0);
             vec![h, h * lerp(u[1], -1.0, 1.0), h * lerp(u[2], -1.0, 1.0)]
+        }
+        Physics::Mhd => {
+            let (rho, p) = (lerp(u[0], 0.5, 2.0), lerp(u[1], 0.5, 2.0));
+            let vel: Vec<f64> = (2..5).map(|i| lerp(u[i], -1.0, 1.0)).collect();
+            let b: Vec<f64> = (5..8).map(|i| lerp(u[i], -1.0, 1.0)).collect();
+            let kinetic = 0.5 * rho * vel.iter().map(|v| v * v).sum::<f64>();
+            let magnetic = 0.5 * b.iter().map(|v| v * v).sum::<f64>();
+            let mut q = vec![rho];
+            q.extend(vel.iter().map(|v| rho * v));
+            q.push(p / (5.0 / 3.0 - 1.0) + kinetic + magnetic);
+            q.extend(&b);
+            q.push(lerp(u[8], -1.0, 1.0));
+            q
         }
     }
 }
@@ -231,6 +246,35 @@ law_properties!(acoustics2d_properties, acoustics2d, Physics::Generic, Media::Ac
 law_properties!(acoustics3d_properties, acoustics3d, Physics::Generic, Media::Acoustic);
 law_properties!(elastic3d_properties, elastic3d, Physics::Generic, Media::Elastic);
 law_properties!(shallow_water2d_properties, shallow_water2d, Physics::ShallowWater, Media::None);
+law_properties!(mhd2d_properties, mhd2d, Physics::Mhd, Media::None);
+
+/// The MHD states of the property tests have the pressure they were built with, so the flux's pressure is right.
+#[test]
+fn mhd_pressure_and_wave_speeds_are_those_of_the_state() {
+    let law = mhd2d::Law::default();
+    let (rho, p, vel, b, psi) = (1.3, 0.7, [0.2, -0.4, 0.1], [0.6, -0.3, 0.8], 0.25);
+    let kinetic = 0.5 * rho * vel.iter().map(|v: &f64| v * v).sum::<f64>();
+    let magnetic = 0.5 * b.iter().map(|v: &f64| v * v).sum::<f64>();
+    let q = [rho, rho * vel[0], rho * vel[1], rho * vel[2], p * 1.5 + kinetic + magnetic, b[0], b[1], b[2], psi];
+    // x-flux of momentum: ρu² + p + ½|B|² − Bx²; of energy: (E + p_t) u − Bx (u·B); of ψ: c_h² Bx
+    let mut f = [0.0; 18];
+    law.flux(&q, &[], &mut f);
+    let pt = p + magnetic;
+    assert!((f[1] - (rho * vel[0] * vel[0] + pt - b[0] * b[0])).abs() < 1e-14);
+    let ub: f64 = (0..3).map(|d| vel[d] * b[d]).sum();
+    assert!((f[4] - ((q[4] + pt) * vel[0] - b[0] * ub)).abs() < 1e-14);
+    assert!((f[5] - psi).abs() < 1e-15 && (f[8] - 4.0 * b[0]).abs() < 1e-14);
+    // the fast speed along x: c_f² = ½(a² + b² + √((a² + b²)² − 4 a² bx²/ρ))
+    let a2 = 5.0 / 3.0 * p / rho;
+    let b2 = 2.0 * magnetic / rho;
+    let cf = (0.5 * (a2 + b2 + ((a2 + b2).powi(2) - 4.0 * a2 * b[0] * b[0] / rho).sqrt())).sqrt();
+    let speed = law.max_speed(&q, &[], &[1.0, 0.0]);
+    assert!((speed - (vel[0].abs() + cf).max(2.0)).abs() < 1e-14, "{speed} vs {}", vel[0].abs() + cf);
+    let mut s = [0.0; 9];
+    law.source(&q, &[], &[0.0, 0.0], 0.0, &mut s);
+    assert_eq!(s[8], -psi);
+    assert!(s[..8].iter().all(|&v| v == 0.0));
+}
 
 #[test]
 fn every_law_has_every_function_traced() {

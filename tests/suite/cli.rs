@@ -115,7 +115,7 @@ fn laws_lists_every_law_with_its_linearity() {
     for name in ["advection2d", "advection3d", "maxwell2d", "maxwell3d", "acoustics2d", "acoustics3d", "elastic3d"] {
         assert_eq!(linear(name), Some(true), "{name}");
     }
-    for name in ["burgers2d", "euler2d", "euler3d", "shallow_water2d"] {
+    for name in ["burgers2d", "euler2d", "euler3d", "shallow_water2d", "mhd2d"] {
         assert_eq!(linear(name), Some(false), "{name}");
     }
     let table = stdout(&dg(&["laws"]));
