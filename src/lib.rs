@@ -25,14 +25,15 @@ pub use dg_commands as commands;
 pub use dg_run::__register_law_commands;
 /// Runners, the formulation registry and the shipped database (the `dg-run` crate), at their old paths.
 pub use dg_run::{
-    euler_run, euler_study, formulations, hex_run, maxwell_run, output, picture, registry, shipped_db, wave_run,
-    winners, RunError,
+    euler_run, euler_study, formulations, fv_run, hex_run, maxwell_run, output, picture, registry, shipped_db,
+    wave_run, winners, RunError,
 };
 
 /// Named problems (the `dg-cases` crate).
 pub use dg_cases as cases;
 pub use dg_codegen;
 pub use dg_core;
+pub use dg_fv;
 pub use dg_hex;
 pub use dg_ir;
 pub use dg_laws;

@@ -4,6 +4,7 @@
 //! hexahedral cases ([`hex::HexCase`]); [`AnyCase`] names any of them.
 
 pub mod euler;
+pub mod fv;
 pub mod hex;
 mod maxwell_cavity;
 mod maxwell_pulse;
@@ -62,6 +63,8 @@ pub enum AnyCase {
     Wave(Box<dyn waves::WaveCase>),
     /// A 3D case on hexahedra (seed 003).
     Hex(Box<dyn hex::HexCase>),
+    /// A finite-volume case on a regular 2D grid (seed 003).
+    Fv(Box<dyn fv::FvCase>),
 }
 
 /// The case of either formulation with this name.
@@ -71,6 +74,7 @@ pub fn find_any(name: &str) -> Option<AnyCase> {
         .or_else(|| euler::all().into_iter().find(|c| c.name() == name).map(AnyCase::Euler))
         .or_else(|| waves::all().into_iter().find(|c| c.name() == name).map(AnyCase::Wave))
         .or_else(|| hex::all().into_iter().find(|c| c.name() == name).map(AnyCase::Hex))
+        .or_else(|| fv::all().into_iter().find(|c| c.name() == name).map(AnyCase::Fv))
 }
 
 /// Names of all cases, for messages.
@@ -81,5 +85,6 @@ pub fn names() -> Vec<&'static str> {
         .chain(euler::all().iter().map(|c| c.name()))
         .chain(waves::all().iter().map(|c| c.name()))
         .chain(hex::all().iter().map(|c| c.name()))
+        .chain(fv::all().iter().map(|c| c.name()))
         .collect()
 }

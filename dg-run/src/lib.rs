@@ -21,6 +21,7 @@ pub mod error;
 pub mod euler_run;
 pub mod euler_study;
 pub mod formulations;
+pub mod fv_run;
 pub mod hex_run;
 pub mod maxwell_run;
 pub mod output;

@@ -90,6 +90,82 @@ pub fn render_png(path: &Path, field: &ModalField<'_>, width: u32) -> Result<(f6
     Ok((vmin, vmax))
 }
 
+/// Renders the cell values of an `nx × ny` grid (row-major, row 0 at the bottom) `width` pixels wide with the colour
+/// map from the smallest to the largest value; returns that range.
+pub fn render_grid_png(
+    path: &Path,
+    nx: usize,
+    ny: usize,
+    values: &[f64],
+    width: u32,
+) -> Result<(f64, f64), PictureError> {
+    let height = ((width as usize * ny).div_ceil(nx.max(1)) as u32).max(1);
+    let (vmin, vmax) = values
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+    if !vmin.is_finite() || values.len() != nx * ny {
+        return Err(PictureError::Empty);
+    }
+    let write_error = |e: String| PictureError::Write { path: path.display().to_string(), message: e };
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| write_error(e.to_string()))?;
+    for py in 0..height {
+        for px in 0..width {
+            let i = (px as usize * nx / width as usize).min(nx - 1);
+            let j = ny - 1 - (py as usize * ny / height as usize).min(ny - 1);
+            let v = values[j * nx + i];
+            if v.is_finite() {
+                let t = if vmax > vmin { (v - vmin) / (vmax - vmin) } else { 0.5 };
+                root.draw_pixel((px as i32, py as i32), &colour(t)).map_err(|e| write_error(e.to_string()))?;
+            }
+        }
+    }
+    root.present().map_err(|e| write_error(e.to_string()))?;
+    Ok((vmin, vmax))
+}
+
+/// Draws the profiles `curves` (each a list of (x, y) points, one colour each) in a framed box `width × height`
+/// pixels without text (the report prints the ranges); returns the y range drawn.
+pub fn render_profile_png(
+    path: &Path,
+    curves: &[Vec<(f64, f64)>],
+    (width, height): (u32, u32),
+) -> Result<(f64, f64), PictureError> {
+    let points: Vec<(f64, f64)> =
+        curves.iter().flatten().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+    if points.is_empty() {
+        return Err(PictureError::Empty);
+    }
+    let range = |f: fn(&(f64, f64)) -> f64| {
+        points.iter().map(f).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)))
+    };
+    let ((x0, x1), (y0, y1)) = (range(|p| p.0), range(|p| p.1));
+    let pad = 0.05 * (y1 - y0).max(1e-12);
+    let write_error = |e: String| PictureError::Write { path: path.display().to_string(), message: e };
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| write_error(e.to_string()))?;
+    let mut chart = ChartBuilder::on(&root)
+        .margin(20)
+        .build_cartesian_2d(x0..x1.max(x0 + 1e-12), (y0 - pad)..(y1 + pad))
+        .map_err(|e| write_error(e.to_string()))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .disable_y_mesh()
+        .x_labels(0)
+        .y_labels(0)
+        .draw()
+        .map_err(|e| write_error(e.to_string()))?;
+    let palette = [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(148, 103, 189)];
+    for (c, curve) in curves.iter().enumerate() {
+        let style = ShapeStyle { color: palette[c % palette.len()].to_rgba(), filled: false, stroke_width: 2 };
+        chart.draw_series(LineSeries::new(curve.iter().copied(), style)).map_err(|e| write_error(e.to_string()))?;
+    }
+    root.present().map_err(|e| write_error(e.to_string()))?;
+    Ok((y0, y1))
+}
+
 /// The viridis colour map at t ∈ [0, 1], linear between nine anchors.
 fn colour(t: f64) -> RGBColor {
     const ANCHORS: [[f64; 3]; 9] = [

@@ -15,5 +15,8 @@ pub fn execute() -> anyhow::Result<()> {
     for case in dg::cases::hex::all() {
         println!("{:<24} {}", case.name(), case.description());
     }
+    for case in dg::cases::fv::all() {
+        println!("{:<24} {}", case.name(), case.description());
+    }
     Ok(())
 }

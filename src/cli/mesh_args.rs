@@ -81,6 +81,9 @@ pub struct SolverArgs {
     /// Maxwell: numerical flux parameter α, 1 upwind, 0 central.
     #[arg(long, default_value_t = 1.0)]
     pub alpha: f64,
+    /// MHD finite-volume cases: turn the GLM divergence cleaning off (c_h = 0), to compare ∇·B with and without.
+    #[arg(long)]
+    pub no_cleaning: bool,
     /// Euler: numerical flux, numerical_flux (Rusanov), hll_flux or hllc_flux [default: the case's]
     #[arg(long, value_name = "NAME")]
     pub flux: Option<String>,

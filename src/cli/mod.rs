@@ -4,6 +4,7 @@
 mod cases;
 mod convergence;
 mod euler_cmds;
+mod fv_cmds;
 mod hex_cmds;
 pub mod kernel_cmds;
 mod laws;
@@ -119,6 +120,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 AnyCase::Euler(case) => euler_cmds::run(args, case),
                 AnyCase::Wave(case) => wave_cmds::run(args, case),
                 AnyCase::Hex(case) => hex_cmds::run(args, case),
+                AnyCase::Fv(case) => fv_cmds::run(args, case),
             }
         }
         Command::Convergence(args) => match mesh_args::find_case(&args.case)? {
@@ -126,6 +128,9 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
             AnyCase::Euler(case) => euler_cmds::convergence(args, case),
             AnyCase::Wave(case) => wave_cmds::convergence(args, case),
             AnyCase::Hex(case) => hex_cmds::convergence(args, case),
+            AnyCase::Fv(case) => {
+                anyhow::bail!("`{}` has no exact solution to converge to; run it with dg run", case.name())
+            }
         },
         Command::Cases => cases::execute(),
         Command::Laws(args) => laws::list(args),
