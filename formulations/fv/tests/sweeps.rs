@@ -67,6 +67,7 @@ fn a_smooth_density_wave_converges_at_first_and_second_order() {
             })
             .collect();
         let rates: Vec<f64> = errors.windows(2).map(|e| (e[0] / e[1]).log2()).collect();
+        println!("{reconstruction:?}: L1 density errors on 32², 64², 128²: {errors:?}, rates {rates:.2?}");
         let last = rates[rates.len() - 1];
         assert!(last > lowest && last < highest, "{reconstruction:?}: L1 errors {errors:?}, rates {rates:?}");
     }
