@@ -9,6 +9,9 @@ use dg_fv::{FvError, FvGrid, Reconstruction, Side};
 use serde::Serialize;
 use std::time::Instant;
 
+/// The most cells of a finite-volume CPU run (4096², seed 003's Orszag–Tang grid).
+pub const MAX_CELLS: usize = 4096 * 4096;
+
 /// How to run a finite-volume case.
 #[derive(Debug, Clone)]
 pub struct FvOptions {
@@ -91,6 +94,12 @@ pub fn run_fv(case: &dyn FvCase, opts: &FvOptions, progress: &mut dyn FnMut(f64,
         return Err(RunError::InvalidOption(format!("--nx must be between 2 and 16384 cells (got {n})")));
     }
     let grid = case.grid(n);
+    if grid.cells() > MAX_CELLS {
+        return Err(RunError::InvalidOption(format!(
+            "{} × {} cells are above the {MAX_CELLS} a CPU run allocates; use a smaller --nx",
+            grid.nx, grid.ny
+        )));
+    }
     let t_end = opts.t_end.unwrap_or(case.default_t_end());
     let nv = <dg_laws::mhd2d::Law as ConservationLaw>::NVARS;
     let q0 = grid.sample(nv, |x, q| case.initial(x, q));

@@ -99,6 +99,30 @@ pub struct HexReport {
     pub wall_seconds: f64,
 }
 
+/// The most values one state of a hexahedral CPU run may hold (several states and operator tables are kept).
+pub const MAX_STATE_VALUES: usize = 1 << 28;
+
+/// Refuses a run whose state (`cells` cells of degree `order`, `nvars` variables) would hold more than
+/// [`MAX_STATE_VALUES`] values, before anything that size is allocated.
+pub fn check_state_size(cells: usize, order: usize, nvars: usize) -> Result<(), RunError> {
+    let values = cells as u128 * (order as u128 + 1).pow(3) * nvars as u128;
+    if values > MAX_STATE_VALUES as u128 {
+        return Err(RunError::InvalidOption(format!(
+            "{cells} cells of degree {order} hold {values} values per state, above the {MAX_STATE_VALUES} a CPU run \
+             allocates; use fewer cells or a lower degree"
+        )));
+    }
+    Ok(())
+}
+
+/// The number of variables of a case's law.
+pub fn case_variables(case: &dyn HexCase) -> usize {
+    match case.law() {
+        HexLaw::Maxwell => <maxwell3d::Law as ConservationLaw>::NVARS,
+        HexLaw::Euler => <euler3d::Law as ConservationLaw>::NVARS,
+    }
+}
+
 /// The default Courant number of the CFL rule.
 pub const DEFAULT_CFL: f64 = 0.5;
 
@@ -131,6 +155,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             )));
         }
     }
+    check_state_size(mesh.num_elements(), opts.order, L::NVARS)?;
     let space = HexSpace::new(mesh, opts.order)?;
     crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
     let mut bindings = case.boundary_conditions();

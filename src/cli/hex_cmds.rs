@@ -57,7 +57,7 @@ fn distortion(args: &MeshArgs) -> anyhow::Result<f64> {
 
 /// A Gmsh hexahedral mesh (`--mesh`), or the case's box with `--nx` cells per direction, refined `--refine` times
 /// (each refinement doubles the cells per direction), with vertices moved by `--perturb`.
-fn mesh(args: &MeshArgs, case: &dyn HexCase) -> anyhow::Result<HexMesh> {
+fn mesh(args: &MeshArgs, case: &dyn HexCase, order: usize) -> anyhow::Result<HexMesh> {
     if let Some(path) = &args.mesh {
         if args.refine > 0 || args.perturb.is_some() {
             bail!("--refine and --perturb apply to the case's box, not to a Gmsh mesh (--mesh)");
@@ -72,6 +72,8 @@ fn mesh(args: &MeshArgs, case: &dyn HexCase) -> anyhow::Result<HexMesh> {
     if n == 0 || args.refine > 6 || (n << args.refine) > 256 {
         bail!("--nx {n} with --refine {} gives {} cells per direction; use 1 to 256", args.refine, n << args.refine);
     }
+    let per_side = n << args.refine;
+    dg::hex_run::check_state_size(per_side.pow(3), order, dg::hex_run::case_variables(case))?;
     case.mesh(n << args.refine, distortion(args)?).with_context(|| format!("cannot mesh the box of {}", case.name()))
 }
 
@@ -84,7 +86,7 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
     let order = args.order.unwrap_or(3);
     let mut opts = options(&args.solver, order, args.t_end)?;
     opts.output = args.output(case.name());
-    let mesh = mesh(&args.mesh, case.as_ref())?;
+    let mesh = mesh(&args.mesh, case.as_ref(), order)?;
     dg::dg_runtime::startup::mark("mesh");
     let bar = super::run::time_bar(format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);

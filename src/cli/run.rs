@@ -29,6 +29,8 @@ Examples:
   dg run euler-isentropic-vortex --formulation nodal-tri --order 3   (seed 000's nodal scheme, for comparison)
   dg run acoustic-cube --order 4 --nx 4 --out cube.vtu         (tetrahedra, seed 002)
   dg run acoustic-two-layer --order 4 --nx 16                  (measured R and T next to the analytic ones)
+  dg run maxwell3d-cavity --order 3 --nx 4 --perturb 0.2       (hexahedra, seed 003, native CPU path)
+  dg run mhd-brio-wu --png brio-wu.png                         (finite volumes, MUSCL–Hancock: ρ and By along x)
   dg run maxwell-cavity --out cavity.vtu --out-every 0.25      (cavity.pvd: a time series for ParaView)
   dg run maxwell-cavity --nx 16 --checkpoint-every 50 --checkpoint cavity.restart
   dg run --restart cavity.restart                              (continues the run, bit for bit)")]

@@ -49,6 +49,7 @@ fn dg_run_reports_a_finite_volume_case_and_refuses_what_does_not_apply() {
     assert!(std::fs::metadata(dir.path().join("bw.png")).unwrap().len() > 1000);
     for (args, expected) in [
         (vec!["run", "mhd-brio-wu", "--order", "3"], "order 1 or 2"),
+        (vec!["run", "mhd-orszag-tang", "--nx", "8192"], "cells are above"),
         (vec!["run", "mhd-orszag-tang", "--device", "cuda:0"], "native CPU path only"),
         (vec!["run", "mhd-orszag-tang", "--out", "x.vtu"], "not VTU"),
         (vec!["run", "mhd-orszag-tang", "--cfl", "1.5"], "CFL"),
