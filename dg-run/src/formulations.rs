@@ -16,11 +16,14 @@ pub enum FormulationId {
     ModalTri,
     /// Nodal strong form on tetrahedra with AB3 (seed 002).
     NodalTet,
+    /// Nodal weak form on hexahedra, sum-factorised, specialised per zone (seed 003).
+    Hex,
 }
 
 impl FormulationId {
     /// Every formulation.
-    pub const ALL: [FormulationId; 3] = [FormulationId::NodalTri, FormulationId::ModalTri, FormulationId::NodalTet];
+    pub const ALL: [FormulationId; 4] =
+        [FormulationId::NodalTri, FormulationId::ModalTri, FormulationId::NodalTet, FormulationId::Hex];
 
     /// The formulation.
     pub fn get(self) -> &'static dyn Formulation {
@@ -28,6 +31,7 @@ impl FormulationId {
             FormulationId::NodalTri => &dg_nodal_tri::NodalTri,
             FormulationId::ModalTri => &dg_modal_tri::ModalTri,
             FormulationId::NodalTet => &dg_nodal_tet::NodalTet,
+            FormulationId::Hex => &dg_hex::Hex,
         }
     }
 
@@ -42,6 +46,7 @@ impl FormulationId {
             FormulationId::NodalTri => dg_nodal_tri::NodalTri.tuner::<L, T>(law, device, target),
             FormulationId::ModalTri => dg_modal_tri::ModalTri.tuner::<L, T>(law, device, target),
             FormulationId::NodalTet => dg_nodal_tet::NodalTet.tuner::<L, T>(law, device, target),
+            FormulationId::Hex => dg_hex::Hex.tuner::<L, T>(law, device, target),
         }
     }
 

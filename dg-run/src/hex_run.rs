@@ -1,25 +1,27 @@
 //! Running the hexahedral cases (seed 003): one run with its error against the exact solution, and convergence
-//! studies over refined boxes. The hexahedral formulation has its CPU reference operator; its generated kernels
-//! are not written yet, so these runs take the native CPU path.
+//! studies over refined boxes, on the native CPU path (the CPU reference operator) or on a device with the
+//! generated kernels (the variant given, or the tuning database's winner, tuned on first use).
 
 use crate::error::RunError;
+use crate::formulations::FormulationId;
 use crate::output::{named, per_variable, run_stepper, RunOutput};
+use crate::winners::{given_or_chosen, DeviceRunInfo};
 use dg_cases::hex::{HexCase, HexLaw};
 use dg_core::hexmesh::{GeometryClass, HexMesh};
 use dg_core::law::ConservationLaw;
 use dg_core::space_hex::HexSpace;
 use dg_core::Real;
-use dg_hex::HexOperator;
+use dg_hex::{HexDeviceOperator, HexDeviceSystem, HexOperator, HexVariant};
 use dg_laws::{euler3d, maxwell3d};
+use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
-use dg_runtime::run_loop::{non_finite, Integrated, LoopStats, StepRule};
+use dg_runtime::run_loop::{non_finite, Integrated, LoopStats, StepPoint, StepRule};
 use dg_runtime::stability::StabilityLimit;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::Scheme;
+use dg_runtime::DeviceOperatorError;
 use serde::Serialize;
-
-/// The name of the hexahedral formulation in reports.
-pub const HEX_FORMULATION: &str = "hex";
+use std::time::Instant;
 
 /// How to run a hexahedral case.
 #[derive(Debug, Clone)]
@@ -43,6 +45,10 @@ pub struct HexOptions {
     pub dt: Option<f64>,
     /// The law's numerical flux of this name instead of its default.
     pub flux: Option<String>,
+    /// On a device: the kernel variant (SPEC) instead of the tuning database's.
+    pub variant: Option<String>,
+    /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
+    pub no_tune: bool,
     /// What the run writes (VTU, series, restart files) and where it starts.
     pub output: RunOutput,
 }
@@ -59,6 +65,8 @@ impl Default for HexOptions {
             t_end: None,
             dt: None,
             flux: None,
+            variant: None,
+            no_tune: false,
             output: RunOutput::default(),
         }
     }
@@ -126,16 +134,27 @@ pub fn case_variables(case: &dyn HexCase) -> usize {
 /// The default Courant number of the CFL rule.
 pub const DEFAULT_CFL: f64 = 0.5;
 
-/// Runs `case` on `mesh` in precision `T` with its law on the native CPU path.
+/// What a hexahedral run gives: the report and, on a device, what the device took and spent.
+#[derive(Debug, Clone)]
+pub struct HexOutcome {
+    /// The report.
+    pub report: HexReport,
+    /// Device runs: the variant, how it was chosen, device time.
+    pub device: Option<DeviceRunInfo>,
+}
+
+/// Runs `case` on `mesh` in precision `T` with its law, on the native CPU path or, given `device`, with the
+/// generated hexahedral kernels.
 pub fn run_hex<T: Real>(
     case: &dyn HexCase,
     mesh: HexMesh,
     opts: &HexOptions,
+    device: Option<&mut dyn Device>,
     progress: &mut dyn FnMut(f64, f64),
-) -> Result<HexReport, RunError> {
+) -> Result<HexOutcome, RunError> {
     match case.law() {
-        HexLaw::Maxwell => run_law::<_, T>(maxwell3d::Law::default(), case, mesh, opts, progress),
-        HexLaw::Euler => run_law::<_, T>(euler3d::Law::default(), case, mesh, opts, progress),
+        HexLaw::Maxwell => run_law::<_, T>(maxwell3d::Law::default(), case, mesh, opts, device, progress),
+        HexLaw::Euler => run_law::<_, T>(euler3d::Law::default(), case, mesh, opts, device, progress),
     }
 }
 
@@ -144,8 +163,10 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     case: &dyn HexCase,
     mesh: HexMesh,
     opts: &HexOptions,
+    device: Option<&mut dyn Device>,
     progress: &mut dyn FnMut(f64, f64),
-) -> Result<HexReport, RunError> {
+) -> Result<HexOutcome, RunError> {
+    let started = Instant::now();
     if let Some(name) = opts.flux.as_deref().or(case.flux()) {
         if !law.select_numerical_flux(name) {
             return Err(RunError::InvalidOption(format!(
@@ -178,21 +199,111 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         let values = per_variable(q, L::NVARS, np);
         Ok(dg_core::vtu::write_vtu_hex(path, &space, &named(names, &values))?)
     };
-    let mut op64 = HexOperator::<L, f64>::new(law.clone(), &space, &binding, &materials);
-    let Ok(limit) = StabilityLimit::of(&mut op64, &q0_f64, 0.0, opts.scheme);
-    crate::note_unestimated(&limit, q0_f64.len());
     let speed = wave_speed(&law, &q0_f64, np)?;
     let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * space.dt_length_scale() / speed;
-    let dt = crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, &limit, (opts.scheme, opts.allow_unstable))?;
-    let op = HexOperator::<L, T>::new(law.clone(), &space, &binding, &materials);
-    let mut stepper =
-        Integrated::new(op, q0, opts.scheme).with_host_values().with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
-    let stats =
-        run_stepper(&mut stepper, t_end, StepRule::Uniform(dt * opts.step_scale), &opts.output, &vtu, progress)?;
-    let q = stepper.into_parts().1;
+    let step = |limit: &StabilityLimit| -> Result<StepRule, RunError> {
+        crate::note_unestimated(limit, q0_f64.len());
+        let dt =
+            crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, limit, (opts.scheme, opts.allow_unstable))?;
+        Ok(StepRule::Uniform(dt * opts.step_scale))
+    };
+    let (q, stats, info) = match device {
+        None => {
+            if opts.variant.is_some() {
+                return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
+            }
+            let mut op64 = HexOperator::<L, f64>::new(law.clone(), &space, &binding, &materials);
+            let Ok(limit) = StabilityLimit::of(&mut op64, &q0_f64, 0.0, opts.scheme);
+            let rule = step(&limit)?;
+            let op = HexOperator::<L, T>::new(law.clone(), &space, &binding, &materials);
+            let mut stepper = Integrated::new(op, q0, opts.scheme)
+                .with_host_values()
+                .with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
+            let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
+            (stepper.into_parts().1, stats, None)
+        }
+        Some(device) => {
+            let variant = match &opts.variant {
+                Some(spec) => Some(spec.parse::<HexVariant>()?),
+                None => None,
+            };
+            let choice = given_or_chosen::<L, T>(
+                FormulationId::Hex,
+                device,
+                &law,
+                opts.order,
+                space.num_nodes() as u64,
+                variant.map(|v| v.to_string()).as_deref(),
+                opts.no_tune,
+            )?;
+            let variant: HexVariant = choice.variant.parse()?;
+            let ir = dg_runtime::formulation::law_ir(&law)?;
+            let params = law.param_values();
+            let target = dg_runtime::formulation::target_of(device);
+            let flux = law.numerical_flux_name();
+            let op = HexDeviceOperator::<T>::new(device, target, (&ir, &params, flux), &space, &binding, &materials)?;
+            let q = op.buffers.q;
+            op.write_state(device, q, &q0)?;
+            let step_check = crate::StepCheck::new(device, &q0, ir.is_linear())?;
+            let mut system = HexDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
+            let limit = StabilityLimit::of_device(
+                &mut system,
+                &q,
+                &q0_f64,
+                opts.scheme,
+                T::epsilon().as_f64(),
+                &mut |sys, b, v| write_values(sys, *b, v),
+                &mut |sys, b| read_values(sys, *b),
+            )?;
+            let rule = step(&limit)?;
+            op.write_state(system.device, q, &q0)?;
+            let loop_started = Instant::now();
+            let mut stepper = Integrated::new(system, q, opts.scheme)
+                .with_initial_values(q0_f64.clone())
+                .with_values(
+                    |sys: &mut HexDeviceSystem<'_, T>, q: &_| read_values(sys, *q),
+                    |sys, q, v| write_values(sys, *q, v),
+                )
+                .with_inspect(|sys: &mut HexDeviceSystem<'_, T>, q: &_, at| inspect(sys, *q, at, &step_check));
+            let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
+            let system = stepper.into_parts().0;
+            let host: Vec<T> = op.read_state(system.device, q)?;
+            let info = DeviceRunInfo::new(system.device, choice, started, loop_started, &stats, system.device_seconds)?
+                .with_state_checks(&step_check);
+            system.device.free_buffers();
+            (host, stats, Some(info))
+        }
+    };
     let report = finish_report(case, &space, &q, opts, (law.name(), law.numerical_flux_name()), &stats)?;
     opts.output.write_final(&vtu, &crate::widened(&q))?;
-    Ok(report)
+    Ok(HexOutcome { report, device: info })
+}
+
+/// A device state read out as f64 values (the CPU layout is the kernels').
+fn read_values<T: Real>(sys: &mut HexDeviceSystem<'_, T>, q: BufferId) -> Result<Vec<f64>, DeviceOperatorError> {
+    Ok(crate::widened(&sys.op.read_state(sys.device, q)?))
+}
+
+/// f64 values written into a device state.
+fn write_values<T: Real>(sys: &mut HexDeviceSystem<'_, T>, q: BufferId, v: &[f64]) -> Result<(), DeviceOperatorError> {
+    Ok(sys.op.write_state(sys.device, q, &crate::narrowed::<T>(v))?)
+}
+
+/// The device state's check: the per-step reduction, and the whole state read back at the sampled steps up to
+/// 32 and after the last.
+fn inspect<T: Real>(
+    sys: &mut HexDeviceSystem<'_, T>,
+    q: BufferId,
+    at: StepPoint,
+    check: &crate::StepCheck,
+) -> Result<Option<String>, DeviceOperatorError> {
+    if let Some(reason) = check.after_step(sys.device, q, &mut sys.device_seconds)? {
+        return Ok(Some(reason));
+    }
+    if !(at.last || (at.sampled() && at.step <= 32)) {
+        return Ok(None);
+    }
+    Ok(non_finite(&sys.op.read_state(sys.device, q)?))
 }
 
 /// The largest wave speed of the initial state over the three axis directions.
@@ -259,7 +370,7 @@ fn finish_report<T: Real>(
 }
 
 /// Runs `case` for every order on `levels` boxes with `base_cells · 2^level` cells per direction (vertices moved
-/// by `distortion`) on the native CPU path in double precision. The step shrinks with the mesh as the CFL rule
+/// by `distortion`) in double precision, on the native CPU path or on `device`. The step shrinks with the mesh as the CFL rule
 /// gives, and additionally like [`time_accuracy_factor`] so that the time error stays below the spatial error.
 /// `progress(order, level)` before each run.
 #[allow(clippy::too_many_arguments)]
@@ -270,13 +381,14 @@ pub fn hex_convergence(
     orders: std::ops::RangeInclusive<usize>,
     levels: usize,
     opts: &HexOptions,
+    mut device: Option<&mut dyn Device>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<ConvergenceStudy, RunError> {
     let plan = StudyPlan {
         case: case.name().into(),
         error: "L2 error (all fields)".into(),
-        formulation: HEX_FORMULATION.into(),
-        device: crate::device_name(None),
+        formulation: FormulationId::Hex.name().into(),
+        device: crate::device_name(device.as_deref()),
         orders,
         levels,
     };
@@ -290,7 +402,8 @@ pub fn hex_convergence(
             output: RunOutput::default(),
             ..opts.clone()
         };
-        let r = run_hex::<f64>(case, mesh, &level_opts, &mut |_, _| {})?;
+        let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
+        let r = run_hex::<f64>(case, mesh, &level_opts, device, &mut |_, _| {})?.report;
         Ok(LevelRun { h: r.h, error: r.l2_error, seconds: r.wall_seconds })
     };
     Ok(convergence_study(&plan, &mut one, progress)?)

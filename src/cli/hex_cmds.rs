@@ -1,5 +1,5 @@
-//! `dg run` and `dg convergence` for the hexahedral cases (seed 003). The hexahedral formulation's kernels are not
-//! generated yet: these commands run its CPU reference operator (the native CPU path) and refuse a GPU by name.
+//! `dg run` and `dg convergence` for the hexahedral cases (seed 003): on a device with the generated hexahedral
+//! kernels, or on the native CPU path with the CPU reference operator.
 
 use super::convergence::{print_study, study_bar, study_progress, ConvergenceArgs};
 use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
@@ -7,28 +7,12 @@ use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::hex::HexCase;
 use dg::dg_core::hexmesh::HexMesh;
-use dg::hex_run::{hex_convergence, run_hex, HexOptions, HexReport};
-
-/// Refuses what the hexahedral path cannot do yet: a device, a variant, another formulation. `auto` (no
-/// `--device`) takes the native CPU path and says so when a device would otherwise have been used.
-fn native_cpu_only(backend: &BackendArgs) -> anyhow::Result<()> {
-    if backend.formulation.is_some() {
-        bail!("hexahedral cases run with the hexahedral formulation (seed 003); --formulation does not apply");
-    }
-    if backend.variant.is_some() {
-        bail!("the hexahedral formulation has no generated kernels yet, so --variant does not apply");
-    }
-    match backend.device.as_deref() {
-        None | Some("auto") | Some("cpu") => Ok(()),
-        Some(other) => bail!(
-            "--device {other}: the hexahedral formulation runs on the native CPU path only so far (its kernels are \
-             not generated yet); use --device cpu"
-        ),
-    }
-}
+use dg::dg_runtime::backend::Device;
+use dg::formulations::FormulationId;
+use dg::hex_run::{hex_convergence, run_hex, HexOptions, HexOutcome};
 
 /// Options shared by `run` and `convergence`.
-fn options(args: &SolverArgs, order: usize, t_end: Option<f64>) -> anyhow::Result<HexOptions> {
+fn options(args: &SolverArgs, backend: &BackendArgs, order: usize, t_end: Option<f64>) -> anyhow::Result<HexOptions> {
     if args.limiter || args.no_limiter {
         bail!("--limiter does not apply to hexahedral cases (no limiter is implemented on hexahedra)");
     }
@@ -42,6 +26,8 @@ fn options(args: &SolverArgs, order: usize, t_end: Option<f64>) -> anyhow::Resul
         t_end,
         dt: args.dt,
         flux: args.flux.clone(),
+        variant: backend.variant.clone(),
+        no_tune: backend.no_tune,
         output: Default::default(),
     })
 }
@@ -82,28 +68,32 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
     if args.png.is_some() {
         bail!("--png does not apply to hexahedral cases (--out writes a VTU file with Lagrange hexahedra)");
     }
-    native_cpu_only(&args.backend)?;
+    args.backend.formulation(case.name(), &[FormulationId::Hex])?;
+    args.backend.warm_up("auto");
     let order = args.order.unwrap_or(3);
-    let mut opts = options(&args.solver, order, args.t_end)?;
+    let mut opts = options(&args.solver, &args.backend, order, args.t_end)?;
     opts.output = args.output(case.name());
     let mesh = mesh(&args.mesh, case.as_ref(), order)?;
     dg::dg_runtime::startup::mark("mesh");
+    let mut device = args.backend.open("auto")?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let report = match args.precision {
-        Precision::F32 => run_hex::<f32>(case.as_ref(), mesh, &opts, &mut progress)?,
-        Precision::F64 => run_hex::<f64>(case.as_ref(), mesh, &opts, &mut progress)?,
+    let outcome = match args.precision {
+        Precision::F32 => run_hex::<f32>(case.as_ref(), mesh, &opts, device, &mut progress)?,
+        Precision::F64 => run_hex::<f64>(case.as_ref(), mesh, &opts, device, &mut progress)?,
     };
     bar.finish_and_clear();
-    print_report(&report, args.json)?;
+    print_report(&outcome, args.json)?;
     args.print_outputs();
     Ok(())
 }
 
-fn print_report(r: &HexReport, json: bool) -> anyhow::Result<()> {
+fn print_report(outcome: &HexOutcome, json: bool) -> anyhow::Result<()> {
+    let r = &outcome.report;
     if json {
         let mut doc = serde_json::to_value(r)?;
-        doc["device"] = serde_json::Value::Null;
+        doc["device"] = serde_json::to_value(&outcome.device)?;
         doc["startup"] = super::run::startup_json();
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
@@ -121,13 +111,17 @@ fn print_report(r: &HexReport, json: bool) -> anyhow::Result<()> {
     println!("time        t = {} in {} steps of {:.3e} ({})", r.t_end, r.steps, r.dt, r.scheme);
     println!("L2 error    {:.6e} (relative {:.3e})", r.l2_error, r.relative_l2_error);
     let per = r.wall_seconds / (r.nodes as f64 * r.steps as f64);
-    println!("wall        {:.3} s, {per:.3e} s per node per step (native CPU)", r.wall_seconds);
+    let place = if outcome.device.is_some() { "" } else { " (native CPU)" };
+    println!("wall        {:.3} s, {per:.3e} s per node per step{place}", r.wall_seconds);
+    if let Some(info) = &outcome.device {
+        super::run::print_device(info);
+    }
     Ok(())
 }
 
 /// `dg convergence` of a hexahedral case.
 pub fn convergence(args: ConvergenceArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
-    native_cpu_only(&args.backend)?;
+    args.backend.formulation(case.name(), &[FormulationId::Hex])?;
     if !(2..=6).contains(&args.levels) {
         bail!("--levels must be between 2 and 6 for 3D cases (got {})", args.levels);
     }
@@ -143,11 +137,13 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn HexCase>) -> anyhow::Res
         );
     }
     let distortion = distortion(&args.mesh)?;
-    let opts = options(&args.solver, *args.orders.start(), args.t_end)?;
+    let opts = options(&args.solver, &args.backend, *args.orders.start(), args.t_end)?;
+    let mut device = args.backend.open("cpu")?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = study_bar(&args);
     let mut progress = |order, level| study_progress(&bar, &args, order, level);
     let (orders, levels) = (args.orders.clone(), args.levels as usize);
-    let study = hex_convergence(case.as_ref(), base, distortion, orders, levels, &opts, &mut progress)
+    let study = hex_convergence(case.as_ref(), base, distortion, orders, levels, &opts, device, &mut progress)
         .context("convergence study failed")?;
     bar.finish_and_clear();
     print_study(&study, args.json)

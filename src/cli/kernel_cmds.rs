@@ -110,7 +110,7 @@ pub struct VerifyArgs {
     /// Self-test of verification: compile every kernel with this bug planted; verification must then fail (and
     /// the command exit non-zero). skip-last-group: kernels return in their last work group;
     /// last-element-unwritten: kernels see one element fewer; wrong-stride: the layout's stride (MBF of
-    /// element-major nodal variants, VSTRIDE of element-major modal ones, LDQ of the tetrahedral kernels) is one
+    /// element-major nodal variants, VSTRIDE of element-major modal ones, LDQ of the tetrahedral kernels, CSTRIDE of the hexahedral ones) is one
     /// too small.
     #[arg(long, value_enum, value_name = "BUG")]
     pub plant_bug: Option<BugArg>,
@@ -194,6 +194,7 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
     let named = args.formulation.or(match args.variant.as_deref() {
         Some(v) if v.starts_with("modal/") => Some(FormulationId::ModalTri),
         Some(v) if v.starts_with("tet/") => Some(FormulationId::NodalTet),
+        Some(v) if v.starts_with("hex/") => Some(FormulationId::Hex),
         _ => None,
     });
     let formulation = formulation_of(named, law);
@@ -226,6 +227,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         FormulationId::NodalTri => "MBF",
         FormulationId::ModalTri => "VSTRIDE",
         FormulationId::NodalTet => "LDQ",
+        FormulationId::Hex => "CSTRIDE",
     };
     let bug = match bug {
         BugArg::SkipLastGroup => PlantedBug::SkipLastGroup,

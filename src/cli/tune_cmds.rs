@@ -153,7 +153,7 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
         ..TuneOptions::default()
     };
     let default_size = match (device.fingerprint().is_gpu, formulation) {
-        (true, FormulationId::NodalTet) => 2_000_000,
+        (true, FormulationId::NodalTet | FormulationId::Hex) => 2_000_000,
         (true, _) => DEFAULT_MIN_DOFS,
         (false, _) => CPU_DEVICE_MIN_DOFS,
     };

@@ -7,7 +7,8 @@ use dg::hex_run::{hex_convergence, run_hex, HexOptions};
 use std::process::Command;
 
 fn rates_near(case: &dyn HexCase, base: usize, distortion: f64, orders: std::ops::RangeInclusive<usize>) {
-    let study = hex_convergence(case, base, distortion, orders, 3, &HexOptions::default(), &mut |_, _| {}).unwrap();
+    let study =
+        hex_convergence(case, base, distortion, orders, 3, &HexOptions::default(), None, &mut |_, _| {}).unwrap();
     for r in &study.results {
         let finest = *r.rates.last().unwrap();
         let expected = r.order as f64 + 1.0;
@@ -44,8 +45,8 @@ fn single_precision_runs_agree_with_double() {
     let _heavy = crate::heavy();
     let opts = HexOptions { order: 3, ..HexOptions::default() };
     let mesh = || Maxwell3dCavity.mesh(3, 0.1).unwrap();
-    let double = run_hex::<f64>(&Maxwell3dCavity, mesh(), &opts, &mut |_, _| {}).unwrap();
-    let single = run_hex::<f32>(&Maxwell3dCavity, mesh(), &opts, &mut |_, _| {}).unwrap();
+    let double = run_hex::<f64>(&Maxwell3dCavity, mesh(), &opts, None, &mut |_, _| {}).unwrap().report;
+    let single = run_hex::<f32>(&Maxwell3dCavity, mesh(), &opts, None, &mut |_, _| {}).unwrap().report;
     assert_eq!(double.steps, single.steps);
     assert!(double.l2_error < 2e-3, "{}", double.l2_error);
     assert!(

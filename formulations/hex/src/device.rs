@@ -1,0 +1,454 @@
+//! The hexahedral right-hand side on a compute device: the mesh in the kernels' layout, the cell zones (cells of
+//! one geometry class) and interface zones (interior faces, each boundary condition, per geometry class of the
+//! face's cell), one compiled program with every kernel, and the launch sequence of a variant.
+
+use crate::render::{render_hex, FaceKind, Geometry, HexLimits, HexProgram, HexRole};
+use crate::variant::{HexVariant, Surface};
+use dg_codegen::{LawInput, Precision, Target, VariantError};
+use dg_core::hexmesh::GeometryClass;
+use dg_core::space_hex::HexSpace;
+use dg_core::Real;
+use dg_ir::LawIr;
+use dg_runtime::backend::{
+    as_bytes, as_bytes_mut, upload_values as upload, Arg, BackendError, BufferId, Device, Launch, ProgramId, Step,
+};
+use dg_runtime::cpu::{BoundaryBinding, INTERIOR};
+use dg_runtime::DeviceOperatorError;
+
+/// A list of cells (a cell zone) or of cell faces `6k + f` (an interface zone) on the device.
+#[derive(Debug, Clone, Copy)]
+pub struct Zone {
+    /// The geometry its kernel is compiled for.
+    pub geometry: Geometry,
+    /// For interface zones, the faces.
+    pub faces: Option<FaceKind>,
+    /// The list.
+    pub list: BufferId,
+    /// Its length.
+    pub len: usize,
+}
+
+/// Device buffers of one hexahedral operator.
+#[derive(Debug, Clone, Copy)]
+pub struct HexBuffers {
+    /// State, `k * NV * NP + v * NP + i`.
+    pub q: BufferId,
+    /// A right-hand side.
+    pub rhs: BufferId,
+    /// Face fluxes of the split surface, `(k * NV + v) * NFACE + j`.
+    pub face_flux: BufferId,
+    geo: BufferId,
+    bx: BufferId,
+    mat: BufferId,
+    fgeo: BufferId,
+    fxyz: BufferId,
+    face_bc: BufferId,
+    mapp: BufferId,
+    prm: BufferId,
+    ops: BufferId,
+}
+
+/// The hexahedral operator of one law, order and precision on a device.
+pub struct HexDeviceOperator<T: Real> {
+    program: HexProgram,
+    program_id: ProgramId,
+    /// The buffers (public for verification, which fills them with test data).
+    pub buffers: HexBuffers,
+    /// Cell zones of the specialised kernels (one per geometry class present).
+    pub cell_zones: Vec<Zone>,
+    /// Interface zones of the specialised kernels (interior faces and each boundary condition, per class).
+    pub face_zones: Vec<Zone>,
+    all_cells: Zone,
+    all_faces: Zone,
+    k: usize,
+    _t: std::marker::PhantomData<T>,
+}
+
+fn geometry_of(class: GeometryClass) -> Geometry {
+    match class {
+        GeometryClass::Box => Geometry::Box,
+        GeometryClass::Trilinear => Geometry::Trilinear,
+    }
+}
+
+impl<T: Real> HexDeviceOperator<T> {
+    /// Renders and compiles the program and uploads the mesh of `space` (materials cell-major).
+    pub fn new(
+        device: &mut dyn Device,
+        target: Target,
+        law: (&LawIr, &[f64], &str),
+        space: &HexSpace,
+        binding: &BoundaryBinding,
+        materials: &[f64],
+    ) -> Result<Self, DeviceOperatorError> {
+        let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+        if precision == Precision::F64 && !device.supports_f64() {
+            return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
+        }
+        let (ir, params, numerical_flux) = law;
+        let limits = HexLimits { max_work_group: device.max_work_group(), local_memory: device.local_memory() };
+        let mut program =
+            render_hex(&LawInput { ir, params, numerical_flux }, &space.element, precision, target, limits)?;
+        let names: Vec<String> = program.kernels.iter().map(|k| k.name.clone()).collect();
+        let program_id = device.compile(&program.source, &names)?;
+        // registers can allow fewer work items per group than the kernel asks: such kernels are refused too
+        let mut kept = Vec::with_capacity(program.kernels.len());
+        for kernel in std::mem::take(&mut program.kernels) {
+            match device.kernel_max_work_group(program_id, &kernel.name) {
+                Some(max) if max < kernel.local_size => program.rejected.push((
+                    kernel.name.clone(),
+                    format!("registers allow {max} work items per group, the kernel needs {}", kernel.local_size),
+                )),
+                _ => kept.push(kernel),
+            }
+        }
+        program.kernels = kept;
+        let k = space.num_elements();
+        if k * program.nvars * program.np.max(program.nface) > i32::MAX as usize {
+            return Err(DeviceOperatorError::Precision("the mesh is too large for 32-bit indices".into()));
+        }
+        if materials.len() != k * program.nmaterials {
+            return Err(DeviceOperatorError::Precision(format!(
+                "{} material values for {k} cells of {} each",
+                materials.len(),
+                program.nmaterials
+            )));
+        }
+        let buffers = Self::upload_mesh(device, &program, space, binding, materials, params)?;
+        // zones: cells by geometry class; cell faces by kind and the class of their cell
+        let mut cell_lists: Vec<(Geometry, Vec<i32>)> = Vec::new();
+        let mut face_lists: Vec<((FaceKind, Geometry), Vec<i32>)> = Vec::new();
+        for cell in 0..k {
+            let geometry = geometry_of(space.class[cell]);
+            match cell_lists.iter_mut().find(|(g, _)| *g == geometry) {
+                Some((_, list)) => list.push(cell as i32),
+                None => cell_lists.push((geometry, vec![cell as i32])),
+            }
+            for f in 0..6 {
+                let kind = match space.face_tag[6 * cell + f] {
+                    None => FaceKind::Interior,
+                    Some(tag) => FaceKind::Boundary(binding.condition_of_tag[tag]),
+                };
+                match face_lists.iter_mut().find(|(key, _)| *key == (kind, geometry)) {
+                    Some((_, list)) => list.push((6 * cell + f) as i32),
+                    None => face_lists.push(((kind, geometry), vec![(6 * cell + f) as i32])),
+                }
+            }
+        }
+        cell_lists.sort_by_key(|(g, _)| *g as u8);
+        let mut zone = |geometry, faces, list: &[i32]| -> Result<Zone, BackendError> {
+            Ok(Zone { geometry, faces, list: upload(device, list, 0)?, len: list.len() })
+        };
+        let cell_zones =
+            cell_lists.iter().map(|(g, list)| zone(*g, None, list)).collect::<Result<Vec<_>, BackendError>>()?;
+        let face_zones = face_lists
+            .iter()
+            .map(|((kind, g), list)| zone(*g, Some(*kind), list))
+            .collect::<Result<Vec<_>, BackendError>>()?;
+        let all: Vec<i32> = (0..k as i32).collect();
+        let all_cells = zone(Geometry::Generic, None, &all)?;
+        let every_face: Vec<i32> = (0..6 * k as i32).collect();
+        let all_faces = zone(Geometry::Generic, Some(FaceKind::Any), &every_face)?;
+        Ok(Self {
+            program,
+            program_id,
+            buffers,
+            cell_zones,
+            face_zones,
+            all_cells,
+            all_faces,
+            k,
+            _t: std::marker::PhantomData,
+        })
+    }
+
+    fn upload_mesh(
+        device: &mut dyn Device,
+        p: &HexProgram,
+        space: &HexSpace,
+        binding: &BoundaryBinding,
+        materials: &[f64],
+        params: &[f64],
+    ) -> Result<HexBuffers, DeviceOperatorError> {
+        let el = &space.element;
+        let (np, nfp, nface, nv) = (p.np, el.nfp, p.nface, p.nvars);
+        let k_count = space.num_elements();
+        let real = |v: f64| T::from_f64(v);
+        // per node: ω|J|∂x̂_a/∂x_d (9), then 1/(ω|J|)
+        let mut geo = vec![T::zero(); k_count * 10 * np];
+        for k in 0..k_count {
+            for i in 0..np {
+                let g = k * np + i;
+                let w = el.weight(i);
+                for a in 0..3 {
+                    for d in 0..3 {
+                        geo[(k * 10 + 3 * a + d) * np + i] = real(w * space.metric[g][a][d]);
+                    }
+                }
+                geo[(k * 10 + 9) * np + i] = real(1.0 / (w * space.det_j[g]));
+            }
+        }
+        // per cell: lower corner and size (box cells; unused for the others)
+        let bx: Vec<T> = (0..k_count)
+            .flat_map(|k| {
+                let c = space.mesh.corners(k);
+                [c[0][0], c[0][1], c[0][2], c[6][0] - c[0][0], c[6][1] - c[0][1], c[6][2] - c[0][2]]
+            })
+            .map(real)
+            .collect();
+        let mut fgeo = vec![T::zero(); k_count * 4 * nface];
+        let mut fxyz = vec![T::zero(); k_count * 3 * nface];
+        let mut mapp = vec![0i32; k_count * nface];
+        for k in 0..k_count {
+            for j in 0..nface {
+                let g = k * nface + j;
+                for d in 0..3 {
+                    fgeo[(k * 4 + d) * nface + j] = real(space.face_normal[g][d]);
+                    fxyz[(k * 3 + d) * nface + j] = real(space.face_xyz[g][d]);
+                }
+                fgeo[(k * 4 + 3) * nface + j] = real(el.face_weight(j % nfp) * space.face_area[g]);
+                mapp[g] = space.face_partner[g] as i32;
+            }
+        }
+        let face_bc: Vec<i32> = space
+            .face_tag
+            .iter()
+            .map(|t| t.map_or(INTERIOR, |tag| binding.condition_of_tag[tag]))
+            .map(|c| if c == INTERIOR { -1 } else { c as i32 })
+            .collect();
+        let stride = p.nmaterials.max(1);
+        let mut mat = vec![T::zero(); k_count * stride];
+        for k in 0..k_count {
+            for m in 0..p.nmaterials {
+                mat[k * stride + m] = real(materials[k * p.nmaterials + m]);
+            }
+        }
+        let prm: Vec<T> = params.iter().map(|&v| real(v)).collect();
+        let ops: Vec<T> =
+            [el.d1.clone(), el.ends[0].clone(), el.ends[1].clone(), el.weights.clone(), el.points.clone()]
+                .concat()
+                .into_iter()
+                .map(real)
+                .collect();
+        let state_len = k_count * nv * np;
+        Ok(HexBuffers {
+            q: device.alloc_zeroed(state_len.max(1) * std::mem::size_of::<T>())?,
+            rhs: device.alloc_zeroed(state_len.max(1) * std::mem::size_of::<T>())?,
+            face_flux: device.alloc_zeroed((k_count * nv * nface).max(1) * std::mem::size_of::<T>())?,
+            geo: upload(device, &geo, T::zero())?,
+            bx: upload(device, &bx, T::zero())?,
+            mat: upload(device, &mat, T::zero())?,
+            fgeo: upload(device, &fgeo, T::zero())?,
+            fxyz: upload(device, &fxyz, T::zero())?,
+            face_bc: upload(device, &face_bc, 0)?,
+            mapp: upload(device, &mapp, 0)?,
+            prm: upload(device, &prm, T::zero())?,
+            ops: upload(device, &ops, T::zero())?,
+        })
+    }
+
+    /// The program (sizes, kernels, rejected kernels).
+    pub fn program(&self) -> &HexProgram {
+        &self.program
+    }
+
+    /// Cells.
+    pub fn num_elements(&self) -> usize {
+        self.k
+    }
+
+    fn scalar(v: f64) -> Arg {
+        if T::NAME == "f32" {
+            Arg::F32(v as f32)
+        } else {
+            Arg::F64(v)
+        }
+    }
+
+    fn launch(
+        &self,
+        role: HexRole,
+        spec: &HexVariant,
+        (a, b): (BufferId, BufferId),
+        zone: &Zone,
+        t: f64,
+    ) -> Result<Step, DeviceOperatorError> {
+        let kernel = self.program.kernel(role).ok_or_else(|| {
+            let name = crate::render::kernel_name(role);
+            let reason = self
+                .program
+                .rejected
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or_else(|| format!("no kernel {name}"), |(n, why)| format!("{n}: {why}"));
+            DeviceOperatorError::Variant(VariantError::Rejected { spec: spec.to_string(), reason })
+        })?;
+        let items = match role {
+            HexRole::Cell { cells, .. } => zone.len.div_ceil(cells) * kernel.local_size,
+            HexRole::Flux { .. } => zone.len * self.program.nface / 6,
+            _ => zone.len * self.program.np,
+        };
+        let groups = match role {
+            HexRole::Cell { .. } => items / kernel.local_size,
+            _ => items.div_ceil(kernel.local_size),
+        };
+        let bf = &self.buffers;
+        Ok(Step::Kernel(Launch {
+            kernel: kernel.name.clone(),
+            groups: groups.max(1),
+            local: kernel.local_size,
+            args: vec![
+                Arg::Buffer(a),
+                Arg::Buffer(b),
+                Arg::Buffer(zone.list),
+                Arg::Buffer(bf.geo),
+                Arg::Buffer(bf.bx),
+                Arg::Buffer(bf.mat),
+                Arg::Buffer(bf.fgeo),
+                Arg::Buffer(bf.fxyz),
+                Arg::Buffer(bf.face_bc),
+                Arg::Buffer(bf.mapp),
+                Arg::Buffer(bf.prm),
+                Arg::Buffer(bf.ops),
+                Self::scalar(t),
+                Arg::I32(self.program.n1 as i32),
+                Arg::I32(zone.len as i32),
+            ],
+        }))
+    }
+
+    /// The launches of a whole right-hand side of `variant` of the state `q` into `rhs` at time `t`: specialised
+    /// variants run one kernel per zone, generic ones one kernel over every cell (and every face).
+    pub fn rhs_steps(
+        &self,
+        variant: &HexVariant,
+        q: BufferId,
+        rhs: BufferId,
+        t: f64,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
+        let cells = variant.cells;
+        let cell_zones: Vec<&Zone> =
+            if variant.specialised { self.cell_zones.iter().collect() } else { vec![&self.all_cells] };
+        let face_zones: Vec<&Zone> =
+            if variant.specialised { self.face_zones.iter().collect() } else { vec![&self.all_faces] };
+        let ff = self.buffers.face_flux;
+        let mut steps = Vec::new();
+        match variant.surface {
+            Surface::Fused => {
+                for z in &cell_zones {
+                    let role = HexRole::Cell { fused: true, geometry: z.geometry, cells };
+                    steps.push(self.launch(role, variant, (q, rhs), z, t)?);
+                }
+            }
+            Surface::Split => {
+                for z in &cell_zones {
+                    let role = HexRole::Cell { fused: false, geometry: z.geometry, cells };
+                    steps.push(self.launch(role, variant, (q, rhs), z, t)?);
+                }
+                for z in &face_zones {
+                    let faces = z.faces.unwrap_or(FaceKind::Any);
+                    steps.push(self.launch(HexRole::Flux { faces, geometry: z.geometry }, variant, (q, ff), z, t)?);
+                }
+                for z in &cell_zones {
+                    steps.push(self.launch(HexRole::Collect { geometry: z.geometry }, variant, (ff, rhs), z, t)?);
+                }
+            }
+        }
+        Ok(steps)
+    }
+
+    /// y ← a·y + Σ cᵢ·xᵢ for up to three terms, over whole state buffers.
+    pub fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
+        let mut args = vec![Arg::Buffer(y)];
+        let mut coeffs = Vec::new();
+        for slot in 0..3 {
+            let (c, x) = terms.get(slot).copied().unwrap_or((0.0, y));
+            args.push(Arg::Buffer(x));
+            coeffs.push(c);
+        }
+        args.push(Self::scalar(a));
+        args.extend(coeffs.into_iter().map(Self::scalar));
+        let n = self.state_len();
+        args.push(Arg::I32(n as i32));
+        Ok(Step::Kernel(Launch { kernel: "lincomb".into(), groups: n.div_ceil(256).max(1), local: 256, args }))
+    }
+
+    /// Values in a state: K · NV · NP.
+    pub fn state_len(&self) -> usize {
+        self.k * self.program.nvars * self.program.np
+    }
+
+    /// A new zeroed state-sized buffer.
+    pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        device.alloc_zeroed(self.state_len().max(1) * std::mem::size_of::<T>())
+    }
+
+    /// Runs `steps` `repeats` times; device seconds per repetition.
+    pub fn run(&self, device: &mut dyn Device, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        device.run_steps(self.program_id, steps, repeats)
+    }
+
+    /// Enqueues `steps` without waiting ([`Device::submit`]); the device seconds known at once.
+    pub fn submit(&self, device: &mut dyn Device, steps: &[Step]) -> Result<f64, BackendError> {
+        device.submit(self.program_id, steps)
+    }
+
+    /// Writes a host state (layout `(k * nvars + v) * np + i`, the kernels' own) into buffer `to`.
+    pub fn write_state(&self, device: &mut dyn Device, to: BufferId, state: &[T]) -> Result<(), BackendError> {
+        device.upload(to, as_bytes(state))
+    }
+
+    /// Fills a state-sized buffer with one value (poison before a launch).
+    pub fn fill_state(&self, device: &mut dyn Device, to: BufferId, value: T) -> Result<(), BackendError> {
+        device.upload(to, as_bytes(&vec![value; self.state_len()]))
+    }
+
+    /// Fills the face-flux buffer with one value (poison before a launch).
+    pub fn fill_face_flux(&self, device: &mut dyn Device, value: T) -> Result<(), BackendError> {
+        let n = self.k * self.program.nvars * self.program.nface;
+        device.upload(self.buffers.face_flux, as_bytes(&vec![value; n.max(1)]))
+    }
+
+    /// Reads a state-sized buffer.
+    pub fn read_state(&self, device: &mut dyn Device, from: BufferId) -> Result<Vec<T>, BackendError> {
+        let mut out = vec![T::zero(); self.state_len()];
+        device.download(from, as_bytes_mut(&mut out))?;
+        Ok(out)
+    }
+}
+
+/// Time integration of the hexahedral operator with the generic integrators (state buffers, the lincomb kernel).
+pub struct HexDeviceSystem<'a, T: Real> {
+    /// The device.
+    pub device: &'a mut dyn Device,
+    /// The operator.
+    pub op: &'a HexDeviceOperator<T>,
+    /// The kernels used.
+    pub variant: HexVariant,
+    /// Device seconds spent so far.
+    pub device_seconds: f64,
+}
+
+impl<T: Real> dg_runtime::time::OdeSystem for HexDeviceSystem<'_, T> {
+    type State = BufferId;
+    type Error = DeviceOperatorError;
+
+    fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), DeviceOperatorError> {
+        let steps = self.op.rhs_steps(&self.variant, *q, *out, t)?;
+        self.device_seconds += self.op.submit(self.device, &steps)?;
+        Ok(())
+    }
+
+    fn zeros_like(&mut self, _like: &BufferId) -> Result<BufferId, DeviceOperatorError> {
+        Ok(self.op.new_state(self.device)?)
+    }
+
+    fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), DeviceOperatorError> {
+        for (i, chunk) in terms.chunks(3).enumerate() {
+            let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
+            let step = self.op.lincomb_step(*y, if i == 0 { a } else { 1.0 }, &terms)?;
+            self.device_seconds += self.op.submit(self.device, &[step])?;
+        }
+        Ok(())
+    }
+}
