@@ -18,12 +18,19 @@ pub enum FormulationId {
     NodalTet,
     /// Nodal weak form on hexahedra, sum-factorised, specialised per zone (seed 003).
     Hex,
+    /// Finite volumes on a regular 2D grid with split sweeps (seed 003).
+    Fv,
 }
 
 impl FormulationId {
     /// Every formulation.
-    pub const ALL: [FormulationId; 4] =
-        [FormulationId::NodalTri, FormulationId::ModalTri, FormulationId::NodalTet, FormulationId::Hex];
+    pub const ALL: [FormulationId; 5] = [
+        FormulationId::NodalTri,
+        FormulationId::ModalTri,
+        FormulationId::NodalTet,
+        FormulationId::Hex,
+        FormulationId::Fv,
+    ];
 
     /// The formulation.
     pub fn get(self) -> &'static dyn Formulation {
@@ -32,6 +39,7 @@ impl FormulationId {
             FormulationId::ModalTri => &dg_modal_tri::ModalTri,
             FormulationId::NodalTet => &dg_nodal_tet::NodalTet,
             FormulationId::Hex => &dg_hex::Hex,
+            FormulationId::Fv => &dg_fv::Fv,
         }
     }
 
@@ -47,6 +55,7 @@ impl FormulationId {
             FormulationId::ModalTri => dg_modal_tri::ModalTri.tuner::<L, T>(law, device, target),
             FormulationId::NodalTet => dg_nodal_tet::NodalTet.tuner::<L, T>(law, device, target),
             FormulationId::Hex => dg_hex::Hex.tuner::<L, T>(law, device, target),
+            FormulationId::Fv => dg_fv::Fv.tuner::<L, T>(law, device, target),
         }
     }
 

@@ -1,11 +1,16 @@
-//! Running the finite-volume cases (seed 003) on the native CPU path: the split sweeps of `dg-fv` to the final
-//! time, with the largest discrete divergence of B sampled over the run (with and without GLM cleaning), the
-//! change of the conserved totals and the time per step.
+//! Running the finite-volume cases (seed 003), on the native CPU path (the split sweeps of `dg-fv` in double
+//! precision) or on a device with the generated kernels: to the final time, with the largest discrete divergence
+//! of B sampled over the run (with and without GLM cleaning), the change of the conserved totals and the time per
+//! step.
 
 use crate::error::RunError;
+use crate::formulations::FormulationId;
+use crate::winners::given_or_chosen;
 use dg_cases::fv::FvCase;
 use dg_core::law::ConservationLaw;
-use dg_fv::{FvError, FvGrid, Reconstruction, Side};
+use dg_core::Real;
+use dg_fv::{FvDeviceOperator, FvError, FvGrid, FvVariant, Reconstruction, Side};
+use dg_runtime::backend::Device;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -27,12 +32,40 @@ pub struct FvOptions {
     pub no_cleaning: bool,
     /// Samples of max |∇·B| over the run.
     pub samples: usize,
+    /// On a device: the kernel variant (SPEC) instead of the tuning database's.
+    pub variant: Option<String>,
+    /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
+    pub no_tune: bool,
 }
 
 impl Default for FvOptions {
     fn default() -> Self {
-        Self { cells: None, order: 2, cfl: 0.8, t_end: None, no_cleaning: false, samples: 20 }
+        Self {
+            cells: None,
+            order: 2,
+            cfl: 0.8,
+            t_end: None,
+            no_cleaning: false,
+            samples: 20,
+            variant: None,
+            no_tune: false,
+        }
     }
+}
+
+/// What a device run of a finite-volume case took and spent.
+#[derive(Debug, Clone, Serialize)]
+pub struct FvDeviceInfo {
+    /// The device.
+    pub device: String,
+    /// The variant.
+    pub variant: String,
+    /// How it was chosen (`database`, `tuned`, `default`, `given` …) and from where.
+    pub choice: String,
+    /// Device seconds in kernels (sweeps, transposes, the step-limit reduction).
+    pub kernel_seconds: f64,
+    /// Wall seconds per step of the time loop (the step limit read back each step included).
+    pub seconds_per_step: f64,
 }
 
 /// What a finite-volume run reports.
@@ -66,6 +99,10 @@ pub struct FvReport {
     pub density_range: [f64; 2],
     /// (t, max over cells of |∂Bx/∂x + ∂By/∂y| by central differences) at the start and sampled over the run.
     pub divergence: Vec<(f64, f64)>,
+    /// Precision of the run.
+    pub precision: String,
+    /// Device runs: what the device took and spent.
+    pub device: Option<FvDeviceInfo>,
 }
 
 /// A finished finite-volume run: its report, grid and final state.
@@ -78,8 +115,14 @@ pub struct FvOutcome {
     pub q: Vec<f64>,
 }
 
-/// Runs `case` with `opts`; `progress(t, t_end)` after each step.
-pub fn run_fv(case: &dyn FvCase, opts: &FvOptions, progress: &mut dyn FnMut(f64, f64)) -> Result<FvOutcome, RunError> {
+/// Runs `case` with `opts` on the native CPU path (double precision) or, given `device`, with the generated kernels
+/// in precision `T`; `progress(t, t_end)` after each step.
+pub fn run_fv<T: Real>(
+    case: &dyn FvCase,
+    opts: &FvOptions,
+    device: Option<&mut dyn Device>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<FvOutcome, RunError> {
     let reconstruction = match opts.order {
         1 => Reconstruction::FirstOrder,
         2 => Reconstruction::MusclHancock,
@@ -96,9 +139,12 @@ pub fn run_fv(case: &dyn FvCase, opts: &FvOptions, progress: &mut dyn FnMut(f64,
     let grid = case.grid(n);
     if grid.cells() > MAX_CELLS {
         return Err(RunError::InvalidOption(format!(
-            "{} × {} cells are above the {MAX_CELLS} a CPU run allocates; use a smaller --nx",
+            "{} × {} cells are above the {MAX_CELLS} a run allocates; use a smaller --nx",
             grid.nx, grid.ny
         )));
+    }
+    if device.is_none() && opts.variant.is_some() {
+        return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
     }
     let t_end = opts.t_end.unwrap_or(case.default_t_end());
     let nv = <dg_laws::mhd2d::Law as ConservationLaw>::NVARS;
@@ -107,26 +153,21 @@ pub fn run_fv(case: &dyn FvCase, opts: &FvOptions, progress: &mut dyn FnMut(f64,
     let mass0: f64 = q0[..cells].iter().sum();
     let mut divergence = vec![(0.0, max_divergence(&grid, &q0))];
     let every = t_end / opts.samples.max(1) as f64;
-    let mut next = every;
     let started = Instant::now();
-    let out = dg_fv::run(&law, &grid, reconstruction, q0, (t_end, opts.cfl), &mut |t, q| {
-        if t >= next * (1.0 - 1e-12) {
-            divergence.push((t, max_divergence(&grid, q)));
-            while next <= t * (1.0 + 1e-12) {
-                next += every;
-            }
+    let mut device_info = None;
+    let out = match device {
+        Some(device) => {
+            let (out, info) =
+                device_loop::<T>(device, &law, &grid, opts, (q0, t_end), &mut divergence, (every, progress))?;
+            device_info = Some(info);
+            out
         }
-        progress(t, t_end);
-    })
-    .map_err(|e| match e {
-        FvError::Setup(m) => RunError::InvalidOption(m),
-        FvError::NotAdmissible { step, t, i, j, values } => RunError::Stopped {
-            step,
-            time: t,
-            reason: format!("cell ({i}, {j}) left the admissible set (ρ or p not positive, or not finite): {values:?}"),
-        },
-    })?;
+        None => cpu_loop(&law, &grid, reconstruction, q0, (t_end, opts.cfl), &mut divergence, (every, progress))?,
+    };
     let wall_seconds = started.elapsed().as_secs_f64();
+    if let Some(info) = &mut device_info {
+        info.seconds_per_step = wall_seconds / out.steps.max(1) as f64;
+    }
     let mass: f64 = out.q[..cells].iter().sum();
     let density = out.q[..cells].iter().fold([f64::INFINITY, f64::NEG_INFINITY], |r, &v| [r[0].min(v), r[1].max(v)]);
     let report = FvReport {
@@ -144,8 +185,118 @@ pub fn run_fv(case: &dyn FvCase, opts: &FvOptions, progress: &mut dyn FnMut(f64,
         mass_change: (mass - mass0) / mass0.abs().max(f64::MIN_POSITIVE),
         density_range: density,
         divergence,
+        precision: if device_info.is_some() { T::NAME } else { "f64" }.into(),
+        device: device_info,
     };
     Ok(FvOutcome { report, grid, q: out.q })
+}
+
+/// Where the divergence samples go and when: every `every` in time, with the caller's progress.
+type Sampling<'a> = (f64, &'a mut dyn FnMut(f64, f64));
+
+fn cpu_loop(
+    law: &dg_laws::mhd2d::Law,
+    grid: &FvGrid,
+    reconstruction: Reconstruction,
+    q0: Vec<f64>,
+    (t_end, cfl): (f64, f64),
+    divergence: &mut Vec<(f64, f64)>,
+    (every, progress): Sampling<'_>,
+) -> Result<dg_fv::FvRun, RunError> {
+    let mut next = every;
+    dg_fv::run(law, grid, reconstruction, q0, (t_end, cfl), &mut |t, q| {
+        if t >= next * (1.0 - 1e-12) {
+            divergence.push((t, max_divergence(grid, q)));
+            while next <= t * (1.0 + 1e-12) {
+                next += every;
+            }
+        }
+        progress(t, t_end);
+    })
+    .map_err(fv_error)
+}
+
+fn fv_error(e: FvError) -> RunError {
+    match e {
+        FvError::Setup(m) => RunError::InvalidOption(m),
+        FvError::NotAdmissible { step, t, i, j, values } => RunError::Stopped {
+            step,
+            time: t,
+            reason: format!("cell ({i}, {j}) left the admissible set (ρ or p not positive, or not finite): {values:?}"),
+        },
+    }
+}
+
+/// The device part of [`run_fv`]: the variant (given, the tuning database's, or tuned on first use), the
+/// operator, then per step the step-limit reduction (which also flags a cell that is not finite or not
+/// admissible; the state is then read back to name it) and the split step; the state is read back at the
+/// divergence samples and at the end.
+fn device_loop<T: Real>(
+    device: &mut dyn Device,
+    law: &dg_laws::mhd2d::Law,
+    grid: &FvGrid,
+    opts: &FvOptions,
+    (q0, t_end): (Vec<f64>, f64),
+    divergence: &mut Vec<(f64, f64)>,
+    (every, progress): Sampling<'_>,
+) -> Result<(dg_fv::FvRun, FvDeviceInfo), RunError> {
+    let given = match &opts.variant {
+        Some(spec) => Some(spec.parse::<FvVariant>()?.to_string()),
+        None => None,
+    };
+    let cells = grid.cells() as u64;
+    let choice =
+        given_or_chosen::<_, T>(FormulationId::Fv, device, law, opts.order, cells, given.as_deref(), opts.no_tune)?;
+    let variant: FvVariant = choice.variant.parse()?;
+    let ir = dg_runtime::formulation::law_ir(law)?;
+    let params = law.param_values();
+    let target = dg_runtime::formulation::target_of(device);
+    let op = FvDeviceOperator::<T>::new(device, target, (&ir, &params, law.numerical_flux_name()), grid)?;
+    let q = op.buffers.q;
+    op.write_state(device, q, &crate::narrowed::<T>(&q0))?;
+    let read =
+        |device: &mut dyn Device| -> Result<Vec<f64>, RunError> { Ok(crate::widened(&op.read_state(device, q)?)) };
+    let (mut t, mut steps, mut dt_range, mut kernel_seconds) = (0.0, 0u64, [f64::INFINITY, 0.0f64], 0.0);
+    let mut next = every;
+    loop {
+        let (limit, admissible, seconds) = op.limit(device, q)?;
+        kernel_seconds += seconds;
+        if !admissible || !limit.is_finite() || limit <= 0.0 {
+            let state = read(device)?;
+            dg_fv::cpu::admissible(law, grid, &state, steps, t).map_err(fv_error)?;
+            return Err(RunError::Stopped {
+                step: steps,
+                time: t,
+                reason: format!("the step limit is {limit} (no finite positive wave-speed bound)"),
+            });
+        }
+        if t >= t_end * (1.0 - 1e-14) {
+            break;
+        }
+        let dt = (opts.cfl * limit).min(t_end - t);
+        kernel_seconds += op.submit(device, &op.step_steps(&variant, opts.order, dt, t))?;
+        t += dt;
+        steps += 1;
+        dt_range = [dt_range[0].min(dt), dt_range[1].max(dt)];
+        if t >= next * (1.0 - 1e-12) {
+            divergence.push((t, max_divergence(grid, &read(device)?)));
+            while next <= t * (1.0 + 1e-12) {
+                next += every;
+            }
+        }
+        progress(t, t_end);
+    }
+    kernel_seconds += device.settle()?;
+    let state = read(device)?;
+    let info = FvDeviceInfo {
+        device: crate::device_name(Some(device)),
+        variant: variant.to_string(),
+        choice: format!("{}: {}", choice.source, choice.detail),
+        kernel_seconds,
+        seconds_per_step: 0.0,
+    };
+    device.free_buffers();
+    Ok((dg_fv::FvRun { q: state, steps, dt_range }, info))
 }
 
 /// max over cells of |∂Bx/∂x + ∂By/∂y| by central differences (one-sided next to a closed side; a direction of

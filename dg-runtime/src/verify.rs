@@ -17,7 +17,8 @@ pub fn tolerance<T: Real>() -> f64 {
 }
 
 /// A random state valid for the law: positive density, pressure or depth where the variables say so
-/// (`rho`…`e`: gas dynamics; `h`: shallow water), uniform in [−1, 1] otherwise.
+/// (`rho`…`bx`…: magnetohydrodynamics; `rho`…`e`: gas dynamics; `h`: shallow water), uniform in [−1, 1]
+/// otherwise.
 pub fn random_state<T: Real>(variables: &[&str], np: usize, k: usize, seed: u64) -> Vec<T> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let nv = variables.len();
@@ -25,7 +26,30 @@ pub fn random_state<T: Real>(variables: &[&str], np: usize, k: usize, seed: u64)
     for e in 0..k {
         for i in 0..np {
             let mut u = |a: f64, b: f64| rng.random_range(a..b);
-            let values: Vec<f64> = if variables.first() == Some(&"rho") && variables.last() == Some(&"e") {
+            let values: Vec<f64> = if variables.first() == Some(&"rho") && variables.contains(&"bx") {
+                // magnetohydrodynamics (ρ, ρu, ρv, ρw, E, Bx, By, Bz, ψ): E from a positive pressure with γ = 5/3
+                // (p stays positive for any γ > 1), ψ small
+                let rho = u(0.8, 1.2);
+                let vel = [u(-0.3, 0.3), u(-0.3, 0.3), u(-0.3, 0.3)];
+                let b = [u(-0.5, 0.5), u(-0.5, 0.5), u(-0.5, 0.5)];
+                let p = u(0.8, 1.2);
+                let kinetic = 0.5 * rho * vel.iter().map(|v| v * v).sum::<f64>();
+                let magnetic = 0.5 * b.iter().map(|v| v * v).sum::<f64>();
+                variables
+                    .iter()
+                    .map(|&name| match name {
+                        "rho" => rho,
+                        "mx" => rho * vel[0],
+                        "my" => rho * vel[1],
+                        "mz" => rho * vel[2],
+                        "e" => p / (2.0 / 3.0) + kinetic + magnetic,
+                        "bx" => b[0],
+                        "by" => b[1],
+                        "bz" => b[2],
+                        _ => u(-0.1, 0.1),
+                    })
+                    .collect()
+            } else if variables.first() == Some(&"rho") && variables.last() == Some(&"e") {
                 let rho = u(0.8, 1.2);
                 let vel: Vec<f64> = (1..nv - 1).map(|_| u(-0.3, 0.3)).collect();
                 let p = u(0.8, 1.2);

@@ -1,8 +1,11 @@
-//! `dg run` for the finite-volume cases (seed 003, MHD on a regular grid, native CPU path).
+//! `dg run` for the finite-volume cases (seed 003, MHD on a regular grid): on a device with the generated
+//! finite-volume kernels, or on the native CPU path.
 
-use super::run::RunArgs;
+use super::run::{Precision, RunArgs};
 use anyhow::bail;
 use dg::cases::fv::FvCase;
+use dg::dg_runtime::backend::Device;
+use dg::formulations::FormulationId;
 use dg::fv_run::{run_fv, FvOptions, FvReport};
 
 /// `dg run` of a finite-volume case.
@@ -17,9 +20,7 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
              --no-cleaning; --scheme, --dt, --flux, --limiter and --bc do not apply"
         );
     }
-    if b.formulation.is_some() || b.variant.is_some() || !matches!(b.device.as_deref(), None | Some("auto" | "cpu")) {
-        bail!("finite-volume cases run on the native CPU path only so far (their kernels are not generated yet)");
-    }
+    b.formulation(case.name(), &[FormulationId::Fv])?;
     if args.out.is_some() || args.checkpoint_every.is_some() {
         bail!("finite-volume cases write --png (a picture) and --json (the report), not VTU or restart files");
     }
@@ -30,9 +31,17 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
         t_end: args.t_end,
         no_cleaning: s.no_cleaning,
         samples: 20,
+        variant: b.variant.clone(),
+        no_tune: b.no_tune,
     };
+    let mut device = b.open("auto")?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} order {}", case.name(), opts.order));
-    let outcome = run_fv(case.as_ref(), &opts, &mut |t, t_end| super::run::advance(&bar, t, t_end))?;
+    let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
+    let outcome = match args.precision {
+        Precision::F32 => run_fv::<f32>(case.as_ref(), &opts, device, &mut progress)?,
+        Precision::F64 => run_fv::<f64>(case.as_ref(), &opts, device, &mut progress)?,
+    };
     bar.finish_and_clear();
     let picture = match &args.png {
         Some(path) => Some(picture(path, &outcome, args.png_width)?),
@@ -68,13 +77,20 @@ fn print_report(r: &FvReport, json: bool, picture: Option<(f64, f64)>) -> anyhow
         "density     {:.6} … {:.6}, total mass changed by {:.2e}",
         r.density_range[0], r.density_range[1], r.mass_change
     );
-    let worst = r.divergence.iter().map(|d| d.1).fold(0.0, f64::max);
+    let worst = r.divergence.iter().map(|d| d.1).fold(0.0, dg::dg_core::max_or_nan);
     let last = r.divergence.last().map_or(0.0, |d| d.1);
     println!("div B       max |∇·B| {worst:.3e} over the run, {last:.3e} at the end");
+    let place = if r.device.is_some() { "" } else { " (native CPU)" };
     println!(
-        "wall        {:.3} s, {:.3e} cell updates per second (native CPU)",
-        r.wall_seconds, r.cell_updates_per_second
+        "wall        {:.3} s, {:.3e} cell updates per second{place}, {:.3e} s per step",
+        r.wall_seconds,
+        r.cell_updates_per_second,
+        r.wall_seconds / r.steps.max(1) as f64
     );
+    if let Some(d) = &r.device {
+        println!("device      {} ({:.3} s in kernels, {} precision)", d.device, d.kernel_seconds, r.precision);
+        println!("kernels     {} ({})", d.variant, d.choice);
+    }
     if let Some((lo, hi)) = picture {
         println!("picture     values {lo:.4} … {hi:.4}");
     }

@@ -195,6 +195,7 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
         Some(v) if v.starts_with("modal/") => Some(FormulationId::ModalTri),
         Some(v) if v.starts_with("tet/") => Some(FormulationId::NodalTet),
         Some(v) if v.starts_with("hex/") => Some(FormulationId::Hex),
+        Some(v) if v.starts_with("fv/") => Some(FormulationId::Fv),
         _ => None,
     });
     let formulation = formulation_of(named, law);
@@ -228,6 +229,11 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         FormulationId::ModalTri => "VSTRIDE",
         FormulationId::NodalTet => "LDQ",
         FormulationId::Hex => "CSTRIDE",
+        FormulationId::Fv if bug == BugArg::WrongStride => bail!(
+            "the finite-volume kernels take their strides at run time (the grid's size): plant skip-last-group or \
+             last-element-unwritten"
+        ),
+        FormulationId::Fv => "",
     };
     let bug = match bug {
         BugArg::SkipLastGroup => PlantedBug::SkipLastGroup,

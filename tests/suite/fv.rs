@@ -9,7 +9,7 @@ use std::process::Command;
 #[test]
 fn brio_wu_keeps_mass_and_its_states_between_the_initial_ones() {
     let opts = FvOptions { cells: Some(400), ..FvOptions::default() };
-    let out = run_fv(&BrioWu, &opts, &mut |_, _| {}).unwrap();
+    let out = run_fv::<f64>(&BrioWu, &opts, None, &mut |_, _| {}).unwrap();
     let r = &out.report;
     // the ends are outflow boundaries that nothing reaches by t = 0.1: mass is conserved to round-off
     assert!(r.mass_change.abs() < 1e-12, "mass changed by {}", r.mass_change);
@@ -28,8 +28,9 @@ fn brio_wu_keeps_mass_and_its_states_between_the_initial_ones() {
 #[test]
 fn glm_cleaning_keeps_the_divergence_of_b_smaller() {
     let base = FvOptions { cells: Some(48), t_end: Some(0.3), ..FvOptions::default() };
-    let with = run_fv(&OrszagTang, &base, &mut |_, _| {}).unwrap().report;
-    let without = run_fv(&OrszagTang, &FvOptions { no_cleaning: true, ..base }, &mut |_, _| {}).unwrap().report;
+    let with = run_fv::<f64>(&OrszagTang, &base, None, &mut |_, _| {}).unwrap().report;
+    let without =
+        run_fv::<f64>(&OrszagTang, &FvOptions { no_cleaning: true, ..base }, None, &mut |_, _| {}).unwrap().report;
     assert!(with.mass_change.abs() < 1e-12 && without.mass_change.abs() < 1e-12);
     assert_eq!(with.divergence[0].1, 0.0, "the initial field is divergence-free");
     let last = |r: &dg::fv_run::FvReport| r.divergence.last().unwrap().1;
@@ -50,7 +51,8 @@ fn dg_run_reports_a_finite_volume_case_and_refuses_what_does_not_apply() {
     for (args, expected) in [
         (vec!["run", "mhd-brio-wu", "--order", "3"], "order 1 or 2"),
         (vec!["run", "mhd-orszag-tang", "--nx", "8192"], "cells are above"),
-        (vec!["run", "mhd-orszag-tang", "--device", "cuda:0"], "native CPU path only"),
+        (vec!["run", "mhd-orszag-tang", "--variant", "fv/tiled/w64/f64", "--device", "cpu"], "needs a device"),
+        (vec!["run", "mhd-orszag-tang", "--formulation", "hex"], "runs with --formulation fv"),
         (vec!["run", "mhd-orszag-tang", "--out", "x.vtu"], "not VTU"),
         (vec!["run", "mhd-orszag-tang", "--cfl", "1.5"], "CFL"),
         (vec!["convergence", "mhd-brio-wu", "--orders", "1..2", "--levels", "2"], "no exact solution"),

@@ -102,7 +102,11 @@ fn a_gmsh_hexahedral_mesh_runs_like_the_same_box() {
 fn hexahedral_runs_refuse_what_they_cannot_do() {
     let dir = tempfile::tempdir().unwrap();
     for (args, expected) in [
-        (vec!["run", "maxwell3d-plane-wave", "--device", "cuda:0"], "native CPU path only"),
+        (
+            vec!["run", "maxwell3d-plane-wave", "--variant", "hex/fused/spec/c1/f64", "--device", "cpu"],
+            "needs a device",
+        ),
+        (vec!["run", "maxwell3d-plane-wave", "--formulation", "nodal-tet"], "runs with --formulation hex"),
         (vec!["run", "maxwell3d-plane-wave", "--nx", "2"], "at least 3 cells"),
         (vec!["run", "maxwell3d-cavity", "--perturb", "0.3"], "[0, 0.25]"),
         (vec!["run", "euler3d-density-wave", "--flux", "roe"], "no numerical flux `roe`"),

@@ -269,6 +269,74 @@ fn every_hexahedral_variant_matches_the_cpu_reference() {
     }
 }
 
+/// Seed 003's finite volumes: every variant (tiled, naive, strided, across at every sweep width) of mhd2d (with
+/// its GLM source), euler2d and shallow_water2d, first order and MUSCL–Hancock, f32 and f64, matches the CPU's
+/// split step on two odd-sized grids (closed along x and periodic along y, and the other way round), the result
+/// and every scratch buffer poisoned with NaN; the step-limit reduction matches the CPU's limit.
+#[test]
+fn every_finite_volume_variant_matches_the_cpu_reference() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    for law in ["mhd2d", "euler2d", "shallow_water2d"] {
+        let cache = tempfile::tempdir().unwrap();
+        let args = ["verify", law, "--formulation", "fv", "--order", "1..2", "--device", "opencl", "--json"];
+        let out = dg_unoptimised(&args, cache.path());
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let doc: serde_json::Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("{law}: no JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+        assert!(out.status.success(), "{law}: {doc}");
+        let (tested, passed) = (doc["tested"].as_u64().unwrap(), doc["passed"].as_u64().unwrap());
+        // 4 transposes × 3 widths, 2 orders, 2 precisions
+        assert_eq!(tested, 48, "{law}: {doc}");
+        assert_eq!(tested, passed, "{law}: {doc}");
+        eprintln!("{law} finite volumes: {tested} variants tested, {passed} passed");
+    }
+}
+
+/// A whole run on the device ends where the CPU's does: Orszag–Tang (MUSCL–Hancock, GLM source, the step limit
+/// reduced on the device each step) and a hexahedral PEC cavity on general trilinear cells.
+#[test]
+fn finite_volume_and_hexahedral_device_runs_match_the_cpu() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    // unoptimised: the runs are small, PoCL's optimiser would take most of the time
+    let report = |args: &[&str]| -> serde_json::Value {
+        let out = dg_unoptimised(args, cache.path());
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let ot = ["run", "mhd-orszag-tang", "--nx", "40", "--t-end", "0.2", "--json"];
+    let cpu = report(&[&ot[..], &["--device", "cpu"]].concat());
+    let device = report(&[&ot[..], &["--device", "opencl", "--variant", "fv/naive/w64/f64"]].concat());
+    assert_eq!(cpu["steps"], device["steps"], "{device}");
+    assert!(device["device"]["kernel_seconds"].as_f64().unwrap() > 0.0, "{device}");
+    for field in ["density_range", "divergence"] {
+        let (a, b) = (cpu[field].to_string(), device[field].to_string());
+        let values = |s: &str| -> Vec<f64> {
+            s.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e'))
+                .filter_map(|t| t.parse().ok())
+                .collect()
+        };
+        let (va, vb) = (values(&a), values(&b));
+        assert_eq!(va.len(), vb.len());
+        for (x, y) in va.iter().zip(&vb) {
+            assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{field}: CPU {a} vs device {b}");
+        }
+    }
+    let cavity = ["run", "maxwell3d-cavity", "--order", "2", "--nx", "3", "--perturb", "0.15", "--json"];
+    let cpu = report(&[&cavity[..], &["--device", "cpu"]].concat());
+    let device = report(&[&cavity[..], &["--device", "opencl", "--variant", "hex/split/spec/c2/f64"]].concat());
+    let (a, b) = (cpu["l2_error"].as_f64().unwrap(), device["l2_error"].as_f64().unwrap());
+    assert!(a > 0.0 && (a - b).abs() <= 1e-9 * a, "hexahedral cavity: CPU error {a} vs device {b}");
+    assert_eq!(cpu["steps"], device["steps"]);
+    eprintln!("Orszag–Tang 40² and the hexahedral cavity: device runs match the CPU");
+}
+
 /// The device time loops of the wave cases end where the CPU does: seed 002's AB3 (two RK4 start-up steps, then
 /// volume, surface and the fused update-and-trace kernel) on the two-layer case with its material jump, and the
 /// low-storage RK on the elastic cube.
@@ -481,6 +549,7 @@ fn planted_bugs_fail_verification_in_every_formulation() {
     let modal = ["euler2d", "--formulation", "modal-tri", "--order", "2", "--precision", "f64"];
     let tet = ["acoustics3d", "--formulation", "nodal-tet", "--order", "1", "--precision", "f64"];
     let hex = ["euler3d", "--formulation", "hex", "--order", "1", "--precision", "f64"];
+    let fv = ["mhd2d", "--formulation", "fv", "--order", "2", "--precision", "f64"];
     // the tile partition needs more nodes than work items per element: N = 5
     let tiles = ["maxwell2d", "--order", "5", "--precision", "f64"];
     let one = |args: &[&'static str], spec: &'static str| -> Vec<&'static str> {
@@ -503,6 +572,8 @@ fn planted_bugs_fail_verification_in_every_formulation() {
         ("hexahedral", hex.to_vec(), "skip-last-group"),
         ("hexahedral", hex.to_vec(), "last-element-unwritten"),
         ("hexahedral", hex.to_vec(), "wrong-stride"),
+        ("finite-volume", fv.to_vec(), "skip-last-group"),
+        ("finite-volume", fv.to_vec(), "last-element-unwritten"),
     ];
     for (formulation, args, bug) in cases {
         let (doc, success) = verify_with_bug(&args, bug);

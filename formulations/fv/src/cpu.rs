@@ -287,7 +287,8 @@ pub fn minmod(a: f64, b: f64) -> f64 {
     }
 }
 
-fn add_source<L: ConservationLaw>(law: &L, grid: &FvGrid, q: &mut [f64], dt: f64, t: f64) {
+/// Adds the law's source over a step (explicit Euler at the cell centres, time `t`).
+pub fn add_source<L: ConservationLaw>(law: &L, grid: &FvGrid, q: &mut [f64], dt: f64, t: f64) {
     let (nv, n) = (L::NVARS, grid.cells());
     let (mut state, mut s) = (vec![0.0; nv], vec![0.0; nv]);
     for c in 0..n {
@@ -301,7 +302,8 @@ fn add_source<L: ConservationLaw>(law: &L, grid: &FvGrid, q: &mut [f64], dt: f64
     }
 }
 
-fn admissible<L: ConservationLaw>(law: &L, grid: &FvGrid, q: &[f64], step: u64, t: f64) -> Result<(), FvError> {
+/// The first cell that is not finite or not admissible, as the error of step `step` at time `t`.
+pub fn admissible<L: ConservationLaw>(law: &L, grid: &FvGrid, q: &[f64], step: u64, t: f64) -> Result<(), FvError> {
     let (nv, n) = (L::NVARS, grid.cells());
     let bad = (0..n).into_par_iter().find_first(|&c| {
         let state: Vec<f64> = (0..nv).map(|v| q[v * n + c]).collect();

@@ -4,11 +4,23 @@
 //!
 //! - [`grid`]: the grid, its boundaries, the state layout (each variable its own row-major array, seed 003's
 //!   struct of arrays).
-//! - [`cpu`]: the CPU reference sweeps and the time loop (the reference the generated kernels will be verified
-//!   against).
+//! - [`cpu`]: the CPU reference sweeps and the time loop (the reference the generated kernels are verified
+//!   against, and the native CPU path).
+//! - [`variant`], [`render`]: the variant space (how the y-sweep reaches the columns: tiled or naive transposes,
+//!   strided or across; the sweep's work-group size) and the kernel source from `templates/fv/`.
+//! - [`device`]: the step on a device and the step-limit reduction. [`verify`]: every variant against the CPU.
+//! - [`tuning`]: the [`Fv`] formulation and its tuner (a variant timed as one step).
 
 pub mod cpu;
+pub mod device;
 pub mod grid;
+pub mod render;
+pub mod tuning;
+pub mod variant;
+pub mod verify;
 
 pub use cpu::{run, FvError, FvRun, Reconstruction};
+pub use device::FvDeviceOperator;
 pub use grid::{FvGrid, Side};
+pub use tuning::Fv;
+pub use variant::{FvVariant, Transpose};
