@@ -245,6 +245,44 @@ pub fn refuse_source_terms(ir: &LawIr) -> Result<(), String> {
     Ok(())
 }
 
+/// The outcomes of every valid variant, as a tuner keeps them after verifying them all at once: `verified`'s, or
+/// when the verification problem could not be built or run, that error as every variant's failure.
+pub fn outcomes_or_failure<T: Real, V: std::fmt::Display>(
+    verified: Result<Vec<VerifyOutcome>, DeviceOperatorError>,
+    valid: &[V],
+) -> Vec<VerifyOutcome> {
+    verified.unwrap_or_else(|e| {
+        valid
+            .iter()
+            .map(|v| VerifyOutcome::of::<T>(v.to_string(), Err(DeviceOperatorError::Precision(e.to_string()))))
+            .collect()
+    })
+}
+
+/// The outcomes of `specs` from `checked` (every valid variant's, verified once): a SPEC that does not parse as
+/// `V` fails with the parse error, one not among `checked` is rejected; `progress` after each.
+pub fn outcomes_of_specs<T: Real, V>(
+    checked: &[VerifyOutcome],
+    specs: &[String],
+    progress: &mut dyn FnMut(&VerifyOutcome),
+) -> Vec<VerifyOutcome>
+where
+    V: std::str::FromStr<Err = dg_codegen::VariantError> + std::fmt::Display,
+{
+    let out: Vec<VerifyOutcome> =
+        specs
+            .iter()
+            .map(|spec| match spec.parse::<V>() {
+                Err(e) => VerifyOutcome::of::<T>(spec.clone(), Err(e.into())),
+                Ok(v) => checked.iter().find(|c| c.variant == v.to_string()).cloned().unwrap_or_else(|| {
+                    VerifyOutcome::rejected(spec.clone(), "not among this device's variants".into())
+                }),
+            })
+            .collect();
+    out.iter().for_each(progress);
+    out
+}
+
 /// How a candidate is timed: warm-up runs, a short probe, then the full repetitions unless the probe already
 /// shows the candidate clearly slower than the best so far (adaptive repetitions: a tuning spends its time on
 /// the candidates that can win).

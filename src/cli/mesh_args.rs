@@ -63,9 +63,10 @@ pub struct SolverArgs {
     /// Time integrator: lsrk45, ssprk3, rk4, ab3 or rk2 [default: lsrk45 for Maxwell, the case's for Euler]
     #[arg(long, value_parser = parse_scheme)]
     pub scheme: Option<Scheme>,
-    /// Courant number [default: 0.75 of the LSRK45 limit for Maxwell, 0.5 for 3D waves, or the scheme's
-    /// stability limit on the problem when smaller; the case's for Euler, in seed 001's rule
-    /// dt = CFL·d_min/(λ_max(2p+1))]. A value whose step exceeds the stability limit is refused.
+    /// Courant number [default: 0.75 of the LSRK45 limit for Maxwell, 0.5 for 3D waves on tetrahedra, 0.3 on
+    /// hexahedra, or the scheme's stability limit on the problem when smaller; the case's for Euler, in seed 001's
+    /// rule dt = CFL·d_min/(λ_max(2p+1)); 0.8 per sweep for finite volumes]. A value whose step exceeds the
+    /// stability limit is refused.
     #[arg(long, value_parser = positive_finite, conflicts_with = "dt")]
     pub cfl: Option<f64>,
     /// Fixed time step instead of the CFL rule (refused above the scheme's stability limit).

@@ -17,8 +17,8 @@ use dg_ir::LawIr;
 use dg_runtime::backend::Device;
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{
-    precision_of, supported_ir, target_of, Formulation, FormulationError, LawCall, TimingPlan, TuneTarget, Tuner,
-    UnitCost,
+    outcomes_of_specs, outcomes_or_failure, precision_of, supported_ir, target_of, Formulation, FormulationError,
+    LawCall, TimingPlan, TuneTarget, Tuner, UnitCost,
 };
 use dg_runtime::tuning_db::{KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
@@ -245,30 +245,13 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for HexTuner<L, T> {
         progress: &mut dyn FnMut(&VerifyOutcome),
     ) -> Vec<VerifyOutcome> {
         if self.checked.is_empty() && !specs.is_empty() {
+            // every valid variant at once, on one verification problem
             self.release(device);
-            self.checked =
-                match verify_hex_variants::<L, T>(device, self.target, &self.law, &self.ir, self.order, &self.valid) {
-                    Ok(checked) => checked,
-                    Err(e) => self
-                        .valid
-                        .iter()
-                        .map(|v| {
-                            VerifyOutcome::of::<T>(v.to_string(), Err(DeviceOperatorError::Precision(e.to_string())))
-                        })
-                        .collect(),
-                };
+            let verified =
+                verify_hex_variants::<L, T>(device, self.target, &self.law, &self.ir, self.order, &self.valid);
+            self.checked = outcomes_or_failure::<T, _>(verified, &self.valid);
         }
-        let out: Vec<VerifyOutcome> = specs
-            .iter()
-            .map(|spec| match spec.parse::<HexVariant>() {
-                Err(e) => VerifyOutcome::of::<T>(spec.clone(), Err(e.into())),
-                Ok(v) => self.checked.iter().find(|c| c.variant == v.to_string()).cloned().unwrap_or_else(|| {
-                    VerifyOutcome::rejected(spec.clone(), "not among this device's variants".into())
-                }),
-            })
-            .collect();
-        out.iter().for_each(progress);
-        out
+        outcomes_of_specs::<T, HexVariant>(&self.checked, specs, progress)
     }
 
     fn time(&mut self, device: &mut dyn Device, spec: &str, plan: &TimingPlan) -> Result<(f64, f64), FormulationError> {
