@@ -245,7 +245,9 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             let params = law.param_values();
             let target = dg_runtime::formulation::target_of(device);
             let flux = law.numerical_flux_name();
-            let op = HexDeviceOperator::<T>::new(device, target, (&ir, &params, flux), &space, &binding, &materials)?;
+            let mesh = (&space, &binding);
+            let op =
+                HexDeviceOperator::<T>::new(device, target, (&ir, &params, flux), mesh, &materials, variant.layout)?;
             let q = op.buffers.q;
             op.write_state(device, q, &q0)?;
             let step_check = crate::StepCheck::new(device, &q0, ir.is_linear())?;
@@ -283,7 +285,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     Ok(HexOutcome { report, device: info })
 }
 
-/// A device state read out as f64 values (the CPU layout is the kernels').
+/// A device state read out as f64 values (in the CPU operator's layout).
 fn read_values<T: Real>(sys: &mut HexDeviceSystem<'_, T>, q: BufferId) -> Result<Vec<f64>, DeviceOperatorError> {
     Ok(crate::widened(&sys.op.read_state(sys.device, q)?))
 }

@@ -25,6 +25,16 @@ pub enum ChoiceError {
     /// The device can run no variant of the formulation.
     #[error("no valid {0} variant for this device")]
     NoVariant(FormulationId),
+    /// A variant given with `--variant` is compiled in another precision than the run's.
+    #[error("variant {variant} is in {theirs} but the run is in {ours}: pass --precision {theirs}, or a variant ending in /{ours}")]
+    PrecisionMismatch {
+        /// The given variant.
+        variant: String,
+        /// Its precision.
+        theirs: String,
+        /// The run's.
+        ours: &'static str,
+    },
 }
 
 /// How the variant was chosen.
@@ -133,7 +143,17 @@ pub fn given_or_chosen<L: ConservationLaw + Clone + Send + Sync + 'static, T: Re
     no_tune: bool,
 ) -> Result<VariantChoice, ChoiceError> {
     match given {
-        Some(v) => Ok(VariantChoice::given(v.to_string())),
+        Some(v) => {
+            let theirs = v.rsplit('/').next().unwrap_or_default();
+            if (theirs == "f32" || theirs == "f64") && theirs != T::NAME {
+                return Err(ChoiceError::PrecisionMismatch {
+                    variant: v.to_string(),
+                    theirs: theirs.to_string(),
+                    ours: T::NAME,
+                });
+            }
+            Ok(VariantChoice::given(v.to_string()))
+        }
         None => choose::<L, T>(formulation, device, law, order, size, no_tune, &mut |m| eprintln!("{m}")),
     }
 }

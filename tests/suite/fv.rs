@@ -51,7 +51,7 @@ fn dg_run_reports_a_finite_volume_case_and_refuses_what_does_not_apply() {
     for (args, expected) in [
         (vec!["run", "mhd-brio-wu", "--order", "3"], "order 1 or 2"),
         (vec!["run", "mhd-orszag-tang", "--nx", "8192"], "cells are above"),
-        (vec!["run", "mhd-orszag-tang", "--variant", "fv/tiled/w64/f64", "--device", "cpu"], "needs a device"),
+        (vec!["run", "mhd-orszag-tang", "--variant", "fv/tiled/twice/w64/f64", "--device", "cpu"], "needs a device"),
         (vec!["run", "mhd-orszag-tang", "--formulation", "hex"], "runs with --formulation fv"),
         (vec!["run", "mhd-orszag-tang", "--out", "x.vtu"], "not VTU"),
         (vec!["run", "mhd-orszag-tang", "--cfl", "1.5"], "CFL"),

@@ -103,7 +103,7 @@ fn hexahedral_runs_refuse_what_they_cannot_do() {
     let dir = tempfile::tempdir().unwrap();
     for (args, expected) in [
         (
-            vec!["run", "maxwell3d-plane-wave", "--variant", "hex/fused/spec/c1/f64", "--device", "cpu"],
+            vec!["run", "maxwell3d-plane-wave", "--variant", "hex/fused/spec/c1/kvi/f64", "--device", "cpu"],
             "needs a device",
         ),
         (vec!["run", "maxwell3d-plane-wave", "--formulation", "nodal-tet"], "runs with --formulation hex"),

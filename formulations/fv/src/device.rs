@@ -3,8 +3,8 @@
 //! the source added by the last sweep) and the step limit with the admissibility check, reduced per work group.
 
 use crate::grid::{FvGrid, Side};
-use crate::render::{render_fv, sweep_name, FvProgram};
-use crate::variant::{FvVariant, Transpose};
+use crate::render::{render_fv, sweep_name, FvProgram, SweepKernel, MARCH};
+use crate::variant::{Faces, FvVariant, Transpose};
 use dg_codegen::{LawInput, Precision, Target};
 use dg_core::Real;
 use dg_ir::LawIr;
@@ -96,26 +96,35 @@ impl<T: Real> FvDeviceOperator<T> {
     #[allow(clippy::too_many_arguments)]
     fn sweep(
         &self,
-        (order, width): (usize, usize),
+        (kind, order, width): (SweepKernel, usize, usize),
         (from, to): (BufferId, BufferId),
         (len, cstride, lstride): (usize, usize, usize),
         axis: usize,
-        across: bool,
         apply_source: bool,
         (dt, t): (f64, f64),
     ) -> Step {
         let g = &self.grid;
         let h = g.spacing();
         let k = g.cells();
+        let lines = k / len;
+        // work items (K) and groups of each kind
+        let (items, groups) = match kind {
+            SweepKernel::Cell { .. } => (k, k.div_ceil(width)),
+            SweepKernel::Line => (k, lines * len.div_ceil(width - order)),
+            SweepKernel::March => {
+                let n = lines * len.div_ceil(MARCH);
+                (n, n.div_ceil(width))
+            }
+        };
         Step::Kernel(Launch {
-            kernel: sweep_name(order, width),
-            groups: k.div_ceil(width),
+            kernel: sweep_name(kind, order, width),
+            groups,
             local: width,
             args: vec![
                 Arg::Buffer(from),
                 Arg::Buffer(to),
                 Arg::I32(len as i32),
-                Arg::I32((k / len) as i32),
+                Arg::I32(lines as i32),
                 Arg::I32(cstride as i32),
                 Arg::I32(lstride as i32),
                 Arg::I32(axis as i32),
@@ -129,9 +138,9 @@ impl<T: Real> FvDeviceOperator<T> {
                 Self::scalar(h[0]),
                 Self::scalar(h[1]),
                 Arg::I32(apply_source as i32),
-                Arg::I32(across as i32),
+                Arg::I32(matches!(kind, SweepKernel::Cell { across: true }) as i32),
                 Arg::I32(k as i32),
-                Arg::I32(k as i32),
+                Arg::I32(items as i32),
             ],
         })
     }
@@ -168,18 +177,26 @@ impl<T: Real> FvDeviceOperator<T> {
     pub fn step_steps_into(&self, variant: &FvVariant, order: usize, (dt, t): (f64, f64), to: BufferId) -> Vec<Step> {
         let b = &self.buffers;
         let (nx, ny) = (self.grid.nx, self.grid.ny);
-        let ow = (order, variant.width);
+        let once = variant.faces == Faces::Once;
+        // the kernel of a sweep along contiguous or strided lines, and of the across y-sweep
+        let along = if once { SweepKernel::Line } else { SweepKernel::Cell { across: false } };
+        let across = if once { SweepKernel::March } else { SweepKernel::Cell { across: true } };
+        let w = variant.width;
         let source = self.program.source_term;
-        let mut steps = vec![self.sweep(ow, (b.q, b.scratch), (nx, 1, nx), 0, false, false, (dt, t))];
+        let mut steps = vec![self.sweep((along, order, w), (b.q, b.scratch), (nx, 1, nx), 0, false, (dt, t))];
         match variant.transpose {
-            Transpose::Strided | Transpose::Across => {
-                let across = variant.transpose == Transpose::Across;
-                steps.push(self.sweep(ow, (b.scratch, to), (ny, nx, 1), 1, across, source, (dt, t)));
+            Transpose::Strided => {
+                steps.push(self.sweep((along, order, w), (b.scratch, to), (ny, nx, 1), 1, source, (dt, t)));
+            }
+            Transpose::Across => {
+                steps.push(self.sweep((across, order, w), (b.scratch, to), (ny, nx, 1), 1, source, (dt, t)));
             }
             Transpose::Tiled | Transpose::Naive => {
                 let tiled = variant.transpose == Transpose::Tiled;
                 steps.push(self.transpose(tiled, (b.scratch, b.transposed), ny, nx));
-                steps.push(self.sweep(ow, (b.transposed, b.transposed_out), (ny, 1, ny), 1, false, source, (dt, t)));
+                let sweep =
+                    self.sweep((along, order, w), (b.transposed, b.transposed_out), (ny, 1, ny), 1, source, (dt, t));
+                steps.push(sweep);
                 steps.push(self.transpose(tiled, (b.transposed_out, to), nx, ny));
             }
         }

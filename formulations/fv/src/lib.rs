@@ -23,4 +23,4 @@ pub use cpu::{run, FvError, FvRun, Reconstruction};
 pub use device::FvDeviceOperator;
 pub use grid::{FvGrid, Side};
 pub use tuning::Fv;
-pub use variant::{FvVariant, Transpose};
+pub use variant::{Faces, FvVariant, Transpose};

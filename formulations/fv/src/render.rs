@@ -1,5 +1,5 @@
-//! The finite-volume program of one (law, precision, target): the sweep kernels of both orders at every width,
-//! the two transposes and the step-limit reduction, from `templates/fv/` and the law's functions.
+//! The finite-volume program of one (law, precision, target): the sweep kernels of every kind and both orders at
+//! every width, the two transposes and the step-limit reduction, from `templates/fv/` and the law's functions.
 
 use crate::variant::SWEEP_WIDTHS;
 use dg_codegen::program::{emit_law_function, engine, insert_law, LawInput, RenderError, Target};
@@ -7,9 +7,13 @@ use dg_codegen::Precision;
 use dg_ir::FunctionRole;
 
 /// The finite-volume templates (`templates/fv/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 4] = [
+pub const TEMPLATES: [(&str, &str); 8] = [
     ("fv_prelude", include_str!("../../../templates/fv/fv_prelude.tera")),
+    ("fv_args", include_str!("../../../templates/fv/fv_args.tera")),
+    ("fv_cells", include_str!("../../../templates/fv/fv_cells.tera")),
     ("fv_sweep", include_str!("../../../templates/fv/fv_sweep.tera")),
+    ("fv_line", include_str!("../../../templates/fv/fv_line.tera")),
+    ("fv_march", include_str!("../../../templates/fv/fv_march.tera")),
     ("fv_transpose", include_str!("../../../templates/fv/fv_transpose.tera")),
     ("fv_limit", include_str!("../../../templates/fv/fv_limit.tera")),
 ];
@@ -29,9 +33,33 @@ pub struct FvProgram {
     pub precision: Precision,
 }
 
-/// The sweep kernel of reconstruction `order` (1, 2) and work-group `width`.
-pub fn sweep_name(order: usize, width: usize) -> String {
-    format!("fv_sweep_o{order}_w{width}")
+/// The three ways a sweep kernel maps cells to work items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepKernel {
+    /// A cell per work item, both of its face fluxes computed by it (`across`: neighbouring work items on
+    /// neighbouring lines).
+    Cell {
+        /// Neighbouring work items on neighbouring lines.
+        across: bool,
+    },
+    /// A work group per segment of a line, each face flux computed once into shared memory.
+    Line,
+    /// A work item per [`MARCH`] cells of a line, neighbouring work items on neighbouring lines, each face flux
+    /// computed once and kept in registers.
+    March,
+}
+
+/// Cells a work item of a [`SweepKernel::March`] kernel updates.
+pub const MARCH: usize = 16;
+
+/// The sweep kernel of a kind, reconstruction `order` (1, 2) and work-group `width`.
+pub fn sweep_name(kind: SweepKernel, order: usize, width: usize) -> String {
+    let kind = match kind {
+        SweepKernel::Cell { .. } => "sweep",
+        SweepKernel::Line => "line",
+        SweepKernel::March => "march",
+    };
+    format!("fv_{kind}_o{order}_w{width}")
 }
 
 /// Renders the finite-volume program of a 2D law without materials.
@@ -68,21 +96,29 @@ pub fn render_fv(law: &LawInput<'_>, precision: Precision, target: Target) -> Re
         tera.render(name, ctx).map_err(|e| RenderError::Template(format!("{name}: {e:?}")))
     };
     let mut text = format!("/* dg finite-volume kernels: {} {:?} */\n", ir.name, precision);
-    for name in ["dialect", "fv_prelude", "law", "fv_transpose", "fv_limit"] {
+    ctx.insert("march", &MARCH);
+    for name in ["dialect", "fv_prelude", "law", "fv_cells", "fv_transpose", "fv_limit"] {
         text.push_str(&render(name, &ctx)?);
         text.push('\n');
     }
     let mut kernels = vec!["fv_transpose_naive".to_string(), "fv_transpose_tiled".into(), "fv_limit".into()];
-    for order in [1, 2] {
-        for w in SWEEP_WIDTHS {
-            let mut c = ctx.clone();
-            let name = sweep_name(order, w);
-            c.insert("name", &name);
-            c.insert("order", &order);
-            c.insert("w", &w);
-            text.push_str(&render("fv_sweep", &c)?);
-            text.push('\n');
-            kernels.push(name);
+    let kinds = [
+        (SweepKernel::Cell { across: false }, "fv_sweep"),
+        (SweepKernel::Line, "fv_line"),
+        (SweepKernel::March, "fv_march"),
+    ];
+    for (kind, template) in kinds {
+        for order in [1, 2] {
+            for w in SWEEP_WIDTHS {
+                let mut c = ctx.clone();
+                let name = sweep_name(kind, order, w);
+                c.insert("name", &name);
+                c.insert("order", &order);
+                c.insert("w", &w);
+                text.push_str(&render(template, &c)?);
+                text.push('\n');
+                kernels.push(name);
+            }
         }
     }
     Ok(FvProgram { source: text, kernels, nvars: ir.variables.len(), source_term: source.is_some(), precision })

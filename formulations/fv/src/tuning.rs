@@ -6,7 +6,7 @@
 use crate::device::FvDeviceOperator;
 use crate::grid::FvGrid;
 use crate::render::{render_fv, TEMPLATES};
-use crate::variant::{FvVariant, Transpose, SWEEP_WIDTHS};
+use crate::variant::{Faces, FvVariant, Transpose, SWEEP_WIDTHS};
 use crate::verify::{cpu_step, grid_state, verify_fv_variants};
 use dg_codegen::{DeviceLimits, Precision, Target};
 use dg_core::law::ConservationLaw;
@@ -38,10 +38,13 @@ pub fn code_hash() -> &'static str {
 
 /// Every variant in `precision`.
 pub fn all_variants(precision: Precision) -> Vec<FvVariant> {
-    Transpose::ALL
-        .into_iter()
-        .flat_map(|transpose| SWEEP_WIDTHS.map(|width| FvVariant { transpose, width, precision }))
-        .collect()
+    let mut out = Vec::new();
+    for transpose in Transpose::ALL {
+        for faces in Faces::ALL {
+            out.extend(SWEEP_WIDTHS.map(|width| FvVariant { transpose, faces, width, precision }));
+        }
+    }
+    out
 }
 
 /// Flops and bytes of one step of `variant` on `cells` cells at reconstruction `order`. Bytes: each sweep reads
@@ -53,9 +56,13 @@ pub fn step_cost(ir: &LawIr, nflux: &str, order: usize, cells: usize, variant: &
     let b = variant.precision.bytes() as f64;
     let flux = ir.function("flux").map_or(0, |f| f.flops().total) as f64;
     let numerical = ir.function(&format!("numerical_flux:{nflux}")).map_or(0, |f| f.flops().total) as f64;
-    let mut per_sweep = 2.0 * numerical + 3.0 * nv;
+    let (faces, reconstructions) = match variant.faces {
+        Faces::Twice => (2.0, 3.0),
+        Faces::Once => (1.0, 1.0),
+    };
+    let mut per_sweep = faces * numerical + 3.0 * nv;
     if order == 2 {
-        per_sweep += 3.0 * (2.0 * flux + 10.0 * nv);
+        per_sweep += reconstructions * (2.0 * flux + 10.0 * nv);
     }
     let passes = match variant.transpose {
         Transpose::Tiled | Transpose::Naive => 4.0,
@@ -116,7 +123,7 @@ impl Formulation for Fv {
     }
 
     fn default_variant(&self, precision: Precision) -> String {
-        FvVariant { transpose: Transpose::Tiled, width: 128, precision }.to_string()
+        FvVariant { transpose: Transpose::Across, faces: Faces::Once, width: 128, precision }.to_string()
     }
 
     fn emit(&self, law: &LawCall<'_>, _order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
@@ -198,7 +205,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for FvTuner<L, T> {
     }
 
     fn verification_elements(&self) -> usize {
-        37 * 29
+        263 * 37
     }
 
     fn candidates(&self) -> Vec<String> {

@@ -16,15 +16,16 @@ use dg_runtime::backend::Device;
 use dg_runtime::verify::{random_state, relative_l2, worst, VerifyOutcome};
 use dg_runtime::DeviceOperatorError;
 
-/// The verification grids of a law with `conditions` boundary conditions: 37 × 29 cells closed along x (the
-/// conditions in turn on the two sides) and periodic along y, and 29 × 37 the other way round; no size is a
-/// multiple of a work group or of a transpose tile.
+/// The verification grids of a law with `conditions` boundary conditions: 263 × 37 cells closed along x (the
+/// conditions in turn on the two sides) and periodic along y, and 37 × 263 the other way round. No size is a
+/// multiple of a work group, a transpose tile or a marching segment; lines of 263 cells span two segments of the
+/// widest shared-memory sweep, and every sweep kernel launches several work groups.
 pub fn verification_grids(conditions: usize) -> Vec<FvGrid> {
     let closed = |k: usize| if conditions == 0 { Side::Periodic } else { Side::Condition(k % conditions) };
     let (lower, upper) = ([0.0, 0.0], [1.0, 0.8]);
     vec![
-        FvGrid { nx: 37, ny: 29, lower, upper, sides: [closed(0), closed(1), Side::Periodic, Side::Periodic] },
-        FvGrid { nx: 29, ny: 37, lower, upper, sides: [Side::Periodic, Side::Periodic, closed(1), closed(2)] },
+        FvGrid { nx: 263, ny: 37, lower, upper, sides: [closed(0), closed(1), Side::Periodic, Side::Periodic] },
+        FvGrid { nx: 37, ny: 263, lower, upper, sides: [Side::Periodic, Side::Periodic, closed(1), closed(2)] },
     ]
 }
 

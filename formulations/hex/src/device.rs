@@ -3,7 +3,7 @@
 //! face's cell), one compiled program with every kernel, and the launch sequence of a variant.
 
 use crate::render::{render_hex, FaceKind, Geometry, HexLimits, HexProgram, HexRole};
-use crate::variant::{HexVariant, Surface};
+use crate::variant::{HexVariant, Layout, Surface};
 use dg_codegen::{LawInput, Precision, Target, VariantError};
 use dg_core::hexmesh::GeometryClass;
 use dg_core::space_hex::HexSpace;
@@ -72,14 +72,15 @@ fn geometry_of(class: GeometryClass) -> Geometry {
 }
 
 impl<T: Real> HexDeviceOperator<T> {
-    /// Renders and compiles the program and uploads the mesh of `space` (materials cell-major).
+    /// Renders and compiles the program for states in `layout` and uploads the mesh of `space` (materials
+    /// cell-major).
     pub fn new(
         device: &mut dyn Device,
         target: Target,
         law: (&LawIr, &[f64], &str),
-        space: &HexSpace,
-        binding: &BoundaryBinding,
+        (space, binding): (&HexSpace, &BoundaryBinding),
         materials: &[f64],
+        layout: Layout,
     ) -> Result<Self, DeviceOperatorError> {
         let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
         if precision == Precision::F64 && !device.supports_f64() {
@@ -87,8 +88,9 @@ impl<T: Real> HexDeviceOperator<T> {
         }
         let (ir, params, numerical_flux) = law;
         let limits = HexLimits { max_work_group: device.max_work_group(), local_memory: device.local_memory() };
+        let state = (layout, space.num_elements());
         let mut program =
-            render_hex(&LawInput { ir, params, numerical_flux }, &space.element, precision, target, limits)?;
+            render_hex(&LawInput { ir, params, numerical_flux }, &space.element, precision, target, limits, state)?;
         let names: Vec<String> = program.kernels.iter().map(|k| k.name.clone()).collect();
         let program_id = device.compile(&program.source, &names)?;
         // registers can allow fewer work items per group than the kernel asks: such kernels are refused too
@@ -257,6 +259,22 @@ impl<T: Real> HexDeviceOperator<T> {
         self.k
     }
 
+    /// The layout of the states the kernels read and write.
+    pub fn layout(&self) -> Layout {
+        self.program.state.0
+    }
+
+    /// The device position of each host value (host layout kvi): `None` when the layouts agree.
+    fn placement(&self) -> Option<Vec<usize>> {
+        let layout = self.layout();
+        if layout == Layout::Kvi {
+            return None;
+        }
+        let sizes = (self.k, self.program.nvars, self.program.np);
+        let (nv, np) = (sizes.1, sizes.2);
+        Some((0..self.state_len()).map(|h| layout.index(sizes, h / (nv * np), (h / np) % nv, h % np)).collect())
+    }
+
     fn scalar(v: f64) -> Arg {
         if T::NAME == "f32" {
             Arg::F32(v as f32)
@@ -326,6 +344,12 @@ impl<T: Real> HexDeviceOperator<T> {
         rhs: BufferId,
         t: f64,
     ) -> Result<Vec<Step>, DeviceOperatorError> {
+        if variant.layout != self.layout() {
+            return Err(DeviceOperatorError::Variant(VariantError::Rejected {
+                spec: variant.to_string(),
+                reason: format!("the operator's states are in layout {}", self.layout().name()),
+            }));
+        }
         let cells = variant.cells;
         let cell_zones: Vec<&Zone> =
             if variant.specialised { self.cell_zones.iter().collect() } else { vec![&self.all_cells] };
@@ -393,9 +417,19 @@ impl<T: Real> HexDeviceOperator<T> {
         device.submit(self.program_id, steps)
     }
 
-    /// Writes a host state (layout `(k * nvars + v) * np + i`, the kernels' own) into buffer `to`.
+    /// Writes a host state (layout kvi, `(k * nvars + v) * np + i`, the CPU operator's) into buffer `to`, in the
+    /// kernels' layout.
     pub fn write_state(&self, device: &mut dyn Device, to: BufferId, state: &[T]) -> Result<(), BackendError> {
-        device.upload(to, as_bytes(state))
+        match self.placement() {
+            None => device.upload(to, as_bytes(state)),
+            Some(at) => {
+                let mut placed = vec![T::zero(); state.len()];
+                for (value, &d) in state.iter().zip(&at) {
+                    placed[d] = *value;
+                }
+                device.upload(to, as_bytes(&placed))
+            }
+        }
     }
 
     /// Fills a state-sized buffer with one value (poison before a launch).
@@ -409,11 +443,14 @@ impl<T: Real> HexDeviceOperator<T> {
         device.upload(self.buffers.face_flux, as_bytes(&vec![value; n.max(1)]))
     }
 
-    /// Reads a state-sized buffer.
+    /// Reads a state-sized buffer, into the host layout kvi.
     pub fn read_state(&self, device: &mut dyn Device, from: BufferId) -> Result<Vec<T>, BackendError> {
         let mut out = vec![T::zero(); self.state_len()];
         device.download(from, as_bytes_mut(&mut out))?;
-        Ok(out)
+        Ok(match self.placement() {
+            None => out,
+            Some(at) => at.iter().map(|&d| out[d]).collect(),
+        })
     }
 }
 

@@ -22,4 +22,4 @@ pub use cpu::HexOperator;
 pub use device::{HexDeviceOperator, HexDeviceSystem};
 pub use render::{render_hex, Geometry, HexProgram, HexRole};
 pub use tuning::Hex;
-pub use variant::{HexVariant, Surface, CELLS_PER_GROUP};
+pub use variant::{HexVariant, Layout, Surface, CELLS_PER_GROUP};

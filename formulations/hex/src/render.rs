@@ -2,7 +2,7 @@
 //! templates `templates/hex/hex_*.tera` and the law's functions (`law.tera`, twice: with the parameters compiled
 //! in for the specialised kernels, and reading them at run time for the generic ones).
 
-use crate::variant::CELLS_PER_GROUP;
+use crate::variant::{Layout, CELLS_PER_GROUP};
 use dg_codegen::cexpr::literal;
 use dg_codegen::program::{engine, insert_law, LawInput, RenderError, Target};
 use dg_codegen::Precision;
@@ -105,6 +105,8 @@ pub struct HexProgram {
     pub nmaterials: usize,
     /// The law's boundary conditions (one flux kernel per condition and geometry).
     pub conditions: usize,
+    /// The state layout the kernels index, and the cells of the states.
+    pub state: (Layout, usize),
 }
 
 impl HexProgram {
@@ -164,13 +166,15 @@ pub fn kernel_name(role: HexRole) -> String {
     }
 }
 
-/// Renders every kernel that fits `limits` for `law` of degree `element.order` in `precision`.
+/// Renders every kernel that fits `limits` for `law` of degree `element.order` in `precision`, for states of
+/// `state.1` cells in layout `state.0` (the strides are compiled in).
 pub fn render_hex(
     law: &LawInput<'_>,
     element: &ReferenceHexahedron,
     precision: Precision,
     target: Target,
     limits: HexLimits,
+    state: (Layout, usize),
 ) -> Result<HexProgram, RenderError> {
     let ir = law.ir;
     let law_err = |reason: String| RenderError::Law { law: ir.name.clone(), reason };
@@ -199,7 +203,9 @@ pub fn render_hex(
     ctx.insert("nmat", &nmat);
     ctx.insert("mstride", &nmat.max(1));
     ctx.insert("nprm", &nprm);
-    ctx.insert("cstride", &(nv * np));
+    let (cstride, vstride) = state.0.strides(state.1, nv, np);
+    ctx.insert("cstride", &cstride);
+    ctx.insert("vstride", &vstride);
     ctx.insert("d1", &list(&element.d1));
     ctx.insert("ends", &list(&[element.ends[0].clone(), element.ends[1].clone()].concat()));
     ctx.insert("w1", &list(&element.weights));
@@ -293,5 +299,6 @@ pub fn render_hex(
         nvars: nv,
         nmaterials: nmat,
         conditions,
+        state,
     })
 }

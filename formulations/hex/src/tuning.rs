@@ -5,7 +5,7 @@
 
 use crate::device::HexDeviceOperator;
 use crate::render::{render_hex, HexLimits, HexProgram, TEMPLATES};
-use crate::variant::{HexVariant, Surface};
+use crate::variant::{HexVariant, Layout, Surface};
 use crate::verify::{check_variant, cpu_rhs, program_variants, verify_hex_variants, CheckProblem};
 use dg_codegen::{DeviceLimits, Precision, Target};
 use dg_core::hexahedron::ReferenceHexahedron;
@@ -39,16 +39,20 @@ pub fn code_hash() -> &'static str {
     })
 }
 
+/// The program for states of the verification box in `layout` (the kernels a device compiles for a mesh differ
+/// from it only in the compiled-in strides of the state).
 fn program(
     law: &LawCall<'_>,
-    order: usize,
+    (order, layout): (usize, Layout),
     precision: Precision,
     target: Target,
     limits: &DeviceLimits,
 ) -> Result<HexProgram, FormulationError> {
     let element = ReferenceHexahedron::new(order);
     let limits = HexLimits { max_work_group: limits.max_work_group, local_memory: limits.local_memory };
-    render_hex(&law.input(), &element, precision, target, limits).map_err(|e| FormulationError::Operator(e.into()))
+    let state = (layout, crate::verify::VERIFICATION_CELLS.iter().product());
+    render_hex(&law.input(), &element, precision, target, limits, state)
+        .map_err(|e| FormulationError::Operator(e.into()))
 }
 
 /// Flops and bytes of one right-hand side of `variant` on `k` cells, all of them axis-aligned boxes when
@@ -107,7 +111,7 @@ impl Formulation for Hex {
         precision: Precision,
         limits: &DeviceLimits,
     ) -> Vec<(String, Option<String>)> {
-        match program(law, order, precision, Target::Cuda, limits) {
+        match program(law, (order, Layout::Kvi), precision, Target::Cuda, limits) {
             Ok(p) => {
                 let valid = program_variants(&p);
                 let mut out: Vec<(String, Option<String>)> = valid.iter().map(|v| (v.to_string(), None)).collect();
@@ -119,13 +123,18 @@ impl Formulation for Hex {
     }
 
     fn default_variant(&self, precision: Precision) -> String {
-        HexVariant { surface: Surface::Fused, specialised: true, cells: 1, precision }.to_string()
+        HexVariant { surface: Surface::Fused, specialised: true, cells: 1, layout: Layout::Kvi, precision }.to_string()
     }
 
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         let variant: HexVariant = spec.parse()?;
         let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024 };
-        Ok(program(law, order, variant.precision, target, &gpu)?.source)
+        let p = program(law, (order, variant.layout), variant.precision, target, &gpu)?;
+        let cells = p.state.1;
+        Ok(format!(
+            "/* states of {cells} cells (the verification box): a run compiles its own mesh's strides */\n{}",
+            p.source
+        ))
     }
 
     fn tuner<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
@@ -139,7 +148,7 @@ impl Formulation for Hex {
         let params = law.param_values();
         let call = LawCall { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
         let lang = target_of(device);
-        let program = program(&call, target.order, precision_of::<T>(), lang, &limits)?;
+        let program = program(&call, (target.order, Layout::Kvi), precision_of::<T>(), lang, &limits)?;
         let valid = program_variants(&program);
         let np = (target.order + 1).pow(3);
         let n = ((target.timing_dofs as f64 / np as f64).cbrt().round() as usize).max(2);
@@ -195,13 +204,18 @@ impl<L: ConservationLaw + Clone, T: Real> HexTuner<L, T> {
         self.timing.as_ref().ok_or_else(|| FormulationError::Problem("no timing problem".into()))
     }
 
-    fn operator(&mut self, device: &mut dyn Device) -> Result<&HexDeviceOperator<T>, FormulationError> {
+    /// The timing operator for states in `layout` (rebuilt when the layout changes: the candidates come layout by
+    /// layout).
+    fn operator(&mut self, device: &mut dyn Device, layout: Layout) -> Result<&HexDeviceOperator<T>, FormulationError> {
+        if self.op.as_ref().is_some_and(|op| op.layout() != layout) {
+            self.release(device);
+        }
         if self.op.is_none() {
             let (ir, params, target) = (self.ir.clone(), self.law.param_values(), self.target);
             let nflux = self.law.numerical_flux_name();
             let p = self.timing()?;
-            let op =
-                HexDeviceOperator::<T>::new(device, target, (&ir, &params, nflux), &p.space, &p.binding, &p.materials)?;
+            let space = (&p.space, &p.binding);
+            let op = HexDeviceOperator::<T>::new(device, target, (&ir, &params, nflux), space, &p.materials, layout)?;
             let state = p.state.clone();
             op.write_state(device, op.buffers.q, &state)?;
             self.op = Some(op);
@@ -257,7 +271,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for HexTuner<L, T> {
     fn time(&mut self, device: &mut dyn Device, spec: &str, plan: &TimingPlan) -> Result<(f64, f64), FormulationError> {
         let variant: HexVariant = spec.parse()?;
         let result = (|| -> Result<(f64, f64), FormulationError> {
-            let op = self.operator(device)?;
+            let op = self.operator(device, variant.layout)?;
             let steps = op.rhs_steps(&variant, op.buffers.q, op.buffers.rhs, 0.0)?;
             Ok(plan.measure(|n| op.run(device, &steps, n))?)
         })();
@@ -276,7 +290,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for HexTuner<L, T> {
             let law = self.law.clone();
             let reference = cpu_rhs(&law, self.timing()?, 0.0);
             self.release(device);
-            let op = self.operator(device)?;
+            let op = self.operator(device, variant.layout)?;
             Ok(check_variant(device, op, &variant, &reference, 0.0))
         })();
         self.release(device);

@@ -7,7 +7,7 @@
 use crate::cpu::HexOperator;
 use crate::device::HexDeviceOperator;
 use crate::render::{Geometry, HexProgram, HexRole};
-use crate::variant::{HexVariant, Surface, CELLS_PER_GROUP};
+use crate::variant::{HexVariant, Layout, Surface, CELLS_PER_GROUP};
 use dg_codegen::Target;
 use dg_core::hexmesh::{hex_box_mesh, HexBoxSpec};
 use dg_core::law::ConservationLaw;
@@ -60,18 +60,21 @@ pub fn every_condition<L: ConservationLaw>(law: &L) -> HashMap<String, String> {
 }
 
 /// The variants a program offers: for each surface, specialised (when every geometry class has its kernels) and
-/// generic, at every cells-per-group whose kernels it holds.
+/// generic, at every cells-per-group whose kernels it holds, in both layouts (the program's kernels stand for
+/// both: the layout changes only two compiled-in strides).
 pub fn program_variants(program: &HexProgram) -> Vec<HexVariant> {
     let has = |role: HexRole| program.kernel(role).is_some();
     let mut out = Vec::new();
-    for surface in [Surface::Fused, Surface::Split] {
-        for specialised in [true, false] {
-            let geometries: &[Geometry] =
-                if specialised { &[Geometry::Box, Geometry::Trilinear] } else { &[Geometry::Generic] };
-            for cells in CELLS_PER_GROUP {
-                let fused = surface == Surface::Fused;
-                if geometries.iter().all(|&geometry| has(HexRole::Cell { fused, geometry, cells })) {
-                    out.push(HexVariant { surface, specialised, cells, precision: program.precision });
+    for layout in Layout::ALL {
+        for surface in [Surface::Fused, Surface::Split] {
+            for specialised in [true, false] {
+                let geometries: &[Geometry] =
+                    if specialised { &[Geometry::Box, Geometry::Trilinear] } else { &[Geometry::Generic] };
+                for cells in CELLS_PER_GROUP {
+                    let fused = surface == Surface::Fused;
+                    if geometries.iter().all(|&geometry| has(HexRole::Cell { fused, geometry, cells })) {
+                        out.push(HexVariant { surface, specialised, cells, layout, precision: program.precision });
+                    }
                 }
             }
         }
@@ -149,18 +152,33 @@ pub fn verify_hex_variants<L: ConservationLaw + Clone, T: Real>(
     let t = 0.25;
     let reference = cpu_rhs(law, &problem, t);
     let params = law.param_values();
-    let result = (|| {
-        let op = HexDeviceOperator::<T>::new(
-            device,
-            target,
-            (ir, &params, law.numerical_flux_name()),
-            &problem.space,
-            &problem.binding,
-            &problem.materials,
-        )?;
-        op.write_state(device, op.buffers.q, &problem.state)?;
-        Ok(variants.iter().map(|v| check_variant(device, &op, v, &reference, t)).collect())
-    })();
-    device.free_buffers();
-    result
+    let mut outcomes: Vec<Option<VerifyOutcome>> = variants.iter().map(|_| None).collect();
+    // an operator (a program compiled for the layout's strides) per layout the variants use
+    for layout in Layout::ALL {
+        if !variants.iter().any(|v| v.layout == layout) {
+            continue;
+        }
+        let result = (|| -> Result<(), DeviceOperatorError> {
+            let op = HexDeviceOperator::<T>::new(
+                device,
+                target,
+                (ir, &params, law.numerical_flux_name()),
+                (&problem.space, &problem.binding),
+                &problem.materials,
+                layout,
+            )?;
+            op.write_state(device, op.buffers.q, &problem.state)?;
+            for (v, outcome) in variants.iter().zip(outcomes.iter_mut()).filter(|(v, _)| v.layout == layout) {
+                *outcome = Some(check_variant(device, &op, v, &reference, t));
+            }
+            Ok(())
+        })();
+        device.free_buffers();
+        result?;
+    }
+    Ok(variants
+        .iter()
+        .zip(outcomes)
+        .map(|(v, o)| o.unwrap_or_else(|| VerifyOutcome::rejected(v.to_string(), "not checked".into())))
+        .collect())
 }
