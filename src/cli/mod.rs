@@ -90,10 +90,24 @@ pub fn main() -> std::process::ExitCode {
     match dispatch(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_line(&e));
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// An error and its causes on one line, each cause left out when a message before it already shows it (typed
+/// errors often print their source in their own message, which `{:#}` would then print twice).
+fn error_line(e: &anyhow::Error) -> String {
+    let mut line = e.to_string();
+    for cause in e.chain().skip(1) {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
 }
 
 /// `dg … | head` should end quietly like any Unix tool when the reader goes away, not panic in `println!`:
@@ -144,5 +158,26 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
 
         Command::TetPlot(args) => tune_cmds::tet_plot(args),
         Command::Db(command) => tune_cmds::db(command),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_line;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("choosing the kernel variant: {0}")]
+    struct Outer(#[source] Inner);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("variant x/f32 is in f32")]
+    struct Inner;
+
+    #[test]
+    fn a_cause_already_in_the_message_is_printed_once() {
+        let e = anyhow::Error::new(Outer(Inner)).context("running the case");
+        assert_eq!(error_line(&e), "running the case: choosing the kernel variant: variant x/f32 is in f32");
+        let plain = anyhow::Error::new(std::io::Error::other("disk full")).context("writing out.vtu");
+        assert_eq!(error_line(&plain), "writing out.vtu: disk full");
     }
 }
