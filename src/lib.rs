@@ -25,8 +25,8 @@ pub use dg_commands as commands;
 pub use dg_run::__register_law_commands;
 /// Runners, the formulation registry and the shipped database (the `dg-run` crate), at their old paths.
 pub use dg_run::{
-    euler_run, euler_study, formulations, fv_run, hex_run, maxwell_run, output, picture, registry, shipped_db,
-    wave_run, winners, RunError,
+    euler_run, euler_study, formulations, fv_run, hex_run, maxwell_run, output, partitioned, picture, registry,
+    shipped_db, wave_run, winners, RunError,
 };
 
 /// Named problems (the `dg-cases` crate).
@@ -40,6 +40,7 @@ pub use dg_laws;
 pub use dg_modal_tri;
 pub use dg_nodal_tet;
 pub use dg_nodal_tri;
+pub use dg_parallel;
 pub use dg_run;
 pub use dg_runtime;
 

@@ -49,8 +49,23 @@ pub struct DgSpace2d {
 impl DgSpace2d {
     /// Builds the space of order `order` on `mesh`.
     pub fn new(mesh: TriMesh, order: usize) -> Result<Self, SpaceError> {
-        let element = ReferenceTriangle::new(order)?;
         let connectivity = Connectivity::build(&mesh)?;
+        Self::with_connectivity(mesh, order, connectivity)
+    }
+
+    /// Builds the space of order `order` on `mesh` with a given face connectivity instead of the one the mesh's
+    /// vertices give: a rank's part of a partitioned mesh, whose faces follow the whole mesh's connectivity
+    /// (`dg-parallel`). A face linked to itself takes its own trace as the exterior state.
+    pub fn with_connectivity(mesh: TriMesh, order: usize, connectivity: Connectivity) -> Result<Self, SpaceError> {
+        let element = ReferenceTriangle::new(order)?;
+        if connectivity.links.len() != mesh.num_elements() {
+            return Err(MeshError::Invalid(format!(
+                "the connectivity has {} elements but the mesh {}",
+                connectivity.links.len(),
+                mesh.num_elements()
+            ))
+            .into());
+        }
         let (np, nfp) = (element.np, element.nfp);
         let k_count = mesh.num_elements();
         // every element's nodes, geometry and face maps are independent: built in parallel

@@ -378,6 +378,29 @@ fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
+/// Writes the `.pvtu` file of a run split over ranks: the point fields `names` (as [`write_vtu`] writes them) and
+/// one piece per rank, `pieces` relative to the `.pvtu`. ParaView opens it as one data set.
+pub fn write_pvtu(path: &Path, names: &[&str], pieces: &[String]) -> Result<(), CoreError> {
+    let mut out = String::new();
+    let _ = writeln!(out, r#"<?xml version="1.0"?>"#);
+    let _ = writeln!(
+        out,
+        r#"<VTKFile type="PUnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">"#
+    );
+    let _ = writeln!(out, r#"<PUnstructuredGrid GhostLevel="0">"#);
+    let _ = writeln!(out, "<PPointData>");
+    for name in names {
+        let _ = writeln!(out, r#"<PDataArray type="Float64" Name="{}"/>"#, xml_escape(name));
+    }
+    let _ = writeln!(out, "</PPointData>");
+    let _ = writeln!(out, r#"<PPoints><PDataArray type="Float64" Name="Points" NumberOfComponents="3"/></PPoints>"#);
+    for piece in pieces {
+        let _ = writeln!(out, r#"<Piece Source="{}"/>"#, xml_escape(piece));
+    }
+    let _ = writeln!(out, "</PUnstructuredGrid>\n</VTKFile>");
+    write_atomically(path, out.as_bytes())
+}
+
 /// Writes the `.pvd` collection of a time series: one `(time, file)` per output, `file` relative to the `.pvd`.
 pub fn write_pvd(path: &Path, entries: &[(f64, String)]) -> Result<(), CoreError> {
     let mut out = String::new();

@@ -19,6 +19,9 @@ pub enum RunError {
         /// What was found.
         reason: String,
     },
+    /// Splitting the mesh or exchanging between MPI ranks failed.
+    #[error(transparent)]
+    Parallel(#[from] dg_parallel::ParallelError),
     /// Writing a checkpoint or an output failed.
     #[error("{0}")]
     Output(String),

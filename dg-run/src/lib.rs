@@ -25,6 +25,7 @@ pub mod fv_run;
 pub mod hex_run;
 pub mod maxwell_run;
 pub mod output;
+pub mod partitioned;
 pub mod picture;
 pub mod registry;
 pub mod shipped_db;

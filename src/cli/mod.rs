@@ -9,6 +9,7 @@ mod hex_cmds;
 pub mod kernel_cmds;
 mod laws;
 mod mesh_args;
+mod ranks;
 
 mod restart;
 mod run;
@@ -125,11 +126,24 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     if let Some(dir) = cli.db {
         dg::dg_runtime::tuning_db::set_user_dir(dir);
     }
+    if !matches!(cli.command, Command::Run(_)) {
+        ranks::refuse_several()?;
+    }
     match cli.command {
         // each kind of case has its own module; only this dispatch knows them all
         Command::Run(args) => {
             let args = restart::resolve(args)?;
-            match mesh_args::find_case(args.case.as_deref().unwrap_or_default())? {
+            let case = mesh_args::find_case(args.case.as_deref().unwrap_or_default())?;
+            if let Some(comm) = ranks::join()? {
+                return match case {
+                    AnyCase::Maxwell(case) => run::maxwell_over_ranks(args, case, comm.as_ref()),
+                    _ => anyhow::bail!(
+                        "this case does not run split over MPI ranks yet (nodal-triangle cases such as maxwell-cavity \
+                         do); run it in one process"
+                    ),
+                };
+            }
+            match case {
                 AnyCase::Maxwell(case) => run::maxwell(args, case),
                 AnyCase::Euler(case) => euler_cmds::run(args, case),
                 AnyCase::Wave(case) => wave_cmds::run(args, case),

@@ -4,10 +4,12 @@ use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use dg::cases::MaxwellCase;
+use dg::dg_parallel::comm::Communicator;
 use dg::dg_runtime::backend::Device;
 use dg::dg_runtime::startup::mark;
 use dg::formulations::FormulationId;
 use dg::maxwell_run::{run, RunOutcome};
+use dg::partitioned::run_partitioned;
 use dg::prelude::*;
 use dg::winners::DeviceRunInfo;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -259,4 +261,56 @@ pub fn print_device(info: &DeviceRunInfo) {
 /// The device of `--device`: `None` for the native CPU path.
 pub(super) fn pick_device(choice: &str) -> anyhow::Result<Option<Box<dyn Device>>> {
     Ok(dg::commands::devices::pick(choice)?)
+}
+
+/// Runs a Maxwell case split over the MPI ranks of `comm` (native CPU path on each rank); rank 0 prints one report
+/// for the whole run, with each rank's elements, halo, compute and exchange times (`"ranks"` in `--json`).
+pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
+    if args.png.is_some() {
+        anyhow::bail!("--png applies to Euler cases (Maxwell: --out writes a VTU file)");
+    }
+    if let Some(device) = args.backend.device.as_deref().filter(|d| *d != "cpu" && *d != "auto") {
+        anyhow::bail!("--device {device}: a run over MPI ranks uses the native CPU path on every rank (for now)");
+    }
+    args.backend.formulation(case.name(), &[FormulationId::NodalTri])?;
+    let order = args.order.unwrap_or(4);
+    let mesh = args.mesh.build(case.as_ref(), 8)?;
+    let mut opts = args.solver.options(args.t_end, &args.backend)?;
+    opts.output = args.output(case.name());
+    let rank = comm.rank();
+    let bar = if rank == 0 && !args.json {
+        time_bar(format!("{} N={} K={} on {} ranks", case.name(), order, mesh.num_elements(), comm.size()))
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut progress = |t: f64, t_end: f64| advance(&bar, t, t_end);
+    let law = case.law(opts.alpha);
+    let outcome = match args.precision {
+        Precision::F32 => run_partitioned::<_, f32>(&mesh, order, law, case.as_ref(), &opts, comm, &mut progress)?,
+        Precision::F64 => run_partitioned::<_, f64>(&mesh, order, law, case.as_ref(), &opts, comm, &mut progress)?,
+    };
+    bar.finish_and_clear();
+    let Some(report) = outcome.report else { return Ok(()) };
+    if args.json {
+        let mut doc = serde_json::to_value(&report)?;
+        doc["ranks"] = serde_json::to_value(&outcome.ranks)?;
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(());
+    }
+    let flux = format!("{} flux α = {}", if opts.alpha == 0.0 { "central" } else { "upwind" }, opts.alpha);
+    let lines: Vec<String> = outcome
+        .ranks
+        .iter()
+        .map(|r| {
+            format!(
+                "rank {:<6} {} elements + {} halo, {} neighbours: {:.3} s computing, {:.3} s exchanging",
+                r.rank, r.elements, r.halo_elements, r.neighbours, r.times.compute_seconds, r.times.exchange_seconds
+            )
+        })
+        .collect();
+    print_run(&RunOutcome { report, state: Vec::new(), device: None }, false, &flux, &lines)?;
+    if let Some(out) = &args.out {
+        println!("wrote {} ({} pieces)", out.with_extension("pvtu").display(), comm.size());
+    }
+    Ok(())
 }

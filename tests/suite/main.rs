@@ -11,14 +11,13 @@ pub fn heavy() -> std::sync::MutexGuard<'static, ()> {
 
 mod cli;
 mod euler;
-mod external_law_example;
 mod fv;
 mod hex;
 mod kernels_opencl;
 mod kernels_source;
-mod macro_ui;
 mod maxwell;
 mod maxwell_macro_law;
+mod mpi;
 mod restart;
 mod stability;
 mod vtu_meshio;

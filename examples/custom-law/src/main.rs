@@ -15,8 +15,8 @@
 //! refuse it with that reason, and it runs on the CPU path.)
 
 use dg::cases::MaxwellCase;
-use dg::prelude::*;
 use dg::maxwell_run::run_with_law;
+use dg::prelude::*;
 use std::f64::consts::PI;
 
 #[dg::conservation_law(dim = 2)]

@@ -1,4 +1,4 @@
-#[dg::conservation_law(dim = 2)]
+#[dg_macros::conservation_law(dim = 2)]
 mod law {
     pub struct State { pub u: Real, pub v: Real }
     pub fn flux(q: State) -> [State; 2] { [q, q] }

@@ -1,4 +1,4 @@
-#[dg::conservation_law(dim = 2)]
+#[dg_macros::conservation_law(dim = 2)]
 mod law {
     pub struct State { pub u: Real }
     pub fn max_speed(q: State, n: Normal) -> Real { 1.0 }

@@ -1,26 +1,25 @@
-//! `examples/custom-law` is a crate outside the workspace that defines its own law with the macro, depends
-//! only on `dg`, and runs a simulation; this test builds and runs it as a user would.
+//! This crate's own binary, run as a user would run it: it defines its own laws with the macro, depends only on
+//! `dg`, runs a simulation with one of them and is the whole `dg` command line for them.
 
-use std::path::Path;
 use std::process::Command;
 
-#[test]
-fn a_crate_outside_the_workspace_defines_and_runs_its_own_law() {
-    let _heavy = crate::heavy();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let manifest = root.join("examples/custom-law/Cargo.toml");
-    let target = root.join("target/external-example");
-    // a debug build: it compiles in about 60% of a release build's time (this test is a build test) and the
-    // example's own run is small
-    let out = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--manifest-path"])
-        .arg(&manifest)
-        .env("CARGO_TARGET_DIR", &target)
+/// Runs this crate's binary with `args`: (success, stdout, stdout and stderr).
+fn run(args: &[&str], cache: &std::path::Path) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_custom-law"))
+        .args(args)
+        .env("DG_CACHE_DIR", cache)
         .output()
-        .expect("cargo runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the example failed:\n{stdout}\n{stderr}");
+        .expect("the example's binary starts");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let text = format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), stdout, text)
+}
+
+#[test]
+fn a_user_crate_defines_and_runs_its_own_law() {
+    let cache = tempfile::tempdir().expect("a temporary directory");
+    let (ok, stdout, text) = run(&[], cache.path());
+    assert!(ok, "the example failed:\n{text}");
     assert!(stdout.contains("decaying_advection") && stdout.lines().last() == Some("ok"), "{stdout}");
 }
 
@@ -28,25 +27,9 @@ fn a_crate_outside_the_workspace_defines_and_runs_its_own_law() {
 /// tunes kernels of `two_tracers`, a law dg itself does not contain, and refuses `decaying_advection`'s kernels
 /// with the reason (a source term).
 #[test]
-fn a_crate_outside_the_workspace_gets_the_kernel_commands_for_its_own_law() {
-    let _heavy = crate::heavy();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let manifest = root.join("examples/custom-law/Cargo.toml");
-    let target = root.join("target/external-example");
-    let cache = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO"))
-            .args(["run", "--quiet", "--manifest-path"])
-            .arg(&manifest)
-            .arg("--")
-            .args(args)
-            .env("CARGO_TARGET_DIR", &target)
-            .env("DG_CACHE_DIR", cache.path())
-            .output()
-            .expect("cargo runs");
-        let text = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), text)
-    };
+fn a_user_crate_gets_the_kernel_commands_for_its_own_law() {
+    let cache = tempfile::tempdir().expect("a temporary directory");
+    let run = |args: &[&str]| run(args, cache.path());
     // the generated kernel bakes in the law's own parameters (VB = 0.75, UB = -0.5) in its flux
     let spec = "node/mb1/seq1/field-local/fused/elem-major/f64";
     let (ok, source, text) = run(&["emit", "two_tracers", "--order", "2", "--variant", spec, "--target", "opencl"]);

@@ -1,8 +1,10 @@
-#[dg::conservation_law(dim = 2)]
+#[dg_macros::conservation_law(dim = 2)]
 mod law {
     pub struct State { pub u: Real }
     pub fn flux(q: State) -> [State; 2] { [q, q] }
-    pub fn max_speed(q: State, n: Normal) -> Real { n.z }
+    pub fn max_speed(q: State, n: Normal) -> Real {
+        if q.u > 0.0 { q.u }
+    }
     pub fn numerical_flux(qm: State, qp: State, n: Normal) -> State { central(qm, qp, n) }
 }
 fn main() {}

@@ -1,8 +1,8 @@
-#[dg::conservation_law(dim = 2)]
+#[dg_macros::conservation_law(dim = 2)]
 mod law {
     pub struct State { pub u: Real }
     pub fn flux(q: State) -> [State; 2] {
-        for i in 0..2 {}
+        let f = |x: Real| x * 2.0;
         [q, q]
     }
     pub fn max_speed(q: State, n: Normal) -> Real { 1.0 }

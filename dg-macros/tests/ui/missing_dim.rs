@@ -1,4 +1,4 @@
-#[dg::conservation_law]
+#[dg_macros::conservation_law]
 mod law {
     pub struct State { pub u: Real }
 }

@@ -1,0 +1,12 @@
+#[dg_macros::conservation_law(dim = 2)]
+mod law {
+    pub struct State { pub u: Real }
+    pub fn flux(q: State) -> [State; 2] { [q, q] }
+    pub fn max_speed(q: State, n: Normal) -> Real { 1.0 }
+    pub fn numerical_flux(qm: State, qp: State, n: Normal) -> State { central(qm, qp, n) }
+    #[boundary]
+    pub fn wall(q: State, n: Normal) -> State { q }
+    #[boundary]
+    pub fn wall(q: State, n: Normal) -> State { State { u: -q.u } }
+}
+fn main() {}

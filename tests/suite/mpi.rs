@@ -1,0 +1,121 @@
+//! Runs split over MPI ranks (`mpirun -n P dg run …`) equal the one-process run to round-off. Needs dg built with
+//! its `mpi` feature and Open MPI's `mpirun` (scripts/test.sh turns the feature on where Open MPI is installed);
+//! otherwise the tests say they are skipped, unless `DG_REQUIRE_MPI=1` (CI).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Whether MPI runs can be tested here; panics when they are required and cannot.
+fn mpi_available() -> bool {
+    let required = std::env::var("DG_REQUIRE_MPI").as_deref() == Ok("1");
+    if !cfg!(feature = "mpi") {
+        assert!(!required, "DG_REQUIRE_MPI=1 but dg was built without its `mpi` feature");
+        eprintln!("skipping: dg built without MPI");
+        return false;
+    }
+    let found = Command::new("mpirun").arg("--version").output().is_ok_and(|o| o.status.success());
+    assert!(found || !required, "DG_REQUIRE_MPI=1 but mpirun does not run");
+    if !found {
+        eprintln!("skipping: no mpirun");
+    }
+    found
+}
+
+/// `dg args` on `ranks` MPI ranks (any user, shared memory only, more ranks than cores allowed), or in a plain
+/// process when `ranks` is `None`.
+fn dg(ranks: Option<usize>, args: &[&str], dir: &Path) -> Output {
+    let dg = env!("CARGO_BIN_EXE_dg");
+    let mut command = match ranks {
+        None => Command::new(dg),
+        Some(n) => {
+            let mut c = Command::new("mpirun");
+            c.args(["--oversubscribe", "--mca", "btl", "self,vader", "--mca", "btl_vader_single_copy_mechanism"]);
+            c.args(["none", "-n", &n.to_string(), dg]);
+            c.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+            c
+        }
+    };
+    command.args(args).env("DG_CACHE_DIR", dir).current_dir(dir).env("RAYON_NUM_THREADS", "1");
+    command.output().expect("the command starts")
+}
+
+fn report(ranks: Option<usize>, args: &[&str], dir: &Path) -> serde_json::Value {
+    let out = dg(ranks, args, dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{ranks:?} {args:?}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{ranks:?} {args:?}: not one JSON report ({e}): {stdout}"))
+}
+
+fn relative(a: f64, b: f64) -> f64 {
+    (a - b).abs() / a.abs().max(b.abs()).max(f64::MIN_POSITIVE)
+}
+
+/// The cavity (PEC walls) on the structured mesh and the pulse on the unstructured Gmsh mesh with a hole: on 1, 2
+/// and 4 ranks, the L2 error and the final energy equal the one-process run's to 1e-12 (each own element is
+/// stepped with the same operations as in one process; the sums over ranks differ in order only), the steps are
+/// the same, every element is owned once, and `--out` writes a `.pvtu` with one `.vtu` piece per rank.
+#[test]
+fn runs_over_one_two_and_four_ranks_equal_the_one_process_run() {
+    if !mpi_available() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mesh = root.join("examples/meshes/square_hole.msh");
+    let mesh = mesh.to_str().expect("a UTF-8 path");
+    let cases: [Vec<&str>; 2] = [
+        vec!["run", "maxwell-cavity", "--order", "3", "--nx", "7", "--ny", "5", "--t-end", "0.3"],
+        vec!["run", "maxwell-pulse", "--mesh", mesh, "--order", "2", "--t-end", "0.1"],
+    ];
+    for case in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let args = [&case[..], &["--device", "cpu", "--json"]].concat();
+        let one = report(None, &args, dir.path());
+        assert!(one.get("ranks").is_none(), "a plain process is not split: {one}");
+        for n in [1, 2, 4] {
+            let out = format!("split{n}.vtu");
+            let split = report(Some(n), &[&args[..], &["--out", &out]].concat(), dir.path());
+            assert_eq!(one["steps"], split["steps"], "{n} ranks: {split}");
+            assert_eq!(one["elements"], split["elements"], "{n} ranks: {split}");
+            for field in ["l2_error", "energy_final"] {
+                if one[field].is_null() {
+                    // the pulse has no exact solution: no error in either report
+                    assert!(split[field].is_null(), "{n} ranks: {split}");
+                    continue;
+                }
+                let (a, b) = (one[field].as_f64().unwrap_or(0.0), split[field].as_f64().unwrap_or(f64::NAN));
+                assert!(relative(a, b) <= 1e-12, "{case:?} on {n} ranks: {field} {b:e} vs {a:e} in one process");
+            }
+            if n == 1 {
+                // one rank runs as a plain process: one .vtu, no report of ranks
+                assert!(split.get("ranks").is_none() && dir.path().join(&out).exists(), "{split}");
+                continue;
+            }
+            let ranks = split["ranks"].as_array().expect("a report of each rank");
+            assert_eq!(ranks.len(), n);
+            let owned: u64 = ranks.iter().map(|r| r["elements"].as_u64().unwrap_or(0)).sum();
+            assert_eq!(Some(owned), one["elements"].as_u64(), "every element owned once: {split}");
+            assert!(ranks.iter().all(|r| r["halo_elements"].as_u64() > Some(0) && r["exchanges"].as_u64() > Some(0)));
+            let pvtu = std::fs::read_to_string(dir.path().join(format!("split{n}.pvtu"))).expect("a .pvtu");
+            for r in 0..n {
+                let piece = format!("split{n}-{r}.vtu");
+                assert!(pvtu.contains(&piece) && dir.path().join(&piece).exists(), "{piece}: {pvtu}");
+            }
+        }
+    }
+}
+
+/// A case that does not split yet, and any other command started on several ranks, end with a clear message and
+/// a failure code instead of running several times over.
+#[test]
+fn what_does_not_split_over_ranks_is_refused() {
+    if !mpi_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dg(Some(2), &["run", "acoustic-cube", "--order", "1", "--nx", "1"], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("does not run split over MPI ranks"), "{stderr}");
+    let out = dg(Some(2), &["cases"], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("only `dg run` splits over MPI ranks"), "{stderr}");
+}
