@@ -12,6 +12,7 @@
 
 pub mod cexpr;
 pub mod fingerprint;
+pub mod halo;
 pub mod kernel_space;
 pub mod program;
 pub mod state_check;

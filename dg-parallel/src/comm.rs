@@ -22,6 +22,25 @@ pub trait Communicator {
     fn exchange(&self, sends: &[(usize, Vec<f64>)], receives: &mut [(usize, Vec<f64>)]) -> Result<(), ParallelError>;
 }
 
+/// The largest `value` of all ranks (a NaN anywhere gives NaN).
+pub fn max_over<C: Communicator + ?Sized>(comm: &C, value: f64) -> f64 {
+    -comm.min(-value)
+}
+
+/// Rank 0's `text` on every rank (the others' is ignored); `None` if rank 0 has none.
+pub fn broadcast_text<C: Communicator + ?Sized>(comm: &C, text: Option<&str>) -> Option<String> {
+    let bytes = text.map(str::as_bytes).unwrap_or_default();
+    // first the length (−1: none), then the bytes, one per value
+    let mut length = [text.map_or(-1.0, |_| bytes.len() as f64)];
+    comm.broadcast(&mut length);
+    if length[0] < 0.0 {
+        return None;
+    }
+    let mut values: Vec<f64> = (0..length[0] as usize).map(|i| bytes.get(i).map_or(0.0, |&b| f64::from(b))).collect();
+    comm.broadcast(&mut values);
+    Some(String::from_utf8_lossy(&values.iter().map(|&v| v as u8).collect::<Vec<u8>>()).into_owned())
+}
+
 /// One process: rank 0 of 1.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Solo;

@@ -2,16 +2,19 @@
 
 /// One rank's view of a partition: its own elements, its halo and the messages of a halo exchange.
 ///
-/// Local element numbering: own elements first (ascending global index), then the halo grouped by owner rank
-/// (ascending), ascending global index within a group. The list a rank sends to a neighbour and the list that
+/// Local element numbering: own elements first — those with no face to another rank's element (the *interior*),
+/// then the rest, each ascending by global index —, then the halo grouped by owner rank (ascending), ascending
+/// global index within a group. A rank can thus compute its interior while the halo travels. The list a rank sends to a neighbour and the list that
 /// neighbour receives from it hold the same elements (the sender's elements across a face from the receiver's) in
 /// the same order (ascending global index), so messages need no element indices.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HaloPlan {
     /// This rank.
     pub rank: usize,
-    /// Global index of each own element (local elements `0..owned.len()`).
+    /// Global index of each own element (local elements `0..owned.len()`): the interior first.
     pub owned: Vec<usize>,
+    /// How many of the own elements have no face to another rank's element (local elements `0..interior`).
+    pub interior: usize,
     /// Global index of each halo element (local elements `owned.len()..`).
     pub halo: Vec<usize>,
     /// Per neighbouring rank (ascending): the local indices of the own elements it receives.
@@ -24,7 +27,11 @@ impl HaloPlan {
     /// The plan of `rank` for the element graph `neighbours` (for each element, the elements across its faces)
     /// split as `part` gives.
     pub fn new(neighbours: &[Vec<usize>], part: &[usize], rank: usize) -> Self {
-        let owned: Vec<usize> = (0..part.len()).filter(|&k| part[k] == rank).collect();
+        let mine = |k: &usize| part[*k] == rank;
+        let touches_other = |k: &usize| neighbours[*k].iter().any(|&j| part[j] != rank);
+        let mut owned: Vec<usize> = (0..part.len()).filter(|k| mine(k) && !touches_other(k)).collect();
+        let interior = owned.len();
+        owned.extend((0..part.len()).filter(|k| mine(k) && touches_other(k)));
         // (owner, global) of every element of another rank across a face from an own element
         let mut halo: Vec<(usize, usize)> = owned
             .iter()
@@ -59,7 +66,7 @@ impl HaloPlan {
                 _ => send_lists.push((r, vec![local[k]])),
             }
         }
-        Self { rank, owned, halo: halo.into_iter().map(|(_, k)| k).collect(), sends: send_lists, receives }
+        Self { rank, owned, interior, halo: halo.into_iter().map(|(_, k)| k).collect(), sends: send_lists, receives }
     }
 
     /// Own and halo elements together.
@@ -89,7 +96,8 @@ mod tests {
         neighbours[10].push(5);
         let part: Vec<usize> = (0..12).map(|k| k / 3).collect();
         let plans: Vec<HaloPlan> = (0..4).map(|r| HaloPlan::new(&neighbours, &part, r)).collect();
-        assert_eq!(plans[1].owned, vec![3, 4, 5]);
+        assert_eq!(plans[1].owned, vec![4, 3, 5], "the interior (4) first");
+        assert_eq!(plans[1].interior, 1);
         assert_eq!(plans[1].halo, vec![2, 6, 10], "grouped by owner (0, 2, 3)");
         for a in &plans {
             for (b, sent) in &a.sends {

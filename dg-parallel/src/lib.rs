@@ -12,9 +12,11 @@
 //! themselves (their right-hand side is computed and discarded).
 
 pub mod comm;
+pub mod device;
 pub mod exchange;
 pub mod halo;
 pub mod partition;
+pub mod trace;
 pub mod tri;
 
 /// What can go wrong decomposing a mesh or exchanging between ranks.
@@ -34,6 +36,9 @@ pub enum ParallelError {
     /// The mesh's part could not be built.
     #[error("cannot build this rank's part of the mesh: {0}")]
     Space(#[from] dg_core::space::SpaceError),
+    /// A device call of the halo exchange or the right-hand side failed.
+    #[error("device: {0}")]
+    Device(String),
     /// A message between ranks did not have the size the halo plan gives.
     #[error("rank {rank} sent {got} values where the halo plan expects {expected}")]
     MessageSize {
@@ -44,6 +49,12 @@ pub enum ParallelError {
         /// Values expected.
         expected: usize,
     },
+}
+
+impl From<dg_runtime::backend::BackendError> for ParallelError {
+    fn from(e: dg_runtime::backend::BackendError) -> Self {
+        ParallelError::Device(e.to_string())
+    }
 }
 
 impl From<std::convert::Infallible> for ParallelError {

@@ -1,10 +1,16 @@
 //! A rank's part of a triangle mesh: its own elements and halo as a DG space with the whole mesh's connectivity.
 
+use crate::device::RangedDeviceRhs;
 use crate::halo::HaloPlan;
 use crate::partition::partition_elements;
+use crate::trace::TracePlan;
 use crate::ParallelError;
 use dg_core::mesh::{Connectivity, FaceLink, TriMesh};
 use dg_core::space::DgSpace2d;
+use dg_core::Real;
+use dg_nodal_tri::device::DeviceOperator;
+use dg_runtime::backend::{kernels, BackendError, BufferId, Device, ProgramId, Step};
+use std::ops::Range;
 
 /// The elements across each element's faces (periodic faces included).
 pub fn element_neighbours(connectivity: &Connectivity) -> Vec<Vec<usize>> {
@@ -33,6 +39,8 @@ pub struct TriPart {
     /// The space on the own elements alone (norms, errors, output): its states are the first
     /// `plan.owned.len()` elements of [`TriPart::space`]'s.
     pub owned: DgSpace2d,
+    /// The nodes a halo exchange carries (the traces of the faces shared with other ranks).
+    pub traces: TracePlan,
     /// The number of ranks.
     pub parts: usize,
 }
@@ -47,7 +55,21 @@ pub fn tri_part(mesh: &TriMesh, order: usize, parts: usize, rank: usize) -> Resu
     let local: Vec<usize> = (0..plan.local_elements()).map(|l| plan.global(l)).collect();
     let space = sub_space(mesh, &connectivity, &local, order)?;
     let owned = sub_space(mesh, &connectivity, &local[..plan.owned.len()], order)?;
-    Ok(TriPart { plan, space, owned, parts })
+    let faces: Vec<Vec<Option<usize>>> = connectivity
+        .links
+        .iter()
+        .map(|links| {
+            links
+                .iter()
+                .map(|link| match link {
+                    FaceLink::Interior { element, .. } => Some(*element),
+                    FaceLink::Boundary { .. } => None,
+                })
+                .collect()
+        })
+        .collect();
+    let traces = TracePlan::new(&plan, &part, &faces, &space.element.fmask);
+    Ok(TriPart { plan, space, owned, traces, parts })
 }
 
 /// The space on the elements `elements` (global indices) of `mesh`: faces between two of them as in the whole
@@ -88,4 +110,38 @@ fn sub_space(
     };
     let connectivity = Connectivity { links, tag_names: connectivity.tag_names.clone() };
     Ok(DgSpace2d::with_connectivity(sub, order, connectivity)?)
+}
+
+/// The nodal triangle kernels over element ranges (their group offset).
+impl<T: Real> RangedDeviceRhs for DeviceOperator<T> {
+    fn program(&self) -> ProgramId {
+        DeviceOperator::program(self)
+    }
+    fn rhs_steps(&self, q: BufferId, out: BufferId, t: f64, elements: Range<usize>) -> Vec<Step> {
+        kernels(self.rhs_launches_over(q, out, t, elements))
+    }
+    fn element_quantum(&self) -> usize {
+        DeviceOperator::element_quantum(self)
+    }
+    fn value_offset(&self, element: usize, variable: usize, node: usize) -> usize {
+        self.state_offset(element, variable, node)
+    }
+    fn nvars(&self) -> usize {
+        DeviceOperator::nvars(self)
+    }
+    fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        DeviceOperator::new_state(self, device)
+    }
+    fn update_steps(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Vec<Step> {
+        if terms.is_empty() {
+            return kernels(vec![self.lincomb_launch(y, a, &[])]);
+        }
+        // the kernel takes three terms: later chunks add to what the first wrote
+        let launches = terms
+            .chunks(3)
+            .enumerate()
+            .map(|(i, chunk)| self.lincomb_launch(y, if i == 0 { a } else { 1.0 }, chunk))
+            .collect();
+        kernels(launches)
+    }
 }

@@ -1,21 +1,30 @@
-//! A nodal-triangle run split over MPI ranks (seed 003's domain decomposition on dg's native CPU path): each rank
-//! steps its part of the mesh, the halo exchanged before every right-hand side; one report for the whole run.
+//! A nodal-triangle run split over MPI ranks (seed 003's domain decomposition): each rank steps its part of the
+//! mesh on the native CPU path or on its device, the halo exchanged before every right-hand side (on a device in
+//! the synchronous or the asynchronous schedule); one report for the whole run.
 
 use crate::error::RunError;
+use crate::formulations::FormulationId;
 use crate::maxwell_run::{step_limit, RunOptions, RunReport};
 use crate::output::{named, per_variable};
+use crate::winners::{given_or_chosen, VariantChoice};
 use dg_cases::MaxwellCase;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
 use dg_core::space::DgSpace2d;
 use dg_core::Real;
+use dg_nodal_tri::device::DeviceOperator;
 use dg_nodal_tri::NodalOperator2d;
-use dg_parallel::comm::Communicator;
-use dg_parallel::exchange::{HaloExchanged, RankTimes};
-use dg_parallel::tri::tri_part;
+use dg_nodal_tri::Variant;
+use dg_parallel::comm::{broadcast_text, max_over, Communicator};
+use dg_parallel::device::{join_peer_link, DeviceHalo, DevicePartSystem, Exchange, Schedule};
+use dg_parallel::exchange::HaloExchanged;
+use dg_parallel::tri::{tri_part, TriPart};
+use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::formulation::{law_ir, target_of};
 use dg_runtime::run_loop::{Integrated, StepRule};
 use dg_runtime::stability::StabilityLimit;
+use dg_runtime::time::OdeSystem;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
@@ -31,11 +40,71 @@ pub struct RankReport {
     pub halo_elements: usize,
     /// Its neighbouring ranks.
     pub neighbours: usize,
-    /// Seconds in its right-hand sides and updates, in halo exchanges, and of the whole time loop.
-    #[serde(flatten)]
-    pub times: RankTimes,
+    /// The CUDA device it ran on (its ordinal), on a device run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<usize>,
+    /// Seconds computing: on the CPU its right-hand sides and updates; on a device the kernels' time (events).
+    pub compute_seconds: f64,
+    /// Seconds in the halo exchange between ranks (on the CPU: packing and unpacking too).
+    pub exchange_seconds: f64,
+    /// Device runs: seconds the host waited for the traces to reach it and for their copy back.
+    pub wait_seconds: f64,
+    /// Halo exchanges.
+    pub exchanges: u64,
+    /// Values sent.
+    pub values_sent: u64,
     /// Wall time of its time loop.
     pub loop_seconds: f64,
+    /// Of the loop, seconds inspecting states (the per-step check and the agreement of all ranks on it; read-backs).
+    pub inspecting_seconds: f64,
+}
+
+/// How a device run exchanged its halo and in which schedule, and what it measured to choose.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScheduleReport {
+    /// The schedule of the run.
+    pub chosen: Schedule,
+    /// How the traces travelled.
+    pub exchange: Exchange,
+    /// `given` (--schedule and --exchange both given) or `tuned` (the combinations timed on the run's first state,
+    /// the fastest taken).
+    pub how: &'static str,
+    /// Why the device-to-device exchange was not offered, if it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_device_to_device: Option<String>,
+    /// Seconds per right-hand side with its exchange, of each combination allowed (the slowest rank's).
+    pub trials: Vec<ScheduleTrial>,
+    /// Seconds per halo exchange alone, of each exchange offered (the slowest rank's).
+    pub exchange_seconds: Vec<(Exchange, f64)>,
+    /// Seconds per right-hand side without exchange on all own elements and on those computed while the traces
+    /// travel (the slowest rank's): what the asynchronous schedule can hide the exchange behind.
+    pub compute_seconds: [f64; 2],
+    /// Rank 0's own elements computed while its traces travel (asynchronous schedule), and all its own elements.
+    pub overlapped_elements: [usize; 2],
+    /// Values the busiest rank sends per exchange, and bytes per value.
+    pub halo_values: [usize; 2],
+}
+
+/// One combination's time per right-hand side.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScheduleTrial {
+    /// The exchange.
+    pub exchange: Exchange,
+    /// The schedule.
+    pub schedule: Schedule,
+    /// Seconds per right-hand side, the slowest rank's.
+    pub seconds_per_rhs: f64,
+}
+
+/// What a device run adds to the report (rank 0's view).
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionedDevice {
+    /// Rank 0's device name and selector.
+    pub device: String,
+    /// The kernel variant every rank runs and how rank 0 chose it.
+    pub choice: VariantChoice,
+    /// The schedule.
+    pub schedule: ScheduleReport,
 }
 
 /// The whole run's report (on rank 0; `None` elsewhere) and each rank's part.
@@ -44,12 +113,83 @@ pub struct PartitionedOutcome {
     pub report: Option<RunReport>,
     /// Every rank's part and times (rank 0; empty elsewhere).
     pub ranks: Vec<RankReport>,
+    /// Device runs: the device, variant and schedule (rank 0).
+    pub device: Option<PartitionedDevice>,
 }
 
-/// Runs `case` with `law` on `mesh` at order `order`, split over the ranks of `comm` (the native CPU path on every
-/// rank). The step is rank 0's stability limit on the whole mesh, so every rank and a one-process run take the same
-/// steps; the state of each own element evolves as in the one-process run. `--out FILE.vtu` gives FILE.pvtu and
-/// FILE-R.vtu per rank R. Checkpoints, time series and devices are refused (not yet split).
+/// How a device run over ranks picks its schedule or its exchange: given, or tuned (every choice timed on the first
+/// state, the fastest runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick<C> {
+    /// This one.
+    Given(C),
+    /// Timed.
+    Tuned,
+}
+
+/// The schedule pick (`sync`, `async`, `tuned`).
+pub type SchedulePick = Pick<Schedule>;
+/// The exchange pick (`host-staged`, `nccl`, `tuned`).
+pub type ExchangePick = Pick<Exchange>;
+
+impl std::str::FromStr for Pick<Schedule> {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "sync" => Ok(Self::Given(Schedule::Synchronous)),
+            "async" => Ok(Self::Given(Schedule::Asynchronous)),
+            "tuned" => Ok(Self::Tuned),
+            _ => Err(format!("unknown schedule `{s}`: use sync, async or tuned")),
+        }
+    }
+}
+
+impl std::str::FromStr for Pick<Exchange> {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "host-staged" => Ok(Self::Given(Exchange::HostStaged)),
+            "nccl" => Ok(Self::Given(Exchange::DeviceToDevice)),
+            "tuned" => Ok(Self::Tuned),
+            _ => Err(format!("unknown exchange `{s}`: use host-staged, nccl or tuned")),
+        }
+    }
+}
+
+impl<C: Copy> Pick<C> {
+    /// The choices this pick allows among `all`.
+    fn among(self, all: &[C]) -> Vec<C> {
+        match self {
+            Pick::Given(c) => vec![c],
+            Pick::Tuned => all.to_vec(),
+        }
+    }
+}
+
+/// Steps between the device runs' state checks (non-finite values, growth) and the ranks' agreement on them: a
+/// blow-up stops the run at most this many steps late, and the host enqueues that far ahead of the devices.
+const CHECK_EVERY: u64 = 8;
+
+/// Right-hand sides (or exchanges) each choice is timed over (after untimed ones).
+const SCHEDULE_TRIALS: usize = 30;
+
+/// What every rank shares before stepping: its part, the law's bindings, the step and the initial state.
+struct Prepared<'m, T> {
+    part: TriPart,
+    binding: BoundaryBinding,
+    t_end: f64,
+    rule: StepRule,
+    limit: StabilityLimit,
+    q0: Vec<T>,
+    mesh: &'m TriMesh,
+}
+
+/// Runs `case` with `law` on `mesh` at order `order`, split over the ranks of `comm`: on the native CPU path
+/// (`device` `None`) or on each rank's device in the schedule `device.1` picks. The step is rank 0's stability
+/// limit on the whole mesh, so every rank and a one-process run take the same steps; the state of each own element
+/// evolves as in the one-process run. `--out FILE.vtu` gives FILE.pvtu and FILE-R.vtu per rank. Checkpoints and
+/// time series are refused (not yet split).
+#[allow(clippy::too_many_arguments)]
 pub fn run_partitioned<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     mesh: &TriMesh,
     order: usize,
@@ -57,27 +197,60 @@ pub fn run_partitioned<L: ConservationLaw + Clone + Send + Sync + 'static, T: Re
     case: &dyn MaxwellCase,
     opts: &RunOptions,
     comm: &dyn Communicator,
+    device: Option<(&mut dyn Device, SchedulePick, ExchangePick)>,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<PartitionedOutcome, RunError> {
     let out = &opts.output;
-    if out.vtu_every.is_some() || out.checkpoint_every.is_some() || out.resume.is_some() || opts.variant.is_some() {
+    if out.vtu_every.is_some() || out.checkpoint_every.is_some() || out.resume.is_some() {
         return Err(RunError::InvalidOption(
-            "a run over MPI ranks takes no --out-every, --checkpoint-every, --restart or --variant yet".into(),
+            "a run over MPI ranks takes no --out-every, --checkpoint-every or --restart yet".into(),
         ));
     }
-    let nv = L::NVARS;
+    if device.is_none() && opts.variant.is_some() {
+        return Err(RunError::InvalidOption("--variant needs a device (--device cuda or opencl)".into()));
+    }
+    let prepared = agreed(comm, prepare::<L, T>(mesh, order, &law, case, opts, comm))?;
+    let mut quiet = |_: f64, _: f64| {};
+    let progress: &mut dyn FnMut(f64, f64) = if comm.rank() == 0 { progress } else { &mut quiet };
+    match device {
+        None => on_cpu(prepared, law, case, opts, comm, progress),
+        Some((device, schedule, exchange)) => {
+            on_device(prepared, law, case, opts, comm, device, (schedule, exchange), progress)
+        }
+    }
+}
+
+/// Fails on every rank when one fails (each rank with its own error, or a note that another rank failed): no rank
+/// waits for a collective call the others never make.
+fn agreed<V>(comm: &dyn Communicator, result: Result<V, RunError>) -> Result<V, RunError> {
+    let mut failed = [f64::from(u8::from(result.is_err()))];
+    comm.sum(&mut failed);
+    match result {
+        Err(e) => Err(e),
+        Ok(_) if failed[0] > 0.0 => Err(RunError::InvalidOption(format!(
+            "{} other ranks failed to set up their part (their messages say why)",
+            failed[0]
+        ))),
+        Ok(v) => Ok(v),
+    }
+}
+
+/// This rank's part, the step (rank 0's, sent to all) and the initial state.
+fn prepare<'m, L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+    mesh: &'m TriMesh,
+    order: usize,
+    law: &L,
+    case: &dyn MaxwellCase,
+    opts: &RunOptions,
+    comm: &dyn Communicator,
+) -> Result<Prepared<'m, T>, RunError> {
     let (rank, size) = (comm.rank(), comm.size());
-    let part = tri_part(mesh, order, size, rank)?;
-    let np = part.space.element.np;
-    let owned_values = part.plan.owned.len() * nv * np;
-    crate::check_bindings(&opts.boundary, &part.space.connectivity.tag_names)?;
-    let binding = BoundaryBinding::for_law(&law, &part.space, &opts.boundary)?;
-    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let part = tri_part(mesh, order, size, rank);
     // the step: rank 0's limit on the whole mesh (what the one-process run takes), sent to every rank
     let mut shared = [f64::NAN, f64::NAN, 0.0];
     let mut limit_error = None;
     if rank == 0 {
-        match global_step::<L>(mesh, order, &law, case, opts) {
+        match global_step::<L>(mesh, order, law, case, opts) {
             Ok((dt, limit)) => shared = [dt, limit.spectral_radius, limit.arnoldi_steps as f64],
             Err(e) => limit_error = Some(e),
         }
@@ -86,46 +259,319 @@ pub fn run_partitioned<L: ConservationLaw + Clone + Send + Sync + 'static, T: Re
     if let Some(e) = limit_error {
         return Err(e);
     }
+    let part = part?;
+    crate::check_bindings(&opts.boundary, &part.space.connectivity.tag_names)?;
+    let binding = BoundaryBinding::for_law(law, &part.space, &opts.boundary)?;
     let [dt, spectral_radius, arnoldi_steps] = shared;
     if !dt.is_finite() {
         return Err(RunError::InvalidOption("rank 0 could not set the time step".into()));
     }
-    let rule = StepRule::Uniform(dt);
-    let q0: Vec<T> = part.space.interpolate(nv, |x, y, q| case.initial(x, y, q));
-    // energy and non-finite values of the own elements, summed over the ranks: every rank reaches the same verdict
-    let global = |q: &[T]| -> (f64, f64) {
-        let own = &q[..owned_values];
-        let mut v = [0.5 * part.owned.square_norm(nv, own), own.iter().filter(|x| !x.is_finite()).count() as f64];
-        comm.sum(&mut v);
-        (v[0], v[1])
-    };
-    let (energy_initial, _) = global(&q0);
-    let linear = energy_initial > 0.0 && dg_runtime::formulation::law_ir(&law).is_ok_and(|ir| ir.is_linear());
-    let op = NodalOperator2d::<L, T>::new(law.clone(), &part.space, &binding);
-    let system = HaloExchanged::new(op, comm, &part.plan, nv * np);
+    let limit = StabilityLimit { dt, spectral_radius, arnoldi_steps: arnoldi_steps as usize };
+    let q0: Vec<T> = part.space.interpolate(L::NVARS, |x, y, q| case.initial(x, y, q));
+    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    Ok(Prepared { part, binding, t_end, rule: StepRule::Uniform(dt), limit, q0, mesh })
+}
+
+/// Energy and non-finite values of the own elements of `q`, summed over the ranks: every rank reaches the same
+/// verdict.
+fn global_energy<T: Real>(part: &TriPart, nv: usize, q: &[T], comm: &dyn Communicator) -> (f64, f64) {
+    let own = &q[..part.plan.owned.len() * nv * part.space.element.np];
+    let mut v = [0.5 * part.owned.square_norm(nv, own), own.iter().filter(|x| !x.is_finite()).count() as f64];
+    comm.sum(&mut v);
+    (v[0], v[1])
+}
+
+/// Whether `law` is linear with a positive initial energy (its energy then cannot grow: growth is a blow-up).
+fn is_linear<L: ConservationLaw>(law: &L, energy_initial: f64) -> bool {
+    energy_initial > 0.0 && law_ir(law).is_ok_and(|ir| ir.is_linear())
+}
+
+/// The native CPU path on every rank: whole elements exchanged before every right-hand side.
+fn on_cpu<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+    prepared: Prepared<'_, T>,
+    law: L,
+    case: &dyn MaxwellCase,
+    opts: &RunOptions,
+    comm: &dyn Communicator,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<PartitionedOutcome, RunError> {
+    let nv = L::NVARS;
+    let part = &prepared.part;
+    let (energy_initial, _) = global_energy(part, nv, &prepared.q0, comm);
+    let linear = is_linear(&law, energy_initial);
+    let op = NodalOperator2d::<L, T>::new(law.clone(), &part.space, &prepared.binding);
+    let system = HaloExchanged::new(op, comm, &part.plan, nv * part.space.element.np);
     let mut history = Vec::new();
     let loop_started = Instant::now();
-    let mut stepper = Integrated::new(system, q0.clone(), opts.scheme).with_inspect(|_, q: &Vec<T>, _| {
-        let (e, non_finite) = global(q);
+    let mut stepper = Integrated::new(system, prepared.q0.clone(), opts.scheme).with_inspect(|_, q: &Vec<T>, _| {
+        let (e, non_finite) = global_energy(part, nv, q, comm);
         if opts.energy_history {
             history.push(e);
         }
-        Ok(if non_finite > 0.0 {
-            Some(format!("{non_finite} values are not finite numbers"))
-        } else if linear {
-            crate::energy_growth(energy_initial, e)
-        } else {
-            None
-        })
+        Ok(verdict(non_finite, linear, energy_initial, e))
     });
     let silent = crate::output::RunOutput::default();
     let no_vtu = |_: &Path, _: &[f64]| -> Result<(), RunError> { Ok(()) };
-    let mut quiet = |_: f64, _: f64| {};
-    let progress: &mut dyn FnMut(f64, f64) = if rank == 0 { progress } else { &mut quiet };
-    let stats = crate::output::run_stepper(&mut stepper, t_end, rule, &silent, &no_vtu, progress)?;
+    let stats = crate::output::run_stepper(&mut stepper, prepared.t_end, prepared.rule, &silent, &no_vtu, progress)?;
     let loop_seconds = loop_started.elapsed().as_secs_f64();
     let (system, q) = stepper.into_parts();
-    let own = &q[..owned_values];
+    let t = system.times;
+    let mine = RankReport {
+        rank: comm.rank(),
+        elements: part.plan.owned.len(),
+        halo_elements: part.plan.halo.len(),
+        neighbours: part.plan.sends.len(),
+        gpu: None,
+        compute_seconds: t.compute_seconds,
+        exchange_seconds: t.exchange_seconds,
+        wait_seconds: 0.0,
+        exchanges: t.exchanges,
+        values_sent: t.values_sent,
+        loop_seconds,
+        inspecting_seconds: stats.split.inspecting_seconds,
+    };
+    let ended = Ended { stats, energy_initial, history, q: &q, mine };
+    finish(&prepared, &law, case, opts, comm, ended, None)
+}
+
+/// The verdict of an inspected step: non-finite values anywhere, or a linear law's energy growth.
+fn verdict(non_finite: f64, linear: bool, energy_initial: f64, energy: f64) -> Option<String> {
+    if non_finite > 0.0 {
+        Some(format!("{non_finite} values are not finite numbers"))
+    } else if linear {
+        crate::energy_growth(energy_initial, energy)
+    } else {
+        None
+    }
+}
+
+/// Every rank's device (its GPU: rank mod GPUs per node, chosen by the caller): the variant rank 0 takes (from
+/// the tuning database, tuned on its device, or `--variant`), the traces exchanged through the host.
+#[allow(clippy::too_many_arguments)]
+fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+    prepared: Prepared<'_, T>,
+    law: L,
+    case: &dyn MaxwellCase,
+    opts: &RunOptions,
+    comm: &dyn Communicator,
+    device: &mut dyn Device,
+    pick: (SchedulePick, ExchangePick),
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<PartitionedOutcome, RunError> {
+    let nv = L::NVARS;
+    let part = &prepared.part;
+    let np = part.space.element.np;
+    let (owned, interior) = (part.plan.owned.len(), part.plan.interior);
+    if let Some(spec) = &opts.variant {
+        spec.parse::<Variant>()?;
+    }
+    // rank 0 chooses the variant (tuning on its device if need be), every rank runs it
+    let chosen = (comm.rank() == 0).then(|| {
+        let dofs = (owned * np * nv) as u64;
+        let given = opts.variant.as_deref();
+        given_or_chosen::<L, T>(
+            FormulationId::NodalTri,
+            device,
+            &law,
+            part.space.element.order,
+            dofs,
+            given,
+            opts.no_tune,
+        )
+    });
+    let (choice, choice_error) = match chosen {
+        Some(Ok(choice)) => (Some(choice), None),
+        Some(Err(e)) => (None, Some(e)),
+        None => (None, None),
+    };
+    let Some(spec) = broadcast_text(comm, choice.as_ref().map(|c| c.variant.as_str())) else {
+        return Err(choice_error
+            .map_or_else(|| RunError::InvalidOption("rank 0 could not choose a variant".into()), RunError::from));
+    };
+    let choice = choice.unwrap_or_else(|| VariantChoice::given(spec.clone()));
+    let variant: Variant = spec.parse()?;
+    let target = target_of(device);
+    let built = (|| -> Result<_, RunError> {
+        let ir = law_ir(&law)?;
+        let nflux = law.numerical_flux_name();
+        let op = DeviceOperator::<T>::new(
+            device,
+            target,
+            &ir,
+            &law.param_values(),
+            nflux,
+            &part.space,
+            &prepared.binding,
+            &[],
+            &variant,
+        )?;
+        let halo = DeviceHalo::<T>::new(device, target, &op, &part.traces)?;
+        let q = op.new_state(device)?;
+        op.write_state(device, q, &prepared.q0)?;
+        Ok((op, halo, q))
+    })();
+    let (op, halo, q) = agreed(comm, built)?;
+    let (energy_initial, _) = global_energy(part, nv, &prepared.q0, comm);
+    let linear = is_linear(&law, energy_initial);
+    let step_check = agreed(comm, crate::StepCheck::new(device, &prepared.q0, linear))?;
+    let fingerprint = device.fingerprint().clone();
+    let gpu = fingerprint.selector.strip_prefix("cuda:").and_then(|n| n.parse().ok());
+    let no_device_to_device = match pick.1 {
+        Pick::Given(Exchange::HostStaged) => Some("--exchange host-staged".to_string()),
+        _ => join_peer_link(device, comm),
+    };
+    if let (Pick::Given(Exchange::DeviceToDevice), Some(why)) = (pick.1, &no_device_to_device) {
+        return Err(RunError::InvalidOption(format!("--exchange nccl: {why}")));
+    }
+    let mut system = DevicePartSystem::new(device, &op, halo, comm, Schedule::Synchronous, (owned, interior));
+    let exchanges = if no_device_to_device.is_none() {
+        pick.1.among(&[Exchange::HostStaged, Exchange::DeviceToDevice])
+    } else {
+        vec![Exchange::HostStaged]
+    };
+    let mut schedule = pick_schedule(&mut system, q, (pick.0.among(&Schedule::ALL), exchanges), comm)?;
+    schedule.no_device_to_device = no_device_to_device;
+    if !matches!(pick, (Pick::Tuned, _) | (_, Pick::Tuned)) {
+        schedule.how = "given";
+    }
+    let mut history = Vec::new();
+    let loop_started = Instant::now();
+    let mut stepper = Integrated::new(system, q, opts.scheme).with_inspect(|sys, q: &BufferId, at| {
+        // the check waits for the device and for every rank: every few steps, so that the host enqueues ahead
+        if at.step % CHECK_EVERY != 0 && !at.last && !opts.energy_history {
+            return Ok(None);
+        }
+        let local = step_check.after_step(sys.device, *q, &mut sys.times.compute_seconds)?;
+        let mut stopped = [f64::from(u8::from(local.is_some()))];
+        comm.sum(&mut stopped);
+        if stopped[0] > 0.0 {
+            return Ok(Some(
+                local.unwrap_or_else(|| "another rank's state is not finite or grew past its bound".into()),
+            ));
+        }
+        // the whole state (energy) is read back at the end and when its history is asked for (the per-step check
+        // above stops a blow-up on any rank)
+        if !(opts.energy_history || at.last) {
+            return Ok(None);
+        }
+        let state = op.read_state(sys.device, *q)?;
+        let (e, non_finite) = global_energy(part, nv, &state, comm);
+        if opts.energy_history {
+            history.push(e);
+        }
+        Ok(verdict(non_finite, linear, energy_initial, e))
+    });
+    let silent = crate::output::RunOutput::default();
+    let no_vtu = |_: &Path, _: &[f64]| -> Result<(), RunError> { Ok(()) };
+    let stats = crate::output::run_stepper(&mut stepper, prepared.t_end, prepared.rule, &silent, &no_vtu, progress)?;
+    let (mut system, q) = stepper.into_parts();
+    system.settle()?;
+    let loop_seconds = loop_started.elapsed().as_secs_f64();
+    let state = op.read_state(system.device, q)?;
+    let t = system.times;
+    system.device.free_buffers();
+    let mine = RankReport {
+        rank: comm.rank(),
+        elements: owned,
+        halo_elements: part.plan.halo.len(),
+        neighbours: part.plan.sends.len(),
+        gpu,
+        compute_seconds: t.compute_seconds,
+        exchange_seconds: t.exchange_seconds,
+        wait_seconds: t.wait_seconds,
+        exchanges: t.exchanges,
+        values_sent: t.values_sent,
+        loop_seconds,
+        inspecting_seconds: stats.split.inspecting_seconds,
+    };
+    let info =
+        PartitionedDevice { device: format!("{} ({})", fingerprint.name, fingerprint.selector), choice, schedule };
+    let ended = Ended { stats, energy_initial, history, q: &state, mine };
+    finish(&prepared, &law, case, opts, comm, ended, Some(info))
+}
+
+/// The schedule and exchange of a device run: each exchange and the compute timed alone (for the report and the
+/// model of larger runs), then each allowed combination timed on the initial state (every rank the same
+/// evaluations; the slowest rank's time counts) and the fastest taken.
+fn pick_schedule<T: Real>(
+    system: &mut DevicePartSystem<'_, T, dyn Communicator + '_>,
+    q: BufferId,
+    (schedules, exchanges): (Vec<Schedule>, Vec<Exchange>),
+    comm: &dyn Communicator,
+) -> Result<ScheduleReport, RunError> {
+    let overlapped_elements = [system.overlapped_elements(), system.owned_elements()];
+    let mut out = system.zeros_like(&q)?;
+    let slowest = |seconds: f64| max_over(comm, seconds);
+    let mut exchange_seconds = Vec::new();
+    for &exchange in &exchanges {
+        system.exchange = exchange;
+        comm.sum(&mut [0.0]);
+        exchange_seconds.push((exchange, slowest(system.time_exchange(q, SCHEDULE_TRIALS)?)));
+    }
+    let all = slowest(system.time_compute(q, out, 0..overlapped_elements[1], SCHEDULE_TRIALS)?);
+    let interior = slowest(system.time_compute(q, out, 0..overlapped_elements[0], SCHEDULE_TRIALS)?);
+    let mut trials = Vec::new();
+    let combinations: Vec<(Exchange, Schedule)> =
+        exchanges.iter().flat_map(|&e| schedules.iter().map(move |&s| (e, s))).collect();
+    {
+        for &(exchange, schedule) in &combinations {
+            (system.exchange, system.schedule) = (exchange, schedule);
+            for _ in 0..2 {
+                system.rhs(0.0, &q, &mut out)?;
+            }
+            system.settle()?;
+            comm.sum(&mut [0.0]);
+            let started = Instant::now();
+            for _ in 0..SCHEDULE_TRIALS {
+                system.rhs(0.0, &q, &mut out)?;
+            }
+            system.settle()?;
+            let seconds = slowest(started.elapsed().as_secs_f64()) / SCHEDULE_TRIALS as f64;
+            trials.push(ScheduleTrial { exchange, schedule, seconds_per_rhs: seconds });
+        }
+    }
+    let best = trials.iter().min_by(|a, b| a.seconds_per_rhs.total_cmp(&b.seconds_per_rhs));
+    let (exchange, chosen) = best.map_or(combinations[0], |t| (t.exchange, t.schedule));
+    (system.exchange, system.schedule) = (exchange, chosen);
+    system.times = Default::default();
+    let sent = slowest(system.halo_traffic().0 as f64) as usize;
+    Ok(ScheduleReport {
+        chosen,
+        exchange,
+        how: "tuned",
+        no_device_to_device: None,
+        trials,
+        exchange_seconds,
+        compute_seconds: [all, interior],
+        overlapped_elements,
+        halo_values: [sent, std::mem::size_of::<T>()],
+    })
+}
+
+/// What a rank's time loop left.
+struct Ended<'q, T> {
+    stats: dg_runtime::run_loop::LoopStats,
+    energy_initial: f64,
+    history: Vec<f64>,
+    q: &'q [T],
+    mine: RankReport,
+}
+
+/// Errors and energies over the ranks, the pieces of `--out`, and (rank 0) the report.
+fn finish<L: ConservationLaw, T: Real>(
+    prepared: &Prepared<'_, T>,
+    law: &L,
+    case: &dyn MaxwellCase,
+    opts: &RunOptions,
+    comm: &dyn Communicator,
+    ended: Ended<'_, T>,
+    device: Option<PartitionedDevice>,
+) -> Result<PartitionedOutcome, RunError> {
+    let nv = L::NVARS;
+    let part = &prepared.part;
+    let np = part.space.element.np;
+    let stats = &ended.stats;
+    let own = &ended.q[..part.plan.owned.len() * nv * np];
     let mut sums = [0.0, 0.5 * part.owned.square_norm(nv, own)];
     if case.has_exact() {
         let e = part.owned.l2_error(nv, own, |x, y, out| {
@@ -134,22 +580,26 @@ pub fn run_partitioned<L: ConservationLaw + Clone + Send + Sync + 'static, T: Re
         sums[0] = e * e;
     }
     comm.sum(&mut sums);
-    if let Some(path) = &out.vtu {
+    if let Some(path) = &opts.output.vtu {
         write_pieces(path, &part.owned, law.variable_names(), &crate::widened(own), comm)?;
     }
+    let m = &ended.mine;
     let mine = [
-        part.plan.owned.len() as f64,
-        part.plan.halo.len() as f64,
-        part.plan.sends.len() as f64,
-        system.times.compute_seconds,
-        system.times.exchange_seconds,
-        system.times.exchanges as f64,
-        system.times.values_sent as f64,
-        loop_seconds,
+        m.elements as f64,
+        m.halo_elements as f64,
+        m.neighbours as f64,
+        m.gpu.map_or(-1.0, |g| g as f64),
+        m.compute_seconds,
+        m.exchange_seconds,
+        m.wait_seconds,
+        m.exchanges as f64,
+        m.values_sent as f64,
+        m.loop_seconds,
+        m.inspecting_seconds,
     ];
     let all = comm.gather(&mine);
-    if rank != 0 {
-        return Ok(PartitionedOutcome { report: None, ranks: Vec::new() });
+    if comm.rank() != 0 {
+        return Ok(PartitionedOutcome { report: None, ranks: Vec::new(), device: None });
     }
     let ranks = all
         .chunks_exact(mine.len())
@@ -159,38 +609,40 @@ pub fn run_partitioned<L: ConservationLaw + Clone + Send + Sync + 'static, T: Re
             elements: v[0] as usize,
             halo_elements: v[1] as usize,
             neighbours: v[2] as usize,
-            times: RankTimes {
-                compute_seconds: v[3],
-                exchange_seconds: v[4],
-                exchanges: v[5] as u64,
-                values_sent: v[6] as u64,
-            },
-            loop_seconds: v[7],
+            gpu: (v[3] >= 0.0).then_some(v[3] as usize),
+            compute_seconds: v[4],
+            exchange_seconds: v[5],
+            wait_seconds: v[6],
+            exchanges: v[7] as u64,
+            values_sent: v[8] as u64,
+            loop_seconds: v[9],
+            inspecting_seconds: v[10],
         })
         .collect();
+    let mesh = prepared.mesh;
     let dofs = mesh.num_elements() * np * nv;
     let report = RunReport {
         case: case.name().to_string(),
         law: law.name().to_string(),
-        order,
+        order: part.space.element.order,
         precision: T::NAME,
         elements: mesh.num_elements(),
         dofs,
         h: mesh.max_edge_length(),
         scheme: opts.scheme.name(),
-        stability_limit: StabilityLimit { dt, spectral_radius, arnoldi_steps: arnoldi_steps as usize },
+        stability_limit: prepared.limit,
         steps: stats.steps,
         dt: stats.dt_range[1],
         t_end: stats.t_end,
         l2_error: case.has_exact().then(|| sums[0].sqrt()),
-        energy_initial,
+        energy_initial: ended.energy_initial,
         energy_final: sums[1],
-        energy_history: history,
+        energy_history: ended.history,
         rhs_evaluations: stats.rhs_evaluations,
         wall_seconds: stats.wall_seconds,
         throughput: dofs as f64 * stats.rhs_evaluations as f64 / stats.wall_seconds.max(1e-12),
     };
-    Ok(PartitionedOutcome { report: Some(report), ranks })
+    Ok(PartitionedOutcome { report: Some(report), ranks, device })
 }
 
 /// The step of the one-process run on the whole mesh, and the stability limit behind it.

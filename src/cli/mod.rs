@@ -134,7 +134,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Run(args) => {
             let args = restart::resolve(args)?;
             let case = mesh_args::find_case(args.case.as_deref().unwrap_or_default())?;
-            if let Some(comm) = ranks::join()? {
+            // --schedule or --exchange in one process: the split path on one rank (the baseline of scaling studies)
+            let alone = (args.schedule.is_some() || args.exchange.is_some())
+                .then(|| -> Box<dyn dg::dg_parallel::comm::Communicator> { Box::new(dg::dg_parallel::comm::Solo) });
+            if let Some(comm) = ranks::join()?.or(alone) {
                 return match case {
                     AnyCase::Maxwell(case) => run::maxwell_over_ranks(args, case, comm.as_ref()),
                     _ => anyhow::bail!(

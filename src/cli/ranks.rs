@@ -44,3 +44,23 @@ pub fn refuse_several() -> anyhow::Result<()> {
         _ => Ok(()),
     }
 }
+
+/// This process's index among the ranks on its node (Open MPI, MPICH and Slurm announce it), if launched so.
+fn local_rank() -> Option<usize> {
+    ["OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse().ok())
+}
+
+/// The device a rank opens for `--device choice`: `cuda`, and `auto` where CUDA devices are found, become
+/// `cuda:R` with R = this rank's index on its node mod the node's CUDA devices; anything else as given.
+pub fn rank_device(choice: &str) -> String {
+    if choice != "cuda" && choice != "auto" {
+        return choice.to_string();
+    }
+    let count = dg::dg_runtime::backend::cuda::enumerate().map_or(0, |list| list.len());
+    match (count, local_rank()) {
+        (0, _) => choice.to_string(),
+        (n, local) => format!("cuda:{}", local.unwrap_or(0) % n),
+    }
+}

@@ -9,7 +9,7 @@ use dg::dg_runtime::backend::Device;
 use dg::dg_runtime::startup::mark;
 use dg::formulations::FormulationId;
 use dg::maxwell_run::{run, RunOutcome};
-use dg::partitioned::run_partitioned;
+use dg::partitioned::{run_partitioned, ExchangePick, Pick, SchedulePick};
 use dg::prelude::*;
 use dg::winners::DeviceRunInfo;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -90,6 +90,17 @@ pub struct RunArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Under `mpirun` on devices: `sync` (exchange the halo, then the whole right-hand side), `async` (the
+    /// interior's right-hand side while the halo travels) or `tuned` (both timed at the start, the faster runs)
+    /// [default: tuned]. Given in one process (with or without --exchange): the split path on one rank, the
+    /// baseline of a scaling study.
+    #[arg(long, value_name = "sync|async|tuned")]
+    pub schedule: Option<SchedulePick>,
+    /// Under `mpirun` on devices: how the halo travels, `host-staged` (device → host, MPI, host → device), `nccl`
+    /// (device to device; needs libnccl.so on the library path) or `tuned` (both timed where NCCL loads)
+    /// [default: tuned].
+    #[arg(long, value_name = "host-staged|nccl|tuned")]
+    pub exchange: Option<ExchangePick>,
     #[command(flatten)]
     pub backend: BackendArgs,
 }
@@ -197,6 +208,17 @@ impl RunArgs {
 
 /// Prints the report of a nodal-triangle run (JSON, or a table with `extra` lines after the error).
 pub fn print_run(outcome: &RunOutcome, json: bool, flux: &str, extra: &[String]) -> anyhow::Result<()> {
+    print_run_on(outcome, json, flux, extra, None)
+}
+
+/// [`print_run`], the throughput's line naming where it ran (`on`) when the report has no device of its own.
+fn print_run_on(
+    outcome: &RunOutcome,
+    json: bool,
+    flux: &str,
+    extra: &[String],
+    on: Option<&str>,
+) -> anyhow::Result<()> {
     let r = &outcome.report;
     if json {
         let mut doc = serde_json::to_value(r)?;
@@ -225,6 +247,9 @@ pub fn print_run(outcome: &RunOutcome, json: bool, flux: &str, extra: &[String])
     );
     let how = format!("{} RHS evaluations in {:.3} s", r.rhs_evaluations, r.wall_seconds);
     match &outcome.device {
+        None if on.is_some() => {
+            println!("throughput  {:.3e} DOF·RHS/s ({how}, {})", r.throughput, on.unwrap_or_default())
+        }
         None => {
             let threads = dg::dg_runtime::cpu::thread_count();
             println!("throughput  {:.3e} DOF·RHS/s ({how}, native CPU, {threads} threads)", r.throughput)
@@ -263,20 +288,26 @@ pub(super) fn pick_device(choice: &str) -> anyhow::Result<Option<Box<dyn Device>
     Ok(dg::commands::devices::pick(choice)?)
 }
 
-/// Runs a Maxwell case split over the MPI ranks of `comm` (native CPU path on each rank); rank 0 prints one report
-/// for the whole run, with each rank's elements, halo, compute and exchange times (`"ranks"` in `--json`).
+/// Runs a Maxwell case split over the MPI ranks of `comm`, each rank on the native CPU path or its device (with
+/// `--device cuda` or `auto`, GPU rank mod GPUs per node); rank 0 prints one report for the whole run, with each
+/// rank's elements, halo, compute, exchange and wait times (`"ranks"` in `--json`).
 pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
     if args.png.is_some() {
         anyhow::bail!("--png applies to Euler cases (Maxwell: --out writes a VTU file)");
-    }
-    if let Some(device) = args.backend.device.as_deref().filter(|d| *d != "cpu" && *d != "auto") {
-        anyhow::bail!("--device {device}: a run over MPI ranks uses the native CPU path on every rank (for now)");
     }
     args.backend.formulation(case.name(), &[FormulationId::NodalTri])?;
     let order = args.order.unwrap_or(4);
     let mesh = args.mesh.build(case.as_ref(), 8)?;
     let mut opts = args.solver.options(args.t_end, &args.backend)?;
     opts.output = args.output(case.name());
+    let choice = super::ranks::rank_device(args.backend.device.as_deref().unwrap_or("auto"));
+    let mut device = pick_device(&choice).with_context(|| format!("rank {}: opening {choice}", comm.rank()))?;
+    let pick = (args.schedule.unwrap_or(Pick::Tuned), args.exchange.unwrap_or(Pick::Tuned));
+    if device.is_none() && (args.schedule.is_some() || args.exchange.is_some()) {
+        anyhow::bail!(
+            "--schedule and --exchange apply to runs on devices (on the native CPU path the halo is exchanged whole)"
+        );
+    }
     let rank = comm.rank();
     let bar = if rank == 0 && !args.json {
         time_bar(format!("{} N={} K={} on {} ranks", case.name(), order, mesh.num_elements(), comm.size()))
@@ -285,30 +316,77 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
     };
     let mut progress = |t: f64, t_end: f64| advance(&bar, t, t_end);
     let law = case.law(opts.alpha);
+    let on = device.as_deref_mut().map(|d| -> (&mut dyn Device, SchedulePick, ExchangePick) { (d, pick.0, pick.1) });
     let outcome = match args.precision {
-        Precision::F32 => run_partitioned::<_, f32>(&mesh, order, law, case.as_ref(), &opts, comm, &mut progress)?,
-        Precision::F64 => run_partitioned::<_, f64>(&mesh, order, law, case.as_ref(), &opts, comm, &mut progress)?,
+        Precision::F32 => run_partitioned::<_, f32>(&mesh, order, law, case.as_ref(), &opts, comm, on, &mut progress)?,
+        Precision::F64 => run_partitioned::<_, f64>(&mesh, order, law, case.as_ref(), &opts, comm, on, &mut progress)?,
     };
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {
         let mut doc = serde_json::to_value(&report)?;
         doc["ranks"] = serde_json::to_value(&outcome.ranks)?;
+        if let Some(info) = &outcome.device {
+            doc["device"] = serde_json::to_value(info)?;
+        }
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
     let flux = format!("{} flux α = {}", if opts.alpha == 0.0 { "central" } else { "upwind" }, opts.alpha);
-    let lines: Vec<String> = outcome
+    let mut lines: Vec<String> = outcome
         .ranks
         .iter()
         .map(|r| {
+            let gpu = r.gpu.map(|g| format!(" on cuda:{g}")).unwrap_or_default();
             format!(
-                "rank {:<6} {} elements + {} halo, {} neighbours: {:.3} s computing, {:.3} s exchanging",
-                r.rank, r.elements, r.halo_elements, r.neighbours, r.times.compute_seconds, r.times.exchange_seconds
+                "rank {:<6} {} elements + {} halo, {} neighbours{gpu}: {:.3} s computing, {:.3} s exchanging, \
+                 {:.3} s waiting",
+                r.rank,
+                r.elements,
+                r.halo_elements,
+                r.neighbours,
+                r.compute_seconds,
+                r.exchange_seconds,
+                r.wait_seconds
             )
         })
         .collect();
-    print_run(&RunOutcome { report, state: Vec::new(), device: None }, false, &flux, &lines)?;
+    if let Some(info) = &outcome.device {
+        let s = &info.schedule;
+        let trials: Vec<String> = s
+            .trials
+            .iter()
+            .map(|t| format!("{} {} {:.3} ms", t.exchange.name(), t.schedule.name(), t.seconds_per_rhs * 1e3))
+            .collect();
+        let exchanges: Vec<String> =
+            s.exchange_seconds.iter().map(|(e, t)| format!("{} {:.3} ms", e.name(), t * 1e3)).collect();
+        lines.push(format!("device     {}, variant {} ({})", info.device, info.choice.variant, info.choice.source));
+        lines.push(format!(
+            "schedule   {} with {} exchange ({}); {} of rank 0's {} elements computed while its traces travel",
+            s.chosen.name(),
+            s.exchange.name(),
+            s.how,
+            s.overlapped_elements[0],
+            s.overlapped_elements[1]
+        ));
+        if !trials.is_empty() {
+            lines.push(format!("trials     per right-hand side: {}", trials.join(", ")));
+        }
+        lines.push(format!(
+            "alone      exchange {}; right-hand side {:.3} ms, of which the overlapped elements {:.3} ms",
+            exchanges.join(", "),
+            s.compute_seconds[0] * 1e3,
+            s.compute_seconds[1] * 1e3
+        ));
+        if let Some(why) = &s.no_device_to_device {
+            lines.push(format!("no nccl    {why}"));
+        }
+    }
+    let on = match &outcome.device {
+        Some(_) => format!("on {} devices", comm.size()),
+        None => format!("native CPU on {} ranks", comm.size()),
+    };
+    print_run_on(&RunOutcome { report, state: Vec::new(), device: None }, false, &flux, &lines, Some(&on))?;
     if let Some(out) = &args.out {
         println!("wrote {} ({} pieces)", out.with_extension("pvtu").display(), comm.size());
     }

@@ -104,6 +104,78 @@ fn runs_over_one_two_and_four_ranks_equal_the_one_process_run() {
     }
 }
 
+/// Whether an OpenCL device (PoCL in CI) runs here; required when `DG_REQUIRE_OPENCL=1`.
+fn opencl_available(dir: &Path) -> bool {
+    let out = dg(None, &["devices"], dir);
+    let found = String::from_utf8_lossy(&out.stdout).contains("opencl:");
+    assert!(
+        found || std::env::var("DG_REQUIRE_OPENCL").as_deref() != Ok("1"),
+        "DG_REQUIRE_OPENCL=1 but no OpenCL device"
+    );
+    if !found {
+        eprintln!("skipping: no OpenCL device");
+    }
+    found
+}
+
+/// On a device (OpenCL here, PoCL in CI), 2 and 4 ranks in both schedules and with kernel variants of every
+/// layout, surface and partition family equal the one-process run of the same variant to 1e-12: the traces carried by the
+/// exchange are the ones the kernels read, the interior computed while they travel (a non-empty range) and the
+/// rest after give every own element its right-hand side once. The report names the schedule, its tuning trials,
+/// and each rank's wait.
+#[test]
+fn device_runs_over_two_and_four_ranks_equal_the_one_process_run_in_both_schedules() {
+    let dir = tempfile::tempdir().unwrap();
+    if !mpi_available() || !opencl_available(dir.path()) {
+        return;
+    }
+    let case = ["run", "maxwell-cavity", "--order", "3", "--nx", "26", "--ny", "21", "--t-end", "0.05", "--json"];
+    let variants = [
+        "node/mb4/seq1/field-local/fused/elem-major/f64",
+        "elem/wg32/seq1/matrix-local/split/node-major/f64/diff-first",
+        "tile4/wg32/seq1/field-local/merged/node-major/f64",
+    ];
+    for (n, variant, schedule) in [
+        (2, variants[0], "async"),
+        (4, variants[0], "sync"),
+        (4, variants[1], "async"),
+        (2, variants[2], "async"),
+        (4, variants[2], "tuned"),
+    ] {
+        let args = [&case[..], &["--device", "opencl", "--variant", variant]].concat();
+        let one = report(None, &args, dir.path());
+        let split = report(Some(n), &[&args[..], &["--schedule", schedule]].concat(), dir.path());
+        assert_eq!(one["steps"], split["steps"], "{n} ranks: {split}");
+        let (a, b) = (one["l2_error"].as_f64().unwrap_or(0.0), split["l2_error"].as_f64().unwrap_or(f64::NAN));
+        assert!(relative(a, b) <= 1e-12, "{variant} {schedule} on {n} ranks: L2 error {b:e} vs {a:e} in one process");
+        let (a, b) = (one["energy_final"].as_f64().unwrap_or(0.0), split["energy_final"].as_f64().unwrap_or(f64::NAN));
+        assert!(relative(a, b) <= 1e-12, "{variant} {schedule} on {n} ranks: energy {b:e} vs {a:e}");
+        let device = &split["device"];
+        assert_eq!(device["choice"]["variant"], variant, "{split}");
+        let chosen = device["schedule"]["chosen"].as_str().unwrap_or_default();
+        if schedule == "tuned" {
+            assert_eq!(device["schedule"]["trials"].as_array().map(Vec::len), Some(2), "{split}");
+            assert!(chosen == "sync" || chosen == "async", "{split}");
+        } else {
+            assert_eq!(chosen, schedule, "{split}");
+        }
+        if chosen == "async" {
+            let overlapped = device["schedule"]["overlapped_elements"][0].as_u64().unwrap_or(0);
+            assert!(overlapped > 0, "the interior runs while the traces travel: {split}");
+        }
+        let ranks = split["ranks"].as_array().expect("a report of each rank");
+        assert_eq!(ranks.len(), n);
+        for r in ranks {
+            assert!(r["exchanges"].as_u64() > Some(0) && r["wait_seconds"].as_f64().is_some(), "{r}");
+        }
+    }
+    // a step far above the stability limit blows up: every rank stops with the reason and a failure code
+    let unstable = ["--dt", "0.05", "--t-end", "1", "--allow-unstable", "--device", "opencl", "--variant", variants[0]];
+    let out = dg(Some(2), &[&case[..6], &unstable[..]].concat(), dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("the run stopped at step"), "{stderr}");
+}
+
 /// A case that does not split yet, and any other command started on several ranks, end with a clear message and
 /// a failure code instead of running several times over.
 #[test]

@@ -194,6 +194,34 @@ pub struct CudaDevice {
     spare_events: Vec<CudaEvent>,
     /// Page-locked host memory that large transfers go through, allocated on first use (`Err`: could not be).
     staging: Option<Result<cudarc::driver::PinnedHostSlice<u8>, String>>,
+    /// The transfer lane (halo packing and copies beside the kernels), created on first use.
+    transfer: Option<Arc<CudaStream>>,
+    /// The NCCL communicator between the ranks' devices, once joined.
+    nccl: Option<NcclLink>,
+}
+
+/// An NCCL communicator (destroyed with the device).
+struct NcclLink(cudarc::nccl::sys::ncclComm_t);
+
+// SAFETY: the communicator is used only through `&mut CudaDevice`, from one thread at a time.
+unsafe impl Send for NcclLink {}
+
+impl Drop for NcclLink {
+    fn drop(&mut self) {
+        // SAFETY: created by `comm_init_rank` and not used after this.
+        let _ = unsafe { cudarc::nccl::result::comm_destroy(self.0) };
+    }
+}
+
+/// NCCL's errors as backend errors.
+fn nccl_call<E: std::fmt::Debug>(call: &'static str) -> impl Fn(E) -> BackendError {
+    move |e| BackendError::Call { backend: "nccl", call, message: format!("{e:?}") }
+}
+
+/// Whether NCCL's library (`libnccl.so`) can be loaded.
+pub fn nccl_present() -> bool {
+    // SAFETY: only tries to dlopen the library.
+    unsafe { cudarc::nccl::sys::is_culib_present() }
 }
 
 /// Transfers of at least this many bytes go through the page-locked staging buffer: the device copies at full
@@ -245,6 +273,8 @@ impl CudaDevice {
             settled: 0.0,
             spare_events: Vec::new(),
             staging: None,
+            transfer: None,
+            nccl: None,
         })
     }
 }
@@ -423,12 +453,37 @@ impl CudaDevice {
 
     /// One kernel launch on the stream.
     fn launch(&mut self, program: ProgramId, launch: &Launch) -> Result<(), BackendError> {
+        let stream = self.stream.clone();
+        self.launch_on(&stream, program, launch)
+    }
+
+    /// The transfer lane's stream, created on first use.
+    fn transfer_stream(&mut self) -> Result<Arc<CudaStream>, BackendError> {
+        if let Some(stream) = &self.transfer {
+            return Ok(stream.clone());
+        }
+        // SAFETY: dg orders its two streams itself (the `*_after_*` calls record and wait on events); cudarc's
+        // per-buffer event tracking would otherwise record events for every argument of every launch once a
+        // second stream exists.
+        unsafe { self.ctx.disable_event_tracking() };
+        // the highest priority: its kernels (halo packing, NCCL's) start as soon as they are ready instead of
+        // queueing behind the remaining work groups of a large right-hand-side kernel
+        self.ctx.bind_to_thread().map_err(call("cuCtxSetCurrent"))?;
+        let (_, greatest) =
+            cudarc::driver::result::stream::get_priority_range().map_err(call("cuCtxGetStreamPriorityRange"))?;
+        let stream = self.ctx.new_stream_with_priority(greatest).map_err(call("cuStreamCreateWithPriority"))?;
+        self.transfer = Some(stream.clone());
+        Ok(stream)
+    }
+
+    /// One kernel launch on `stream`.
+    fn launch_on(&self, stream: &Arc<CudaStream>, program: ProgramId, launch: &Launch) -> Result<(), BackendError> {
         let func = self.programs[program.0].get(&launch.kernel).ok_or_else(|| BackendError::Call {
             backend: NAME,
             call: "cuModuleGetFunction",
             message: format!("kernel `{}` is not in the program", launch.kernel),
         })?;
-        let mut builder = self.stream.launch_builder(func);
+        let mut builder = stream.launch_builder(func);
         let ints: Vec<i32> =
             launch.args.iter().filter_map(|a| if let Arg::I32(v) = a { Some(*v) } else { None }).collect();
         let f32s: Vec<f32> =
@@ -579,6 +634,147 @@ impl Device for CudaDevice {
         self.resolve(true)?;
         self.stream.synchronize().map_err(call("cuStreamSynchronize"))?;
         Ok(std::mem::take(&mut self.settled))
+    }
+
+    fn transfer_after_compute(&mut self) -> Result<(), BackendError> {
+        let transfer = self.transfer_stream()?;
+        transfer.join(&self.stream).map_err(call("cuStreamWaitEvent"))
+    }
+
+    fn submit_transfer(&mut self, program: ProgramId, steps: &[Step]) -> Result<(), BackendError> {
+        let transfer = self.transfer_stream()?;
+        for step in steps {
+            match step {
+                Step::Kernel(launch) => self.launch_on(&transfer, program, launch)?,
+                Step::Gemm(_) => {
+                    return Err(BackendError::Call {
+                        backend: NAME,
+                        call: "submit_transfer",
+                        message: "the transfer lane runs kernels only".into(),
+                    })
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn download_transfer(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError> {
+        self.check_transfer(buffer, data.len(), "cuMemcpyDtoH")?;
+        let transfer = self.transfer_stream()?;
+        let view = self.buffers[buffer.0].slice(0..data.len());
+        transfer.memcpy_dtoh(&view, data).map_err(call("cuMemcpyDtoH"))?;
+        transfer.synchronize().map_err(call("cuStreamSynchronize"))
+    }
+
+    fn upload_transfer(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError> {
+        self.check_transfer(buffer, data.len(), "cuMemcpyHtoD")?;
+        let transfer = self.transfer_stream()?;
+        let mut view = self.buffers[buffer.0].slice_mut(0..data.len());
+        transfer.memcpy_htod(data, &mut view).map_err(call("cuMemcpyHtoD"))
+    }
+
+    fn compute_after_transfer(&mut self) -> Result<(), BackendError> {
+        let transfer = self.transfer_stream()?;
+        self.stream.join(&transfer).map_err(call("cuStreamWaitEvent"))
+    }
+
+    fn peer_link_available(&self) -> bool {
+        nccl_present()
+    }
+
+    fn peer_id(&mut self) -> Result<Vec<u8>, BackendError> {
+        if !nccl_present() {
+            return Err(BackendError::Unavailable { backend: "nccl", message: "libnccl.so not found".into() });
+        }
+        self.ctx.bind_to_thread().map_err(call("cuCtxSetCurrent"))?;
+        let id = cudarc::nccl::result::get_uniqueid().map_err(nccl_call("ncclGetUniqueId"))?;
+        Ok(id.internal.iter().map(|&c| c as u8).collect())
+    }
+
+    fn peer_join(&mut self, rank: usize, ranks: usize, id: &[u8]) -> Result<(), BackendError> {
+        if !nccl_present() {
+            return Err(BackendError::Unavailable { backend: "nccl", message: "libnccl.so not found".into() });
+        }
+        let mut unique = cudarc::nccl::sys::ncclUniqueId { internal: [0; 128] };
+        if id.len() != unique.internal.len() {
+            return Err(BackendError::Call {
+                backend: "nccl",
+                call: "ncclCommInitRank",
+                message: "bad link id".into(),
+            });
+        }
+        for (slot, &b) in unique.internal.iter_mut().zip(id) {
+            *slot = b as std::ffi::c_char;
+        }
+        let bad = |what: &str| BackendError::Call { backend: "nccl", call: "ncclCommInitRank", message: what.into() };
+        let ranks = i32::try_from(ranks).map_err(|_| bad("too many ranks"))?;
+        let rank = i32::try_from(rank).map_err(|_| bad("rank out of range"))?;
+        self.ctx.bind_to_thread().map_err(call("cuCtxSetCurrent"))?;
+        let mut comm = std::mem::MaybeUninit::uninit();
+        // SAFETY: `comm` is written by NCCL before it is read; every rank joins with the same id.
+        let comm = unsafe {
+            cudarc::nccl::result::comm_init_rank(comm.as_mut_ptr(), ranks, unique, rank)
+                .map_err(nccl_call("ncclCommInitRank"))?;
+            comm.assume_init()
+        };
+        self.nccl = Some(NcclLink(comm));
+        Ok(())
+    }
+
+    fn peer_exchange(
+        &mut self,
+        send: BufferId,
+        sends: &[(usize, std::ops::Range<usize>)],
+        receive: BufferId,
+        receives: &[(usize, std::ops::Range<usize>)],
+    ) -> Result<(), BackendError> {
+        use cudarc::driver::DevicePtr;
+        use cudarc::nccl::{result, sys};
+        let transfer = self.transfer_stream()?;
+        let comm = match &self.nccl {
+            Some(link) => link.0,
+            None => return Err(BackendError::Unavailable { backend: "nccl", message: "no link joined".into() }),
+        };
+        for (buffer, ranges) in [(send, sends), (receive, receives)] {
+            let end = ranges.iter().map(|(_, r)| r.end).max().unwrap_or(0);
+            self.check_transfer(buffer, end, "ncclSend/ncclRecv")?;
+        }
+        let base = |buffer: BufferId| {
+            let (ptr, _record) = self.buffers[buffer.0].device_ptr(&transfer);
+            ptr
+        };
+        let (send_base, receive_base) = (base(send), base(receive));
+        let stream = transfer.cu_stream() as sys::cudaStream_t;
+        let peer = |rank: &usize| {
+            i32::try_from(*rank).map_err(|_| BackendError::Call {
+                backend: "nccl",
+                call: "ncclSend",
+                message: "rank out of range".into(),
+            })
+        };
+        let to: Vec<i32> = sends.iter().map(|(r, _)| peer(r)).collect::<Result<_, _>>()?;
+        let from: Vec<i32> = receives.iter().map(|(r, _)| peer(r)).collect::<Result<_, _>>()?;
+        result::group_start().map_err(nccl_call("ncclGroupStart"))?;
+        let mut outcome = Ok(());
+        for ((_, bytes), &to) in sends.iter().zip(&to) {
+            let ptr = (send_base + bytes.start as u64) as *const std::ffi::c_void;
+            // SAFETY: the range lies in the buffer (checked above); the stream orders it after the packing.
+            let sent = unsafe { result::send(ptr, bytes.len(), sys::ncclDataType_t::ncclUint8, to, comm, stream) };
+            if let Err(e) = sent {
+                outcome = Err(nccl_call("ncclSend")(e));
+            }
+        }
+        for ((_, bytes), &from) in receives.iter().zip(&from) {
+            let ptr = (receive_base + bytes.start as u64) as *mut std::ffi::c_void;
+            // SAFETY: as for the sends; nothing else writes the receive buffer meanwhile.
+            let received =
+                unsafe { result::recv(ptr, bytes.len(), sys::ncclDataType_t::ncclUint8, from, comm, stream) };
+            if let Err(e) = received {
+                outcome = Err(nccl_call("ncclRecv")(e));
+            }
+        }
+        result::group_end().map_err(nccl_call("ncclGroupEnd"))?;
+        outcome
     }
 
     fn kernel_max_work_group(&self, program: ProgramId, kernel: &str) -> Option<usize> {

@@ -181,6 +181,57 @@ pub trait Device {
     fn settle(&mut self) -> Result<f64, BackendError> {
         Ok(0.0)
     }
+    /// Makes the transfer lane wait for everything submitted so far (a halo exchange's packing reads the state the
+    /// last update wrote). Backends with one in-order queue order everything already; the default does nothing.
+    fn transfer_after_compute(&mut self) -> Result<(), BackendError> {
+        Ok(())
+    }
+    /// Enqueues `steps` on the transfer lane: on CUDA a second stream, so that halo packing and copies overlap the
+    /// kernels submitted with [`Device::submit`]. The default submits them in order with everything else.
+    fn submit_transfer(&mut self, program: ProgramId, steps: &[Step]) -> Result<(), BackendError> {
+        self.submit(program, steps).map(|_| ())
+    }
+    /// Copies a buffer to host bytes on the transfer lane, waiting for that lane only. The default waits for
+    /// everything ([`Device::download`]).
+    fn download_transfer(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError> {
+        self.download(buffer, data)
+    }
+    /// Copies host bytes to a buffer on the transfer lane. The default is [`Device::upload`].
+    fn upload_transfer(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError> {
+        self.upload(buffer, data)
+    }
+    /// Makes work submitted later with [`Device::submit`] wait for everything on the transfer lane so far (the
+    /// halo faces' kernels read what the exchange unpacked). The default does nothing.
+    fn compute_after_transfer(&mut self) -> Result<(), BackendError> {
+        Ok(())
+    }
+    /// Whether this device can join a device-to-device link between ranks ([`Device::peer_join`]).
+    fn peer_link_available(&self) -> bool {
+        false
+    }
+    /// The identity of a new device-to-device link between the ranks' devices (NCCL on CUDA), created by rank 0
+    /// and handed to every rank for [`Device::peer_join`]. The default has no such link.
+    fn peer_id(&mut self) -> Result<Vec<u8>, BackendError> {
+        Err(no_peer_link())
+    }
+    /// Joins the link `id` as rank `rank` of `ranks` (every rank calls this together).
+    fn peer_join(&mut self, rank: usize, ranks: usize, id: &[u8]) -> Result<(), BackendError> {
+        let _ = (rank, ranks, id);
+        Err(no_peer_link())
+    }
+    /// Enqueues on the transfer lane, device to device over the joined link: each `(rank, bytes)` of `sends` from
+    /// buffer `send` to that rank, and each `(rank, bytes)` of `receives` from that rank into buffer `receive`
+    /// (later transfer-lane work starts once all have arrived).
+    fn peer_exchange(
+        &mut self,
+        send: BufferId,
+        sends: &[(usize, std::ops::Range<usize>)],
+        receive: BufferId,
+        receives: &[(usize, std::ops::Range<usize>)],
+    ) -> Result<(), BackendError> {
+        let _ = (send, sends, receive, receives);
+        Err(no_peer_link())
+    }
     /// The largest work group `kernel` of `program` can be launched with (registers limit it on GPUs).
     fn kernel_max_work_group(&self, program: ProgramId, kernel: &str) -> Option<usize>;
     /// Local memory per work group, bytes.
@@ -189,6 +240,14 @@ pub trait Device {
     fn max_work_group(&self) -> usize;
     /// Whether double precision is supported.
     fn supports_f64(&self) -> bool;
+}
+
+/// The error of a backend without a device-to-device link between ranks.
+fn no_peer_link() -> BackendError {
+    BackendError::Unavailable {
+        backend: "nccl",
+        message: "this backend has no device-to-device link between ranks".into(),
+    }
 }
 
 /// Kernel launches as device sequence steps.

@@ -279,34 +279,61 @@ impl<T: Real> DeviceOperator<T> {
 
     /// The launches of one right-hand-side evaluation of state buffer `q` into buffer `out`.
     pub fn rhs_launches_between(&self, q: BufferId, out: BufferId, t: f64) -> Vec<Launch> {
+        self.rhs_launches_over(q, out, t, 0..self.k)
+    }
+
+    /// The elements operators may split their right-hand side at: a range of elements starts at a multiple of
+    /// this (every kernel's work groups then begin at its first element).
+    pub fn element_quantum(&self) -> usize {
+        self.source.element_quantum()
+    }
+
+    /// The launches computing the right-hand side of the elements `elements` only (`elements.start` a multiple of
+    /// [`DeviceOperator::element_quantum`], `elements.end` at most the operator's element count): a rank computes
+    /// its own elements away from the halo while the halo travels, the rest after. Elements past the range
+    /// (a rank's halo) are read across faces and never computed.
+    pub fn rhs_launches_over(
+        &self,
+        q: BufferId,
+        out: BufferId,
+        t: f64,
+        elements: std::ops::Range<usize>,
+    ) -> Vec<Launch> {
         let mut b = Buffers { ..self.buffers };
         b.q = q;
         b.rhs = out;
         let b = &b;
-        let (kk, fs) = (Arg::I32(self.k as i32), Arg::I32(self.fs as i32));
+        let end = elements.end.min(self.k);
+        let (kk, fs) = (Arg::I32(end as i32), Arg::I32(self.fs as i32));
         let buf = Arg::Buffer;
         self.source
             .rhs_kernels
             .iter()
+            .filter(|_| elements.start < end)
             .map(|kernel| {
+                let per_group = self.source.elements_per_group(kernel);
+                let g0 = elements.start / per_group;
+                let g0_arg = Arg::I32(g0 as i32);
                 // the face data every surface-computing kernel reads, in the templates' argument order
                 let faces = [b.face_geo, b.vmap_m, b.vmap_p, b.face_bc, b.neigh, b.face_xy].map(buf);
                 let join = |head: &[Arg], tail: &[Arg]| [head, &faces[..], tail].concat();
                 let t = Self::scalar(t);
                 let args = match kernel.name {
-                    "volume" => vec![buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds), kk, fs],
+                    "volume" => {
+                        vec![buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds), kk, fs, g0_arg]
+                    }
                     "rhs" => join(
                         &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds)],
-                        &[buf(b.lift), t, kk, fs],
+                        &[buf(b.lift), t, kk, fs, g0_arg],
                     ),
-                    "tile" => join(&[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.tiled)], &[t, kk, fs]),
-                    "surface" => join(&[buf(b.q), buf(b.rhs)], &[buf(b.mat), buf(b.lift), t, kk, fs]),
-                    "flux" => join(&[buf(b.q), buf(b.jumps)], &[buf(b.mat), t, kk, fs]),
-                    _ => vec![buf(b.jumps), buf(b.rhs), buf(b.lift), kk, fs],
+                    "tile" => join(&[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.tiled)], &[t, kk, fs, g0_arg]),
+                    "surface" => join(&[buf(b.q), buf(b.rhs)], &[buf(b.mat), buf(b.lift), t, kk, fs, g0_arg]),
+                    "flux" => join(&[buf(b.q), buf(b.jumps)], &[buf(b.mat), t, kk, fs, g0_arg]),
+                    _ => vec![buf(b.jumps), buf(b.rhs), buf(b.lift), kk, fs, g0_arg],
                 };
                 Launch {
                     kernel: self.source.symbol(kernel.name).to_string(),
-                    groups: self.source.groups(kernel, self.k),
+                    groups: self.source.groups(kernel, end) - g0,
                     local: kernel.local_size,
                     args,
                 }
@@ -328,6 +355,16 @@ impl<T: Real> DeviceOperator<T> {
     /// Downloads the right-hand side in the CPU layout.
     pub fn download_rhs(&self, device: &mut dyn Device) -> Result<Vec<T>, BackendError> {
         self.read_state(device, self.buffers.rhs)
+    }
+
+    /// Offset of variable `variable` at node `node` of element `element` in a device state buffer.
+    pub fn state_offset(&self, element: usize, variable: usize, node: usize) -> usize {
+        variable * self.fs + node_offset(&self.source, element, node, self.fs)
+    }
+
+    /// Variables per node.
+    pub fn nvars(&self) -> usize {
+        self.nv
     }
 
     /// Values in one device state buffer (all fields, padding included).
@@ -394,6 +431,22 @@ impl<T: Real> DeviceOperator<T> {
     /// evaluations.
     pub fn apply(&self, device: &mut dyn Device, t: f64, repeats: usize) -> Result<Vec<f64>, BackendError> {
         device.run(self.program, &self.rhs_launches(t), repeats)
+    }
+
+    /// Evaluates the right-hand side of the uploaded state on the elements `elements` only (see
+    /// [`DeviceOperator::rhs_launches_over`]).
+    pub fn apply_over(
+        &self,
+        device: &mut dyn Device,
+        t: f64,
+        elements: std::ops::Range<usize>,
+    ) -> Result<(), BackendError> {
+        device.run(self.program, &self.rhs_launches_over(self.buffers.q, self.buffers.rhs, t, elements), 1).map(|_| ())
+    }
+
+    /// Elements of the operator.
+    pub fn num_elements(&self) -> usize {
+        self.k
     }
 }
 

@@ -213,15 +213,32 @@ impl KernelSource {
         self.symbols.iter().find(|(role, _)| *role == name).map_or(name, |(_, symbol)| symbol.as_str())
     }
 
-    /// Work groups for `kernel` on `k` elements: the elements each group handles are
-    /// `elements_per_group · seq` (whole microblocks for the node-partition volume kernel).
-    pub fn groups(&self, kernel: &KernelLaunch, k: usize) -> usize {
+    /// Elements one work group of `kernel` handles: `elements_per_group · seq` (whole microblocks for the
+    /// node-partition volume kernel).
+    pub fn elements_per_group(&self, kernel: &KernelLaunch) -> usize {
         let seq = self.variant.seq;
         if kernel.name == "volume" && self.variant.partition == Partition::Node {
-            let microblocks = k.div_ceil(self.geometry.microblock.elements);
-            return microblocks.div_ceil(self.variant.group * seq).max(1);
+            return self.geometry.microblock.elements * self.variant.group * seq;
         }
-        k.div_ceil(kernel.elements_per_group * seq).max(1)
+        kernel.elements_per_group * seq
+    }
+
+    /// Work groups for `kernel` on `k` elements.
+    pub fn groups(&self, kernel: &KernelLaunch, k: usize) -> usize {
+        k.div_ceil(self.elements_per_group(kernel)).max(1)
+    }
+
+    /// The smallest element count every right-hand-side kernel's groups divide: a launch over elements
+    /// `first..end` (the kernels' group offset `g0`) needs `first` to be a multiple of it.
+    pub fn element_quantum(&self) -> usize {
+        fn gcd(a: usize, b: usize) -> usize {
+            if b == 0 {
+                a
+            } else {
+                gcd(b, a % b)
+            }
+        }
+        self.rhs_kernels.iter().map(|k| self.elements_per_group(k)).fold(1, |l, e| l / gcd(l, e) * e)
     }
 }
 

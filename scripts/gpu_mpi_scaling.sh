@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Issue 16 on nvidia-h100-x4 (each section one device call, under 10 minutes); results under $OUT.
+#   check    the nodal-triangle kernels verified on CUDA (whole and in two element ranges), and runs over 2 and 4
+#            ranks (one GPU each) in both exchanges and schedules against the one-process run (f64)
+#   scaling  Maxwell TM, N = 4, f64: weak scaling (≈ 50M DOF per GPU: 746², 1055², 1492² cells on 1, 2, 4 GPUs)
+#            and strong scaling (100M DOF: 1055² cells on 1, 2, 4 GPUs); every run times each exchange × schedule
+#            on its first state (the slowest rank's seconds per right-hand side) and steps with the fastest; at 4
+#            GPUs the whole loop also in the synchronous host-staged and the asynchronous NCCL combinations
+#   tune     (on nvidia-h100-x1) the nodal-triangle winners re-tuned after the kernels' group-offset argument, into
+#            the user database under $OUT/tune
+# usage: DG=gpu/dg OUT=dir bash scripts/gpu_mpi_scaling.sh SECTION
+set -u
+SECTION=${1:?check, scaling or tune}
+DG=${DG:-gpu/dg}; OUT=${OUT:-.}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+date -u +%FT%TZ > "$OUT/date-$SECTION"
+# NCCL from the Python image (nvidia-nccl) as libnccl.so, which cudarc loads
+LIB=$(find / -xdev -name 'libnccl.so.2' 2>/dev/null | head -1)
+mkdir -p /tmp/nccl && [ -n "$LIB" ] && ln -sf "$LIB" /tmp/nccl/libnccl.so
+export LD_LIBRARY_PATH=/tmp/nccl:${LD_LIBRARY_PATH:-}
+MPI="mpirun --bind-to none --mca pml ob1 --mca btl self,vader -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE"
+V=elem/wg128/seq1/matrix-local/merged/node-major/f64/diff-first
+field() { grep -oE "\"$1\": [^,]*" "$2" | head -1 | sed 's/.*: //'; }
+case $SECTION in
+check)
+  nvidia-smi -L; echo "nccl: ${LIB:-none}"
+  ompi_info --parsable --all 2>/dev/null | grep -i "cuda_support" | head -3
+  CUDA_VISIBLE_DEVICES=0 timeout 240 "$DG" verify maxwell2d --order 1..8 --precision both --device cuda:0 --json \
+    > "$OUT/verify.json" 2> "$OUT/verify.err"
+  echo "verify rc $?: $(grep -oE '"(passed|failed|rejected)": [0-9]+' "$OUT/verify.json" | sort | uniq -c | tr '\n' ' ')"
+  A="run maxwell-cavity --order 4 --nx 120 --ny 97 --t-end 0.02 --device cuda --variant $V --json"
+  CUDA_VISIBLE_DEVICES=0 "$DG" $A > "$OUT/c1.json" 2> "$OUT/c1.err"
+  echo "1 process: L2 $(field l2_error "$OUT/c1.json") energy $(field energy_final "$OUT/c1.json")"
+  for n in 2 4; do for x in host-staged nccl; do for s in sync async; do
+    timeout 120 $MPI -n $n "$DG" $A --exchange $x --schedule $s > "$OUT/c$n-$x-$s.json" 2> "$OUT/c$n-$x-$s.err"
+    echo "$n ranks $x $s rc $?: L2 $(field l2_error "$OUT/c$n-$x-$s.json") energy $(field energy_final "$OUT/c$n-$x-$s.json") gpus $(grep -oE '"gpu": [0-9]+' "$OUT/c$n-$x-$s.json" | sed 's/.*: //' | tr '\n' ' ')"
+    tail -1 "$OUT/c$n-$x-$s.err"
+  done; done; done ;;
+scaling)
+  nvidia-smi -L
+  run() {  # name ranks nx t_end [schedule exchange]
+    local name=$1 n=$2 nx=$3 t=$4 s=${5:-tuned} x=${6:-tuned}
+    local args="run maxwell-cavity --order 4 --nx $nx --t-end $t --device cuda --variant $V --schedule $s --exchange $x --json"
+    if [ "$n" = 1 ]; then timeout 240 "$DG" $args > "$OUT/$name.json" 2> "$OUT/$name.err"
+    else timeout 240 $MPI -n "$n" "$DG" $args > "$OUT/$name.json" 2> "$OUT/$name.err"; fi
+    echo "$name ($n GPUs, nx $nx) rc $?: steps $(field steps "$OUT/$name.json") wall $(field wall_seconds "$OUT/$name.json") chosen $(field chosen "$OUT/$name.json")/$(field exchange "$OUT/$name.json")"
+    tr -d ' \n' < "$OUT/$name.json" | grep -oE '"trials":\[[^]]*\]' ; echo
+    tail -1 "$OUT/$name.err"
+  }
+  run weak1 1 746 0.03
+  run weak2 2 1055 0.0212
+  run weak4 4 1492 0.015
+  run strong1 1 1055 0.0212
+  run strong4 4 1055 0.0212
+  # the whole loop in the two extremes at 4 GPUs (the tuned runs step with the fastest)
+  run weak4-sync-host 4 1492 0.015 sync host-staged
+  run weak4-async-nccl 4 1492 0.015 async nccl ;;
+tune)
+  nvidia-smi -L
+  export DG_CACHE_DIR="$OUT/tune"
+  timeout 470 "$DG" autotune maxwell2d --orders 1..8 --precision both --device cuda:0 > "$OUT/tune.txt" 2> "$OUT/tune.err"
+  echo "maxwell2d rc $?"
+  timeout 80 "$DG" autotune euler2d --orders 1..2 --precision f64 --device cuda:0 >> "$OUT/tune.txt" 2>> "$OUT/tune.err"
+  echo "euler2d rc $?"
+  grep -h winner "$OUT/tune.txt" ;;
+esac
