@@ -37,8 +37,14 @@ pub struct DgSpace3d {
 impl DgSpace3d {
     /// Builds the space of order `order` on `mesh`.
     pub fn new(mesh: TetMesh, order: usize) -> Result<Self, SpaceError> {
-        let element = ReferenceTetrahedron::new(order)?;
         let connectivity = Connectivity3d::build(&mesh)?;
+        Self::with_connectivity(mesh, order, connectivity)
+    }
+
+    /// Builds the space of order `order` on `mesh` with the face connectivity `connectivity` (a part of a larger
+    /// mesh keeps the whole mesh's links; a face linked to itself sees its own trace).
+    pub fn with_connectivity(mesh: TetMesh, order: usize, connectivity: Connectivity3d) -> Result<Self, SpaceError> {
+        let element = ReferenceTetrahedron::new(order)?;
         let (np, nfp) = (element.np, element.nfp);
         let k_count = mesh.num_elements();
         let mut xyz =

@@ -46,11 +46,17 @@ pub struct HexSpace {
 impl HexSpace {
     /// Builds the space of degree `order` on `mesh`.
     pub fn new(mesh: HexMesh, order: usize) -> Result<Self, SpaceError> {
+        let connectivity = HexConnectivity::build(&mesh)?;
+        Self::with_connectivity(mesh, order, connectivity)
+    }
+
+    /// Builds the space of degree `order` on `mesh` with the face connectivity `connectivity` (a part of a larger
+    /// mesh keeps the whole mesh's links; a face linked to itself sees its own trace).
+    pub fn with_connectivity(mesh: HexMesh, order: usize, connectivity: HexConnectivity) -> Result<Self, SpaceError> {
         if order > MAX_HEX_ORDER {
             return Err(CoreError::UnsupportedOrder { order, min: 0, max: MAX_HEX_ORDER }.into());
         }
         let element = ReferenceHexahedron::new(order);
-        let connectivity = HexConnectivity::build(&mesh)?;
         let (np, nfp, k_count) = (element.np, element.nfp, mesh.num_elements());
         let mut xyz =
             [Vec::with_capacity(k_count * np), Vec::with_capacity(k_count * np), Vec::with_capacity(k_count * np)];

@@ -8,14 +8,20 @@
 //! computes what one process computes, to round-off in the reductions (norms, energies).
 //!
 //! [`tri`] builds a rank's part of a triangle mesh as a [`dg_core::space::DgSpace2d`] whose face connectivity is
-//! the whole mesh's: own elements first, then the halo, whose faces to elements outside the part are linked to
-//! themselves (their right-hand side is computed and discarded).
+//! the whole mesh's: own elements first (the interior, then those next to other ranks), then the halo, whose faces
+//! to elements outside the part are linked to themselves.
+//!
+//! On devices ([`device`]) only the traces travel ([`trace::TracePlan`]: the nodes of the faces two ranks share),
+//! host-staged or device to device over NCCL, in the synchronous or the asynchronous schedule (the interior's
+//! right-hand side while the traces travel); the formulation computes its own elements over element ranges.
 
 pub mod comm;
 pub mod device;
 pub mod exchange;
 pub mod halo;
+pub mod hex;
 pub mod partition;
+pub mod tet;
 pub mod trace;
 pub mod tri;
 

@@ -53,6 +53,92 @@ pub fn partition_elements(neighbours: &[Vec<usize>], parts: usize) -> Result<Vec
     Ok(part)
 }
 
+/// The element across each face of each element (`links`: per element, per face; periodic faces included; `None`
+/// on the boundary).
+pub fn elements_across<const N: usize>(links: &[[dg_core::mesh::FaceLink; N]]) -> Vec<Vec<Option<usize>>> {
+    use dg_core::mesh::FaceLink;
+    links
+        .iter()
+        .map(|faces| {
+            faces
+                .iter()
+                .map(|link| match link {
+                    FaceLink::Interior { element, .. } => Some(*element),
+                    FaceLink::Boundary { .. } => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The face links of the elements `elements` (global indices) among themselves, numbered by their position in
+/// `elements`: a face between two of them as in `links` (the whole mesh's), a boundary face as it is, and a face to
+/// an element outside linked to itself.
+pub fn local_links<const N: usize>(
+    links: &[[dg_core::mesh::FaceLink; N]],
+    elements: &[usize],
+) -> Vec<[dg_core::mesh::FaceLink; N]> {
+    use dg_core::mesh::FaceLink;
+    let mut local = vec![usize::MAX; links.len()];
+    for (l, &k) in elements.iter().enumerate() {
+        local[k] = l;
+    }
+    elements
+        .iter()
+        .enumerate()
+        .map(|(l, &k)| {
+            let mut faces = links[k];
+            for (f, link) in faces.iter_mut().enumerate() {
+                if let FaceLink::Interior { element, face } = *link {
+                    *link = match local[element] {
+                        usize::MAX => FaceLink::Interior { element: l, face: f },
+                        other => FaceLink::Interior { element: other, face },
+                    };
+                }
+            }
+            faces
+        })
+        .collect()
+}
+
+/// One rank's part of a partitioned mesh: its halo plan, its space on own elements then halo, and its space on own
+/// elements alone.
+#[derive(Debug, Clone)]
+pub struct MeshPart<S> {
+    /// Own elements (the interior first) and halo.
+    pub plan: crate::halo::HaloPlan,
+    /// The space on the own elements, then the halo (what the rank's operator runs on).
+    pub space: S,
+    /// The space on the own elements alone (norms, errors, output): its states are the first `plan.owned.len()`
+    /// elements of `space`'s.
+    pub owned: S,
+    /// Which rank owns each element of the whole mesh.
+    pub owner: Vec<usize>,
+}
+
+/// Splits a mesh whose face links are `links` into `parts` parts (METIS on the element graph) and builds part
+/// `rank`'s spaces with `space_of(elements, their local links)`. Every rank computes the same partition.
+pub fn split_mesh<S, const N: usize>(
+    links: &[[dg_core::mesh::FaceLink; N]],
+    parts: usize,
+    rank: usize,
+    space_of: impl Fn(&[usize], Vec<[dg_core::mesh::FaceLink; N]>) -> Result<S, ParallelError>,
+) -> Result<MeshPart<S>, ParallelError> {
+    let neighbours = element_graph(&elements_across(links));
+    let owner = partition_elements(&neighbours, parts)?;
+    let plan = crate::halo::HaloPlan::new(&neighbours, &owner, rank);
+    let local: Vec<usize> = (0..plan.local_elements()).map(|l| plan.global(l)).collect();
+    let space = space_of(&local, local_links(links, &local))?;
+    let own = &local[..plan.owned.len()];
+    let owned = space_of(own, local_links(links, own))?;
+    Ok(MeshPart { plan, space, owned, owner })
+}
+
+/// The element graph of [`elements_across`]: for each element, the elements across its faces.
+pub fn element_graph(across: &[Vec<Option<usize>>]) -> Vec<Vec<usize>> {
+    across.iter().map(|faces| faces.iter().flatten().copied().collect()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,10 +2,10 @@
 
 use crate::device::RangedDeviceRhs;
 use crate::halo::HaloPlan;
-use crate::partition::partition_elements;
+use crate::partition::{element_graph, elements_across, split_mesh};
 use crate::trace::TracePlan;
 use crate::ParallelError;
-use dg_core::mesh::{Connectivity, FaceLink, TriMesh};
+use dg_core::mesh::{Connectivity, TriMesh};
 use dg_core::space::DgSpace2d;
 use dg_core::Real;
 use dg_nodal_tri::device::DeviceOperator;
@@ -14,19 +14,7 @@ use std::ops::Range;
 
 /// The elements across each element's faces (periodic faces included).
 pub fn element_neighbours(connectivity: &Connectivity) -> Vec<Vec<usize>> {
-    connectivity
-        .links
-        .iter()
-        .map(|faces| {
-            faces
-                .iter()
-                .filter_map(|link| match link {
-                    FaceLink::Interior { element, .. } => Some(*element),
-                    FaceLink::Boundary { .. } => None,
-                })
-                .collect()
-        })
-        .collect()
+    element_graph(&elements_across(&connectivity.links))
 }
 
 /// One rank's part of a partitioned triangle mesh.
@@ -49,67 +37,21 @@ pub struct TriPart {
 /// rank computes the same partition from the same mesh.
 pub fn tri_part(mesh: &TriMesh, order: usize, parts: usize, rank: usize) -> Result<TriPart, ParallelError> {
     let connectivity = Connectivity::build(mesh).map_err(dg_core::space::SpaceError::from)?;
-    let neighbours = element_neighbours(&connectivity);
-    let part = partition_elements(&neighbours, parts)?;
-    let plan = HaloPlan::new(&neighbours, &part, rank);
-    let local: Vec<usize> = (0..plan.local_elements()).map(|l| plan.global(l)).collect();
-    let space = sub_space(mesh, &connectivity, &local, order)?;
-    let owned = sub_space(mesh, &connectivity, &local[..plan.owned.len()], order)?;
-    let faces: Vec<Vec<Option<usize>>> = connectivity
-        .links
-        .iter()
-        .map(|links| {
-            links
-                .iter()
-                .map(|link| match link {
-                    FaceLink::Interior { element, .. } => Some(*element),
-                    FaceLink::Boundary { .. } => None,
-                })
-                .collect()
-        })
-        .collect();
-    let traces = TracePlan::new(&plan, &part, &faces, &space.element.fmask);
-    Ok(TriPart { plan, space, owned, traces, parts })
-}
-
-/// The space on the elements `elements` (global indices) of `mesh`: faces between two of them as in the whole
-/// mesh, boundary faces with their tags, faces to an element outside linked to themselves.
-fn sub_space(
-    mesh: &TriMesh,
-    connectivity: &Connectivity,
-    elements: &[usize],
-    order: usize,
-) -> Result<DgSpace2d, ParallelError> {
-    let mut local = vec![usize::MAX; mesh.num_elements()];
-    for (l, &k) in elements.iter().enumerate() {
-        local[k] = l;
-    }
-    let links = elements
-        .iter()
-        .enumerate()
-        .map(|(l, &k)| {
-            let mut faces = connectivity.links[k];
-            for (f, link) in faces.iter_mut().enumerate() {
-                if let FaceLink::Interior { element, face } = *link {
-                    *link = match local[element] {
-                        usize::MAX => FaceLink::Interior { element: l, face: f },
-                        other => FaceLink::Interior { element: other, face },
-                    };
-                }
-            }
-            faces
-        })
-        .collect();
-    let sub = TriMesh {
-        vertices: mesh.vertices.clone(),
-        elements: elements.iter().map(|&k| mesh.elements[k]).collect(),
-        tag_names: mesh.tag_names.clone(),
-        boundary_tags: mesh.boundary_tags.clone(),
-        periodic_vertex: mesh.periodic_vertex.clone(),
-        origins: elements.iter().filter_map(|&k| mesh.origins.get(k).cloned()).collect(),
-    };
-    let connectivity = Connectivity { links, tag_names: connectivity.tag_names.clone() };
-    Ok(DgSpace2d::with_connectivity(sub, order, connectivity)?)
+    let split = split_mesh(&connectivity.links, parts, rank, |elements, links| {
+        let sub = TriMesh {
+            vertices: mesh.vertices.clone(),
+            elements: elements.iter().map(|&k| mesh.elements[k]).collect(),
+            tag_names: mesh.tag_names.clone(),
+            boundary_tags: mesh.boundary_tags.clone(),
+            periodic_vertex: mesh.periodic_vertex.clone(),
+            origins: elements.iter().filter_map(|&k| mesh.origins.get(k).cloned()).collect(),
+        };
+        let connectivity = Connectivity { links, tag_names: connectivity.tag_names.clone() };
+        Ok(DgSpace2d::with_connectivity(sub, order, connectivity)?)
+    })?;
+    let faces = elements_across(&connectivity.links);
+    let traces = TracePlan::new(&split.plan, &split.owner, &faces, &split.space.element.fmask);
+    Ok(TriPart { plan: split.plan, space: split.space, owned: split.owned, traces, parts })
 }
 
 /// The nodal triangle kernels over element ranges (their group offset).

@@ -171,30 +171,11 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<HexOutcome, RunError> {
     let started = Instant::now();
-    if let Some(name) = opts.flux.as_deref().or(case.flux()) {
-        if !law.select_numerical_flux(name) {
-            return Err(RunError::InvalidOption(format!(
-                "law `{}` has no numerical flux `{name}`; it offers {}",
-                law.name(),
-                law.numerical_flux_names().join(", ")
-            )));
-        }
-    }
+    select_flux(&mut law, case, opts)?;
     check_state_size(mesh.num_elements(), opts.order, L::NVARS)?;
     let space = HexSpace::new(mesh, opts.order)?;
-    crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
-    let mut bindings = case.boundary_conditions();
-    bindings.retain(|tag, _| space.connectivity.tag_names.contains(tag));
-    bindings.extend(opts.boundary.clone());
-    let binding = BoundaryBinding::for_law_on_hexes(&law, &space, &bindings)?;
+    let binding = hex_binding(&law, case, &space, opts)?;
     let materials: Vec<f64> = Vec::new();
-    if L::NMATERIALS != 0 {
-        return Err(RunError::InvalidOption(format!(
-            "law `{}` needs {} material values per cell; the hexahedral cases give none",
-            law.name(),
-            L::NMATERIALS
-        )));
-    }
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
     let q0_f64: Vec<f64> = crate::widened(&q0);
@@ -204,21 +185,13 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         Ok(dg_core::vtu::write_vtu_hex(path, &space, &named(names, &values))?)
     };
     let speed = wave_speed(&law, &q0_f64, np)?;
-    let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * space.dt_length_scale() / speed;
-    let step = |limit: &StabilityLimit| -> Result<StepRule, RunError> {
-        crate::note_unestimated(limit, q0_f64.len());
-        let dt =
-            crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, limit, (opts.scheme, opts.allow_unstable))?;
-        Ok(StepRule::Uniform(dt * opts.step_scale))
-    };
+    let step = |limit: &StabilityLimit| step_rule(&space, speed, q0_f64.len(), opts, limit);
     let (q, stats, info) = match device {
         None => {
             if opts.variant.is_some() {
                 return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
             }
-            let mut op64 = HexOperator::<L, f64>::new(law.clone(), &space, &binding, &materials);
-            let Ok(limit) = StabilityLimit::of(&mut op64, &q0_f64, 0.0, opts.scheme);
-            let rule = step(&limit)?;
+            let rule = step(&cpu_limit(&law, &space, &binding, &q0_f64, opts.scheme))?;
             let op = HexOperator::<L, T>::new(law.clone(), &space, &binding, &materials);
             let mut stepper = Integrated::new(op, q0, opts.scheme)
                 .with_host_values()
@@ -285,6 +258,76 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     Ok(HexOutcome { report, device: info })
 }
 
+/// Selects the numerical flux `--flux` or the case's names (an error naming the law's fluxes if it has none such).
+pub(crate) fn select_flux<L: ConservationLaw>(
+    law: &mut L,
+    case: &dyn HexCase,
+    opts: &HexOptions,
+) -> Result<(), RunError> {
+    if let Some(name) = opts.flux.as_deref().or(case.flux()) {
+        if !law.select_numerical_flux(name) {
+            return Err(RunError::InvalidOption(format!(
+                "law `{}` has no numerical flux `{name}`; it offers {}",
+                law.name(),
+                law.numerical_flux_names().join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The case's boundary conditions on the tags `space` has, with `--bc` over them; laws with materials refused
+/// (the hexahedral cases give none).
+pub(crate) fn hex_binding<L: ConservationLaw>(
+    law: &L,
+    case: &dyn HexCase,
+    space: &HexSpace,
+    opts: &HexOptions,
+) -> Result<BoundaryBinding, RunError> {
+    crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
+    let mut bindings = case.boundary_conditions();
+    bindings.retain(|tag, _| space.connectivity.tag_names.contains(tag));
+    bindings.extend(opts.boundary.clone());
+    let binding = BoundaryBinding::for_law_on_hexes(law, space, &bindings)?;
+    if L::NMATERIALS != 0 {
+        return Err(RunError::InvalidOption(format!(
+            "law `{}` needs {} material values per cell; the hexahedral cases give none",
+            law.name(),
+            L::NMATERIALS
+        )));
+    }
+    Ok(binding)
+}
+
+/// The scheme's stability limit of the CPU operator on `space` from `q0` (not estimated above
+/// [`StabilityLimit::MAX_VALUES`]).
+pub(crate) fn cpu_limit<L: ConservationLaw + Clone + Send + Sync + 'static>(
+    law: &L,
+    space: &HexSpace,
+    binding: &BoundaryBinding,
+    q0: &[f64],
+    scheme: Scheme,
+) -> StabilityLimit {
+    let mut op64 = HexOperator::<L, f64>::new(law.clone(), space, binding, &[]);
+    let Ok(limit) = StabilityLimit::of(&mut op64, q0, 0.0, scheme);
+    limit
+}
+
+/// The uniform step of a run on `space` whose largest wave speed is `speed`: `--dt` or the CFL rule, checked
+/// against `limit` (`values`: the state's size, for the note when it was not estimated).
+pub(crate) fn step_rule(
+    space: &HexSpace,
+    speed: f64,
+    values: usize,
+    opts: &HexOptions,
+    limit: &StabilityLimit,
+) -> Result<StepRule, RunError> {
+    let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * space.dt_length_scale() / speed;
+    crate::note_unestimated(limit, values);
+    let dt = crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, limit, (opts.scheme, opts.allow_unstable))?;
+    Ok(StepRule::Uniform(dt * opts.step_scale))
+}
+
 /// A device state read out as f64 values (in the CPU operator's layout).
 fn read_values<T: Real>(sys: &mut HexDeviceSystem<'_, T>, q: BufferId) -> Result<Vec<f64>, DeviceOperatorError> {
     Ok(crate::widened(&sys.op.read_state(sys.device, q)?))
@@ -313,7 +356,7 @@ fn inspect<T: Real>(
 }
 
 /// The largest wave speed of the initial state over the three axis directions.
-fn wave_speed<L: ConservationLaw>(law: &L, q0: &[f64], np: usize) -> Result<f64, RunError> {
+pub(crate) fn wave_speed<L: ConservationLaw>(law: &L, q0: &[f64], np: usize) -> Result<f64, RunError> {
     let nv = L::NVARS;
     let mut state = vec![0.0; nv];
     let mut speed = 0.0f64;

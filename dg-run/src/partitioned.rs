@@ -132,27 +132,36 @@ pub type SchedulePick = Pick<Schedule>;
 /// The exchange pick (`host-staged`, `nccl`, `tuned`).
 pub type ExchangePick = Pick<Exchange>;
 
-impl std::str::FromStr for Pick<Schedule> {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "sync" => Ok(Self::Given(Schedule::Synchronous)),
-            "async" => Ok(Self::Given(Schedule::Asynchronous)),
-            "tuned" => Ok(Self::Tuned),
-            _ => Err(format!("unknown schedule `{s}`: use sync, async or tuned")),
-        }
-    }
+/// What a [`Pick`] chooses among, by name on the command line.
+pub trait Choice: Copy + 'static {
+    /// What is chosen (`schedule`, `exchange`).
+    const WHAT: &'static str;
+    /// Every choice with its name.
+    const CHOICES: &'static [(&'static str, Self)];
 }
 
-impl std::str::FromStr for Pick<Exchange> {
+impl Choice for Schedule {
+    const WHAT: &'static str = "schedule";
+    const CHOICES: &'static [(&'static str, Self)] =
+        &[("sync", Schedule::Synchronous), ("async", Schedule::Asynchronous)];
+}
+
+impl Choice for Exchange {
+    const WHAT: &'static str = "exchange";
+    const CHOICES: &'static [(&'static str, Self)] =
+        &[("host-staged", Exchange::HostStaged), ("nccl", Exchange::DeviceToDevice)];
+}
+
+impl<C: Choice> std::str::FromStr for Pick<C> {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "host-staged" => Ok(Self::Given(Exchange::HostStaged)),
-            "nccl" => Ok(Self::Given(Exchange::DeviceToDevice)),
-            "tuned" => Ok(Self::Tuned),
-            _ => Err(format!("unknown exchange `{s}`: use host-staged, nccl or tuned")),
+        if s == "tuned" {
+            return Ok(Self::Tuned);
         }
+        C::CHOICES.iter().find(|(name, _)| *name == s).map(|(_, c)| Self::Given(*c)).ok_or_else(|| {
+            let names: Vec<&str> = C::CHOICES.iter().map(|(name, _)| *name).collect();
+            format!("unknown {} `{s}`: use {} or tuned", C::WHAT, names.join(", "))
+        })
     }
 }
 
@@ -222,7 +231,7 @@ pub fn run_partitioned<L: ConservationLaw + Clone + Send + Sync + 'static, T: Re
 
 /// Fails on every rank when one fails (each rank with its own error, or a note that another rank failed): no rank
 /// waits for a collective call the others never make.
-fn agreed<V>(comm: &dyn Communicator, result: Result<V, RunError>) -> Result<V, RunError> {
+pub(crate) fn agreed<V>(comm: &dyn Communicator, result: Result<V, RunError>) -> Result<V, RunError> {
     let mut failed = [f64::from(u8::from(result.is_err()))];
     comm.sum(&mut failed);
     match result {
@@ -581,44 +590,15 @@ fn finish<L: ConservationLaw, T: Real>(
     }
     comm.sum(&mut sums);
     if let Some(path) = &opts.output.vtu {
-        write_pieces(path, &part.owned, law.variable_names(), &crate::widened(own), comm)?;
+        let names = law.variable_names();
+        let values = per_variable(&crate::widened(own), names.len(), np);
+        write_pieces(path, names, comm, |piece| {
+            Ok(dg_core::vtu::write_vtu(piece, &part.owned, &named(names, &values))?)
+        })?;
     }
-    let m = &ended.mine;
-    let mine = [
-        m.elements as f64,
-        m.halo_elements as f64,
-        m.neighbours as f64,
-        m.gpu.map_or(-1.0, |g| g as f64),
-        m.compute_seconds,
-        m.exchange_seconds,
-        m.wait_seconds,
-        m.exchanges as f64,
-        m.values_sent as f64,
-        m.loop_seconds,
-        m.inspecting_seconds,
-    ];
-    let all = comm.gather(&mine);
-    if comm.rank() != 0 {
+    let Some(ranks) = gather_ranks(comm, &ended.mine) else {
         return Ok(PartitionedOutcome { report: None, ranks: Vec::new(), device: None });
-    }
-    let ranks = all
-        .chunks_exact(mine.len())
-        .enumerate()
-        .map(|(r, v)| RankReport {
-            rank: r,
-            elements: v[0] as usize,
-            halo_elements: v[1] as usize,
-            neighbours: v[2] as usize,
-            gpu: (v[3] >= 0.0).then_some(v[3] as usize),
-            compute_seconds: v[4],
-            exchange_seconds: v[5],
-            wait_seconds: v[6],
-            exchanges: v[7] as u64,
-            values_sent: v[8] as u64,
-            loop_seconds: v[9],
-            inspecting_seconds: v[10],
-        })
-        .collect();
+    };
     let mesh = prepared.mesh;
     let dofs = mesh.num_elements() * np * nv;
     let report = RunReport {
@@ -645,6 +625,125 @@ fn finish<L: ConservationLaw, T: Real>(
     Ok(PartitionedOutcome { report: Some(report), ranks, device })
 }
 
+/// Rank 0's value of `on_rank_0` (a step on the whole mesh) on every rank; its error on rank 0, and a plain refusal
+/// elsewhere, when it fails.
+pub(crate) fn from_rank_0(
+    comm: &dyn Communicator,
+    on_rank_0: impl FnOnce() -> Result<f64, RunError>,
+) -> Result<f64, RunError> {
+    let mut value = [f64::NAN];
+    let mut error = None;
+    if comm.rank() == 0 {
+        match on_rank_0() {
+            Ok(v) => value[0] = v,
+            Err(e) => error = Some(e),
+        }
+    }
+    comm.broadcast(&mut value);
+    match error {
+        Some(e) => Err(e),
+        None if !value[0].is_finite() => Err(RunError::InvalidOption("rank 0 could not set the time step".into())),
+        None => Ok(value[0]),
+    }
+}
+
+/// What a rank's split time loop on the CPU left: the loop's statistics, the local state (own elements first) and
+/// the rank's report.
+pub(crate) struct SplitLoop<T> {
+    /// The loop's statistics.
+    pub stats: dg_runtime::run_loop::LoopStats,
+    /// The final local state.
+    pub q: Vec<T>,
+    /// This rank's part and times.
+    pub mine: RankReport,
+}
+
+/// Steps `op` (the rank's operator on its own elements and halo, `block` values per element) from `q0` to `t_end`
+/// in steps of `dt` on the native CPU path, whole halo elements exchanged before every right-hand side; every rank
+/// stops at the first step where some rank has a value that is not finite.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn step_split_cpu<S, T>(
+    op: S,
+    plan: &dg_parallel::halo::HaloPlan,
+    block: usize,
+    q0: Vec<T>,
+    (scheme, t_end, dt): (dg_runtime::time::Scheme, f64, f64),
+    comm: &dyn Communicator,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<SplitLoop<T>, RunError>
+where
+    S: OdeSystem<State = Vec<T>>,
+    dg_parallel::ParallelError: From<S::Error>,
+    T: Real,
+{
+    let owned_values = plan.owned.len() * block;
+    let system = HaloExchanged::new(op, comm, plan, block);
+    let loop_started = Instant::now();
+    let mut stepper = Integrated::new(system, q0, scheme).with_inspect(|_, q: &Vec<T>, _| {
+        let mut bad = [q[..owned_values].iter().filter(|v| !v.is_finite()).count() as f64];
+        comm.sum(&mut bad);
+        Ok((bad[0] > 0.0).then(|| format!("{} values are not finite numbers", bad[0])))
+    });
+    let silent = crate::output::RunOutput::default();
+    let no_vtu = |_: &Path, _: &[f64]| -> Result<(), RunError> { Ok(()) };
+    let stats = crate::output::run_stepper(&mut stepper, t_end, StepRule::Uniform(dt), &silent, &no_vtu, progress)?;
+    let loop_seconds = loop_started.elapsed().as_secs_f64();
+    let (system, q) = stepper.into_parts();
+    let t = system.times;
+    let mine = RankReport {
+        rank: comm.rank(),
+        elements: plan.owned.len(),
+        halo_elements: plan.halo.len(),
+        neighbours: plan.sends.len(),
+        gpu: None,
+        compute_seconds: t.compute_seconds,
+        exchange_seconds: t.exchange_seconds,
+        wait_seconds: 0.0,
+        exchanges: t.exchanges,
+        values_sent: t.values_sent,
+        loop_seconds,
+        inspecting_seconds: stats.split.inspecting_seconds,
+    };
+    Ok(SplitLoop { stats, q, mine })
+}
+
+/// Every rank's report on rank 0 (`None` elsewhere).
+pub(crate) fn gather_ranks(comm: &dyn Communicator, m: &RankReport) -> Option<Vec<RankReport>> {
+    let mine = [
+        m.elements as f64,
+        m.halo_elements as f64,
+        m.neighbours as f64,
+        m.gpu.map_or(-1.0, |g| g as f64),
+        m.compute_seconds,
+        m.exchange_seconds,
+        m.wait_seconds,
+        m.exchanges as f64,
+        m.values_sent as f64,
+        m.loop_seconds,
+        m.inspecting_seconds,
+    ];
+    let all = comm.gather(&mine);
+    (comm.rank() == 0).then(|| {
+        all.chunks_exact(mine.len())
+            .enumerate()
+            .map(|(r, v)| RankReport {
+                rank: r,
+                elements: v[0] as usize,
+                halo_elements: v[1] as usize,
+                neighbours: v[2] as usize,
+                gpu: (v[3] >= 0.0).then_some(v[3] as usize),
+                compute_seconds: v[4],
+                exchange_seconds: v[5],
+                wait_seconds: v[6],
+                exchanges: v[7] as u64,
+                values_sent: v[8] as u64,
+                loop_seconds: v[9],
+                inspecting_seconds: v[10],
+            })
+            .collect()
+    })
+}
+
 /// The step of the one-process run on the whole mesh, and the stability limit behind it.
 fn global_step<L: ConservationLaw + Clone + Send + Sync + 'static>(
     mesh: &TriMesh,
@@ -662,18 +761,17 @@ fn global_step<L: ConservationLaw + Clone + Send + Sync + 'static>(
     Ok((step_limit(&space, opts, &limit)? * opts.step_scale, limit))
 }
 
-/// Each rank's own elements as `STEM-R.vtu` beside `path`, and (rank 0) `STEM.pvtu` listing them.
-fn write_pieces(
+/// Each rank's own elements as `STEM-R.vtu` beside `path` (written by `write_piece`), and (rank 0) `STEM.pvtu`
+/// listing them.
+pub(crate) fn write_pieces(
     path: &Path,
-    owned: &DgSpace2d,
     names: &[&str],
-    q: &[f64],
     comm: &dyn Communicator,
+    write_piece: impl FnOnce(&Path) -> Result<(), RunError>,
 ) -> Result<(), RunError> {
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
     let piece = |r: usize| format!("{stem}-{r}.vtu");
-    let values = per_variable(q, names.len(), owned.element.np);
-    let written = dg_core::vtu::write_vtu(&path.with_file_name(piece(comm.rank())), owned, &named(names, &values));
+    let written = write_piece(&path.with_file_name(piece(comm.rank())));
     // every rank learns whether every piece was written before rank 0 lists them
     let mut failed = [f64::from(u8::from(written.is_err()))];
     comm.sum(&mut failed);

@@ -136,7 +136,16 @@ pub fn prepare<L: ConservationLaw>(
     mesh: TetMesh,
     opts: &WaveOptions,
 ) -> Result<WaveProblem, RunError> {
-    let space = DgSpace3d::new(mesh, opts.order)?;
+    problem_on(law, case, DgSpace3d::new(mesh, opts.order)?, opts)
+}
+
+/// [`prepare`] on a space already built (a rank's part of a mesh).
+pub fn problem_on<L: ConservationLaw>(
+    law: &L,
+    case: &dyn WaveCase,
+    space: DgSpace3d,
+    opts: &WaveOptions,
+) -> Result<WaveProblem, RunError> {
     crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
     let materials = (0..space.num_elements())
         .flat_map(|k| {

@@ -7,9 +7,11 @@ use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::hex::HexCase;
 use dg::dg_core::hexmesh::HexMesh;
+use dg::dg_parallel::comm::Communicator;
 use dg::dg_runtime::backend::Device;
 use dg::formulations::FormulationId;
 use dg::hex_run::{hex_convergence, run_hex, HexOptions, HexOutcome};
+use dg::partitioned_hex::run_hex_partitioned;
 
 /// Options shared by `run` and `convergence`.
 fn options(args: &SolverArgs, backend: &BackendArgs, order: usize, t_end: Option<f64>) -> anyhow::Result<HexOptions> {
@@ -86,6 +88,34 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
     bar.finish_and_clear();
     print_report(&outcome, args.json)?;
     args.print_outputs();
+    Ok(())
+}
+
+/// `dg run` of a hexahedral case split over the MPI ranks of `comm` (the native CPU path on every rank); rank 0
+/// prints one report with each rank's cells, halo, compute and exchange seconds (`"ranks"` in `--json`).
+pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
+    if args.png.is_some() {
+        bail!("--png does not apply to hexahedral cases (--out writes a VTU file with Lagrange hexahedra)");
+    }
+    super::ranks::refuse_devices(&args, "a hexahedral")?;
+    args.backend.formulation(case.name(), &[FormulationId::Hex])?;
+    let order = args.order.unwrap_or(3);
+    let mut opts = options(&args.solver, &args.backend, order, args.t_end)?;
+    opts.output = args.output(case.name());
+    let mesh = mesh(&args.mesh, case.as_ref(), order)?;
+    let bar = super::ranks::rank_bar(&args, comm, format!("{} D={order} K={}", case.name(), mesh.num_elements()));
+    let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
+    let outcome = match args.precision {
+        Precision::F32 => run_hex_partitioned::<f32>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
+        Precision::F64 => run_hex_partitioned::<f64>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
+    };
+    bar.finish_and_clear();
+    let Some(report) = outcome.report else { return Ok(()) };
+    if args.json {
+        return super::ranks::print_json(&report, &outcome.ranks);
+    }
+    print_report(&HexOutcome { report, device: None }, false)?;
+    super::ranks::print_ranks(&outcome.ranks, args.out.as_deref(), comm.size());
     Ok(())
 }
 

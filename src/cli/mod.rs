@@ -140,9 +140,12 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
             if let Some(comm) = ranks::join()?.or(alone) {
                 return match case {
                     AnyCase::Maxwell(case) => run::maxwell_over_ranks(args, case, comm.as_ref()),
+                    AnyCase::Hex(case) => hex_cmds::run_over_ranks(args, case, comm.as_ref()),
+                    AnyCase::Wave(case) => wave_cmds::run_over_ranks(args, case, comm.as_ref()),
                     _ => anyhow::bail!(
-                        "this case does not run split over MPI ranks yet (nodal-triangle cases such as maxwell-cavity \
-                         do); run it in one process"
+                        "this case does not run split over MPI ranks yet (the nodal-triangle Maxwell, tetrahedral and \
+                         hexahedral cases such as maxwell-cavity, acoustic-cube and maxwell3d-cavity do); run it in one \
+                         process"
                     ),
                 };
             }

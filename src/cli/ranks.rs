@@ -64,3 +64,47 @@ pub fn rank_device(choice: &str) -> String {
         (n, local) => format!("cuda:{}", local.unwrap_or(0) % n),
     }
 }
+
+/// Refuses a device for a run over ranks of a family that splits on the native CPU path only (`what`: "a
+/// hexahedral", …).
+pub fn refuse_devices(args: &super::run::RunArgs, what: &str) -> anyhow::Result<()> {
+    if let Some(device) = args.backend.device.as_deref().filter(|d| *d != "cpu") {
+        anyhow::bail!("--device {device}: {what} run over MPI ranks runs on the native CPU path (give --device cpu)");
+    }
+    if args.schedule.is_some() || args.exchange.is_some() {
+        anyhow::bail!(
+            "--schedule and --exchange apply to runs on devices (on the native CPU path the halo is exchanged whole)"
+        );
+    }
+    Ok(())
+}
+
+/// Rank 0's progress bar over simulated time (hidden elsewhere and with `--json`).
+pub fn rank_bar(args: &super::run::RunArgs, comm: &dyn Communicator, what: String) -> indicatif::ProgressBar {
+    if comm.rank() == 0 && !args.json {
+        super::run::time_bar(format!("{what} on {} ranks", comm.size()))
+    } else {
+        indicatif::ProgressBar::hidden()
+    }
+}
+
+/// A split run's report as JSON with its ranks (`"ranks"`).
+pub fn print_json<R: serde::Serialize>(report: &R, ranks: &[dg::partitioned::RankReport]) -> anyhow::Result<()> {
+    let mut doc = serde_json::to_value(report)?;
+    doc["ranks"] = serde_json::to_value(ranks)?;
+    println!("{}", serde_json::to_string_pretty(&doc)?);
+    Ok(())
+}
+
+/// Each rank's line of a split run on the native CPU path, and the pieces `--out` wrote.
+pub fn print_ranks(ranks: &[dg::partitioned::RankReport], out: Option<&std::path::Path>, size: usize) {
+    for r in ranks {
+        println!(
+            "rank {:<6} {} elements + {} halo, {} neighbours: {:.3} s computing, {:.3} s exchanging",
+            r.rank, r.elements, r.halo_elements, r.neighbours, r.compute_seconds, r.exchange_seconds
+        );
+    }
+    if let Some(out) = out {
+        println!("wrote {} ({size} pieces)", out.with_extension("pvtu").display());
+    }
+}

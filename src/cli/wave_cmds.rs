@@ -6,8 +6,10 @@ use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::waves::WaveCase;
 use dg::dg_core::mesh3d::{refine_uniform_tet, TetMesh};
+use dg::dg_parallel::comm::Communicator;
 use dg::dg_runtime::backend::Device;
 use dg::formulations::FormulationId;
+use dg::partitioned_tet::run_tet_partitioned;
 use dg::wave_run::{run_wave, wave_convergence, WaveOptions, WaveOutcome};
 
 /// Options shared by `run` and `convergence` of a wave case.
@@ -84,6 +86,34 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     bar.finish_and_clear();
     print_report(&outcome, args.json)?;
     args.print_outputs();
+    Ok(())
+}
+
+/// `dg run` of a tetrahedral wave case split over the MPI ranks of `comm` (the native CPU path on every rank);
+/// rank 0 prints one report with each rank's elements, halo, compute and exchange seconds (`"ranks"` in `--json`).
+pub fn run_over_ranks(args: RunArgs, case: Box<dyn WaveCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
+    if args.png.is_some() {
+        bail!("--png does not apply to wave cases (--out writes a VTU file)");
+    }
+    super::ranks::refuse_devices(&args, "a tetrahedral")?;
+    args.backend.formulation(case.name(), &[FormulationId::NodalTet])?;
+    let order = args.order.unwrap_or(3);
+    let mut opts = options(&args.solver, order, args.t_end, &args.backend)?;
+    opts.output = args.output(case.name());
+    let mesh = mesh(&args.mesh, case.as_ref())?;
+    let bar = super::ranks::rank_bar(&args, comm, format!("{} N={order} K={}", case.name(), mesh.num_elements()));
+    let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
+    let outcome = match args.precision {
+        Precision::F32 => run_tet_partitioned::<f32>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
+        Precision::F64 => run_tet_partitioned::<f64>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
+    };
+    bar.finish_and_clear();
+    let Some(report) = outcome.report else { return Ok(()) };
+    if args.json {
+        return super::ranks::print_json(&report, &outcome.ranks);
+    }
+    print_report(&WaveOutcome { report, device: None }, false)?;
+    super::ranks::print_ranks(&outcome.ranks, args.out.as_deref(), comm.size());
     Ok(())
 }
 

@@ -50,8 +50,9 @@ fn relative(a: f64, b: f64) -> f64 {
     (a - b).abs() / a.abs().max(b.abs()).max(f64::MIN_POSITIVE)
 }
 
-/// The cavity (PEC walls) on the structured mesh and the pulse on the unstructured Gmsh mesh with a hole: on 1, 2
-/// and 4 ranks, the L2 error and the final energy equal the one-process run's to 1e-12 (each own element is
+/// The cavity (PEC walls) on the structured mesh and the pulse on the unstructured Gmsh mesh with a hole, and two
+/// hexahedral cases (a distorted cavity, a periodic density wave): on 1, 2 and 4 ranks, the L2 error and the final
+/// energy (where reported) equal the one-process run's to 1e-12 (each own element is
 /// stepped with the same operations as in one process; the sums over ranks differ in order only), the steps are
 /// the same, every element is owned once, and `--out` writes a `.pvtu` with one `.vtu` piece per rank.
 #[test]
@@ -62,9 +63,15 @@ fn runs_over_one_two_and_four_ranks_equal_the_one_process_run() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mesh = root.join("examples/meshes/square_hole.msh");
     let mesh = mesh.to_str().expect("a UTF-8 path");
-    let cases: [Vec<&str>; 2] = [
+    let cases: [Vec<&str>; 6] = [
         vec!["run", "maxwell-cavity", "--order", "3", "--nx", "7", "--ny", "5", "--t-end", "0.3"],
         vec!["run", "maxwell-pulse", "--mesh", mesh, "--order", "2", "--t-end", "0.1"],
+        // hexahedra: PEC walls on a distorted box, and a periodic box (faces across ranks through the periodicity)
+        vec!["run", "maxwell3d-cavity", "--order", "2", "--nx", "3", "--perturb", "0.2", "--t-end", "0.2"],
+        vec!["run", "euler3d-density-wave", "--order", "2", "--nx", "3", "--t-end", "0.05"],
+        // tetrahedra: acoustic and elastic waves in a box
+        vec!["run", "acoustic-cube", "--order", "2", "--nx", "2", "--t-end", "0.1"],
+        vec!["run", "elastic-cube", "--order", "2", "--nx", "3", "--t-end", "0.05"],
     ];
     for case in cases {
         let dir = tempfile::tempdir().unwrap();
@@ -184,9 +191,12 @@ fn what_does_not_split_over_ranks_is_refused() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = dg(Some(2), &["run", "acoustic-cube", "--order", "1", "--nx", "1"], dir.path());
+    let out = dg(Some(2), &["run", "euler-isentropic-vortex", "--order", "1", "--nx", "4"], dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("does not run split over MPI ranks"), "{stderr}");
+    let out = dg(Some(2), &["run", "acoustic-two-layer", "--order", "1", "--nx", "4"], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("run it in one process"), "{stderr}");
     let out = dg(Some(2), &["cases"], dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("only `dg run` splits over MPI ranks"), "{stderr}");

@@ -1,0 +1,130 @@
+//! A tetrahedral wave run split over MPI ranks on the native CPU path (seed 003's domain decomposition applied to
+//! seed 002's formulation): each rank steps its elements, whole halo elements exchanged before every right-hand
+//! side; one report for the whole run.
+
+use crate::error::RunError;
+use crate::output::{named, per_variable};
+use crate::partitioned::{agreed, from_rank_0, gather_ranks, step_split_cpu, write_pieces, RankReport, SplitLoop};
+use crate::wave_run::{prepare, problem_on, step_limit, WaveOptions, WaveReport};
+use dg_cases::waves::{WaveCase, WaveLaw};
+use dg_core::law::ConservationLaw;
+use dg_core::mesh3d::TetMesh;
+use dg_core::space3d::DgSpace3d;
+use dg_core::Real;
+use dg_laws::{acoustics3d, elastic3d};
+use dg_nodal_tet::NodalOperator3d;
+use dg_parallel::comm::Communicator;
+use dg_parallel::partition::MeshPart;
+use dg_parallel::tet::tet_part;
+use dg_runtime::stability::StabilityLimit;
+
+/// The whole run's report (rank 0; `None` elsewhere) and every rank's part (rank 0).
+pub struct TetPartitionedOutcome {
+    /// The report, as a one-process run gives it.
+    pub report: Option<WaveReport>,
+    /// Every rank's elements and times.
+    pub ranks: Vec<RankReport>,
+}
+
+/// Runs `case` on `mesh` split over the ranks of `comm` (the native CPU path on every rank). The step is rank 0's
+/// on the whole mesh, so every rank and a one-process run take the same steps and every own element evolves as in
+/// one process. `--out FILE.vtu` gives FILE.pvtu and FILE-R.vtu per rank. Cases that measure reflection and
+/// transmission coefficients, checkpoints, time series and variants are refused (not yet split).
+pub fn run_tet_partitioned<T: Real>(
+    case: &dyn WaveCase,
+    mesh: &TetMesh,
+    opts: &WaveOptions,
+    comm: &dyn Communicator,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<TetPartitionedOutcome, RunError> {
+    let out = &opts.output;
+    if out.vtu_every.is_some() || out.checkpoint_every.is_some() || out.resume.is_some() || opts.variant.is_some() {
+        return Err(RunError::InvalidOption(
+            "a tetrahedral run over MPI ranks takes no --out-every, --checkpoint-every, --restart or --variant yet"
+                .into(),
+        ));
+    }
+    if case.analytic_coefficients().is_some() {
+        return Err(RunError::InvalidOption(format!(
+            "`{}` measures reflection and transmission coefficients, which a run over MPI ranks does not split yet; \
+             run it in one process",
+            case.name()
+        )));
+    }
+    match case.law() {
+        WaveLaw::Acoustic => over_ranks::<_, T>(acoustics3d::Law::default(), case, mesh, opts, comm, progress),
+        WaveLaw::Elastic => over_ranks::<_, T>(elastic3d::Law::default(), case, mesh, opts, comm, progress),
+    }
+}
+
+/// Rank 0's step on the whole mesh: the CFL rule at the materials' largest wave speed, checked against the
+/// scheme's stability limit there.
+fn whole_mesh_step<L: ConservationLaw + Clone + Send + Sync + 'static>(
+    law: &L,
+    case: &dyn WaveCase,
+    mesh: &TetMesh,
+    opts: &WaveOptions,
+) -> Result<f64, RunError> {
+    let problem = prepare(law, case, mesh.clone(), opts)?;
+    let q0: Vec<f64> = problem.space.interpolate(L::NVARS, |x, q| case.initial(x, q));
+    let mut op64 = NodalOperator3d::<L, f64>::new(law.clone(), &problem.space, &problem.binding, &problem.materials);
+    let Ok(limit) = StabilityLimit::of(&mut op64, &q0, 0.0, opts.scheme);
+    crate::note_unestimated(&limit, q0.len());
+    Ok(step_limit(law, &problem, opts, &limit)? * opts.step_scale)
+}
+
+fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+    law: L,
+    case: &dyn WaveCase,
+    mesh: &TetMesh,
+    opts: &WaveOptions,
+    comm: &dyn Communicator,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<TetPartitionedOutcome, RunError> {
+    let nv = L::NVARS;
+    let part: MeshPart<DgSpace3d> =
+        agreed(comm, tet_part(mesh, opts.order, comm.size(), comm.rank()).map_err(RunError::from))?;
+    let dt = from_rank_0(comm, || whole_mesh_step(&law, case, mesh, opts))?;
+    let problem = agreed(comm, problem_on(&law, case, part.space.clone(), opts))?;
+    let np = problem.space.element.np;
+    let q0: Vec<T> = problem.space.interpolate(nv, |x, q| case.initial(x, q));
+    let op = NodalOperator3d::<L, T>::new(law.clone(), &problem.space, &problem.binding, &problem.materials);
+    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let SplitLoop { stats, q, mine } =
+        step_split_cpu(op, &part.plan, nv * np, q0, (opts.scheme, t_end, dt), comm, progress)?;
+    let own = &q[..part.plan.owned.len() * nv * np];
+    // per variable: the squared errors and the squared norms of the exact solution, summed over the ranks
+    let errors = part.owned.l2_errors(nv, own, |x, e| case.exact(x, stats.t_end, e))?;
+    let norms = part.owned.l2_errors(nv, &vec![0.0f64; own.len()], |x, e| case.exact(x, stats.t_end, e))?;
+    let mut sums: Vec<f64> = errors.iter().chain(&norms).map(|e| e * e).collect();
+    comm.sum(&mut sums);
+    if let Some(path) = &opts.output.vtu {
+        let names = law.variable_names();
+        let values = per_variable(&crate::widened(own), nv, np);
+        write_pieces(path, names, comm, |piece| {
+            Ok(dg_core::vtu::write_vtu_tet(piece, &part.owned, &named(names, &values))?)
+        })?;
+    }
+    let Some(ranks) = gather_ranks(comm, &mine) else {
+        return Ok(TetPartitionedOutcome { report: None, ranks: Vec::new() });
+    };
+    let l2_error = sums[..nv].iter().sum::<f64>().sqrt();
+    let norm = sums[nv..].iter().sum::<f64>().sqrt();
+    let report = WaveReport {
+        case: case.name().into(),
+        law: law.name().into(),
+        order: opts.order,
+        elements: mesh.num_elements(),
+        nodes: mesh.num_elements() * np,
+        h: mesh.max_edge_length(),
+        scheme: opts.scheme.name().into(),
+        steps: stats.steps,
+        dt: stats.dt_range[1],
+        t_end: stats.t_end,
+        l2_error,
+        relative_l2_error: l2_error / norm.max(f64::MIN_POSITIVE),
+        wall_seconds: stats.wall_seconds,
+        coefficients: None,
+    };
+    Ok(TetPartitionedOutcome { report: Some(report), ranks })
+}
