@@ -132,9 +132,10 @@ pub struct DeviceRankTimes {
     /// Device time of the kernels on the compute lane (right-hand sides, updates; the synchronous schedule's
     /// packing), measured with device events.
     pub compute_seconds: f64,
-    /// Host time in the MPI exchange of the traces.
+    /// Host time exchanging the traces: host-staged, in MPI; device to device, enqueueing the packing, the NCCL
+    /// group and the unpacking (the devices do the rest without the host).
     pub exchange_seconds: f64,
-    /// Host time waiting for the traces to reach the host and for their copy back to be enqueued.
+    /// Host-staged: host time waiting for the traces to reach the host and for their copy back to be enqueued.
     pub wait_seconds: f64,
     /// Halo exchanges.
     pub exchanges: u64,

@@ -707,6 +707,33 @@ where
     Ok(SplitLoop { stats, q, mine })
 }
 
+/// A split run's report (rank 0; `None` elsewhere) and every rank's part (rank 0; empty elsewhere).
+pub struct SplitOutcome<R> {
+    /// The report, as a one-process run gives it.
+    pub report: Option<R>,
+    /// Every rank's elements and times.
+    pub ranks: Vec<RankReport>,
+}
+
+/// Refuses what split runs on the native CPU path do not do yet (`what`: "a hexahedral", …).
+pub(crate) fn refuse_unsplit(out: &crate::output::RunOutput, variant: bool, what: &str) -> Result<(), RunError> {
+    if out.vtu_every.is_some() || out.checkpoint_every.is_some() || out.resume.is_some() || variant {
+        return Err(RunError::InvalidOption(format!(
+            "{what} run over MPI ranks takes no --out-every, --checkpoint-every, --restart or --variant yet"
+        )));
+    }
+    Ok(())
+}
+
+/// The L2 error and the exact solution's L2 norm over all ranks from each rank's per-variable `errors` and
+/// `norms` (sums of squares).
+pub(crate) fn split_l2(comm: &dyn Communicator, errors: &[f64], norms: &[f64]) -> (f64, f64) {
+    let mut sums: Vec<f64> = errors.iter().chain(norms).map(|e| e * e).collect();
+    comm.sum(&mut sums);
+    let (e, n) = sums.split_at(errors.len());
+    (e.iter().sum::<f64>().sqrt(), n.iter().sum::<f64>().sqrt())
+}
+
 /// Every rank's report on rank 0 (`None` elsewhere).
 pub(crate) fn gather_ranks(comm: &dyn Communicator, m: &RankReport) -> Option<Vec<RankReport>> {
     let mine = [

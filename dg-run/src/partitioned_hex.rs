@@ -5,7 +5,8 @@ use crate::error::RunError;
 use crate::hex_run::{check_state_size, cpu_limit, hex_binding, select_flux, step_rule, wave_speed};
 use crate::hex_run::{HexOptions, HexReport};
 use crate::output::{named, per_variable};
-use crate::partitioned::{agreed, from_rank_0, gather_ranks, step_split_cpu, write_pieces, RankReport, SplitLoop};
+use crate::partitioned::{agreed, from_rank_0, gather_ranks, refuse_unsplit, split_l2, step_split_cpu, write_pieces};
+use crate::partitioned::{SplitLoop, SplitOutcome};
 use dg_cases::hex::{HexCase, HexLaw};
 use dg_core::hexmesh::{GeometryClass, HexMesh};
 use dg_core::law::ConservationLaw;
@@ -18,13 +19,8 @@ use dg_parallel::hex::hex_part;
 use dg_parallel::partition::MeshPart;
 use dg_runtime::run_loop::StepRule;
 
-/// The whole run's report (rank 0; `None` elsewhere) and every rank's part (rank 0).
-pub struct HexPartitionedOutcome {
-    /// The report, as a one-process run gives it.
-    pub report: Option<HexReport>,
-    /// Every rank's cells and times.
-    pub ranks: Vec<RankReport>,
-}
+/// The whole run's report (rank 0) and every rank's part.
+pub type HexPartitionedOutcome = SplitOutcome<HexReport>;
 
 /// Runs `case` on `mesh` split over the ranks of `comm` (the native CPU path on every rank). The step is rank 0's
 /// on the whole mesh (its stability limit and wave speed), so every rank and a one-process run take the same
@@ -36,13 +32,7 @@ pub fn run_hex_partitioned<T: Real>(
     comm: &dyn Communicator,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<HexPartitionedOutcome, RunError> {
-    let out = &opts.output;
-    if out.vtu_every.is_some() || out.checkpoint_every.is_some() || out.resume.is_some() || opts.variant.is_some() {
-        return Err(RunError::InvalidOption(
-            "a hexahedral run over MPI ranks takes no --out-every, --checkpoint-every, --restart or --variant yet"
-                .into(),
-        ));
-    }
+    refuse_unsplit(&opts.output, opts.variant.is_some(), "a hexahedral")?;
     match case.law() {
         HexLaw::Maxwell => over_ranks::<_, T>(maxwell3d::Law::default(), case, mesh, opts, comm, progress),
         HexLaw::Euler => over_ranks::<_, T>(euler3d::Law::default(), case, mesh, opts, comm, progress),
@@ -94,8 +84,9 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let errors = part.owned.l2_errors(nv, own, |x, e| case.exact(x, stats.t_end, e))?;
     let norms = part.owned.l2_errors(nv, &vec![0.0f64; own.len()], |x, e| case.exact(x, stats.t_end, e))?;
     let boxes = part.owned.class.iter().filter(|&&c| c == GeometryClass::Box).count();
-    let mut sums: Vec<f64> = errors.iter().chain(&norms).map(|e| e * e).chain([boxes as f64]).collect();
-    comm.sum(&mut sums);
+    let (l2_error, norm) = split_l2(comm, &errors, &norms);
+    let mut boxes = [boxes as f64];
+    comm.sum(&mut boxes);
     if let Some(path) = &opts.output.vtu {
         let names = law.variable_names();
         let values = per_variable(&crate::widened(own), nv, np);
@@ -106,15 +97,13 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let Some(ranks) = gather_ranks(comm, &mine) else {
         return Ok(HexPartitionedOutcome { report: None, ranks: Vec::new() });
     };
-    let l2_error = sums[..nv].iter().sum::<f64>().sqrt();
-    let norm = sums[nv..2 * nv].iter().sum::<f64>().sqrt();
     let report = HexReport {
         case: case.name().into(),
         law: law.name().into(),
         flux: law.numerical_flux_name().into(),
         order: opts.order,
         elements: mesh.num_elements(),
-        box_cells: sums[2 * nv] as usize,
+        box_cells: boxes[0] as usize,
         nodes: mesh.num_elements() * np,
         h: mesh.max_edge_length(),
         scheme: opts.scheme.name().into(),

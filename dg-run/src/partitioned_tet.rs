@@ -4,7 +4,8 @@
 
 use crate::error::RunError;
 use crate::output::{named, per_variable};
-use crate::partitioned::{agreed, from_rank_0, gather_ranks, step_split_cpu, write_pieces, RankReport, SplitLoop};
+use crate::partitioned::{agreed, from_rank_0, gather_ranks, refuse_unsplit, split_l2, step_split_cpu, write_pieces};
+use crate::partitioned::{SplitLoop, SplitOutcome};
 use crate::wave_run::{prepare, problem_on, step_limit, WaveOptions, WaveReport};
 use dg_cases::waves::{WaveCase, WaveLaw};
 use dg_core::law::ConservationLaw;
@@ -18,13 +19,8 @@ use dg_parallel::partition::MeshPart;
 use dg_parallel::tet::tet_part;
 use dg_runtime::stability::StabilityLimit;
 
-/// The whole run's report (rank 0; `None` elsewhere) and every rank's part (rank 0).
-pub struct TetPartitionedOutcome {
-    /// The report, as a one-process run gives it.
-    pub report: Option<WaveReport>,
-    /// Every rank's elements and times.
-    pub ranks: Vec<RankReport>,
-}
+/// The whole run's report (rank 0) and every rank's part.
+pub type TetPartitionedOutcome = SplitOutcome<WaveReport>;
 
 /// Runs `case` on `mesh` split over the ranks of `comm` (the native CPU path on every rank). The step is rank 0's
 /// on the whole mesh, so every rank and a one-process run take the same steps and every own element evolves as in
@@ -37,13 +33,7 @@ pub fn run_tet_partitioned<T: Real>(
     comm: &dyn Communicator,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<TetPartitionedOutcome, RunError> {
-    let out = &opts.output;
-    if out.vtu_every.is_some() || out.checkpoint_every.is_some() || out.resume.is_some() || opts.variant.is_some() {
-        return Err(RunError::InvalidOption(
-            "a tetrahedral run over MPI ranks takes no --out-every, --checkpoint-every, --restart or --variant yet"
-                .into(),
-        ));
-    }
+    refuse_unsplit(&opts.output, opts.variant.is_some(), "a tetrahedral")?;
     if case.analytic_coefficients().is_some() {
         return Err(RunError::InvalidOption(format!(
             "`{}` measures reflection and transmission coefficients, which a run over MPI ranks does not split yet; \
@@ -96,8 +86,7 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     // per variable: the squared errors and the squared norms of the exact solution, summed over the ranks
     let errors = part.owned.l2_errors(nv, own, |x, e| case.exact(x, stats.t_end, e))?;
     let norms = part.owned.l2_errors(nv, &vec![0.0f64; own.len()], |x, e| case.exact(x, stats.t_end, e))?;
-    let mut sums: Vec<f64> = errors.iter().chain(&norms).map(|e| e * e).collect();
-    comm.sum(&mut sums);
+    let (l2_error, norm) = split_l2(comm, &errors, &norms);
     if let Some(path) = &opts.output.vtu {
         let names = law.variable_names();
         let values = per_variable(&crate::widened(own), nv, np);
@@ -108,8 +97,6 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let Some(ranks) = gather_ranks(comm, &mine) else {
         return Ok(TetPartitionedOutcome { report: None, ranks: Vec::new() });
     };
-    let l2_error = sums[..nv].iter().sum::<f64>().sqrt();
-    let norm = sums[nv..].iter().sum::<f64>().sqrt();
     let report = WaveReport {
         case: case.name().into(),
         law: law.name().into(),
