@@ -87,3 +87,43 @@ impl<T: Real> RangedDeviceRhs for DeviceOperator<T> {
         kernels(launches)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::tri_part;
+    use dg_core::mesh::{perturb_interior, rectangle, Diagonal, RectangleSpec};
+    use std::collections::HashSet;
+
+    /// On a perturbed, periodic mesh split three ways: every halo node an own element's face reads (`vmap_p`) is
+    /// one the exchange brings, and the traces each rank receives are the ones its neighbours send, count for count.
+    #[test]
+    fn the_traces_received_are_every_halo_node_the_faces_read() {
+        let spec = RectangleSpec {
+            diagonal: Diagonal::Alternating,
+            periodic_x: true,
+            periodic_y: true,
+            ny: 9,
+            ..RectangleSpec::unit_square(11)
+        };
+        let mut mesh = rectangle(&spec).expect("a mesh");
+        perturb_interior(&mut mesh, 0.2, 3);
+        let parts: Vec<_> = (0..3).map(|r| tri_part(&mesh, 3, 3, r).expect("a part")).collect();
+        for (rank, part) in parts.iter().enumerate() {
+            let (np, owned) = (part.space.element.np, part.plan.owned.len());
+            let nfaces = 3 * part.space.element.nfp;
+            let read: HashSet<(usize, usize)> = part.space.vmap_p[..owned * nfaces]
+                .iter()
+                .map(|&g| (g / np, g % np))
+                .filter(|&(l, _)| l >= owned)
+                .collect();
+            let received: HashSet<(usize, usize)> =
+                part.traces.receives.iter().flat_map(|(_, list)| list.iter().copied()).collect();
+            assert!(!read.is_empty(), "rank {rank} reads a halo");
+            assert!(read.is_subset(&received), "rank {rank}: {:?}", read.difference(&received).collect::<Vec<_>>());
+            for (from, list) in &part.traces.receives {
+                let sent = &parts[*from].traces.sends.iter().find(|(to, _)| *to == rank).expect("a message").1;
+                assert_eq!(sent.len(), list.len(), "{from} -> {rank}");
+            }
+        }
+    }
+}
