@@ -319,9 +319,7 @@ fn on_cpu<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         }
         Ok(verdict(non_finite, linear, energy_initial, e))
     });
-    let silent = crate::output::RunOutput::default();
-    let no_vtu = |_: &Path, _: &[f64]| -> Result<(), RunError> { Ok(()) };
-    let stats = crate::output::run_stepper(&mut stepper, prepared.t_end, prepared.rule, &silent, &no_vtu, progress)?;
+    let stats = run_without_outputs(&mut stepper, prepared.t_end, prepared.rule, progress)?;
     let loop_seconds = loop_started.elapsed().as_secs_f64();
     let (system, q) = stepper.into_parts();
     let t = system.times;
@@ -470,9 +468,7 @@ fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         }
         Ok(verdict(non_finite, linear, energy_initial, e))
     });
-    let silent = crate::output::RunOutput::default();
-    let no_vtu = |_: &Path, _: &[f64]| -> Result<(), RunError> { Ok(()) };
-    let stats = crate::output::run_stepper(&mut stepper, prepared.t_end, prepared.rule, &silent, &no_vtu, progress)?;
+    let stats = run_without_outputs(&mut stepper, prepared.t_end, prepared.rule, progress)?;
     let (mut system, q) = stepper.into_parts();
     system.settle()?;
     let loop_seconds = loop_started.elapsed().as_secs_f64();
@@ -647,6 +643,21 @@ pub(crate) fn from_rank_0(
     }
 }
 
+/// The time loop of a split run: no time series, checkpoints or outputs during the run (the final pieces are
+/// written after it).
+fn run_without_outputs<S: dg_runtime::run_loop::Stepper>(
+    stepper: &mut S,
+    t_end: f64,
+    rule: StepRule,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<dg_runtime::run_loop::LoopStats, RunError>
+where
+    RunError: From<S::Error>,
+{
+    let no_vtu = |_: &Path, _: &[f64]| -> Result<(), RunError> { Ok(()) };
+    crate::output::run_stepper(stepper, t_end, rule, &crate::output::RunOutput::default(), &no_vtu, progress)
+}
+
 /// What a rank's split time loop on the CPU left: the loop's statistics, the local state (own elements first) and
 /// the rank's report.
 pub(crate) struct SplitLoop<T> {
@@ -684,9 +695,7 @@ where
         comm.sum(&mut bad);
         Ok((bad[0] > 0.0).then(|| format!("{} values are not finite numbers", bad[0])))
     });
-    let silent = crate::output::RunOutput::default();
-    let no_vtu = |_: &Path, _: &[f64]| -> Result<(), RunError> { Ok(()) };
-    let stats = crate::output::run_stepper(&mut stepper, t_end, StepRule::Uniform(dt), &silent, &no_vtu, progress)?;
+    let stats = run_without_outputs(&mut stepper, t_end, StepRule::Uniform(dt), progress)?;
     let loop_seconds = loop_started.elapsed().as_secs_f64();
     let (system, q) = stepper.into_parts();
     let t = system.times;
