@@ -59,6 +59,32 @@ pub struct RankReport {
     pub inspecting_seconds: f64,
 }
 
+impl RankReport {
+    /// The report of `rank` on the native CPU path: its part (`plan`), what its halo exchanges measured, and its
+    /// loop's wall and inspecting seconds.
+    fn on_cpu(
+        rank: usize,
+        plan: &dg_parallel::halo::HaloPlan,
+        t: dg_parallel::exchange::RankTimes,
+        [loop_seconds, inspecting_seconds]: [f64; 2],
+    ) -> Self {
+        RankReport {
+            rank,
+            elements: plan.owned.len(),
+            halo_elements: plan.halo.len(),
+            neighbours: plan.sends.len(),
+            gpu: None,
+            compute_seconds: t.compute_seconds,
+            exchange_seconds: t.exchange_seconds,
+            wait_seconds: 0.0,
+            exchanges: t.exchanges,
+            values_sent: t.values_sent,
+            loop_seconds,
+            inspecting_seconds,
+        }
+    }
+}
+
 /// How a device run exchanged its halo and in which schedule, and what it measured to choose.
 #[derive(Debug, Clone, Serialize)]
 pub struct ScheduleReport {
@@ -322,21 +348,8 @@ fn on_cpu<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let stats = run_without_outputs(&mut stepper, prepared.t_end, prepared.rule, progress)?;
     let loop_seconds = loop_started.elapsed().as_secs_f64();
     let (system, q) = stepper.into_parts();
-    let t = system.times;
-    let mine = RankReport {
-        rank: comm.rank(),
-        elements: part.plan.owned.len(),
-        halo_elements: part.plan.halo.len(),
-        neighbours: part.plan.sends.len(),
-        gpu: None,
-        compute_seconds: t.compute_seconds,
-        exchange_seconds: t.exchange_seconds,
-        wait_seconds: 0.0,
-        exchanges: t.exchanges,
-        values_sent: t.values_sent,
-        loop_seconds,
-        inspecting_seconds: stats.split.inspecting_seconds,
-    };
+    let mine =
+        RankReport::on_cpu(comm.rank(), &part.plan, system.times, [loop_seconds, stats.split.inspecting_seconds]);
     let ended = Ended { stats, energy_initial, history, q: &q, mine };
     finish(&prepared, &law, case, opts, comm, ended, None)
 }
@@ -698,21 +711,7 @@ where
     let stats = run_without_outputs(&mut stepper, t_end, StepRule::Uniform(dt), progress)?;
     let loop_seconds = loop_started.elapsed().as_secs_f64();
     let (system, q) = stepper.into_parts();
-    let t = system.times;
-    let mine = RankReport {
-        rank: comm.rank(),
-        elements: plan.owned.len(),
-        halo_elements: plan.halo.len(),
-        neighbours: plan.sends.len(),
-        gpu: None,
-        compute_seconds: t.compute_seconds,
-        exchange_seconds: t.exchange_seconds,
-        wait_seconds: 0.0,
-        exchanges: t.exchanges,
-        values_sent: t.values_sent,
-        loop_seconds,
-        inspecting_seconds: stats.split.inspecting_seconds,
-    };
+    let mine = RankReport::on_cpu(comm.rank(), plan, system.times, [loop_seconds, stats.split.inspecting_seconds]);
     Ok(SplitLoop { stats, q, mine })
 }
 
