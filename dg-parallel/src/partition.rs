@@ -1,6 +1,13 @@
 //! Splitting a mesh's elements into parts: METIS k-way on the element graph (elements joined through faces).
 
+use std::sync::Mutex;
+
 use crate::ParallelError;
+
+/// METIS (through GKlib) keeps its random-number state in process-global variables: two partitionings running at
+/// once in one process interleave their draws and give different parts for the same graph (seen in CI: threads of
+/// the test harness). Every call holds this lock, so a partition depends on its graph and seed only.
+static METIS_LOCK: Mutex<()> = Mutex::new(());
 
 /// The part (rank) of each element: METIS 5 k-way partitioning of the element graph `neighbours` (for each element,
 /// the elements across its faces, periodic faces included; each pair listed from both sides), minimising the faces
@@ -34,6 +41,8 @@ pub fn partition_elements(neighbours: &[Vec<usize>], parts: usize) -> Result<Vec
         xadj.push(index(adjncy.len())?);
     }
     let mut part = vec![0 as metis::Idx; elements];
+    // a panic elsewhere while the lock was held leaves no METIS state behind: the poisoned guard is still good
+    let _only_one_at_a_time = METIS_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     metis::Graph::new(1, index(parts)?, &xadj, &adjncy)
         .map_err(|e| ParallelError::Partitioner(e.to_string()))?
         .set_option(metis::option::Seed(7))
@@ -164,6 +173,22 @@ mod tests {
             // a ring cut into contiguous arcs crosses parts exactly `parts` times
             let cuts = (0..101).filter(|&k| part[k] != part[(k + 1) % 101]).count();
             assert!(cuts <= 2 * parts, "{parts} parts: {cuts} cut faces");
+        }
+    }
+
+    #[test]
+    fn partitions_running_at_once_in_one_process_agree() {
+        // METIS's random state is global to the process: without the lock, threads partitioning at once disagree
+        let graph = ring(2003);
+        let alone = partition_elements(&graph, 4).unwrap();
+        let together: Vec<Vec<usize>> = std::thread::scope(|scope| {
+            let runs: Vec<_> = (0..8)
+                .map(|_| scope.spawn(|| (0..4).map(|_| partition_elements(&graph, 4).unwrap()).collect::<Vec<_>>()))
+                .collect();
+            runs.into_iter().flat_map(|run| run.join().unwrap()).collect()
+        });
+        for part in together {
+            assert_eq!(part, alone);
         }
     }
 
