@@ -30,6 +30,7 @@ pub struct HaloExchanged<'c, S, C: Communicator + ?Sized> {
     block: usize,
     sends: Vec<(usize, Vec<f64>)>,
     receives: Vec<(usize, Vec<f64>)>,
+    refresh_before_limit: bool,
     /// What this rank spent.
     pub times: RankTimes,
 }
@@ -39,7 +40,16 @@ impl<'c, S, C: Communicator + ?Sized> HaloExchanged<'c, S, C> {
     pub fn new(inner: S, comm: &'c C, plan: &'c HaloPlan, block: usize) -> Self {
         let sends = plan.sends.iter().map(|(r, list)| (*r, vec![0.0; list.len() * block])).collect();
         let receives = plan.receives.iter().map(|(r, list)| (*r, vec![0.0; list.len() * block])).collect();
-        Self { inner, comm, plan, block, sends, receives, times: RankTimes::default() }
+        Self { inner, comm, plan, block, sends, receives, refresh_before_limit: false, times: RankTimes::default() }
+    }
+
+    /// Also refreshes the halo before every [`OdeSystem::limit`]: for a limiter that reads the neighbours' values
+    /// (a slope limiter bounds an element by its neighbours' means). Without it the wrapped system's limiter runs
+    /// on the halo as the last right-hand side left it, which is right only for limiters that read the element
+    /// alone.
+    pub fn refreshing_before_limit(mut self) -> Self {
+        self.refresh_before_limit = true;
+        self
     }
 
     /// The wrapped system.
@@ -97,6 +107,15 @@ where
     fn update(&mut self, y: &mut Vec<T>, a: f64, terms: &[(f64, &Vec<T>)]) -> Result<(), ParallelError> {
         let started = Instant::now();
         let result = self.inner.update(y, a, terms);
+        self.times.compute_seconds += started.elapsed().as_secs_f64();
+        Ok(result?)
+    }
+    fn limit(&mut self, q: &mut Vec<T>) -> Result<(), ParallelError> {
+        if self.refresh_before_limit {
+            self.refresh_halo(q)?;
+        }
+        let started = Instant::now();
+        let result = self.inner.limit(q);
         self.times.compute_seconds += started.elapsed().as_secs_f64();
         Ok(result?)
     }

@@ -79,7 +79,7 @@ impl Default for EulerOptions {
 
 /// The step rule of a run with the case's own scheme and Courant number: seed 001's adaptive rule, from an
 /// admissible initial state.
-fn default_step_rule(dt0: Option<f64>, cfl: f64) -> Result<(StepRule, f64), RunError> {
+pub(crate) fn default_step_rule(dt0: Option<f64>, cfl: f64) -> Result<(StepRule, f64), RunError> {
     match dt0 {
         Some(_) => Ok((StepRule::Adaptive, cfl)),
         None => Err(RunError::Stopped {
@@ -94,7 +94,7 @@ fn default_step_rule(dt0: Option<f64>, cfl: f64) -> Result<(StepRule, f64), RunE
 /// seed 001's adaptive rule with its Courant number (refused above the limit when given, lowered to it when the
 /// case's default is above it). `dt0` is the adaptive rule's step at the initial state. Returns the rule and the
 /// Courant number to use.
-fn euler_step_rule(
+pub(crate) fn euler_step_rule(
     opts: &EulerOptions,
     scheme: Scheme,
     cfl: f64,
@@ -182,20 +182,32 @@ pub struct EulerOutcome {
 }
 
 /// A run made ready: the CPU operator (the reference of the device path too), the initial state, the settings.
-struct Prepared<T: Real> {
-    op: ModalOperator2d<euler2d::Law, T>,
-    q0: Vec<T>,
-    order: usize,
-    scheme: Scheme,
-    cfl: f64,
-    t_end: f64,
-    flux: String,
-    limiter: bool,
-    h: f64,
-    mesh: TriMesh,
+pub(crate) struct Prepared<T: Real> {
+    pub op: ModalOperator2d<euler2d::Law, T>,
+    pub q0: Vec<T>,
+    pub order: usize,
+    pub scheme: Scheme,
+    pub cfl: f64,
+    pub t_end: f64,
+    pub flux: String,
+    pub limiter: bool,
+    pub h: f64,
+    pub mesh: TriMesh,
 }
 
 fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) -> Result<Prepared<T>, RunError> {
+    let space = DgSpace2d::new(mesh, 1)?;
+    mark("space");
+    prepare_on(case, space, opts)
+}
+
+/// [`prepare`] on a space already built (a rank's own elements and halo, whose faces to elements of no rank's
+/// part are linked to themselves).
+pub(crate) fn prepare_on<T: Real>(
+    case: &dyn EulerCase,
+    space: DgSpace2d,
+    opts: &EulerOptions,
+) -> Result<Prepared<T>, RunError> {
     let order = opts.order.unwrap_or_else(|| case.default_order());
     let (default_scheme, default_cfl) = case.default_scheme();
     let scheme = opts.scheme.unwrap_or(default_scheme);
@@ -216,8 +228,6 @@ fn prepare<T: Real>(case: &dyn EulerCase, mesh: TriMesh, opts: &EulerOptions) ->
     if !law.select_numerical_flux(&flux) {
         return invalid(format!("unknown flux `{flux}`; the Euler law offers {:?}", law.numerical_flux_names()));
     }
-    let space = DgSpace2d::new(mesh, 1)?;
-    mark("space");
     let rules = case.ghost_rules();
     let handled: Vec<&str> = rules
         .iter()
@@ -383,12 +393,13 @@ fn write_values<T: Real>(
     sys.op.write_state(sys.device, *q, &crate::narrowed::<T>(v))
 }
 
-/// `Some(reason)` when an element mean of `q` (CPU layout) has a non-positive density or pressure: the state left
-/// the admissible set (checked after every step on the CPU, at every inspection on a device).
+/// `Some(reason)` when an element mean of `q` (CPU layout; the first elements only, a rank's own ahead of its halo,
+/// may be given) has a non-positive density or pressure: the state left the admissible set (checked after every
+/// step on the CPU, at every inspection on a device).
 fn inadmissible_means<T: Real>(op: &ModalOperator2d<euler2d::Law, T>, q: &[T]) -> Option<String> {
     let (nm, phi0) = (op.element().nmodes, op.element().phi[(0, 0)]);
     let (mut bad, mut min_density, mut min_pressure) = (0usize, f64::INFINITY, f64::INFINITY);
-    for k in 0..op.num_elements() {
+    for k in 0..(q.len() / (4 * nm)).min(op.num_elements()) {
         let mean: [f64; 4] = std::array::from_fn(|v| q[(k * 4 + v) * nm].as_f64() * phi0);
         let p = pressure(&mean);
         if !(mean[0] > 0.0 && p > 0.0) {

@@ -26,6 +26,7 @@ pub mod hex_run;
 pub mod maxwell_run;
 pub mod output;
 pub mod partitioned;
+pub mod partitioned_euler;
 pub mod partitioned_hex;
 pub mod partitioned_tet;
 pub mod picture;

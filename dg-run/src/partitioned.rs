@@ -62,7 +62,7 @@ pub struct RankReport {
 impl RankReport {
     /// The report of `rank` on the native CPU path: its part (`plan`), what its halo exchanges measured, and its
     /// loop's wall and inspecting seconds.
-    fn on_cpu(
+    pub(crate) fn on_cpu(
         rank: usize,
         plan: &dg_parallel::halo::HaloPlan,
         t: dg_parallel::exchange::RankTimes,
@@ -658,7 +658,7 @@ pub(crate) fn from_rank_0(
 
 /// The time loop of a split run: no time series, checkpoints or outputs during the run (the final pieces are
 /// written after it).
-fn run_without_outputs<S: dg_runtime::run_loop::Stepper>(
+pub(crate) fn run_without_outputs<S: dg_runtime::run_loop::Stepper>(
     stepper: &mut S,
     t_end: f64,
     rule: StepRule,

@@ -4,10 +4,12 @@ use super::convergence::{print_study, study_bar, study_progress, ConvergenceArgs
 use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::euler::EulerCase;
+use dg::dg_parallel::comm::Communicator;
 use dg::dg_runtime::backend::Device;
 use dg::euler_run::{run_euler, EulerOutcome};
 use dg::euler_study::{euler_convergence, run_nodal_euler};
 use dg::formulations::FormulationId;
+use dg::partitioned_euler::run_euler_partitioned;
 use dg::picture::{render_png, ModalField};
 
 /// `dg run` of an Euler case.
@@ -62,6 +64,59 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
+    print_report(r);
+    let how = format!("{} RHS evaluations in {:.3} s", r.rhs_evaluations, r.wall_seconds);
+    match &outcome.device {
+        None => println!("throughput  {:.3e} DOF·RHS/s ({how}, native CPU)", r.throughput),
+        Some(info) => {
+            println!("throughput  {:.3e} DOF·RHS/s ({how})", r.throughput);
+            super::run::print_device(info);
+        }
+    }
+    if let Some((path, (lo, hi))) = picture {
+        println!("picture     {} (density {lo:.4} .. {hi:.4})", path.display());
+    }
+    args.print_outputs();
+    Ok(())
+}
+
+/// `dg run` of an Euler case split over the MPI ranks of `comm` with the modal formulation (the native CPU path on
+/// every rank); rank 0 prints one report with each rank's elements, halo, compute and exchange seconds (`"ranks"`
+/// in `--json`).
+pub fn run_over_ranks(args: RunArgs, case: Box<dyn EulerCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
+    if args.png.is_some() {
+        bail!("--png draws the density of a run in one process; over MPI ranks give --out FILE.vtu (pieces per rank)");
+    }
+    let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
+    if formulation != FormulationId::ModalTri {
+        bail!("an Euler run over MPI ranks takes the modal formulation (drop --formulation nodal-tri)");
+    }
+    super::ranks::refuse_devices(&args, "an Euler")?;
+    let mesh = args.mesh.build_euler(case.as_ref())?;
+    let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
+    opts.output = args.output(case.name());
+    let bar = super::ranks::rank_bar(&args, comm, format!("{} K={}", case.name(), mesh.num_elements()));
+    let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
+    let outcome = match args.precision {
+        Precision::F32 => run_euler_partitioned::<f32>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
+        Precision::F64 => run_euler_partitioned::<f64>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
+    };
+    bar.finish_and_clear();
+    let Some(report) = outcome.report else { return Ok(()) };
+    if args.json {
+        return super::ranks::print_json(&report, &outcome.ranks);
+    }
+    print_report(&report);
+    println!(
+        "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.3} s, native CPU)",
+        report.throughput, report.rhs_evaluations, report.wall_seconds
+    );
+    super::ranks::print_ranks(&outcome.ranks, args.out.as_deref(), comm.size());
+    Ok(())
+}
+
+/// The lines of an Euler report up to its throughput.
+fn print_report(r: &dg::euler_run::EulerReport) {
     println!(
         "case        {} (euler2d, modal-tri, {} flux{})",
         r.case,
@@ -83,19 +138,6 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
         (r.mass[1] - r.mass[0]) / r.mass[0]
     );
     println!("minimum     density {:.4e}, pressure {:.4e}", r.min_density, r.min_pressure);
-    let how = format!("{} RHS evaluations in {:.3} s", r.rhs_evaluations, r.wall_seconds);
-    match &outcome.device {
-        None => println!("throughput  {:.3e} DOF·RHS/s ({how}, native CPU)", r.throughput),
-        Some(info) => {
-            println!("throughput  {:.3e} DOF·RHS/s ({how})", r.throughput);
-            super::run::print_device(info);
-        }
-    }
-    if let Some((path, (lo, hi))) = picture {
-        println!("picture     {} (density {lo:.4} .. {hi:.4})", path.display());
-    }
-    args.print_outputs();
-    Ok(())
 }
 
 /// `dg convergence` of an Euler case.

@@ -142,10 +142,11 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
                     AnyCase::Maxwell(case) => run::maxwell_over_ranks(args, case, comm.as_ref()),
                     AnyCase::Hex(case) => hex_cmds::run_over_ranks(args, case, comm.as_ref()),
                     AnyCase::Wave(case) => wave_cmds::run_over_ranks(args, case, comm.as_ref()),
-                    _ => anyhow::bail!(
-                        "this case does not run split over MPI ranks yet (the nodal-triangle Maxwell, tetrahedral and \
-                         hexahedral cases such as maxwell-cavity, acoustic-cube and maxwell3d-cavity do); run it in one \
-                         process"
+                    AnyCase::Euler(case) => euler_cmds::run_over_ranks(args, case, comm.as_ref()),
+                    AnyCase::Fv(_) => anyhow::bail!(
+                        "finite-volume cases do not run split over MPI ranks yet (the nodal and modal triangle, \
+                         tetrahedral and hexahedral cases such as maxwell-cavity, euler-isentropic-vortex, acoustic-cube \
+                         and maxwell3d-cavity do); run it in one process"
                     ),
                 };
             }

@@ -303,9 +303,18 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
     }
 
     /// Seed 001's stable step: dt = cfl · d_min / (λ_max (2p + 1)), with d_min the smallest inscribed-circle
-    /// diameter and λ_max the largest wave speed over the element means (the law's `max_speed` maximised over 32
-    /// directions, within 0.5% of the true maximum). `None` when a mean is not finite or the speed is zero.
+    /// diameter and λ_max the largest wave speed over the element means ([`Self::max_mean_speed`]). `None` when a
+    /// mean is not finite or the speed is zero.
     pub fn stable_time_step(&self, q: &[T], cfl: f64) -> Option<f64> {
+        let speed = self.max_mean_speed(q);
+        (speed.is_finite() && speed > 0.0)
+            .then(|| cfl * self.min_inscribed_diameter / (speed * (2 * self.element.order + 1) as f64))
+    }
+
+    /// The largest wave speed over the element means of `q`: the law's `max_speed` maximised over 32 directions
+    /// (within 0.5% of the true maximum). `q` may hold the first elements only (a rank's own elements ahead of its
+    /// halo): the maximum is over the elements it holds. NaN when a mean's speed is not a number.
+    pub fn max_mean_speed(&self, q: &[T]) -> f64 {
         let (nv, nm) = (L::NVARS, self.element.nmodes);
         let phi0 = self.element.phi[(0, 0)];
         let directions: Vec<[T; 2]> = (0..32)
@@ -314,7 +323,8 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
                 [T::from_f64(a.cos()), T::from_f64(a.sin())]
             })
             .collect();
-        let speed = (0..self.num_elements)
+        let elements = (q.len() / (nv * nm)).min(self.num_elements);
+        (0..elements)
             .into_par_iter()
             .map(|k| {
                 let mean: Vec<T> = (0..nv).map(|v| q[(k * nv + v) * nm] * T::from_f64(phi0)).collect();
@@ -328,9 +338,7 @@ impl<L: ConservationLaw, T: Real> ModalOperator2d<L, T> {
                     }
                 })
             })
-            .reduce(|| 0.0, |a: f64, b: f64| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) });
-        (speed.is_finite() && speed > 0.0)
-            .then(|| cfl * self.min_inscribed_diameter / (speed * (2 * self.element.order + 1) as f64))
+            .reduce(|| 0.0, |a: f64, b: f64| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) })
     }
 
     /// How many element means of `q` the law's admissibility function does not find positive (NaN included);
