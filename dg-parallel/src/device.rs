@@ -29,7 +29,8 @@ pub trait RangedDeviceRhs {
     fn program(&self) -> ProgramId;
     /// The steps computing the right-hand side of state `q` into `out` for the elements `elements` only
     /// (`elements.start` a multiple of [`RangedDeviceRhs::element_quantum`]).
-    fn rhs_steps(&self, q: BufferId, out: BufferId, t: f64, elements: Range<usize>) -> Vec<Step>;
+    fn rhs_steps(&self, q: BufferId, out: BufferId, t: f64, elements: Range<usize>)
+        -> Result<Vec<Step>, ParallelError>;
     /// Where element ranges may start.
     fn element_quantum(&self) -> usize;
     /// Offset of variable `variable` at node `node` of local element `element` in a state buffer.
@@ -39,7 +40,7 @@ pub trait RangedDeviceRhs {
     /// A new zero-filled state buffer.
     fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError>;
     /// The steps of y ← a·y + Σ cᵢxᵢ.
-    fn update_steps(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Vec<Step>;
+    fn update_steps(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Vec<Step>, ParallelError>;
 }
 
 /// How a rank orders its halo exchange and its right-hand side.
@@ -410,7 +411,7 @@ impl<'a, T: Real, C: Communicator + ?Sized> DevicePartSystem<'a, T, C> {
         elements: Range<usize>,
         repeats: usize,
     ) -> Result<f64, ParallelError> {
-        let steps = self.op.rhs_steps(q, out, 0.0, elements);
+        let steps = self.op.rhs_steps(q, out, 0.0, elements)?;
         self.submit(&steps)?;
         self.settle()?;
         let started = Instant::now();
@@ -434,19 +435,19 @@ impl<T: Real, C: Communicator + ?Sized> OdeSystem for DevicePartSystem<'_, T, C>
     fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), ParallelError> {
         let (q, out) = (*q, *out);
         if self.halo.is_empty() {
-            let steps = self.op.rhs_steps(q, out, t, 0..self.owned);
+            let steps = self.op.rhs_steps(q, out, t, 0..self.owned)?;
             return Ok(self.submit(&steps)?);
         }
         match self.schedule {
             Schedule::Synchronous => {
                 self.refresh(q, &[])?;
-                let steps = self.op.rhs_steps(q, out, t, 0..self.owned);
+                let steps = self.op.rhs_steps(q, out, t, 0..self.owned)?;
                 Ok(self.submit(&steps)?)
             }
             Schedule::Asynchronous => {
-                let interior = self.op.rhs_steps(q, out, t, 0..self.split);
+                let interior = self.op.rhs_steps(q, out, t, 0..self.split)?;
                 self.refresh(q, &interior)?;
-                let rest = self.op.rhs_steps(q, out, t, self.split..self.owned);
+                let rest = self.op.rhs_steps(q, out, t, self.split..self.owned)?;
                 Ok(self.submit(&rest)?)
             }
         }
@@ -458,7 +459,7 @@ impl<T: Real, C: Communicator + ?Sized> OdeSystem for DevicePartSystem<'_, T, C>
 
     fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), ParallelError> {
         let terms: Vec<(f64, BufferId)> = terms.iter().map(|(c, b)| (*c, **b)).collect();
-        let steps = self.op.update_steps(*y, a, &terms);
+        let steps = self.op.update_steps(*y, a, &terms)?;
         Ok(self.submit(&steps)?)
     }
 }

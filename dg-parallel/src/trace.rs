@@ -42,6 +42,19 @@ impl TracePlan {
         Self { sends, receives }
     }
 
+    /// Whole halo elements, `np` nodes each, in the order of `plan`'s lists: for formulations whose face values
+    /// are extrapolated from every node of the element (hexahedra on Gauss–Legendre nodes), where a face's nodes
+    /// are not enough.
+    pub fn whole_elements(plan: &HaloPlan, np: usize) -> Self {
+        let nodes = |lists: &[(usize, Vec<usize>)]| -> Vec<(usize, Vec<(usize, usize)>)> {
+            lists
+                .iter()
+                .map(|(r, list)| (*r, list.iter().flat_map(|&l| (0..np).map(move |i| (l, i))).collect()))
+                .collect()
+        };
+        Self { sends: nodes(&plan.sends), receives: nodes(&plan.receives) }
+    }
+
     /// Nodes this rank sends in one exchange (each for every variable).
     pub fn nodes_sent(&self) -> usize {
         self.sends.iter().map(|(_, list)| list.len()).sum()

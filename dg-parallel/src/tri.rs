@@ -59,8 +59,14 @@ impl<T: Real> RangedDeviceRhs for DeviceOperator<T> {
     fn program(&self) -> ProgramId {
         DeviceOperator::program(self)
     }
-    fn rhs_steps(&self, q: BufferId, out: BufferId, t: f64, elements: Range<usize>) -> Vec<Step> {
-        kernels(self.rhs_launches_over(q, out, t, elements))
+    fn rhs_steps(
+        &self,
+        q: BufferId,
+        out: BufferId,
+        t: f64,
+        elements: Range<usize>,
+    ) -> Result<Vec<Step>, ParallelError> {
+        Ok(kernels(self.rhs_launches_over(q, out, t, elements)))
     }
     fn element_quantum(&self) -> usize {
         DeviceOperator::element_quantum(self)
@@ -74,9 +80,9 @@ impl<T: Real> RangedDeviceRhs for DeviceOperator<T> {
     fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
         DeviceOperator::new_state(self, device)
     }
-    fn update_steps(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Vec<Step> {
+    fn update_steps(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Vec<Step>, ParallelError> {
         if terms.is_empty() {
-            return kernels(vec![self.lincomb_launch(y, a, &[])]);
+            return Ok(kernels(vec![self.lincomb_launch(y, a, &[])]));
         }
         // the kernel takes three terms: later chunks add to what the first wrote
         let launches = terms
@@ -84,7 +90,7 @@ impl<T: Real> RangedDeviceRhs for DeviceOperator<T> {
             .enumerate()
             .map(|(i, chunk)| self.lincomb_launch(y, if i == 0 { a } else { 1.0 }, chunk))
             .collect();
-        kernels(launches)
+        Ok(kernels(launches))
     }
 }
 

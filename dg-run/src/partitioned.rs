@@ -6,6 +6,7 @@ use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::maxwell_run::{step_limit, RunOptions, RunReport};
 use crate::output::{named, per_variable};
+use crate::split_device::{rank_0_variant, step_split_device, DeviceSplit, DeviceSplitEnd};
 use crate::winners::{given_or_chosen, VariantChoice};
 use dg_cases::MaxwellCase;
 use dg_core::law::ConservationLaw;
@@ -15,14 +16,14 @@ use dg_core::Real;
 use dg_nodal_tri::device::DeviceOperator;
 use dg_nodal_tri::NodalOperator2d;
 use dg_nodal_tri::Variant;
-use dg_parallel::comm::{broadcast_text, max_over, Communicator};
-use dg_parallel::device::{join_peer_link, DeviceHalo, DevicePartSystem, Exchange, Schedule};
+use dg_parallel::comm::Communicator;
+use dg_parallel::device::{DeviceHalo, Exchange, Schedule};
 use dg_parallel::exchange::HaloExchanged;
 use dg_parallel::tri::{tri_part, TriPart};
 use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{law_ir, target_of};
-use dg_runtime::run_loop::{Integrated, StepRule};
+use dg_runtime::run_loop::{Integrated, StepPoint, StepRule};
 use dg_runtime::stability::StabilityLimit;
 use dg_runtime::time::OdeSystem;
 use serde::Serialize;
@@ -193,20 +194,13 @@ impl<C: Choice> std::str::FromStr for Pick<C> {
 
 impl<C: Copy> Pick<C> {
     /// The choices this pick allows among `all`.
-    fn among(self, all: &[C]) -> Vec<C> {
+    pub(crate) fn among(self, all: &[C]) -> Vec<C> {
         match self {
             Pick::Given(c) => vec![c],
             Pick::Tuned => all.to_vec(),
         }
     }
 }
-
-/// Steps between the device runs' state checks (non-finite values, growth) and the ranks' agreement on them: a
-/// blow-up stops the run at most this many steps late, and the host enqueues that far ahead of the devices.
-const CHECK_EVERY: u64 = 8;
-
-/// Right-hand sides (or exchanges) each choice is timed over (after untimed ones).
-const SCHEDULE_TRIALS: usize = 30;
 
 /// What every rank shares before stepping: its part, the law's bindings, the step and the initial state.
 struct Prepared<'m, T> {
@@ -381,35 +375,18 @@ fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let nv = L::NVARS;
     let part = &prepared.part;
     let np = part.space.element.np;
-    let (owned, interior) = (part.plan.owned.len(), part.plan.interior);
+    let owned = part.plan.owned.len();
     if let Some(spec) = &opts.variant {
         spec.parse::<Variant>()?;
     }
     // rank 0 chooses the variant (tuning on its device if need be), every rank runs it
-    let chosen = (comm.rank() == 0).then(|| {
+    let choice = rank_0_variant(comm, || {
         let dofs = (owned * np * nv) as u64;
         let given = opts.variant.as_deref();
-        given_or_chosen::<L, T>(
-            FormulationId::NodalTri,
-            device,
-            &law,
-            part.space.element.order,
-            dofs,
-            given,
-            opts.no_tune,
-        )
-    });
-    let (choice, choice_error) = match chosen {
-        Some(Ok(choice)) => (Some(choice), None),
-        Some(Err(e)) => (None, Some(e)),
-        None => (None, None),
-    };
-    let Some(spec) = broadcast_text(comm, choice.as_ref().map(|c| c.variant.as_str())) else {
-        return Err(choice_error
-            .map_or_else(|| RunError::InvalidOption("rank 0 could not choose a variant".into()), RunError::from));
-    };
-    let choice = choice.unwrap_or_else(|| VariantChoice::given(spec.clone()));
-    let variant: Variant = spec.parse()?;
+        let order = part.space.element.order;
+        Ok(given_or_chosen::<L, T>(FormulationId::NodalTri, device, &law, order, dofs, given, opts.no_tune)?)
+    })?;
+    let variant: Variant = choice.variant.parse()?;
     let target = target_of(device);
     let built = (|| -> Result<_, RunError> {
         let ir = law_ir(&law)?;
@@ -435,135 +412,34 @@ fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let linear = is_linear(&law, energy_initial);
     let step_check = agreed(comm, crate::StepCheck::new(device, &prepared.q0, linear))?;
     let fingerprint = device.fingerprint().clone();
-    let gpu = fingerprint.selector.strip_prefix("cuda:").and_then(|n| n.parse().ok());
-    let no_device_to_device = match pick.1 {
-        Pick::Given(Exchange::HostStaged) => Some("--exchange host-staged".to_string()),
-        _ => join_peer_link(device, comm),
-    };
-    if let (Pick::Given(Exchange::DeviceToDevice), Some(why)) = (pick.1, &no_device_to_device) {
-        return Err(RunError::InvalidOption(format!("--exchange nccl: {why}")));
-    }
-    let mut system = DevicePartSystem::new(device, &op, halo, comm, Schedule::Synchronous, (owned, interior));
-    let exchanges = if no_device_to_device.is_none() {
-        pick.1.among(&[Exchange::HostStaged, Exchange::DeviceToDevice])
-    } else {
-        vec![Exchange::HostStaged]
-    };
-    let mut schedule = pick_schedule(&mut system, q, (pick.0.among(&Schedule::ALL), exchanges), comm)?;
-    schedule.no_device_to_device = no_device_to_device;
-    if !matches!(pick, (Pick::Tuned, _) | (_, Pick::Tuned)) {
-        schedule.how = "given";
-    }
     let mut history = Vec::new();
-    let loop_started = Instant::now();
-    let mut stepper = Integrated::new(system, q, opts.scheme).with_inspect(|sys, q: &BufferId, at| {
-        // the check waits for the device and for every rank: every few steps, so that the host enqueues ahead
-        if at.step % CHECK_EVERY != 0 && !at.last && !opts.energy_history {
-            return Ok(None);
-        }
-        let local = step_check.after_step(sys.device, *q, &mut sys.times.compute_seconds)?;
-        let mut stopped = [f64::from(u8::from(local.is_some()))];
-        comm.sum(&mut stopped);
-        if stopped[0] > 0.0 {
-            return Ok(Some(
-                local.unwrap_or_else(|| "another rank's state is not finite or grew past its bound".into()),
-            ));
-        }
-        // the whole state (energy) is read back at the end and when its history is asked for (the per-step check
-        // above stops a blow-up on any rank)
-        if !(opts.energy_history || at.last) {
-            return Ok(None);
-        }
-        let state = op.read_state(sys.device, *q)?;
-        let (e, non_finite) = global_energy(part, nv, &state, comm);
+    let run = DeviceSplit { device, ranged: &op, halo, q, plan: &part.plan, step_check: &step_check };
+    let read_state = |device: &mut dyn Device, q: BufferId| Ok(op.read_state(device, q)?);
+    // the whole state (energy) is read back at the end and when its history is asked for (the per-step check
+    // stops a blow-up on any rank)
+    let reads_state = |at: StepPoint| opts.energy_history || at.last;
+    let mut judge = |state: &[T]| {
+        let (e, non_finite) = global_energy(part, nv, state, comm);
         if opts.energy_history {
             history.push(e);
         }
-        Ok(verdict(non_finite, linear, energy_initial, e))
-    });
-    let stats = run_without_outputs(&mut stepper, prepared.t_end, prepared.rule, progress)?;
-    let (mut system, q) = stepper.into_parts();
-    system.settle()?;
-    let loop_seconds = loop_started.elapsed().as_secs_f64();
-    let state = op.read_state(system.device, q)?;
-    let t = system.times;
-    system.device.free_buffers();
-    let mine = RankReport {
-        rank: comm.rank(),
-        elements: owned,
-        halo_elements: part.plan.halo.len(),
-        neighbours: part.plan.sends.len(),
-        gpu,
-        compute_seconds: t.compute_seconds,
-        exchange_seconds: t.exchange_seconds,
-        wait_seconds: t.wait_seconds,
-        exchanges: t.exchanges,
-        values_sent: t.values_sent,
-        loop_seconds,
-        inspecting_seconds: stats.split.inspecting_seconds,
+        verdict(non_finite, linear, energy_initial, e)
     };
+    let end = step_split_device(
+        run,
+        pick,
+        (opts.scheme, prepared.t_end, prepared.rule),
+        comm,
+        &read_state,
+        &reads_state,
+        &mut judge,
+        progress,
+    )?;
+    let DeviceSplitEnd { stats, state, mine, schedule } = end;
     let info =
         PartitionedDevice { device: format!("{} ({})", fingerprint.name, fingerprint.selector), choice, schedule };
     let ended = Ended { stats, energy_initial, history, q: &state, mine };
     finish(&prepared, &law, case, opts, comm, ended, Some(info))
-}
-
-/// The schedule and exchange of a device run: each exchange and the compute timed alone (for the report and the
-/// model of larger runs), then each allowed combination timed on the initial state (every rank the same
-/// evaluations; the slowest rank's time counts) and the fastest taken.
-fn pick_schedule<T: Real>(
-    system: &mut DevicePartSystem<'_, T, dyn Communicator + '_>,
-    q: BufferId,
-    (schedules, exchanges): (Vec<Schedule>, Vec<Exchange>),
-    comm: &dyn Communicator,
-) -> Result<ScheduleReport, RunError> {
-    let overlapped_elements = [system.overlapped_elements(), system.owned_elements()];
-    let mut out = system.zeros_like(&q)?;
-    let slowest = |seconds: f64| max_over(comm, seconds);
-    let mut exchange_seconds = Vec::new();
-    for &exchange in &exchanges {
-        system.exchange = exchange;
-        comm.sum(&mut [0.0]);
-        exchange_seconds.push((exchange, slowest(system.time_exchange(q, SCHEDULE_TRIALS)?)));
-    }
-    let all = slowest(system.time_compute(q, out, 0..overlapped_elements[1], SCHEDULE_TRIALS)?);
-    let interior = slowest(system.time_compute(q, out, 0..overlapped_elements[0], SCHEDULE_TRIALS)?);
-    let mut trials = Vec::new();
-    let combinations: Vec<(Exchange, Schedule)> =
-        exchanges.iter().flat_map(|&e| schedules.iter().map(move |&s| (e, s))).collect();
-    {
-        for &(exchange, schedule) in &combinations {
-            (system.exchange, system.schedule) = (exchange, schedule);
-            for _ in 0..2 {
-                system.rhs(0.0, &q, &mut out)?;
-            }
-            system.settle()?;
-            comm.sum(&mut [0.0]);
-            let started = Instant::now();
-            for _ in 0..SCHEDULE_TRIALS {
-                system.rhs(0.0, &q, &mut out)?;
-            }
-            system.settle()?;
-            let seconds = slowest(started.elapsed().as_secs_f64()) / SCHEDULE_TRIALS as f64;
-            trials.push(ScheduleTrial { exchange, schedule, seconds_per_rhs: seconds });
-        }
-    }
-    let best = trials.iter().min_by(|a, b| a.seconds_per_rhs.total_cmp(&b.seconds_per_rhs));
-    let (exchange, chosen) = best.map_or(combinations[0], |t| (t.exchange, t.schedule));
-    (system.exchange, system.schedule) = (exchange, chosen);
-    system.times = Default::default();
-    let sent = slowest(system.halo_traffic().0 as f64) as usize;
-    Ok(ScheduleReport {
-        chosen,
-        exchange,
-        how: "tuned",
-        no_device_to_device: None,
-        trials,
-        exchange_seconds,
-        compute_seconds: [all, interior],
-        overlapped_elements,
-        halo_values: [sent, std::mem::size_of::<T>()],
-    })
 }
 
 /// What a rank's time loop left.
@@ -721,6 +597,8 @@ pub struct SplitOutcome<R> {
     pub report: Option<R>,
     /// Every rank's elements and times.
     pub ranks: Vec<RankReport>,
+    /// Device runs: the device, variant and schedule (rank 0).
+    pub device: Option<PartitionedDevice>,
 }
 
 /// Refuses what split runs on the native CPU path do not do yet (`what`: "a hexahedral", …).

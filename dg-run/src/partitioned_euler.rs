@@ -135,7 +135,7 @@ pub fn run_euler_partitioned<T: Real>(
         })?;
     }
     let Some(ranks) = gather_ranks(comm, &mine) else {
-        return Ok(EulerPartitionedOutcome { report: None, ranks: Vec::new() });
+        return Ok(EulerPartitionedOutcome { report: None, ranks: Vec::new(), device: None });
     };
     let dofs = mesh.num_elements() * block;
     let report = EulerReport {
@@ -159,7 +159,7 @@ pub fn run_euler_partitioned<T: Real>(
         wall_seconds: stats.wall_seconds,
         throughput: dofs as f64 * stats.rhs_evaluations as f64 / stats.wall_seconds.max(1e-12),
     };
-    Ok(EulerPartitionedOutcome { report: Some(report), ranks })
+    Ok(EulerPartitionedOutcome { report: Some(report), ranks, device: None })
 }
 
 /// `value` summed over the ranks.

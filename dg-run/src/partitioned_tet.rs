@@ -95,7 +95,7 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         })?;
     }
     let Some(ranks) = gather_ranks(comm, &mine) else {
-        return Ok(TetPartitionedOutcome { report: None, ranks: Vec::new() });
+        return Ok(TetPartitionedOutcome { report: None, ranks: Vec::new(), device: None });
     };
     let report = WaveReport {
         case: case.name().into(),
@@ -113,5 +113,5 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         wall_seconds: stats.wall_seconds,
         coefficients: None,
     };
-    Ok(TetPartitionedOutcome { report: Some(report), ranks })
+    Ok(TetPartitionedOutcome { report: Some(report), ranks, device: None })
 }

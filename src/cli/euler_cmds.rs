@@ -104,7 +104,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn EulerCase>, comm: &dyn Commun
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {
-        return super::ranks::print_json(&report, &outcome.ranks);
+        return super::ranks::print_json(&report, &outcome.ranks, None);
     }
     print_report(&report);
     println!(

@@ -91,13 +91,15 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `dg run` of a hexahedral case split over the MPI ranks of `comm` (the native CPU path on every rank); rank 0
-/// prints one report with each rank's cells, halo, compute and exchange seconds (`"ranks"` in `--json`).
+/// `dg run` of a hexahedral case split over the MPI ranks of `comm`, each rank on the native CPU path or its device
+/// (with `--device cuda` or `auto`, GPU rank mod GPUs per node); rank 0 prints one report with each rank's cells,
+/// halo, compute, exchange and wait seconds (`"ranks"` in `--json`, and `"device"` with the schedule on devices).
 pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
     if args.png.is_some() {
         bail!("--png does not apply to hexahedral cases (--out writes a VTU file with Lagrange hexahedra)");
     }
-    super::ranks::refuse_devices(&args, "a hexahedral")?;
+    let (mut device, pick) = super::ranks::open_rank_device(&args, comm)?;
+    let on = device.as_deref_mut().map(|d| -> (&mut dyn Device, _, _) { (d, pick.0, pick.1) });
     args.backend.formulation(case.name(), &[FormulationId::Hex])?;
     let order = args.order.unwrap_or(3);
     let mut opts = options(&args.solver, &args.backend, order, args.t_end)?;
@@ -106,15 +108,18 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communic
     let bar = super::ranks::rank_bar(&args, comm, format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     let outcome = match args.precision {
-        Precision::F32 => run_hex_partitioned::<f32>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
-        Precision::F64 => run_hex_partitioned::<f64>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
+        Precision::F32 => run_hex_partitioned::<f32>(case.as_ref(), &mesh, &opts, comm, on, &mut progress)?,
+        Precision::F64 => run_hex_partitioned::<f64>(case.as_ref(), &mesh, &opts, comm, on, &mut progress)?,
     };
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {
-        return super::ranks::print_json(&report, &outcome.ranks);
+        return super::ranks::print_json(&report, &outcome.ranks, outcome.device.as_ref());
     }
     print_report(&HexOutcome { report, device: None }, false)?;
+    if let Some(info) = &outcome.device {
+        super::ranks::print_schedule(info);
+    }
     super::ranks::print_ranks(&outcome.ranks, args.out.as_deref(), comm.size());
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! command refuses to run P times over.
 
 use dg::dg_parallel::comm::{launched_by_mpi, Communicator};
+use dg::partitioned::{ExchangePick, Pick, SchedulePick};
 
 /// The number of ranks the launcher announces, if any.
 fn announced_size() -> Option<usize> {
@@ -79,6 +80,24 @@ pub fn refuse_devices(args: &super::run::RunArgs, what: &str) -> anyhow::Result<
     Ok(())
 }
 
+/// A rank's device for `--device` (`cuda` and `auto`: GPU local rank mod GPUs per node; `None` for the native CPU
+/// path) and the schedule and exchange to pick (`--schedule`, `--exchange`, tuned by default; refused on the CPU).
+#[allow(clippy::type_complexity)]
+pub fn open_rank_device(
+    args: &super::run::RunArgs,
+    comm: &dyn Communicator,
+) -> anyhow::Result<(Option<Box<dyn dg::dg_runtime::backend::Device>>, (SchedulePick, ExchangePick))> {
+    use anyhow::Context;
+    let choice = rank_device(args.backend.device.as_deref().unwrap_or("auto"));
+    let device = super::run::pick_device(&choice).with_context(|| format!("rank {}: opening {choice}", comm.rank()))?;
+    if device.is_none() && (args.schedule.is_some() || args.exchange.is_some()) {
+        anyhow::bail!(
+            "--schedule and --exchange apply to runs on devices (on the native CPU path the halo is exchanged whole)"
+        );
+    }
+    Ok((device, (args.schedule.unwrap_or(Pick::Tuned), args.exchange.unwrap_or(Pick::Tuned))))
+}
+
 /// Rank 0's progress bar over simulated time (hidden elsewhere and with `--json`).
 pub fn rank_bar(args: &super::run::RunArgs, comm: &dyn Communicator, what: String) -> indicatif::ProgressBar {
     if comm.rank() == 0 && !args.json {
@@ -88,10 +107,18 @@ pub fn rank_bar(args: &super::run::RunArgs, comm: &dyn Communicator, what: Strin
     }
 }
 
-/// A split run's report as JSON with its ranks (`"ranks"`).
-pub fn print_json<R: serde::Serialize>(report: &R, ranks: &[dg::partitioned::RankReport]) -> anyhow::Result<()> {
+/// A split run's report as JSON with its ranks (`"ranks"`) and, on devices, the device, variant and schedule
+/// (`"device"`).
+pub fn print_json<R: serde::Serialize>(
+    report: &R,
+    ranks: &[dg::partitioned::RankReport],
+    device: Option<&dg::partitioned::PartitionedDevice>,
+) -> anyhow::Result<()> {
     let mut doc = serde_json::to_value(report)?;
     doc["ranks"] = serde_json::to_value(ranks)?;
+    if let Some(info) = device {
+        doc["device"] = serde_json::to_value(info)?;
+    }
     println!("{}", serde_json::to_string_pretty(&doc)?);
     Ok(())
 }
@@ -106,5 +133,47 @@ pub fn print_ranks(ranks: &[dg::partitioned::RankReport], out: Option<&std::path
     }
     if let Some(out) = out {
         println!("wrote {} ({size} pieces)", out.with_extension("pvtu").display());
+    }
+}
+
+/// The lines of a device run's variant, schedule, exchange and what was timed to choose them.
+pub fn schedule_lines(info: &dg::partitioned::PartitionedDevice) -> Vec<String> {
+    let mut lines = Vec::new();
+    let s = &info.schedule;
+    let trials: Vec<String> = s
+        .trials
+        .iter()
+        .map(|t| format!("{} {} {:.3} ms", t.exchange.name(), t.schedule.name(), t.seconds_per_rhs * 1e3))
+        .collect();
+    let exchanges: Vec<String> =
+        s.exchange_seconds.iter().map(|(e, t)| format!("{} {:.3} ms", e.name(), t * 1e3)).collect();
+    lines.push(format!("device     {}, variant {} ({})", info.device, info.choice.variant, info.choice.source));
+    lines.push(format!(
+        "schedule   {} with {} exchange ({}); {} of rank 0's {} elements computed while its traces travel",
+        s.chosen.name(),
+        s.exchange.name(),
+        s.how,
+        s.overlapped_elements[0],
+        s.overlapped_elements[1]
+    ));
+    if !trials.is_empty() {
+        lines.push(format!("trials     per right-hand side: {}", trials.join(", ")));
+    }
+    lines.push(format!(
+        "alone      exchange {}; right-hand side {:.3} ms, of which the overlapped elements {:.3} ms",
+        exchanges.join(", "),
+        s.compute_seconds[0] * 1e3,
+        s.compute_seconds[1] * 1e3
+    ));
+    if let Some(why) = &s.no_device_to_device {
+        lines.push(format!("no nccl    {why}"));
+    }
+    lines
+}
+
+/// Prints [`schedule_lines`].
+pub fn print_schedule(info: &dg::partitioned::PartitionedDevice) {
+    for line in schedule_lines(info) {
+        println!("{line}");
     }
 }

@@ -9,7 +9,7 @@ use dg::dg_runtime::backend::Device;
 use dg::dg_runtime::startup::mark;
 use dg::formulations::FormulationId;
 use dg::maxwell_run::{run, RunOutcome};
-use dg::partitioned::{run_partitioned, ExchangePick, Pick, SchedulePick};
+use dg::partitioned::{run_partitioned, ExchangePick, SchedulePick};
 use dg::prelude::*;
 use dg::winners::DeviceRunInfo;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -300,14 +300,7 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
     let mesh = args.mesh.build(case.as_ref(), 8)?;
     let mut opts = args.solver.options(args.t_end, &args.backend)?;
     opts.output = args.output(case.name());
-    let choice = super::ranks::rank_device(args.backend.device.as_deref().unwrap_or("auto"));
-    let mut device = pick_device(&choice).with_context(|| format!("rank {}: opening {choice}", comm.rank()))?;
-    let pick = (args.schedule.unwrap_or(Pick::Tuned), args.exchange.unwrap_or(Pick::Tuned));
-    if device.is_none() && (args.schedule.is_some() || args.exchange.is_some()) {
-        anyhow::bail!(
-            "--schedule and --exchange apply to runs on devices (on the native CPU path the halo is exchanged whole)"
-        );
-    }
+    let (mut device, pick) = super::ranks::open_rank_device(&args, comm)?;
     let rank = comm.rank();
     let bar = if rank == 0 && !args.json {
         time_bar(format!("{} N={} K={} on {} ranks", case.name(), order, mesh.num_elements(), comm.size()))
@@ -352,35 +345,7 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
         })
         .collect();
     if let Some(info) = &outcome.device {
-        let s = &info.schedule;
-        let trials: Vec<String> = s
-            .trials
-            .iter()
-            .map(|t| format!("{} {} {:.3} ms", t.exchange.name(), t.schedule.name(), t.seconds_per_rhs * 1e3))
-            .collect();
-        let exchanges: Vec<String> =
-            s.exchange_seconds.iter().map(|(e, t)| format!("{} {:.3} ms", e.name(), t * 1e3)).collect();
-        lines.push(format!("device     {}, variant {} ({})", info.device, info.choice.variant, info.choice.source));
-        lines.push(format!(
-            "schedule   {} with {} exchange ({}); {} of rank 0's {} elements computed while its traces travel",
-            s.chosen.name(),
-            s.exchange.name(),
-            s.how,
-            s.overlapped_elements[0],
-            s.overlapped_elements[1]
-        ));
-        if !trials.is_empty() {
-            lines.push(format!("trials     per right-hand side: {}", trials.join(", ")));
-        }
-        lines.push(format!(
-            "alone      exchange {}; right-hand side {:.3} ms, of which the overlapped elements {:.3} ms",
-            exchanges.join(", "),
-            s.compute_seconds[0] * 1e3,
-            s.compute_seconds[1] * 1e3
-        ));
-        if let Some(why) = &s.no_device_to_device {
-            lines.push(format!("no nccl    {why}"));
-        }
+        lines.extend(super::ranks::schedule_lines(info));
     }
     let on = match &outcome.device {
         Some(_) => format!("on {} devices", comm.size()),

@@ -110,7 +110,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn WaveCase>, comm: &dyn Communi
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {
-        return super::ranks::print_json(&report, &outcome.ranks);
+        return super::ranks::print_json(&report, &outcome.ranks, None);
     }
     print_report(&WaveOutcome { report, device: None }, false)?;
     super::ranks::print_ranks(&outcome.ranks, args.out.as_deref(), comm.size());

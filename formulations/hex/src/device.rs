@@ -28,6 +28,20 @@ pub struct Zone {
     pub len: usize,
 }
 
+/// The zones a right-hand side runs over: the cells of a range (by geometry class for specialised variants, all
+/// together for generic ones) and their faces (by kind and class, or all together).
+#[derive(Debug, Clone)]
+pub struct HexZones {
+    /// The cells.
+    pub cells: std::ops::Range<usize>,
+    /// Cell zones of the specialised kernels (one per geometry class present).
+    pub cell_zones: Vec<Zone>,
+    /// Interface zones of the specialised kernels (interior faces and each boundary condition, per class).
+    pub face_zones: Vec<Zone>,
+    all_cells: Zone,
+    all_faces: Zone,
+}
+
 /// Device buffers of one hexahedral operator.
 #[derive(Debug, Clone, Copy)]
 pub struct HexBuffers {
@@ -54,12 +68,12 @@ pub struct HexDeviceOperator<T: Real> {
     program_id: ProgramId,
     /// The buffers (public for verification, which fills them with test data).
     pub buffers: HexBuffers,
-    /// Cell zones of the specialised kernels (one per geometry class present).
-    pub cell_zones: Vec<Zone>,
-    /// Interface zones of the specialised kernels (interior faces and each boundary condition, per class).
-    pub face_zones: Vec<Zone>,
-    all_cells: Zone,
-    all_faces: Zone,
+    /// The zones of every cell.
+    pub zones: HexZones,
+    /// Geometry of each cell's kernels.
+    cell_geometry: Vec<Geometry>,
+    /// Kind of each cell face `6k + f`.
+    face_kind: Vec<FaceKind>,
     k: usize,
     _t: std::marker::PhantomData<T>,
 }
@@ -117,51 +131,22 @@ impl<T: Real> HexDeviceOperator<T> {
             )));
         }
         let buffers = Self::upload_mesh(device, &program, space, binding, materials, params)?;
-        // zones: cells by geometry class; cell faces by kind and the class of their cell
-        let mut cell_lists: Vec<(Geometry, Vec<i32>)> = Vec::new();
-        let mut face_lists: Vec<((FaceKind, Geometry), Vec<i32>)> = Vec::new();
-        for cell in 0..k {
-            let geometry = geometry_of(space.class[cell]);
-            match cell_lists.iter_mut().find(|(g, _)| *g == geometry) {
-                Some((_, list)) => list.push(cell as i32),
-                None => cell_lists.push((geometry, vec![cell as i32])),
-            }
-            for f in 0..6 {
-                let kind = match space.face_tag[6 * cell + f] {
-                    None => FaceKind::Interior,
-                    Some(tag) => FaceKind::Boundary(binding.condition_of_tag[tag]),
-                };
-                match face_lists.iter_mut().find(|(key, _)| *key == (kind, geometry)) {
-                    Some((_, list)) => list.push((6 * cell + f) as i32),
-                    None => face_lists.push(((kind, geometry), vec![(6 * cell + f) as i32])),
-                }
-            }
-        }
-        cell_lists.sort_by_key(|(g, _)| *g as u8);
-        let mut zone = |geometry, faces, list: &[i32]| -> Result<Zone, BackendError> {
-            Ok(Zone { geometry, faces, list: upload(device, list, 0)?, len: list.len() })
-        };
-        let cell_zones =
-            cell_lists.iter().map(|(g, list)| zone(*g, None, list)).collect::<Result<Vec<_>, BackendError>>()?;
-        let face_zones = face_lists
+        let cell_geometry: Vec<Geometry> = space.class.iter().map(|&c| geometry_of(c)).collect();
+        let face_kind: Vec<FaceKind> = space
+            .face_tag
             .iter()
-            .map(|((kind, g), list)| zone(*g, Some(*kind), list))
-            .collect::<Result<Vec<_>, BackendError>>()?;
-        let all: Vec<i32> = (0..k as i32).collect();
-        let all_cells = zone(Geometry::Generic, None, &all)?;
-        let every_face: Vec<i32> = (0..6 * k as i32).collect();
-        let all_faces = zone(Geometry::Generic, Some(FaceKind::Any), &every_face)?;
-        Ok(Self {
-            program,
-            program_id,
-            buffers,
-            cell_zones,
-            face_zones,
-            all_cells,
-            all_faces,
-            k,
-            _t: std::marker::PhantomData,
-        })
+            .map(|tag| match tag {
+                None => FaceKind::Interior,
+                Some(tag) => FaceKind::Boundary(binding.condition_of_tag[*tag]),
+            })
+            .collect();
+        let zones = build_zones(device, (&cell_geometry, &face_kind), 0..k)?;
+        Ok(Self { program, program_id, buffers, zones, cell_geometry, face_kind, k, _t: std::marker::PhantomData })
+    }
+
+    /// The zones of the cells `cells` (a rank's interior or the cells next to its halo): their lists uploaded.
+    pub fn zones_over(&self, device: &mut dyn Device, cells: std::ops::Range<usize>) -> Result<HexZones, BackendError> {
+        build_zones(device, (&self.cell_geometry, &self.face_kind), cells)
     }
 
     fn upload_mesh(
@@ -344,6 +329,19 @@ impl<T: Real> HexDeviceOperator<T> {
         rhs: BufferId,
         t: f64,
     ) -> Result<Vec<Step>, DeviceOperatorError> {
+        self.rhs_steps_over(variant, q, rhs, t, &self.zones)
+    }
+
+    /// [`Self::rhs_steps`] for the cells of `zones` only ([`Self::zones_over`]): their right-hand side, from
+    /// their own values and those of the cells across their faces; nothing else of `rhs` is written.
+    pub fn rhs_steps_over(
+        &self,
+        variant: &HexVariant,
+        q: BufferId,
+        rhs: BufferId,
+        t: f64,
+        zones: &HexZones,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
         if variant.layout != self.layout() {
             return Err(DeviceOperatorError::Variant(VariantError::Rejected {
                 spec: variant.to_string(),
@@ -351,10 +349,13 @@ impl<T: Real> HexDeviceOperator<T> {
             }));
         }
         let cells = variant.cells;
+        if zones.cells.is_empty() {
+            return Ok(Vec::new());
+        }
         let cell_zones: Vec<&Zone> =
-            if variant.specialised { self.cell_zones.iter().collect() } else { vec![&self.all_cells] };
+            if variant.specialised { zones.cell_zones.iter().collect() } else { vec![&zones.all_cells] };
         let face_zones: Vec<&Zone> =
-            if variant.specialised { self.face_zones.iter().collect() } else { vec![&self.all_faces] };
+            if variant.specialised { zones.face_zones.iter().collect() } else { vec![&zones.all_faces] };
         let ff = self.buffers.face_flux;
         let mut steps = Vec::new();
         match variant.surface {
@@ -395,6 +396,16 @@ impl<T: Real> HexDeviceOperator<T> {
         let n = self.state_len();
         args.push(Arg::I32(n as i32));
         Ok(Step::Kernel(Launch { kernel: "lincomb".into(), groups: n.div_ceil(256).max(1), local: 256, args }))
+    }
+
+    /// Offset of variable `v` at node `i` of cell `k` in a state buffer (the kernels' layout).
+    pub fn state_offset(&self, k: usize, v: usize, i: usize) -> usize {
+        self.layout().index((self.k, self.program.nvars, self.program.np), k, v, i)
+    }
+
+    /// The compiled program.
+    pub fn program_id(&self) -> ProgramId {
+        self.program_id
     }
 
     /// Values in a state: K · NV · NP.
@@ -452,6 +463,47 @@ impl<T: Real> HexDeviceOperator<T> {
             Some(at) => at.iter().map(|&d| out[d]).collect(),
         })
     }
+}
+
+/// The zones of `cells` given each cell's geometry and each cell face's kind: cells by geometry class, cell faces
+/// by kind and the class of their cell, and both all together (generic variants).
+fn build_zones(
+    device: &mut dyn Device,
+    (cell_geometry, face_kind): (&[Geometry], &[FaceKind]),
+    cells: std::ops::Range<usize>,
+) -> Result<HexZones, BackendError> {
+    let cells = cells.start.min(cell_geometry.len())..cells.end.min(cell_geometry.len());
+    let mut cell_lists: Vec<(Geometry, Vec<i32>)> = Vec::new();
+    let mut face_lists: Vec<((FaceKind, Geometry), Vec<i32>)> = Vec::new();
+    for cell in cells.clone() {
+        let geometry = cell_geometry[cell];
+        match cell_lists.iter_mut().find(|(g, _)| *g == geometry) {
+            Some((_, list)) => list.push(cell as i32),
+            None => cell_lists.push((geometry, vec![cell as i32])),
+        }
+        for f in 0..6 {
+            let kind = face_kind[6 * cell + f];
+            match face_lists.iter_mut().find(|(key, _)| *key == (kind, geometry)) {
+                Some((_, list)) => list.push((6 * cell + f) as i32),
+                None => face_lists.push(((kind, geometry), vec![(6 * cell + f) as i32])),
+            }
+        }
+    }
+    cell_lists.sort_by_key(|(g, _)| *g as u8);
+    let mut zone = |geometry, faces, list: &[i32]| -> Result<Zone, BackendError> {
+        Ok(Zone { geometry, faces, list: upload(device, list, 0)?, len: list.len() })
+    };
+    let cell_zones =
+        cell_lists.iter().map(|(g, list)| zone(*g, None, list)).collect::<Result<Vec<_>, BackendError>>()?;
+    let face_zones = face_lists
+        .iter()
+        .map(|((kind, g), list)| zone(*g, Some(*kind), list))
+        .collect::<Result<Vec<_>, BackendError>>()?;
+    let all: Vec<i32> = (cells.start as i32..cells.end as i32).collect();
+    let all_cells = zone(Geometry::Generic, None, &all)?;
+    let every_face: Vec<i32> = (6 * cells.start as i32..6 * cells.end as i32).collect();
+    let all_faces = zone(Geometry::Generic, Some(FaceKind::Any), &every_face)?;
+    Ok(HexZones { cells, cell_zones, face_zones, all_cells, all_faces })
 }
 
 /// Time integration of the hexahedral operator with the generic integrators (state buffers, the lincomb kernel).
