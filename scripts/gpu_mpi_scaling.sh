@@ -8,6 +8,12 @@
 #            GPUs the whole loop also in the synchronous host-staged and the asynchronous NCCL combinations
 #   tune     (on nvidia-h100-x1) the nodal-triangle winners re-tuned after the kernels' group-offset argument, into
 #            the user database under $OUT/tune
+#   hex-check    the hexahedral kernels verified on CUDA (whole and over two cell ranges), and maxwell3d-cavity over
+#                2 and 4 ranks in both exchanges and schedules against the one-process run (f64)
+#   hex-scaling  Maxwell 3D on hexahedra, D = 3, f64: weak scaling (≈ 50M DOF per GPU: 51³, 64³, 81³ cells on 1,
+#                2, 4 GPUs) and strong scaling (100.7M DOF: 64³ cells on 1, 2, 4 GPUs), as `scaling` does
+#   hex-tune     (on nvidia-h100-x1) the hexahedral winners re-tuned after the operator's zones over cell ranges,
+#                into tuning-db (copied to $OUT/tuning-db)
 # usage: DG=gpu/dg OUT=dir bash scripts/gpu_mpi_scaling.sh SECTION
 set -u
 SECTION=${1:?check, scaling or tune}
@@ -20,6 +26,8 @@ mkdir -p /tmp/nccl && [ -n "$LIB" ] && ln -sf "$LIB" /tmp/nccl/libnccl.so
 export LD_LIBRARY_PATH=/tmp/nccl:${LD_LIBRARY_PATH:-}
 MPI="mpirun --bind-to none --mca pml ob1 --mca btl self,vader -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE"
 V=elem/wg128/seq1/matrix-local/merged/node-major/f64/diff-first
+# the hexahedral D = 3 f64 winner of the H100 database
+HV=hex/fused/spec/c2/vki/f64
 field() { grep -oE "\"$1\": [^,]*" "$2" | head -1 | sed 's/.*: //'; }
 case $SECTION in
 check)
@@ -63,4 +71,43 @@ tune)
   timeout 80 "$DG" autotune euler2d --orders 1..2 --precision f64 --device cuda:0 >> "$OUT/tune.txt" 2>> "$OUT/tune.err"
   echo "euler2d rc $?"
   grep -h winner "$OUT/tune.txt" ;;
+hex-check)
+  nvidia-smi -L; echo "nccl: ${LIB:-none}"
+  CUDA_VISIBLE_DEVICES=0 timeout 200 "$DG" verify maxwell3d --formulation hex --order 1..6 --precision both \
+    --device cuda:0 --json > "$OUT/hex-verify.json" 2> "$OUT/hex-verify.err"
+  echo "verify rc $?: $(grep -oE '"(passed|failed|rejected)": [0-9]+' "$OUT/hex-verify.json" | sort | uniq -c | tr '\n' ' ')"
+  tail -2 "$OUT/hex-verify.err"
+  A="run maxwell3d-cavity --order 3 --nx 24 --perturb 0.2 --dt 0.002 --t-end 0.04 --device cuda --variant $HV --json"
+  CUDA_VISIBLE_DEVICES=0 "$DG" $A > "$OUT/h1.json" 2> "$OUT/h1.err"
+  echo "1 process: L2 $(field l2_error "$OUT/h1.json") steps $(field steps "$OUT/h1.json")"
+  for n in 2 4; do for x in host-staged nccl; do for s in sync async; do
+    timeout 120 $MPI -n $n "$DG" $A --exchange $x --schedule $s > "$OUT/h$n-$x-$s.json" 2> "$OUT/h$n-$x-$s.err"
+    echo "$n ranks $x $s rc $?: L2 $(field l2_error "$OUT/h$n-$x-$s.json") steps $(field steps "$OUT/h$n-$x-$s.json") gpus $(grep -oE '"gpu": [0-9]+' "$OUT/h$n-$x-$s.json" | sed 's/.*: //' | tr '\n' ' ')"
+    tail -1 "$OUT/h$n-$x-$s.err"
+  done; done; done ;;
+hex-scaling)
+  nvidia-smi -L
+  run() {  # name ranks nx [schedule exchange]
+    local name=$1 n=$2 nx=$3 s=${4:-tuned} x=${5:-tuned}
+    local args="run maxwell3d-cavity --order 3 --nx $nx --dt 4e-4 --t-end 0.008 --device cuda --variant $HV"
+    args="$args --schedule $s --exchange $x --json"
+    if [ "$n" = 1 ]; then timeout 240 "$DG" $args > "$OUT/$name.json" 2> "$OUT/$name.err"
+    else timeout 240 $MPI -n "$n" "$DG" $args > "$OUT/$name.json" 2> "$OUT/$name.err"; fi
+    echo "$name ($n GPUs, nx $nx) rc $?: steps $(field steps "$OUT/$name.json") wall $(field wall_seconds "$OUT/$name.json") chosen $(field chosen "$OUT/$name.json")/$(field exchange "$OUT/$name.json")"
+    tr -d ' \n' < "$OUT/$name.json" | grep -oE '"trials":\[[^]]*\]' ; echo
+    tail -1 "$OUT/$name.err"
+  }
+  run weak1 1 51
+  run weak2 2 64
+  run weak4 4 81
+  run strong1 1 64
+  run strong4 4 64
+  run weak4-sync-host 4 81 sync host-staged
+  run weak4-async-nccl 4 81 async nccl ;;
+hex-tune)
+  nvidia-smi -L
+  timeout 560 "$DG" autotune maxwell3d --formulation hex --orders 1..6 --precision both --device cuda:0 --db tuning-db \
+    --json > "$OUT/hex-tune.txt" 2> "$OUT/hex-tune.err"
+  echo "hex autotune rc $?"; tail -3 "$OUT/hex-tune.err"
+  mkdir -p "$OUT/tuning-db" && cp tuning-db/*.json "$OUT/tuning-db/" ;;
 esac

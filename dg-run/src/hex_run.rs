@@ -394,9 +394,7 @@ fn finish_report<T: Real>(
 ) -> Result<HexReport, RunError> {
     let nv = q.len() / space.num_nodes();
     let t_end = stats.t_end;
-    let errors = space.l2_errors(nv, q, |x, e| case.exact(x, t_end, e))?;
-    let zero = vec![0.0f64; q.len()];
-    let norms = space.l2_errors(nv, &zero, |x, e| case.exact(x, t_end, e))?;
+    let (errors, norms) = space.l2_errors_and_norms(nv, q, |x, e| case.exact(x, t_end, e))?;
     let total = |v: &[f64]| v.iter().map(|e| e * e).sum::<f64>().sqrt();
     let l2_error = total(&errors);
     Ok(HexReport {

@@ -109,8 +109,7 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     };
     let own = &q[..owned_values];
     // per variable: the squared errors and the squared norms of the exact solution, summed over the ranks
-    let errors = part.owned.l2_errors(nv, own, |x, e| case.exact(x, stats.t_end, e))?;
-    let norms = part.owned.l2_errors(nv, &vec![0.0f64; own.len()], |x, e| case.exact(x, stats.t_end, e))?;
+    let (errors, norms) = part.owned.l2_errors_and_norms(nv, own, |x, e| case.exact(x, stats.t_end, e))?;
     let boxes = part.owned.class.iter().filter(|&&c| c == GeometryClass::Box).count();
     let (l2_error, norm) = split_l2(comm, &errors, &norms);
     let mut boxes = [boxes as f64];

@@ -232,13 +232,17 @@ impl StabilityLimit {
         Ok(StabilityLimit { dt: SAFETY * stable_dt(scheme, &ritz), spectral_radius, arnoldi_steps: ritz.len() })
     }
 
-    /// The limit of `scheme` on the CPU system `system` at state `q0` and time `t`.
+    /// The limit of `scheme` on the CPU system `system` at state `q0` and time `t` (not estimated above
+    /// [`Self::MAX_VALUES`], as on a device: the Arnoldi basis alone would take `STEPS` copies of the state).
     pub fn of<T: dg_core::Real, S: OdeSystem<State = Vec<T>>>(
         system: &mut S,
         q0: &[f64],
         t: f64,
         scheme: Scheme,
     ) -> Result<StabilityLimit, S::Error> {
+        if q0.len() > Self::MAX_VALUES {
+            return Ok(Self::not_estimated());
+        }
         let mut rhs = |q: &[f64], out: &mut [f64]| {
             let mut o = vec![T::zero(); out.len()];
             system.rhs(t, &q.iter().map(|&v| T::from_f64(v)).collect(), &mut o)?;
