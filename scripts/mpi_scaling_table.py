@@ -33,11 +33,30 @@ def trials(report):
 
 
 def loop_per_rhs(report):
-    return report["wall_seconds"] / report["rhs_evaluations"]
+    # the hexahedral reports give steps, not right-hand sides: LSRK45 takes five per step
+    evaluations = report.get("rhs_evaluations") or report["steps"] * {"lsrk45": 5}[report["scheme"]]
+    return report["wall_seconds"] / evaluations
 
 
 def ranks(report):
     return len(report["ranks"])
+
+
+def dofs(report):
+    """Degrees of freedom: the nodal-triangle reports give them; the hexahedral ones give nodes (6 fields each)."""
+    return report["dofs"] if "dofs" in report else report["nodes"] * 6
+
+
+def per_gpu(report):
+    """DOF per GPU, to compare weak-scaling runs whose meshes split into slightly different sizes (cubes of cells)."""
+    return dofs(report) / ranks(report)
+
+
+def problem(report):
+    """`Maxwell TM N = 4` or `Maxwell 3D on hexahedra D = 3`."""
+    if report.get("law") == "maxwell3d":
+        return f"Maxwell 3D on hexahedra D = {report['order']}"
+    return f"Maxwell TM N = {report['order']}"
 
 
 def fit_link(points):
@@ -56,31 +75,35 @@ def main():
     date = open(os.path.join(directory, "date")).read().strip() if os.path.exists(os.path.join(directory, "date")) else "?"
     weak = [r for r in (load(directory, n) for n in ["weak1", "weak2", "weak4"]) if r]
     strong = [r for r in (load(directory, n) for n in ["strong1", "weak2", "strong4"]) if r]
-    strong = [r for r in strong if r["dofs"] == strong[0]["dofs"]]
+    strong = [r for r in strong if dofs(r) == dofs(strong[0])]
     extra = [r for r in (load(directory, n) for n in ["weak4-sync-host", "weak4-async-nccl"]) if r]
     device = weak[0]["device"]["device"]
     combos = [("host-staged", "sync"), ("host-staged", "async"), ("nccl", "sync"), ("nccl", "async")]
     base = weak[0]
     t1 = min(trials(base).values())
-    print(f"Measured {date} on {device.split(' (')[0]} ×{ranks(weak[-1])}, `scripts/gpu_mpi_scaling.sh scaling`;"
+    print(f"Measured {date} on {device.split(' (')[0]} ×{ranks(weak[-1])}, `scripts/gpu_mpi_scaling.sh "
+          f"{'hex-scaling' if base.get('law') == 'maxwell3d' else 'scaling'}`;"
           f" variant {base['device']['choice']['variant']}.\n")
-    print("**Weak scaling**, Maxwell TM N = 4, f64, ≈ 50M DOF per GPU. Efficiency = one GPU's seconds per right-hand"
-          " side ÷ P GPUs' (slowest rank, each run's own 30-evaluation trials; the one-GPU time is its best trial):\n")
+    print(f"**Weak scaling**, {problem(base)}, f64, ≈ 50M DOF per GPU. Efficiency = one GPU's seconds per"
+          " right-hand side per DOF ÷ P GPUs' per DOF of a GPU (slowest rank, each run's own 30-evaluation trials;"
+          " the one-GPU time is its best trial):\n")
     print("| GPUs | DOF | " + " | ".join(f"{x} {s}" for x, s in combos) + " | loop (chosen) |")
     print("|---|---|" + "---|" * (len(combos) + 1))
+    def eff(r, t):
+        return t1 / t * per_gpu(r) / per_gpu(base)
     for r in weak:
         t = trials(r)
-        cells = [f"{t[c] * 1e3:.4f} ms ({t1 / t[c] * 100:.1f}%)" if c in t else "—" for c in combos]
+        cells = [f"{t[c] * 1e3:.4f} ms ({eff(r, t[c]) * 100:.1f}%)" if c in t else "—" for c in combos]
         s = r["device"]["schedule"]
-        loop = f"{loop_per_rhs(r) * 1e3:.3f} ms/RHS ({loop_per_rhs(base) / loop_per_rhs(r) * 100:.1f}%, {s['exchange']} {s['chosen']})"
-        print(f"| {ranks(r)} | {r['dofs'] / 1e6:.1f}M | " + " | ".join(cells) + f" | {loop} |")
+        loop = f"{loop_per_rhs(r) * 1e3:.3f} ms/RHS ({eff(r, loop_per_rhs(r)) * loop_per_rhs(base) / t1 * 100:.1f}%, {s['exchange']} {s['chosen']})"
+        print(f"| {ranks(r)} | {dofs(r) / 1e6:.1f}M | " + " | ".join(cells) + f" | {loop} |")
     for r in extra:
         s = r["device"]["schedule"]
-        print(f"| {ranks(r)}, whole loop given {s['exchange']} {s['chosen']} | {r['dofs'] / 1e6:.1f}M | "
+        print(f"| {ranks(r)}, whole loop given {s['exchange']} {s['chosen']} | {dofs(r) / 1e6:.1f}M | "
               + " | ".join("" for _ in combos)
-              + f" | {loop_per_rhs(r) * 1e3:.3f} ms/RHS ({loop_per_rhs(base) / loop_per_rhs(r) * 100:.1f}%) |")
+              + f" | {loop_per_rhs(r) * 1e3:.3f} ms/RHS ({eff(r, loop_per_rhs(r)) * loop_per_rhs(base) / t1 * 100:.1f}%) |")
     print("\n**Strong scaling**, the same problem of "
-          f"{strong[0]['dofs'] / 1e6:.1f}M DOF on 1, 2, 4 GPUs (speed-up and efficiency per right-hand side, best"
+          f"{dofs(strong[0]) / 1e6:.1f}M DOF on {', '.join(str(ranks(r)) for r in strong)} GPUs (speed-up and efficiency per right-hand side, best"
           " combination; whole loop):\n")
     print("| GPUs | best per RHS | speed-up | efficiency | loop per RHS | loop speed-up |")
     print("|---|---|---|---|---|---|")
@@ -106,10 +129,13 @@ def main():
             if e in x:
                 points[e].append((values * real, x[e]))
         cells = [f"{x[e] * 1e6:.1f} µs" if e in x else "—" for e in ["host-staged", "nccl"]]
-        print(f"| {ranks(r)} ({r['dofs'] / 1e6:.0f}M DOF) | {values} | {values * real / 1e3:.0f} kB | "
+        print(f"| {ranks(r)} ({dofs(r) / 1e6:.0f}M DOF) | {values} | {values * real / 1e3:.0f} kB | "
               + " | ".join(cells)
               + f" | {s['compute_seconds'][0] * 1e3:.4f} ms | {s['compute_seconds'][1] * 1e3:.4f} ms |")
     links = {e: fit_link(p) for e, p in points.items() if len(p) >= 2}
+    if len(weak) < 3:
+        print("\n(The model of larger runs needs the 4-GPU runs: not printed.)")
+        return
     print("\nFitted (α + bytes/β over the rows above): "
           + "; ".join(f"{e}: α = {a * 1e6:.1f} µs, β = {b / 1e9:.2f} GB/s" for e, (a, b) in links.items()) + ".")
     # model inputs from the largest weak run
