@@ -91,3 +91,47 @@ impl<T: Real> RangedDeviceRhs for HexRanges<'_, T> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::hex_part;
+    use crate::trace::TracePlan;
+    use dg_core::hexmesh::{hex_box_mesh, HexBoxSpec};
+    use std::collections::HashSet;
+
+    /// On a distorted box periodic in x, split three ways: every halo cell whose nodes an own cell's face reads
+    /// (its face partner's cell; a face value extrapolates from the whole line of nodes across) arrives whole in
+    /// the exchange, and each rank receives as many nodes from a neighbour as that neighbour sends it.
+    #[test]
+    fn every_halo_cell_a_face_reads_arrives_whole() {
+        let spec = HexBoxSpec {
+            lower: [0.0; 3],
+            upper: [1.0, 0.7, 0.5],
+            cells: [7, 5, 3],
+            periodic: [true, false, false],
+            distortion: 0.1,
+        };
+        let mesh = hex_box_mesh(&spec).expect("a mesh");
+        let parts: Vec<_> = (0..3).map(|r| hex_part(&mesh, 2, 3, r).expect("a part")).collect();
+        let traces: Vec<TracePlan> =
+            parts.iter().map(|p| TracePlan::whole_elements(&p.plan, p.space.element.np)).collect();
+        for (rank, part) in parts.iter().enumerate() {
+            let (np, nfp, owned) = (part.space.element.np, part.space.element.nfp, part.plan.owned.len());
+            let read: HashSet<usize> = part.space.face_partner[..owned * 6 * nfp]
+                .iter()
+                .map(|&g| g / (6 * nfp))
+                .filter(|&cell| cell >= owned)
+                .collect();
+            let received: HashSet<(usize, usize)> =
+                traces[rank].receives.iter().flat_map(|(_, list)| list.iter().copied()).collect();
+            assert!(!read.is_empty(), "rank {rank} reads a halo");
+            for cell in read {
+                assert!((0..np).all(|i| received.contains(&(cell, i))), "rank {rank}: halo cell {cell} not whole");
+            }
+            for (from, list) in &traces[rank].receives {
+                let sent = &traces[*from].sends.iter().find(|(to, _)| *to == rank).expect("a message").1;
+                assert_eq!(sent.len(), list.len(), "{from} -> {rank}");
+            }
+        }
+    }
+}

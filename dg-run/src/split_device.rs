@@ -55,6 +55,9 @@ pub(crate) struct DeviceSplit<'a, T: Real> {
     pub step_check: &'a StepCheck,
 }
 
+/// Reads a device state back into the host layout.
+pub(crate) type ReadState<'a, T> = &'a dyn Fn(&mut dyn Device, BufferId) -> Result<Vec<T>, RunError>;
+
 /// What a rank's device loop left.
 pub(crate) struct DeviceSplitEnd<T> {
     /// The loop's statistics.
@@ -77,7 +80,7 @@ pub(crate) fn step_split_device<T: Real>(
     pick: (SchedulePick, ExchangePick),
     (scheme, t_end, rule): (Scheme, f64, StepRule),
     comm: &dyn Communicator,
-    read_state: &dyn Fn(&mut dyn Device, BufferId) -> Result<Vec<T>, RunError>,
+    read_state: ReadState<'_, T>,
     reads_state: &dyn Fn(StepPoint) -> bool,
     judge: &mut dyn FnMut(&[T]) -> Option<String>,
     progress: &mut dyn FnMut(f64, f64),
