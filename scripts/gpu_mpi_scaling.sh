@@ -30,31 +30,46 @@ V=elem/wg128/seq1/matrix-local/merged/node-major/f64/diff-first
 # the hexahedral D = 3 f64 winner of the H100 database
 HV=hex/fused/spec/c2/vki/f64
 field() { grep -oE "\"$1\": [^,]*" "$2" | head -1 | sed 's/.*: //'; }
+# verify LAW [verify options]: every variant on CUDA, whole and over two ranges
+verify() {
+  local law=$1; shift
+  CUDA_VISIBLE_DEVICES=0 timeout 240 "$DG" verify "$law" "$@" --precision both --device cuda:0 --json \
+    > "$OUT/verify-$law.json" 2> "$OUT/verify-$law.err"
+  echo "verify $law rc $?: $(grep -oE '"(passed|failed|rejected)": [0-9]+' "$OUT/verify-$law.json" | sort | uniq -c | tr '\n' ' ')"
+}
+# compare PREFIX ARGS...: the run in one process, then over 2 and 4 ranks in both exchanges and schedules
+compare() {
+  local p=$1; shift
+  CUDA_VISIBLE_DEVICES=0 "$DG" "$@" > "$OUT/${p}1.json" 2> "$OUT/${p}1.err"
+  echo "1 process: L2 $(field l2_error "$OUT/${p}1.json") steps $(field steps "$OUT/${p}1.json")"
+  for n in 2 4; do for x in host-staged nccl; do for s in sync async; do
+    local o="$OUT/$p$n-$x-$s"
+    timeout 120 $MPI -n $n "$DG" "$@" --exchange $x --schedule $s > "$o.json" 2> "$o.err"
+    echo "$n ranks $x $s rc $?: L2 $(field l2_error "$o.json") steps $(field steps "$o.json") gpus $(grep -oE '"gpu": [0-9]+' "$o.json" | sed 's/.*: //' | tr '\n' ' ')"
+    tail -1 "$o.err"
+  done; done; done
+}
+# scale NAME RANKS ARGS...: one scaling run (one process for one rank, the split path through --schedule), its
+# trials printed
+scale() {
+  local name=$1 n=$2; shift 2
+  if [ "$n" = 1 ]; then timeout ${RUN_LIMIT:-240} "$DG" "$@" > "$OUT/$name.json" 2> "$OUT/$name.err"
+  else timeout ${RUN_LIMIT:-240} $MPI -n "$n" "$DG" "$@" > "$OUT/$name.json" 2> "$OUT/$name.err"; fi
+  echo "$name ($n GPUs) rc $?: steps $(field steps "$OUT/$name.json") wall $(field wall_seconds "$OUT/$name.json") chosen $(field chosen "$OUT/$name.json")/$(field exchange "$OUT/$name.json")"
+  tr -d ' \n' < "$OUT/$name.json" | grep -oE '"trials":\[[^]]*\]' ; echo
+  tail -1 "$OUT/$name.err"
+}
 case $SECTION in
 check)
   nvidia-smi -L; echo "nccl: ${LIB:-none}"
   ompi_info --parsable --all 2>/dev/null | grep -i "cuda_support" | head -3
-  CUDA_VISIBLE_DEVICES=0 timeout 240 "$DG" verify maxwell2d --order 1..8 --precision both --device cuda:0 --json \
-    > "$OUT/verify.json" 2> "$OUT/verify.err"
-  echo "verify rc $?: $(grep -oE '"(passed|failed|rejected)": [0-9]+' "$OUT/verify.json" | sort | uniq -c | tr '\n' ' ')"
-  A="run maxwell-cavity --order 4 --nx 120 --ny 97 --t-end 0.02 --device cuda --variant $V --json"
-  CUDA_VISIBLE_DEVICES=0 "$DG" $A > "$OUT/c1.json" 2> "$OUT/c1.err"
-  echo "1 process: L2 $(field l2_error "$OUT/c1.json") energy $(field energy_final "$OUT/c1.json")"
-  for n in 2 4; do for x in host-staged nccl; do for s in sync async; do
-    timeout 120 $MPI -n $n "$DG" $A --exchange $x --schedule $s > "$OUT/c$n-$x-$s.json" 2> "$OUT/c$n-$x-$s.err"
-    echo "$n ranks $x $s rc $?: L2 $(field l2_error "$OUT/c$n-$x-$s.json") energy $(field energy_final "$OUT/c$n-$x-$s.json") gpus $(grep -oE '"gpu": [0-9]+' "$OUT/c$n-$x-$s.json" | sed 's/.*: //' | tr '\n' ' ')"
-    tail -1 "$OUT/c$n-$x-$s.err"
-  done; done; done ;;
+  verify maxwell2d --order 1..8
+  compare c run maxwell-cavity --order 4 --nx 120 --ny 97 --t-end 0.02 --device cuda --variant $V --json ;;
 scaling)
   nvidia-smi -L
   run() {  # name ranks nx t_end [schedule exchange]
-    local name=$1 n=$2 nx=$3 t=$4 s=${5:-tuned} x=${6:-tuned}
-    local args="run maxwell-cavity --order 4 --nx $nx --t-end $t --device cuda --variant $V --schedule $s --exchange $x --json"
-    if [ "$n" = 1 ]; then timeout ${RUN_LIMIT:-240} "$DG" $args > "$OUT/$name.json" 2> "$OUT/$name.err"
-    else timeout ${RUN_LIMIT:-240} $MPI -n "$n" "$DG" $args > "$OUT/$name.json" 2> "$OUT/$name.err"; fi
-    echo "$name ($n GPUs, nx $nx) rc $?: steps $(field steps "$OUT/$name.json") wall $(field wall_seconds "$OUT/$name.json") chosen $(field chosen "$OUT/$name.json")/$(field exchange "$OUT/$name.json")"
-    tr -d ' \n' < "$OUT/$name.json" | grep -oE '"trials":\[[^]]*\]' ; echo
-    tail -1 "$OUT/$name.err"
+    scale "$1" "$2" run maxwell-cavity --order 4 --nx "$3" --t-end "$4" --device cuda --variant $V \
+      --schedule "${5:-tuned}" --exchange "${6:-tuned}" --json
   }
   run weak1 1 746 0.03
   run weak2 2 1055 0.0212
@@ -74,29 +89,13 @@ tune)
   grep -h winner "$OUT/tune.txt" ;;
 hex-check)
   nvidia-smi -L; echo "nccl: ${LIB:-none}"
-  CUDA_VISIBLE_DEVICES=0 timeout 200 "$DG" verify maxwell3d --formulation hex --order 1..6 --precision both \
-    --device cuda:0 --json > "$OUT/hex-verify.json" 2> "$OUT/hex-verify.err"
-  echo "verify rc $?: $(grep -oE '"(passed|failed|rejected)": [0-9]+' "$OUT/hex-verify.json" | sort | uniq -c | tr '\n' ' ')"
-  tail -2 "$OUT/hex-verify.err"
-  A="run maxwell3d-cavity --order 3 --nx 24 --perturb 0.2 --dt 0.002 --t-end 0.04 --device cuda --variant $HV --json"
-  CUDA_VISIBLE_DEVICES=0 "$DG" $A > "$OUT/h1.json" 2> "$OUT/h1.err"
-  echo "1 process: L2 $(field l2_error "$OUT/h1.json") steps $(field steps "$OUT/h1.json")"
-  for n in 2 4; do for x in host-staged nccl; do for s in sync async; do
-    timeout 120 $MPI -n $n "$DG" $A --exchange $x --schedule $s > "$OUT/h$n-$x-$s.json" 2> "$OUT/h$n-$x-$s.err"
-    echo "$n ranks $x $s rc $?: L2 $(field l2_error "$OUT/h$n-$x-$s.json") steps $(field steps "$OUT/h$n-$x-$s.json") gpus $(grep -oE '"gpu": [0-9]+' "$OUT/h$n-$x-$s.json" | sed 's/.*: //' | tr '\n' ' ')"
-    tail -1 "$OUT/h$n-$x-$s.err"
-  done; done; done ;;
+  verify maxwell3d --formulation hex --order 1..6
+  compare h run maxwell3d-cavity --order 3 --nx 24 --perturb 0.2 --dt 0.002 --t-end 0.04 --device cuda --variant $HV --json ;;
 hex-scaling)
   nvidia-smi -L
   run() {  # name ranks nx [schedule exchange]
-    local name=$1 n=$2 nx=$3 s=${4:-tuned} x=${5:-tuned}
-    local args="run maxwell3d-cavity --order 3 --nx $nx --dt 4e-4 --t-end 0.008 --device cuda --variant $HV"
-    args="$args --schedule $s --exchange $x --json"
-    if [ "$n" = 1 ]; then timeout ${RUN_LIMIT:-240} "$DG" $args > "$OUT/$name.json" 2> "$OUT/$name.err"
-    else timeout ${RUN_LIMIT:-240} $MPI -n "$n" "$DG" $args > "$OUT/$name.json" 2> "$OUT/$name.err"; fi
-    echo "$name ($n GPUs, nx $nx) rc $?: steps $(field steps "$OUT/$name.json") wall $(field wall_seconds "$OUT/$name.json") chosen $(field chosen "$OUT/$name.json")/$(field exchange "$OUT/$name.json")"
-    tr -d ' \n' < "$OUT/$name.json" | grep -oE '"trials":\[[^]]*\]' ; echo
-    tail -1 "$OUT/$name.err"
+    scale "$1" "$2" run maxwell3d-cavity --order 3 --nx "$3" --dt 4e-4 --t-end 0.008 --device cuda --variant $HV \
+      --schedule "${4:-tuned}" --exchange "${5:-tuned}" --json
   }
   GPUS=$(nvidia-smi -L | wc -l)
   run weak1 1 51
