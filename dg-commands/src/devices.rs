@@ -55,6 +55,19 @@ pub fn list(measure: bool, json: bool) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// Whether [`open`] and [`pick`] say on standard error which device they took (every rank of a run over MPI ranks
+/// but the first keeps quiet: one line, not one per rank; each rank's GPU is in the run's report).
+static ANNOUNCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Turns the device line of [`open`] and [`pick`] on or off for this process.
+pub fn set_announced(on: bool) {
+    ANNOUNCE.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn announced() -> bool {
+    ANNOUNCE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Opens a device, saying on standard error which it is.
 pub fn open(selector: &DeviceSelector) -> Result<Box<dyn backend::Device>, CommandError> {
     let device = backend::open(selector).map_err(|e| CommandError::Context {
@@ -62,7 +75,9 @@ pub fn open(selector: &DeviceSelector) -> Result<Box<dyn backend::Device>, Comma
         source: Box::new(e),
     })?;
     let fp = device.fingerprint();
-    eprintln!("device: {} {} ({}, {})", fp.selector, fp.name, fp.architecture, fp.driver);
+    if announced() {
+        eprintln!("device: {} {} ({}, {})", fp.selector, fp.name, fp.architecture, fp.driver);
+    }
     Ok(device)
 }
 
@@ -95,7 +110,9 @@ pub fn pick(choice: &str) -> Result<Option<Box<dyn backend::Device>>, CommandErr
                     } else {
                         found.missing.join("; ")
                     };
-                    eprintln!("no GPU found ({why}); running on the native CPU path");
+                    if announced() {
+                        eprintln!("no GPU found ({why}); running on the native CPU path");
+                    }
                     Ok(None)
                 }
             }

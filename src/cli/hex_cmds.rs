@@ -86,7 +86,7 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
         Precision::F64 => run_hex::<f64>(case.as_ref(), mesh, &opts, device, &mut progress)?,
     };
     bar.finish_and_clear();
-    print_report(&outcome, args.json)?;
+    print_report(&outcome, args.json, None)?;
     args.print_outputs();
     Ok(())
 }
@@ -116,7 +116,11 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communic
     if args.json {
         return super::ranks::print_json(&report, &outcome.ranks, outcome.device.as_ref());
     }
-    print_report(&HexOutcome { report, device: None }, false)?;
+    let place = match &outcome.device {
+        Some(_) => format!(" (on {} devices)", comm.size()),
+        None => format!(" (native CPU on {} ranks)", comm.size()),
+    };
+    print_report(&HexOutcome { report, device: None }, false, Some(place))?;
     if let Some(info) = &outcome.device {
         super::ranks::print_schedule(info);
     }
@@ -124,7 +128,8 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communic
     Ok(())
 }
 
-fn print_report(outcome: &HexOutcome, json: bool) -> anyhow::Result<()> {
+/// The report of a run (`place`: where it ran, when not the outcome's device or the native CPU path of one process).
+fn print_report(outcome: &HexOutcome, json: bool, place: Option<String>) -> anyhow::Result<()> {
     let r = &outcome.report;
     if json {
         let mut doc = serde_json::to_value(r)?;
@@ -146,7 +151,7 @@ fn print_report(outcome: &HexOutcome, json: bool) -> anyhow::Result<()> {
     println!("time        t = {} in {} steps of {:.3e} ({})", r.t_end, r.steps, r.dt, r.scheme);
     println!("L2 error    {:.6e} (relative {:.3e})", r.l2_error, r.relative_l2_error);
     let per = r.wall_seconds / (r.nodes as f64 * r.steps as f64);
-    let place = if outcome.device.is_some() { "" } else { " (native CPU)" };
+    let place = place.unwrap_or_else(|| if outcome.device.is_some() { "" } else { " (native CPU)" }.to_string());
     println!("wall        {:.3} s, {per:.3e} s per node per step{place}", r.wall_seconds);
     if let Some(info) = &outcome.device {
         super::run::print_device(info);

@@ -89,6 +89,8 @@ pub fn open_rank_device(
 ) -> anyhow::Result<(Option<Box<dyn dg::dg_runtime::backend::Device>>, (SchedulePick, ExchangePick))> {
     use anyhow::Context;
     let choice = rank_device(args.backend.device.as_deref().unwrap_or("auto"));
+    // one device line for the run (rank 0's); the report names every rank's GPU
+    dg::commands::devices::set_announced(comm.rank() == 0);
     let device = super::run::pick_device(&choice).with_context(|| format!("rank {}: opening {choice}", comm.rank()))?;
     if device.is_none() && (args.schedule.is_some() || args.exchange.is_some()) {
         anyhow::bail!(
