@@ -249,15 +249,18 @@ impl<T: Real> HexDeviceOperator<T> {
         self.program.state.0
     }
 
-    /// The device position of each host value (host layout kvi): `None` when the layouts agree.
-    fn placement(&self) -> Option<Vec<usize>> {
-        let layout = self.layout();
-        if layout == Layout::Kvi {
-            return None;
-        }
-        let sizes = (self.k, self.program.nvars, self.program.np);
-        let (nv, np) = (sizes.1, sizes.2);
-        Some((0..self.state_len()).map(|h| layout.index(sizes, h / (nv * np), (h / np) % nv, h % np)).collect())
+    /// The host position (layout kvi) of the value at device position `d` (layout vki: variable, cell, node).
+    fn host_index(&self, d: usize) -> usize {
+        let (nv, np) = (self.program.nvars, self.program.np);
+        let (v, k, i) = (d / (self.k * np), (d / np) % self.k, d % np);
+        debug_assert_eq!(self.layout(), Layout::Vki);
+        (k * nv + v) * np + i
+    }
+
+    /// The device position of host value `h` (host layout kvi).
+    fn device_index(&self, h: usize) -> usize {
+        let (nv, np) = (self.program.nvars, self.program.np);
+        self.layout().index((self.k, nv, np), h / (nv * np), (h / np) % nv, h % np)
     }
 
     fn scalar(v: f64) -> Arg {
@@ -431,16 +434,13 @@ impl<T: Real> HexDeviceOperator<T> {
     /// Writes a host state (layout kvi, `(k * nvars + v) * np + i`, the CPU operator's) into buffer `to`, in the
     /// kernels' layout.
     pub fn write_state(&self, device: &mut dyn Device, to: BufferId, state: &[T]) -> Result<(), BackendError> {
-        match self.placement() {
-            None => device.upload(to, as_bytes(state)),
-            Some(at) => {
-                let mut placed = vec![T::zero(); state.len()];
-                for (value, &d) in state.iter().zip(&at) {
-                    placed[d] = *value;
-                }
-                device.upload(to, as_bytes(&placed))
-            }
+        if self.layout() == Layout::Kvi {
+            return device.upload(to, as_bytes(state));
         }
+        // the device layout is a permutation of the host's: gathered in parallel, without an index table
+        use rayon::prelude::*;
+        let placed: Vec<T> = (0..state.len()).into_par_iter().map(|d| state[self.host_index(d)]).collect();
+        device.upload(to, as_bytes(&placed))
     }
 
     /// Fills a state-sized buffer with one value (poison before a launch).
@@ -458,10 +458,11 @@ impl<T: Real> HexDeviceOperator<T> {
     pub fn read_state(&self, device: &mut dyn Device, from: BufferId) -> Result<Vec<T>, BackendError> {
         let mut out = vec![T::zero(); self.state_len()];
         device.download(from, as_bytes_mut(&mut out))?;
-        Ok(match self.placement() {
-            None => out,
-            Some(at) => at.iter().map(|&d| out[d]).collect(),
-        })
+        if self.layout() == Layout::Kvi {
+            return Ok(out);
+        }
+        use rayon::prelude::*;
+        Ok((0..out.len()).into_par_iter().map(|h| out[self.device_index(h)]).collect())
     }
 }
 
