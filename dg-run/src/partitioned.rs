@@ -474,13 +474,9 @@ fn finish<L: ConservationLaw, T: Real>(
         sums[0] = e * e;
     }
     comm.sum(&mut sums);
-    if let Some(path) = &opts.output.vtu {
-        let names = law.variable_names();
-        let values = per_variable(&crate::widened(own), names.len(), np);
-        write_pieces(path, names, comm, |piece| {
-            Ok(dg_core::vtu::write_vtu(piece, &part.owned, &named(names, &values))?)
-        })?;
-    }
+    write_pieces(opts.output.vtu.as_deref(), law.variable_names(), (own, np), comm, |piece, fields| {
+        Ok(dg_core::vtu::write_vtu(piece, &part.owned, fields)?)
+    })?;
     let Some(ranks) = gather_ranks(comm, &ended.mine) else {
         return Ok(PartitionedOutcome { report: None, ranks: Vec::new(), device: None });
     };
@@ -674,17 +670,21 @@ fn global_step<L: ConservationLaw + Clone + Send + Sync + 'static>(
     Ok((step_limit(&space, opts, &limit)? * opts.step_scale, limit))
 }
 
-/// Each rank's own elements as `STEM-R.vtu` beside `path` (written by `write_piece`), and (rank 0) `STEM.pvtu`
-/// listing them.
-pub(crate) fn write_pieces(
-    path: &Path,
+/// `--out PATH`, when given, of a split run: each rank's own elements' values `own` (`np` per element and variable,
+/// element-major) as the fields `names` of `STEM-R.vtu` beside `path` (written by `write_piece`), and (rank 0)
+/// `STEM.pvtu` listing them.
+pub(crate) fn write_pieces<T: Real>(
+    path: Option<&Path>,
     names: &[&str],
+    (own, np): (&[T], usize),
     comm: &dyn Communicator,
-    write_piece: impl FnOnce(&Path) -> Result<(), RunError>,
+    write_piece: impl FnOnce(&Path, &[dg_core::vtu::Field<'_>]) -> Result<(), RunError>,
 ) -> Result<(), RunError> {
+    let Some(path) = path else { return Ok(()) };
+    let values = per_variable(&crate::widened(own), names.len(), np);
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
     let piece = |r: usize| format!("{stem}-{r}.vtu");
-    let written = write_piece(&path.with_file_name(piece(comm.rank())));
+    let written = write_piece(&path.with_file_name(piece(comm.rank())), &named(names, &values));
     // every rank learns whether every piece was written before rank 0 lists them
     let mut failed = [f64::from(u8::from(written.is_err()))];
     comm.sum(&mut failed);

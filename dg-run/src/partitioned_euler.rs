@@ -6,7 +6,6 @@
 use crate::error::RunError;
 use crate::euler_run::{default_step_rule, euler_step_rule, prepare_on, EulerOptions};
 use crate::euler_run::{EulerReport, Prepared};
-use crate::output::{named, per_variable};
 use crate::partitioned::{agreed, from_rank_0, gather_ranks, refuse_unsplit, run_without_outputs, write_pieces};
 use crate::partitioned::{RankReport, SplitOutcome};
 use dg_cases::euler::{pressure, EulerCase};
@@ -127,13 +126,10 @@ pub fn run_euler_partitioned<T: Real>(
     }
     let (min_density, min_pressure) = (comm.min(min_density), comm.min(min_pressure));
     let mass1 = summed(comm, op.totals(own)[0]);
-    if let Some(path) = &opts.output.vtu {
-        let names = euler2d::Law::default().variable_names();
-        let values = per_variable(&crate::widened(own), 4, nm);
-        write_pieces(path, names, comm, |piece| {
-            Ok(dg_core::vtu::write_vtu_modal(piece, &part.owned.mesh, order, &named(names, &values))?)
-        })?;
-    }
+    let names = euler2d::Law::default().variable_names();
+    write_pieces(opts.output.vtu.as_deref(), names, (own, nm), comm, |piece, fields| {
+        Ok(dg_core::vtu::write_vtu_modal(piece, &part.owned.mesh, order, fields)?)
+    })?;
     let Some(ranks) = gather_ranks(comm, &mine) else {
         return Ok(EulerPartitionedOutcome { report: None, ranks: Vec::new(), device: None });
     };

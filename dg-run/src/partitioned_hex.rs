@@ -6,7 +6,6 @@ use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::hex_run::{check_state_size, cpu_limit, hex_binding, select_flux, step_rule, wave_speed};
 use crate::hex_run::{HexOptions, HexReport};
-use crate::output::{named, per_variable};
 use crate::partitioned::{agreed, from_rank_0, gather_ranks, refuse_unsplit, split_l2, step_split_cpu, write_pieces};
 use crate::partitioned::{ExchangePick, PartitionedDevice, SchedulePick, SplitLoop, SplitOutcome};
 use crate::split_device::{rank_0_variant, step_split_device, DeviceSplit, DeviceSplitEnd};
@@ -114,13 +113,9 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let (l2_error, norm) = split_l2(comm, &errors, &norms);
     let mut boxes = [boxes as f64];
     comm.sum(&mut boxes);
-    if let Some(path) = &opts.output.vtu {
-        let names = law.variable_names();
-        let values = per_variable(&crate::widened(own), nv, np);
-        write_pieces(path, names, comm, |piece| {
-            Ok(dg_core::vtu::write_vtu_hex(piece, &part.owned, &named(names, &values))?)
-        })?;
-    }
+    write_pieces(opts.output.vtu.as_deref(), law.variable_names(), (own, np), comm, |piece, fields| {
+        Ok(dg_core::vtu::write_vtu_hex(piece, &part.owned, fields)?)
+    })?;
     let Some(ranks) = gather_ranks(comm, &mine) else {
         return Ok(HexPartitionedOutcome { report: None, ranks: Vec::new(), device: None });
     };

@@ -3,7 +3,6 @@
 //! side; one report for the whole run.
 
 use crate::error::RunError;
-use crate::output::{named, per_variable};
 use crate::partitioned::{agreed, from_rank_0, gather_ranks, refuse_unsplit, split_l2, step_split_cpu, write_pieces};
 use crate::partitioned::{SplitLoop, SplitOutcome};
 use crate::wave_run::{prepare, problem_on, step_limit, WaveOptions, WaveReport};
@@ -87,13 +86,9 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let errors = part.owned.l2_errors(nv, own, |x, e| case.exact(x, stats.t_end, e))?;
     let norms = part.owned.l2_errors(nv, &vec![0.0f64; own.len()], |x, e| case.exact(x, stats.t_end, e))?;
     let (l2_error, norm) = split_l2(comm, &errors, &norms);
-    if let Some(path) = &opts.output.vtu {
-        let names = law.variable_names();
-        let values = per_variable(&crate::widened(own), nv, np);
-        write_pieces(path, names, comm, |piece| {
-            Ok(dg_core::vtu::write_vtu_tet(piece, &part.owned, &named(names, &values))?)
-        })?;
-    }
+    write_pieces(opts.output.vtu.as_deref(), law.variable_names(), (own, np), comm, |piece, fields| {
+        Ok(dg_core::vtu::write_vtu_tet(piece, &part.owned, fields)?)
+    })?;
     let Some(ranks) = gather_ranks(comm, &mine) else {
         return Ok(TetPartitionedOutcome { report: None, ranks: Vec::new(), device: None });
     };
