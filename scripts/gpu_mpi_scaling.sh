@@ -13,6 +13,9 @@
 #   hex-scaling  Maxwell 3D on hexahedra, D = 3, f64: weak scaling (≈ 50M DOF per GPU: 51³, 64³, 81³ cells on 1,
 #                2, 4 GPUs) and strong scaling (100.7M DOF: 64³ cells on 1, 2, 4 GPUs), as `scaling` does (the
 #                4-GPU runs only where 4 GPUs are found)
+#   channels     (nvidia-h100-x4) the asynchronous NCCL runs at 4 GPUs (triangles 1492², hexahedra 81³) with NCCL's
+#                send/receive channels capped at 1, 2, 4, 8 (NCCL_MAX_P2P_NCHANNELS) and uncapped: each channel is a
+#                thread block that stays on an SM beside the interior's kernel
 #   hex-tune     (on nvidia-h100-x1) the hexahedral winners re-tuned after the operator's zones over cell ranges,
 #                into tuning-db (copied to $OUT/tuning-db)
 # usage: DG=gpu/dg OUT=dir bash scripts/gpu_mpi_scaling.sh SECTION
@@ -105,6 +108,18 @@ hex-scaling)
   [ "$GPUS" -ge 4 ] && run strong4 4 64
   [ "$GPUS" -ge 4 ] && run weak4-sync-host 4 81 sync host-staged
   [ "$GPUS" -ge 4 ] && run weak4-async-nccl 4 81 async nccl ;;
+channels)
+  nvidia-smi -L
+  for c in default 1 2 4 8; do
+    if [ $c = default ]; then X="-x NCCL_DEBUG=INFO -x NCCL_DEBUG_FILE=$OUT/nccl-info.%h.%p"; else X="-x NCCL_MAX_P2P_NCHANNELS=$c"; fi
+    MPI0=$MPI; MPI="$MPI $X"
+    scale tri-c$c 4 run maxwell-cavity --order 4 --nx 1492 --t-end 0.0005 --device cuda --variant $V \
+      --schedule async --exchange nccl --json
+    scale hex-c$c 4 run maxwell3d-cavity --order 3 --nx 81 --dt 4e-4 --t-end 0.0016 --device cuda --variant $HV \
+      --schedule async --exchange nccl --json
+    MPI=$MPI0
+  done
+  grep -h "p2p channels" "$OUT"/nccl-info.* | sed 's/^[^ ]* [^ ]* //' | sort | uniq -c | head -4 ;;
 hex-tune)
   nvidia-smi -L
   timeout 560 "$DG" autotune maxwell3d --formulation hex --orders 1..6 --precision both --device cuda:0 --db tuning-db \

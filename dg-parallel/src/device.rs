@@ -13,7 +13,7 @@
 //! so every layout shares them.
 
 use crate::comm::Communicator;
-use crate::trace::HaloMessages;
+use crate::trace::TracePlan;
 use crate::ParallelError;
 use dg_codegen::halo::{halo_source, HALO_GROUP, HALO_PACK_KERNEL, HALO_UNPACK_KERNEL};
 use dg_codegen::Target;
@@ -147,10 +147,7 @@ pub struct DeviceRankTimes {
 /// The device buffers and host staging of one rank's halo exchange.
 pub struct DeviceHalo<T: Real> {
     program: ProgramId,
-    /// Nodes per message slot ([`HaloMessages::terms`]).
-    terms: usize,
     send_offsets: BufferId,
-    send_weights: BufferId,
     receive_offsets: BufferId,
     send: BufferId,
     receive: BufferId,
@@ -165,13 +162,13 @@ pub struct DeviceHalo<T: Real> {
     receive_bytes: Vec<(usize, Range<usize>)>,
 }
 
-/// Per neighbour, consecutive byte ranges of `values_each` values of `real` bytes per slot of `terms` entries.
-fn byte_ranges<E>(lists: &[(usize, Vec<E>)], terms: usize, values_each: usize, real: usize) -> Vec<(usize, Range<usize>)> {
+/// Per neighbour, consecutive byte ranges of `values_each` values of `real` bytes per listed node.
+fn byte_ranges(lists: &[(usize, Vec<(usize, usize)>)], values_each: usize, real: usize) -> Vec<(usize, Range<usize>)> {
     let mut start = 0;
     lists
         .iter()
         .map(|(r, list)| {
-            let end = start + list.len() / terms * values_each * real;
+            let end = start + list.len() * values_each * real;
             let range = start..end;
             start = end;
             (*r, range)
@@ -180,63 +177,40 @@ fn byte_ranges<E>(lists: &[(usize, Vec<E>)], terms: usize, values_each: usize, r
 }
 
 impl<T: Real> DeviceHalo<T> {
-    /// Compiles the packing kernels for `target` and uploads the offsets (and weights) of `messages` in `op`'s
-    /// layout.
+    /// Compiles the packing kernels for `target` and uploads the offsets of `traces` in `op`'s layout.
     pub fn new(
         device: &mut dyn Device,
         target: Target,
         op: &dyn RangedDeviceRhs,
-        messages: &HaloMessages,
+        traces: &TracePlan,
     ) -> Result<Self, ParallelError> {
         let double = T::NAME == "f64";
         let source = halo_source(target, double).map_err(|e| ParallelError::Device(e.to_string()))?;
         let program = device.compile(&source, &[HALO_PACK_KERNEL.to_string(), HALO_UNPACK_KERNEL.to_string()])?;
-        let (nv, terms) = (op.nvars(), messages.terms.max(1));
-        let offset = |l: usize, v: usize, i: usize| -> Result<i32, ParallelError> {
-            i32::try_from(op.value_offset(l, v, i))
-                .map_err(|_| ParallelError::Device("a state offset exceeds 32-bit indexing".into()))
+        let nv = op.nvars();
+        // message order: per neighbour, per listed node, every variable
+        let offsets = |lists: &[(usize, Vec<(usize, usize)>)]| -> Result<Vec<i32>, ParallelError> {
+            lists
+                .iter()
+                .flat_map(|(_, list)| list.iter().flat_map(move |&(l, i)| (0..nv).map(move |v| (l, v, i))))
+                .map(|(l, v, i)| {
+                    i32::try_from(op.value_offset(l, v, i))
+                        .map_err(|_| ParallelError::Device("a state offset exceeds 32-bit indexing".into()))
+                })
+                .collect()
         };
-        // message order: per neighbour, per slot, every variable; each value's `terms` entries consecutive
-        let (mut send_offsets, mut send_weights) = (Vec::new(), Vec::new());
-        for (_, list) in &messages.sends {
-            for slot in list.chunks_exact(terms) {
-                for v in 0..nv {
-                    for &(l, i, w) in slot {
-                        send_offsets.push(offset(l, v, i)?);
-                        send_weights.push(T::from_f64(w));
-                    }
-                }
-            }
-        }
-        let mut receive_offsets = Vec::new();
-        for (_, list) in &messages.receives {
-            for slot in list.chunks_exact(terms) {
-                for v in 0..nv {
-                    for &(l, i) in slot {
-                        receive_offsets.push(offset(l, v, i)?);
-                    }
-                }
-            }
-        }
-        fn upload<E: Copy>(device: &mut dyn Device, values: &[E]) -> Result<BufferId, BackendError> {
-            let id = device.alloc(std::mem::size_of_val(values).max(8))?;
+        let send_offsets = offsets(&traces.sends)?;
+        let receive_offsets = offsets(&traces.receives)?;
+        let upload = |device: &mut dyn Device, values: &[i32]| -> Result<BufferId, BackendError> {
+            let id = device.alloc(std::mem::size_of_val(values).max(4))?;
             device.upload(id, as_bytes(values))?;
             Ok(id)
-        }
-        let real = std::mem::size_of::<T>();
-        let (send_values, receive_values) = (send_offsets.len() / terms, receive_offsets.len() / terms);
-        // one node of weight one per slot: the kernel reads no weights
-        let send_weights = if terms == 1 { vec![T::zero()] } else { send_weights };
-        let message = |lists: &[(usize, usize)]| -> Vec<(usize, Vec<f64>)> {
-            lists.iter().map(|&(r, len)| (r, vec![0.0; len / terms * nv])).collect()
         };
-        let send_lengths: Vec<_> = messages.sends.iter().map(|(r, list)| (*r, list.len())).collect();
-        let receive_lengths: Vec<_> = messages.receives.iter().map(|(r, list)| (*r, list.len())).collect();
+        let real = std::mem::size_of::<T>();
+        let (send_values, receive_values) = (send_offsets.len(), receive_offsets.len());
         Ok(Self {
             program,
-            terms,
             send_offsets: upload(device, &send_offsets)?,
-            send_weights: upload(device, &send_weights)?,
             receive_offsets: upload(device, &receive_offsets)?,
             send: device.alloc((send_values * real).max(real))?,
             receive: device.alloc((receive_values * real).max(real))?,
@@ -244,42 +218,30 @@ impl<T: Real> DeviceHalo<T> {
             receive_values,
             host_send: vec![T::zero(); send_values],
             host_receive: vec![T::zero(); receive_values],
-            sends: message(&send_lengths),
-            receives: message(&receive_lengths),
-            send_bytes: byte_ranges(&messages.sends, terms, nv, real),
-            receive_bytes: byte_ranges(&messages.receives, terms, nv, real),
+            sends: traces.sends.iter().map(|(r, list)| (*r, vec![0.0; list.len() * nv])).collect(),
+            receives: traces.receives.iter().map(|(r, list)| (*r, vec![0.0; list.len() * nv])).collect(),
+            send_bytes: byte_ranges(&traces.sends, nv, real),
+            receive_bytes: byte_ranges(&traces.receives, nv, real),
         })
     }
 
-    fn launch(&self, kernel: &str, args: Vec<Arg>, n: usize) -> Step {
-        Step::Kernel(Launch { kernel: kernel.to_string(), groups: n.div_ceil(HALO_GROUP).max(1), local: HALO_GROUP, args })
+    fn launch(&self, kernel: &str, q: BufferId, offsets: BufferId, message: BufferId, n: usize) -> Step {
+        Step::Kernel(Launch {
+            kernel: kernel.to_string(),
+            groups: n.div_ceil(HALO_GROUP).max(1),
+            local: HALO_GROUP,
+            args: vec![Arg::Buffer(q), Arg::Buffer(offsets), Arg::Buffer(message), Arg::I32(n as i32)],
+        })
     }
 
-    /// Gathers the traces of `q` (each value the weighted sum of its `terms` nodes) into the send buffer.
+    /// Gathers the traces of `q` into the send buffer.
     fn pack(&self, q: BufferId) -> Step {
-        let n = self.send_values;
-        let args = vec![
-            Arg::Buffer(q),
-            Arg::Buffer(self.send_offsets),
-            Arg::Buffer(self.send_weights),
-            Arg::Buffer(self.send),
-            Arg::I32(n as i32),
-            Arg::I32(self.terms as i32),
-        ];
-        self.launch(HALO_PACK_KERNEL, args, n)
+        self.launch(HALO_PACK_KERNEL, q, self.send_offsets, self.send, self.send_values)
     }
 
-    /// Scatters the receive buffer into the halo of `q` (each value to its `terms` nodes).
+    /// Scatters the receive buffer into the halo of `q`.
     fn unpack(&self, q: BufferId) -> Step {
-        let n = self.receive_values;
-        let args = vec![
-            Arg::Buffer(q),
-            Arg::Buffer(self.receive_offsets),
-            Arg::Buffer(self.receive),
-            Arg::I32(n as i32),
-            Arg::I32(self.terms as i32),
-        ];
-        self.launch(HALO_UNPACK_KERNEL, args, n)
+        self.launch(HALO_UNPACK_KERNEL, q, self.receive_offsets, self.receive, self.receive_values)
     }
 
     /// Whether this rank exchanges anything.

@@ -42,6 +42,19 @@ impl TracePlan {
         Self { sends, receives }
     }
 
+    /// Whole halo elements, `np` nodes each, in the order of `plan`'s lists: for formulations whose face values
+    /// are extrapolated from every node of the element (hexahedra on Gauss–Legendre nodes), where a face's nodes
+    /// are not enough.
+    pub fn whole_elements(plan: &HaloPlan, np: usize) -> Self {
+        let nodes = |lists: &[(usize, Vec<usize>)]| -> Vec<(usize, Vec<(usize, usize)>)> {
+            lists
+                .iter()
+                .map(|(r, list)| (*r, list.iter().flat_map(|&l| (0..np).map(move |i| (l, i))).collect()))
+                .collect()
+        };
+        Self { sends: nodes(&plan.sends), receives: nodes(&plan.receives) }
+    }
+
     /// Nodes this rank sends in one exchange (each for every variable).
     pub fn nodes_sent(&self) -> usize {
         self.sends.iter().map(|(_, list)| list.len()).sum()
@@ -50,40 +63,6 @@ impl TracePlan {
     /// Nodes this rank receives in one exchange.
     pub fn nodes_received(&self) -> usize {
         self.receives.iter().map(|(_, list)| list.len()).sum()
-    }
-}
-
-/// A halo exchange's messages as value slots, per neighbouring rank in message order: on the sender a slot is the
-/// weighted sum of `terms` nodes of one own element, on the receiver it is written to `terms` nodes of one halo
-/// element. A slot stands for every variable (a message holds each slot's variables together). A [`TracePlan`] is
-/// the case of one node of weight one; hexahedra send a face's values extrapolated along each line of nodes
-/// ([`crate::hex::face_line_messages`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HaloMessages {
-    /// Nodes per slot (at least one).
-    pub terms: usize,
-    /// Per neighbouring rank (as [`HaloPlan::sends`]): `terms` consecutive `(own element, node, weight)` per slot.
-    pub sends: Vec<(usize, Vec<(usize, usize, f64)>)>,
-    /// Per neighbouring rank (as [`HaloPlan::receives`]): `terms` consecutive `(halo element, node)` per slot.
-    pub receives: Vec<(usize, Vec<(usize, usize)>)>,
-}
-
-impl From<&TracePlan> for HaloMessages {
-    fn from(traces: &TracePlan) -> Self {
-        let sends = traces.sends.iter().map(|(r, list)| (*r, list.iter().map(|&(l, i)| (l, i, 1.0)).collect()));
-        Self { terms: 1, sends: sends.collect(), receives: traces.receives.clone() }
-    }
-}
-
-impl HaloMessages {
-    /// Slots this rank sends in one exchange (each for every variable).
-    pub fn slots_sent(&self) -> usize {
-        self.sends.iter().map(|(_, list)| list.len()).sum::<usize>() / self.terms.max(1)
-    }
-
-    /// Slots this rank receives in one exchange.
-    pub fn slots_received(&self) -> usize {
-        self.receives.iter().map(|(_, list)| list.len()).sum::<usize>() / self.terms.max(1)
     }
 }
 

@@ -19,7 +19,6 @@ use dg_nodal_tri::Variant;
 use dg_parallel::comm::Communicator;
 use dg_parallel::device::{DeviceHalo, Exchange, Schedule};
 use dg_parallel::exchange::HaloExchanged;
-use dg_parallel::trace::HaloMessages;
 use dg_parallel::tri::{tri_part, TriPart};
 use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
@@ -403,7 +402,7 @@ fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             &[],
             &variant,
         )?;
-        let halo = DeviceHalo::<T>::new(device, target, &op, &HaloMessages::from(&part.traces))?;
+        let halo = DeviceHalo::<T>::new(device, target, &op, &part.traces)?;
         let q = op.new_state(device)?;
         op.write_state(device, q, &prepared.q0)?;
         Ok((op, halo, q))
