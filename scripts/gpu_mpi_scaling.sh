@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 16 on nvidia-h100-x4 (each section one device call, under 10 minutes); results under $OUT.
 #   check    the nodal-triangle kernels verified on CUDA (whole and in two element ranges), and runs over 2 and 4
-#            ranks (one GPU each) in both exchanges and schedules against the one-process run (f64)
+#            ranks (one GPU each) in both exchanges and every schedule against the one-process run (f64)
 #   scaling  Maxwell TM, N = 4, f64: weak scaling (≈ 50M DOF per GPU: 746², 1055², 1492² cells on 1, 2, 4 GPUs)
 #            and strong scaling (100M DOF: 1055² cells on 1, 2, 4 GPUs); every run times each exchange × schedule
 #            on its first state (the slowest rank's seconds per right-hand side) and steps with the fastest; at 4
@@ -9,7 +9,7 @@
 #   tune     (on nvidia-h100-x1) the nodal-triangle winners re-tuned after the kernels' group-offset argument, into
 #            the user database under $OUT/tune
 #   hex-check    the hexahedral kernels verified on CUDA (whole and over two cell ranges), and maxwell3d-cavity over
-#                2 and 4 ranks in both exchanges and schedules against the one-process run (f64)
+#                2 and 4 ranks in both exchanges and every schedule against the one-process run (f64)
 #   hex-scaling  Maxwell 3D on hexahedra, D = 3, f64: weak scaling (≈ 50M DOF per GPU: 51³, 64³, 81³ cells on 1,
 #                2, 4 GPUs) and strong scaling (100.7M DOF: 64³ cells on 1, 2, 4 GPUs), as `scaling` does (the
 #                4-GPU runs only where 4 GPUs are found)
@@ -40,12 +40,12 @@ verify() {
     > "$OUT/verify-$law.json" 2> "$OUT/verify-$law.err"
   echo "verify $law rc $?: $(grep -oE '"(passed|failed|rejected)": [0-9]+' "$OUT/verify-$law.json" | sort | uniq -c | tr '\n' ' ')"
 }
-# compare PREFIX ARGS...: the run in one process, then over 2 and 4 ranks in both exchanges and schedules
+# compare PREFIX ARGS...: the run in one process, then over 2 and 4 ranks in both exchanges and every schedule
 compare() {
   local p=$1; shift
   CUDA_VISIBLE_DEVICES=0 "$DG" "$@" > "$OUT/${p}1.json" 2> "$OUT/${p}1.err"
   echo "1 process: L2 $(field l2_error "$OUT/${p}1.json") steps $(field steps "$OUT/${p}1.json")"
-  for n in 2 4; do for x in host-staged nccl; do for s in sync async; do
+  for n in 2 4; do for x in host-staged nccl; do for s in sync async eager; do
     local o="$OUT/$p$n-$x-$s"
     timeout 120 $MPI -n $n "$DG" "$@" --exchange $x --schedule $s > "$o.json" 2> "$o.err"
     echo "$n ranks $x $s rc $?: L2 $(field l2_error "$o.json") steps $(field steps "$o.json") gpus $(grep -oE '"gpu": [0-9]+' "$o.json" | sed 's/.*: //' | tr '\n' ' ')"

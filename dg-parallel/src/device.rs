@@ -1,10 +1,12 @@
 //! A rank's right-hand side on a compute device, its halo exchanged through the host before every evaluation,
-//! in one of two schedules (seed 003's task graph):
+//! in one of three schedules (seed 003's task graph):
 //!
 //! - [`Schedule::Synchronous`]: pack the traces, copy them to the host, exchange, copy back and unpack, then
 //!   the whole right-hand side. The device idles while the traces travel.
 //! - [`Schedule::Asynchronous`]: the traces are packed and copied on the device's transfer lane while the
 //!   interior elements' right-hand side runs; the elements next to the halo follow once the traces are back.
+//! - [`Schedule::Eager`]: as the asynchronous one, but the elements next to the halo run on the transfer lane
+//!   right after the unpacking, beside the interior's last work groups instead of after them.
 //!
 //! The traces travel in one of two ways ([`Exchange`]): through the host (device → host, MPI, host → device), or
 //! device to device over NCCL (no host copy, nothing for the host to wait for).
@@ -53,17 +55,22 @@ pub enum Schedule {
     /// The interior's right-hand side while the traces travel, the rest after.
     #[serde(rename = "async")]
     Asynchronous,
+    /// The interior's right-hand side while the traces travel, the rest on the transfer lane as soon as they are
+    /// unpacked (beside the interior's tail; both write their own elements only).
+    #[serde(rename = "eager")]
+    Eager,
 }
 
 impl Schedule {
-    /// Both, synchronous first.
-    pub const ALL: [Schedule; 2] = [Schedule::Synchronous, Schedule::Asynchronous];
+    /// All three, synchronous first.
+    pub const ALL: [Schedule; 3] = [Schedule::Synchronous, Schedule::Asynchronous, Schedule::Eager];
 
-    /// `sync` or `async`.
+    /// `sync`, `async` or `eager`.
     pub fn name(self) -> &'static str {
         match self {
             Schedule::Synchronous => "sync",
             Schedule::Asynchronous => "async",
+            Schedule::Eager => "eager",
         }
     }
 }
@@ -331,8 +338,13 @@ impl<'a, T: Real, C: Communicator + ?Sized> DevicePartSystem<'a, T, C> {
 
     /// The traces of `q` through the host into its halo: packed (on the transfer lane, `between` submitted to the
     /// compute lane meanwhile, or on the compute lane after everything before), copied to the host, exchanged,
-    /// copied back and unpacked on the transfer lane.
-    fn through_host(&mut self, q: BufferId, on_transfer_lane: bool, between: &[Step]) -> Result<(), ParallelError> {
+    /// copied back and unpacked on the transfer lane, `after` following there.
+    fn through_host(
+        &mut self,
+        q: BufferId,
+        on_transfer_lane: bool,
+        (between, after): (&[Step], &[Step]),
+    ) -> Result<(), ParallelError> {
         let program = self.halo.program;
         let started = Instant::now();
         if on_transfer_lane {
@@ -351,14 +363,14 @@ impl<'a, T: Real, C: Communicator + ?Sized> DevicePartSystem<'a, T, C> {
         let back = Instant::now();
         self.device.upload_transfer(self.halo.receive, as_bytes(&self.halo.host_receive))?;
         self.device.submit_transfer(program, &[self.halo.unpack(q)])?;
-        self.device.compute_after_transfer()?;
+        self.after_unpacking(after)?;
         self.times.wait_seconds += waited + back.elapsed().as_secs_f64();
         Ok(())
     }
 
     /// The traces of `q` device to device into its halo, all on the transfer lane (the host waits for nothing);
-    /// `between` is submitted to the compute lane meanwhile.
-    fn device_to_device(&mut self, q: BufferId, between: &[Step]) -> Result<(), ParallelError> {
+    /// `between` is submitted to the compute lane meanwhile, `after` to the transfer lane after the unpacking.
+    fn device_to_device(&mut self, q: BufferId, (between, after): (&[Step], &[Step])) -> Result<(), ParallelError> {
         let program = self.halo.program;
         let started = Instant::now();
         self.device.transfer_after_compute()?;
@@ -367,22 +379,38 @@ impl<'a, T: Real, C: Communicator + ?Sized> DevicePartSystem<'a, T, C> {
         let h = &self.halo;
         self.device.peer_exchange(h.send, &h.send_bytes, h.receive, &h.receive_bytes)?;
         self.device.submit_transfer(program, &[self.halo.unpack(q)])?;
-        self.device.compute_after_transfer()?;
+        self.after_unpacking(after)?;
         self.times.exchange_seconds += started.elapsed().as_secs_f64();
         Ok(())
     }
 
+    /// `after` (kernels reading the unpacked halo) on the transfer lane behind the unpacking, and the compute lane
+    /// made to wait for all of it. Steps the transfer lane does not run (matrix products) go to the compute lane
+    /// after the wait instead.
+    fn after_unpacking(&mut self, after: &[Step]) -> Result<(), ParallelError> {
+        if after.iter().all(|s| matches!(s, Step::Kernel(_))) {
+            if !after.is_empty() {
+                self.device.submit_transfer(self.op.program(), after)?;
+            }
+            self.device.compute_after_transfer()?;
+        } else {
+            self.device.compute_after_transfer()?;
+            self.submit(after)?;
+        }
+        Ok(())
+    }
+
     /// One halo refresh of `q`, `between` submitted to the compute lane while the traces travel (where the
-    /// exchange lets anything run meanwhile; else before it).
-    fn refresh(&mut self, q: BufferId, between: &[Step]) -> Result<(), ParallelError> {
+    /// exchange lets anything run meanwhile; else before it), `after` to the transfer lane once they are unpacked.
+    fn refresh(&mut self, q: BufferId, steps: (&[Step], &[Step])) -> Result<(), ParallelError> {
         self.times.exchanges += 1;
         self.times.values_sent += self.halo.send_values as u64;
         match (self.exchange, self.schedule) {
-            (Exchange::DeviceToDevice, _) => self.device_to_device(q, between),
-            (Exchange::HostStaged, Schedule::Asynchronous) => self.through_host(q, true, between),
+            (Exchange::DeviceToDevice, _) => self.device_to_device(q, steps),
+            (Exchange::HostStaged, Schedule::Asynchronous | Schedule::Eager) => self.through_host(q, true, steps),
             (Exchange::HostStaged, Schedule::Synchronous) => {
-                self.submit(between)?;
-                self.through_host(q, false, &[])
+                self.submit(steps.0)?;
+                self.through_host(q, false, (&[], steps.1))
             }
         }
     }
@@ -392,11 +420,11 @@ impl<'a, T: Real, C: Communicator + ?Sized> DevicePartSystem<'a, T, C> {
         if self.halo.is_empty() {
             return Ok(0.0);
         }
-        self.refresh(q, &[])?;
+        self.refresh(q, (&[], &[]))?;
         self.settle()?;
         let started = Instant::now();
         for _ in 0..repeats {
-            self.refresh(q, &[])?;
+            self.refresh(q, (&[], &[]))?;
         }
         self.settle()?;
         Ok(started.elapsed().as_secs_f64() / repeats.max(1) as f64)
@@ -440,15 +468,20 @@ impl<T: Real, C: Communicator + ?Sized> OdeSystem for DevicePartSystem<'_, T, C>
         }
         match self.schedule {
             Schedule::Synchronous => {
-                self.refresh(q, &[])?;
+                self.refresh(q, (&[], &[]))?;
                 let steps = self.op.rhs_steps(q, out, t, 0..self.owned)?;
                 Ok(self.submit(&steps)?)
             }
             Schedule::Asynchronous => {
                 let interior = self.op.rhs_steps(q, out, t, 0..self.split)?;
-                self.refresh(q, &interior)?;
+                self.refresh(q, (&interior, &[]))?;
                 let rest = self.op.rhs_steps(q, out, t, self.split..self.owned)?;
                 Ok(self.submit(&rest)?)
+            }
+            Schedule::Eager => {
+                let interior = self.op.rhs_steps(q, out, t, 0..self.split)?;
+                let rest = self.op.rhs_steps(q, out, t, self.split..self.owned)?;
+                self.refresh(q, (&interior, &rest))
             }
         }
     }

@@ -170,7 +170,7 @@ pub trait Choice: Copy + 'static {
 impl Choice for Schedule {
     const WHAT: &'static str = "schedule";
     const CHOICES: &'static [(&'static str, Self)] =
-        &[("sync", Schedule::Synchronous), ("async", Schedule::Asynchronous)];
+        &[("sync", Schedule::Synchronous), ("async", Schedule::Asynchronous), ("eager", Schedule::Eager)];
 }
 
 impl Choice for Exchange {

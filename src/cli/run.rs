@@ -91,10 +91,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// Under `mpirun` on devices: `sync` (exchange the halo, then the whole right-hand side), `async` (the
-    /// interior's right-hand side while the halo travels) or `tuned` (both timed at the start, the faster runs)
-    /// [default: tuned]. Given in one process (with or without --exchange): the split path on one rank, the
-    /// baseline of a scaling study.
-    #[arg(long, value_name = "sync|async|tuned")]
+    /// interior's right-hand side while the halo travels, the rest after it), `eager` (as async, the rest launched
+    /// beside the interior's last work groups as soon as the halo is unpacked) or `tuned` (all timed at the start,
+    /// the fastest runs) [default: tuned]. Given in one process (with or without --exchange): the split path on one
+    /// rank, the baseline of a scaling study.
+    #[arg(long, value_name = "sync|async|eager|tuned")]
     pub schedule: Option<SchedulePick>,
     /// Under `mpirun` on devices: how the halo travels, `host-staged` (device → host, MPI, host → device), `nccl`
     /// (device to device; needs libnccl.so on the library path) or `tuned` (both timed where NCCL loads)
