@@ -34,6 +34,7 @@ pub use dg_cases as cases;
 pub use dg_codegen;
 pub use dg_core;
 pub use dg_fv;
+pub use dg_hdg;
 pub use dg_hex;
 pub use dg_ir;
 pub use dg_laws;

@@ -1,8 +1,10 @@
 //! Named problems: a law, a default mesh, initial data, boundary bindings, and an exact solution when one is
 //! known. Maxwell TM cases ([`MaxwellCase`], nodal triangles), Euler cases ([`euler::EulerCase`], modal or nodal
 //! triangles) 3D wave cases ([`waves::WaveCase`], tetrahedra) and
-//! hexahedral cases ([`hex::HexCase`]); [`AnyCase`] names any of them.
+//! hexahedral cases ([`hex::HexCase`]), finite-volume cases ([`fv::FvCase`]) and elliptic cases
+//! ([`elliptic::EllipticCase`], hybridizable DG); [`AnyCase`] names any of them.
 
+pub mod elliptic;
 pub mod euler;
 pub mod fv;
 pub mod hex;
@@ -65,6 +67,8 @@ pub enum AnyCase {
     Hex(Box<dyn hex::HexCase>),
     /// A finite-volume case on a regular 2D grid (seed 003).
     Fv(Box<dyn fv::FvCase>),
+    /// A steady elliptic case, hybridizable DG on triangles (seed 004).
+    Elliptic(Box<dyn elliptic::EllipticCase>),
 }
 
 /// The case of either formulation with this name.
@@ -75,6 +79,7 @@ pub fn find_any(name: &str) -> Option<AnyCase> {
         .or_else(|| waves::all().into_iter().find(|c| c.name() == name).map(AnyCase::Wave))
         .or_else(|| hex::all().into_iter().find(|c| c.name() == name).map(AnyCase::Hex))
         .or_else(|| fv::all().into_iter().find(|c| c.name() == name).map(AnyCase::Fv))
+        .or_else(|| elliptic::all().into_iter().find(|c| c.name() == name).map(AnyCase::Elliptic))
 }
 
 /// Names of all cases, for messages.
@@ -86,5 +91,6 @@ pub fn names() -> Vec<&'static str> {
         .chain(waves::all().iter().map(|c| c.name()))
         .chain(hex::all().iter().map(|c| c.name()))
         .chain(fv::all().iter().map(|c| c.name()))
+        .chain(elliptic::all().iter().map(|c| c.name()))
         .collect()
 }

@@ -18,5 +18,8 @@ pub fn execute() -> anyhow::Result<()> {
     for case in dg::cases::fv::all() {
         println!("{:<24} {}", case.name(), case.description());
     }
+    for case in dg::cases::elliptic::all() {
+        println!("{:<24} {}", case.name(), case.description());
+    }
     Ok(())
 }

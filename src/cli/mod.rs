@@ -5,6 +5,7 @@ mod cases;
 mod convergence;
 mod euler_cmds;
 mod fv_cmds;
+mod hdg_cmds;
 mod hex_cmds;
 pub mod kernel_cmds;
 mod laws;
@@ -143,6 +144,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
                     AnyCase::Hex(case) => hex_cmds::run_over_ranks(args, case, comm.as_ref()),
                     AnyCase::Wave(case) => wave_cmds::run_over_ranks(args, case, comm.as_ref()),
                     AnyCase::Euler(case) => euler_cmds::run_over_ranks(args, case, comm.as_ref()),
+                    AnyCase::Elliptic(case) => anyhow::bail!(
+                        "{} is a steady elliptic problem: it runs in one process (not over MPI ranks)",
+                        case.name()
+                    ),
                     AnyCase::Fv(_) => anyhow::bail!(
                         "finite-volume cases do not run split over MPI ranks yet (the nodal and modal triangle, \
                          tetrahedral and hexahedral cases such as maxwell-cavity, euler-isentropic-vortex, acoustic-cube \
@@ -156,6 +161,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 AnyCase::Wave(case) => wave_cmds::run(args, case),
                 AnyCase::Hex(case) => hex_cmds::run(args, case),
                 AnyCase::Fv(case) => fv_cmds::run(args, case),
+                AnyCase::Elliptic(case) => hdg_cmds::run(args, case),
             }
         }
         Command::Convergence(args) => match mesh_args::find_case(&args.case)? {
@@ -163,6 +169,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
             AnyCase::Euler(case) => euler_cmds::convergence(args, case),
             AnyCase::Wave(case) => wave_cmds::convergence(args, case),
             AnyCase::Hex(case) => hex_cmds::convergence(args, case),
+            AnyCase::Elliptic(case) => hdg_cmds::convergence(args, case),
             AnyCase::Fv(case) => {
                 anyhow::bail!("`{}` has no exact solution to converge to; run it with dg run", case.name())
             }

@@ -12,6 +12,7 @@ pub fn heavy() -> std::sync::MutexGuard<'static, ()> {
 mod cli;
 mod euler;
 mod fv;
+mod hdg;
 mod hex;
 mod kernels_opencl;
 mod kernels_source;

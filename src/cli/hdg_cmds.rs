@@ -1,0 +1,179 @@
+//! `dg run` and `dg convergence` for the elliptic cases (seed 004, hybridizable DG on triangles): the native CPU
+//! path — each element's matrices condensed onto its edges, the trace system solved by a sparse Cholesky
+//! factorisation, u recovered element by element. The batched device path is not built yet.
+
+use super::convergence::ConvergenceArgs;
+use super::run::{Precision, RunArgs};
+use anyhow::{bail, Context};
+use dg::cases::elliptic::EllipticCase;
+use dg::dg_hdg::{solve_cpu, HdgSolution};
+use serde::Serialize;
+
+/// What one solve reports.
+#[derive(Debug, Serialize)]
+struct EllipticReport {
+    case: &'static str,
+    formulation: &'static str,
+    device: &'static str,
+    order: usize,
+    squares: usize,
+    elements: usize,
+    edges: usize,
+    trace_unknowns: usize,
+    nonzeros: usize,
+    row_width: usize,
+    l2_error: Option<f64>,
+    max_error: Option<f64>,
+    seconds: Stages,
+}
+
+#[derive(Debug, Serialize)]
+struct Stages {
+    local: f64,
+    assembly: f64,
+    solve: f64,
+    recovery: f64,
+    total: f64,
+}
+
+/// The device an elliptic case may take: the native CPU path only for now.
+fn refuse_devices(device: Option<&str>) -> anyhow::Result<()> {
+    match device {
+        None | Some("cpu") | Some("auto") => Ok(()),
+        Some(d) => bail!(
+            "the elliptic cases run on the native CPU path only for now (seed 004's batched device path is not \
+             built yet): give --device cpu or leave out --device {d}"
+        ),
+    }
+}
+
+fn solve(case: &dyn EllipticCase, order: usize, n: usize) -> anyhow::Result<EllipticReport> {
+    if n == 0 {
+        bail!("--nx must be at least 1 (squares per side)");
+    }
+    let mesh = case.mesh(n)?;
+    let problem = case.problem();
+    let s: HdgSolution =
+        solve_cpu(&mesh, order, &problem).with_context(|| format!("solving {} at P = {order}", case.name()))?;
+    let t = s.seconds;
+    let nt = order + 1;
+    Ok(EllipticReport {
+        case: case.name(),
+        formulation: "hdg (modal Dubiner, Legendre traces, τ = 1)",
+        device: "cpu",
+        order,
+        squares: n,
+        elements: mesh.num_elements(),
+        edges: s.traces.len() / nt,
+        trace_unknowns: s.unknowns,
+        nonzeros: s.nonzeros,
+        row_width: s.row_width,
+        l2_error: s.l2_error,
+        max_error: s.max_error,
+        seconds: Stages {
+            local: t.local,
+            assembly: t.assembly,
+            solve: t.solve,
+            recovery: t.recovery,
+            total: t.local + t.assembly + t.solve + t.recovery,
+        },
+    })
+}
+
+/// `dg run` of an elliptic case.
+pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
+    let (m, s, b) = (&args.mesh, &args.solver, &args.backend);
+    if m.mesh.is_some() || m.ny.is_some() || m.refine > 0 || m.perturb.is_some() {
+        bail!("{} runs on n × n squares cut in two: give --nx (squares per side) only", case.name());
+    }
+    let timed = s.scheme.is_some() || s.dt.is_some() || s.cfl.is_some() || args.t_end.is_some();
+    if timed || s.flux.is_some() || s.limiter || s.no_limiter || !s.bc.is_empty() || s.no_cleaning {
+        bail!("{} is a steady elliptic problem: it takes --order and --nx; time-stepping, flux, limiter and --bc options do not apply", case.name());
+    }
+    if args.out.is_some() || args.png.is_some() || args.checkpoint_every.is_some() || args.checkpoint.is_some() {
+        bail!("{} prints its report (--json); it writes no VTU, PNG or restart files yet", case.name());
+    }
+    if b.formulation.is_some() || b.variant.is_some() || args.schedule.is_some() || args.exchange.is_some() {
+        bail!("{} runs with hybridizable DG on the native CPU path: --formulation, --variant, --schedule and --exchange do not apply", case.name());
+    }
+    if matches!(args.precision, Precision::F32) {
+        bail!("{} solves in f64 only", case.name());
+    }
+    refuse_devices(b.device.as_deref())?;
+    let order = args.order.unwrap_or(3);
+    let report = solve(case.as_ref(), order, m.nx.unwrap_or(case.default_cells()))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    let r = &report;
+    println!("case        {} ({})", r.case, r.formulation);
+    println!("mesh        {0} × {0} squares cut in two: {1} triangles, {2} edges", r.squares, r.elements, r.edges);
+    println!(
+        "traces      {} unknowns, {} non-zeros in K (at most {} a row)",
+        r.trace_unknowns, r.nonzeros, r.row_width
+    );
+    if let (Some(l2), Some(max)) = (r.l2_error, r.max_error) {
+        println!("errors      L2 {l2:.6e}, L∞ {max:.6e} at P = {}", r.order);
+    }
+    let t = &r.seconds;
+    println!(
+        "time        {:.3} s on the native CPU: local {:.3} s, assembly {:.3} s, solve {:.3} s, recovery {:.3} s",
+        t.total, t.local, t.assembly, t.solve, t.recovery
+    );
+    Ok(())
+}
+
+/// `dg convergence` of an elliptic case: every order on `levels` meshes, each with twice the squares per side.
+pub fn convergence(args: ConvergenceArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
+    let m = &args.mesh;
+    if m.mesh.is_some() || m.ny.is_some() || m.refine > 0 || m.perturb.is_some() || args.t_end.is_some() {
+        bail!(
+            "{} converges on n × n squares cut in two: give --nx (the coarsest mesh's squares per side) only",
+            case.name()
+        );
+    }
+    if args.backend.formulation.is_some() || args.backend.variant.is_some() {
+        bail!("{} runs with hybridizable DG: --formulation and --variant do not apply", case.name());
+    }
+    refuse_devices(args.backend.device.as_deref())?;
+    let base = m.nx.unwrap_or(4);
+    let mut rows = Vec::new();
+    for order in args.orders.clone() {
+        let mut last: Option<(f64, f64)> = None;
+        for level in 0..args.levels as u32 {
+            let n = base.checked_mul(1 << level).context("the mesh is too large")?;
+            let r = solve(case.as_ref(), order, n)?;
+            let (l2, max) = (r.l2_error.unwrap_or(f64::NAN), r.max_error.unwrap_or(f64::NAN));
+            let rates = last.map(|(a, b)| ((a / l2).log2(), (b / max).log2()));
+            last = Some((l2, max));
+            rows.push((r, rates));
+        }
+    }
+    if args.json {
+        let doc: Vec<_> = rows
+            .iter()
+            .map(|(r, rates)| {
+                serde_json::json!({"report": r, "l2_rate": rates.map(|x| x.0), "max_rate": rates.map(|x| x.1)})
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "case": case.name(), "runs": doc }))?);
+        return Ok(());
+    }
+    println!("{} (hybridizable DG, native CPU): errors and rates per halving of h", case.name());
+    println!("{:>3} {:>6} {:>9} {:>13} {:>6} {:>13} {:>6}", "P", "n", "triangles", "L2", "rate", "L∞", "rate");
+    for (r, rates) in &rows {
+        let rate = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.2}"));
+        println!(
+            "{:>3} {:>6} {:>9} {:>13.4e} {:>6} {:>13.4e} {:>6}",
+            r.order,
+            r.squares,
+            r.elements,
+            r.l2_error.unwrap_or(f64::NAN),
+            rate(rates.map(|x| x.0)),
+            r.max_error.unwrap_or(f64::NAN),
+            rate(rates.map(|x| x.1))
+        );
+    }
+    Ok(())
+}
