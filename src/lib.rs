@@ -25,8 +25,8 @@ pub use dg_commands as commands;
 pub use dg_run::__register_law_commands;
 /// Runners, the formulation registry and the shipped database (the `dg-run` crate), at their old paths.
 pub use dg_run::{
-    euler_run, euler_study, formulations, fv_run, hex_run, maxwell_run, output, partitioned, partitioned_euler,
-    partitioned_hex, partitioned_tet, picture, registry, shipped_db, wave_run, winners, RunError,
+    elliptic_run, euler_run, euler_study, formulations, fv_run, hex_run, maxwell_run, output, partitioned,
+    partitioned_euler, partitioned_hex, partitioned_tet, picture, registry, shipped_db, wave_run, winners, RunError,
 };
 
 /// Named problems (the `dg-cases` crate).

@@ -34,6 +34,9 @@ pub enum RunError {
     /// The reference element or a mesh operation failed.
     #[error(transparent)]
     Core(#[from] dg_core::CoreError),
+    /// An elliptic (hybridizable DG) solve failed.
+    #[error(transparent)]
+    Hdg(#[from] dg_hdg::HdgError),
     /// The mesh or space is invalid.
     #[error(transparent)]
     Space(#[from] dg_core::space::SpaceError),

@@ -17,6 +17,7 @@ pub mod __private {
     pub use dg_ir::inventory;
 }
 
+pub mod elliptic_run;
 pub mod error;
 pub mod euler_run;
 pub mod euler_study;

@@ -6,35 +6,7 @@ use super::convergence::ConvergenceArgs;
 use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::elliptic::EllipticCase;
-use dg::dg_hdg::{solve_cpu, HdgSolution};
-use serde::Serialize;
-
-/// What one solve reports.
-#[derive(Debug, Serialize)]
-struct EllipticReport {
-    case: &'static str,
-    formulation: &'static str,
-    device: &'static str,
-    order: usize,
-    squares: usize,
-    elements: usize,
-    edges: usize,
-    trace_unknowns: usize,
-    nonzeros: usize,
-    row_width: usize,
-    l2_error: Option<f64>,
-    max_error: Option<f64>,
-    seconds: Stages,
-}
-
-#[derive(Debug, Serialize)]
-struct Stages {
-    local: f64,
-    assembly: f64,
-    solve: f64,
-    recovery: f64,
-    total: f64,
-}
+use dg::elliptic_run::{elliptic_study, run_elliptic};
 
 /// The device an elliptic case may take: the native CPU path only for now.
 fn refuse_devices(device: Option<&str>) -> anyhow::Result<()> {
@@ -45,39 +17,6 @@ fn refuse_devices(device: Option<&str>) -> anyhow::Result<()> {
              built yet): give --device cpu or leave out --device {d}"
         ),
     }
-}
-
-fn solve(case: &dyn EllipticCase, order: usize, n: usize) -> anyhow::Result<EllipticReport> {
-    if n == 0 {
-        bail!("--nx must be at least 1 (squares per side)");
-    }
-    let mesh = case.mesh(n)?;
-    let problem = case.problem();
-    let s: HdgSolution =
-        solve_cpu(&mesh, order, &problem).with_context(|| format!("solving {} at P = {order}", case.name()))?;
-    let t = s.seconds;
-    let nt = order + 1;
-    Ok(EllipticReport {
-        case: case.name(),
-        formulation: "hdg (modal Dubiner, Legendre traces, τ = 1)",
-        device: "cpu",
-        order,
-        squares: n,
-        elements: mesh.num_elements(),
-        edges: s.traces.len() / nt,
-        trace_unknowns: s.unknowns,
-        nonzeros: s.nonzeros,
-        row_width: s.row_width,
-        l2_error: s.l2_error,
-        max_error: s.max_error,
-        seconds: Stages {
-            local: t.local,
-            assembly: t.assembly,
-            solve: t.solve,
-            recovery: t.recovery,
-            total: t.local + t.assembly + t.solve + t.recovery,
-        },
-    })
 }
 
 /// `dg run` of an elliptic case.
@@ -101,7 +40,8 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
     }
     refuse_devices(b.device.as_deref())?;
     let order = args.order.unwrap_or(3);
-    let report = solve(case.as_ref(), order, m.nx.unwrap_or(case.default_cells()))?;
+    let report = run_elliptic(case.as_ref(), order, m.nx.unwrap_or(case.default_cells()))
+        .with_context(|| format!("solving {} at P = {order}", case.name()))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
@@ -138,18 +78,8 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn EllipticCase>) -> anyhow
     }
     refuse_devices(args.backend.device.as_deref())?;
     let base = m.nx.unwrap_or(4);
-    let mut rows = Vec::new();
-    for order in args.orders.clone() {
-        let mut last: Option<(f64, f64)> = None;
-        for level in 0..args.levels as u32 {
-            let n = base.checked_mul(1 << level).context("the mesh is too large")?;
-            let r = solve(case.as_ref(), order, n)?;
-            let (l2, max) = (r.l2_error.unwrap_or(f64::NAN), r.max_error.unwrap_or(f64::NAN));
-            let rates = last.map(|(a, b)| ((a / l2).log2(), (b / max).log2()));
-            last = Some((l2, max));
-            rows.push((r, rates));
-        }
-    }
+    let rows = elliptic_study(case.as_ref(), args.orders.clone(), u32::from(args.levels), base)
+        .with_context(|| format!("the convergence study of {}", case.name()))?;
     if args.json {
         let doc: Vec<_> = rows
             .iter()
