@@ -222,31 +222,38 @@ pub fn assemble(
     for r in 0..n {
         row_start[r + 1] += row_start[r];
     }
-    // Neumann edges: ⟨ψ_i, g_N⟩
+    // Neumann edges: ⟨ψ_i, g_N⟩ = sJ ∫ g_N ψ_i dt
     if let Some(g_n) = &problem.neumann {
-        let re_points = dg_core::quadrature::gauss_legendre(nt + 4);
         for (e, tag) in space.boundary_tag.iter().enumerate() {
             if tag.is_none_or(|t| !problem.neumann_tags.contains(&t)) {
                 continue;
             }
             let (k, f) = space.owner[e];
-            let xy = edge_xy(element_vertices(mesh, k), f, &re_points.points);
-            let (_, faces) = ElementGeometry::of_element(mesh, k);
-            let sign = orientation_signs(space.reversed[k], nt)[f].clone();
-            for j in 0..nt {
-                load[e * nt + j] += faces[f].sj
-                    * sign[j]
-                    * (0..xy.len())
-                        .map(|g| {
-                            let [x, y] = xy[g];
-                            let t = re_points.points[g];
-                            re_points.weights[g] * g_n(x, y, faces[f].nx, faces[f].ny) * crate::local::trace_mode(j, t)
-                        })
-                        .sum::<f64>();
+            let face = ElementGeometry::of_element(mesh, k).1[f];
+            let moments = edge_moments(mesh, space, e, nt, |x, y| g_n(x, y, face.nx, face.ny));
+            for (j, m) in moments.into_iter().enumerate() {
+                load[e * nt + j] += face.sj * m;
             }
         }
     }
     Ok(TraceSystem { n, row_start, col, val, load })
+}
+
+/// ∫ g ψ_j dt over edge `e` for j < `nt` (ψ in the edge's global direction, t ∈ [−1, 1]), by a Gauss rule of
+/// `nt` + 4 points: the L2 projection's coefficients of g on the edge, and with sJ the moments ⟨ψ_j, g⟩.
+fn edge_moments(mesh: &TriMesh, space: &TraceSpace, e: usize, nt: usize, g: impl Fn(f64, f64) -> f64) -> Vec<f64> {
+    let rule = dg_core::quadrature::gauss_legendre(nt + 4);
+    let (k, f) = space.owner[e];
+    let values: Vec<f64> = edge_xy(element_vertices(mesh, k), f, &rule.points).iter().map(|&[x, y]| g(x, y)).collect();
+    let sign = &orientation_signs(space.reversed[k], nt)[f];
+    (0..nt)
+        .map(|j| {
+            let integral: f64 = (0..values.len())
+                .map(|p| rule.weights[p] * values[p] * crate::local::trace_mode(j, rule.points[p]))
+                .sum();
+            sign[j] * integral
+        })
+        .collect()
 }
 
 /// Iterative refinement steps after the sparse Cholesky solve.
@@ -263,27 +270,15 @@ fn solve_traces(
     let nt = re.ntrace;
     let mut traces = vec![0.0; system.n];
     let mut fixed = vec![false; system.n];
-    let rule = dg_core::quadrature::gauss_legendre(nt + 4);
     for (e, tag) in space.boundary_tag.iter().enumerate() {
         let Some(tag) = tag else { continue };
         if problem.neumann_tags.contains(tag) {
             continue;
         }
-        let (k, f) = space.owner[e];
-        let xy = edge_xy(element_vertices(mesh, k), f, &rule.points);
-        let sign = &orientation_signs(space.reversed[k], nt)[f];
-        for j in 0..nt {
-            // ψ orthonormal: the projection's coefficient is ∫ g ψ_j dt (local direction, signed to the global one)
-            traces[e * nt + j] = sign[j]
-                * (0..xy.len())
-                    .map(|g| {
-                        rule.weights[g]
-                            * (problem.dirichlet)(xy[g][0], xy[g][1])
-                            * crate::local::trace_mode(j, rule.points[g])
-                    })
-                    .sum::<f64>();
-            fixed[e * nt + j] = true;
-        }
+        // ψ orthonormal: the projection's coefficients are the moments ∫ g_D ψ_j dt
+        let moments = edge_moments(mesh, space, e, nt, |x, y| (problem.dirichlet)(x, y));
+        traces[e * nt..(e + 1) * nt].copy_from_slice(&moments);
+        fixed[e * nt..(e + 1) * nt].fill(true);
     }
     let free: Vec<usize> = (0..system.n).filter(|&r| !fixed[r]).collect();
     let mut index = vec![usize::MAX; system.n];
