@@ -13,6 +13,7 @@
 #   hex-scaling  Maxwell 3D on hexahedra, D = 3, f64: weak scaling (≈ 50M DOF per GPU: 51³, 64³, 81³ cells on 1,
 #                2, 4 GPUs) and strong scaling (100.7M DOF: 64³ cells on 1, 2, 4 GPUs), as `scaling` does (the
 #                4-GPU runs only where 4 GPUs are found)
+#   compare-only the runs over 2 and 4 ranks of `check` and `hex-check` without the every-variant verification
 #   channels     (nvidia-h100-x4) the asynchronous NCCL runs at 4 GPUs (triangles 1492², hexahedra 81³) with NCCL's
 #                send/receive channels capped at 1, 2, 4, 8 (NCCL_MAX_P2P_NCHANNELS) and uncapped: each channel is a
 #                thread block that stays on an SM beside the interior's kernel
@@ -74,14 +75,15 @@ scaling)
     scale "$1" "$2" run maxwell-cavity --order 4 --nx "$3" --t-end "$4" --device cuda --variant $V \
       --schedule "${5:-tuned}" --exchange "${6:-tuned}" --json
   }
+  GPUS=$(nvidia-smi -L | wc -l)
   run weak1 1 746 0.03
   run weak2 2 1055 0.0212
-  run weak4 4 1492 0.015
+  [ "$GPUS" -ge 4 ] && run weak4 4 1492 0.015
   run strong1 1 1055 0.0212
-  run strong4 4 1055 0.0212
+  [ "$GPUS" -ge 4 ] && run strong4 4 1055 0.0212
   # the whole loop in the two extremes at 4 GPUs (the tuned runs step with the fastest)
-  run weak4-sync-host 4 1492 0.015 sync host-staged
-  run weak4-async-nccl 4 1492 0.015 async nccl ;;
+  [ "$GPUS" -ge 4 ] && run weak4-sync-host 4 1492 0.015 sync host-staged
+  [ "$GPUS" -ge 4 ] && run weak4-async-nccl 4 1492 0.015 async nccl ;;
 tune)
   nvidia-smi -L
   export DG_CACHE_DIR="$OUT/tune"
@@ -108,6 +110,10 @@ hex-scaling)
   [ "$GPUS" -ge 4 ] && run strong4 4 64
   [ "$GPUS" -ge 4 ] && run weak4-sync-host 4 81 sync host-staged
   [ "$GPUS" -ge 4 ] && run weak4-async-nccl 4 81 async nccl ;;
+compare-only)
+  nvidia-smi -L; echo "nccl: ${LIB:-none}"
+  compare c run maxwell-cavity --order 4 --nx 120 --ny 97 --t-end 0.02 --device cuda --variant $V --json
+  compare h run maxwell3d-cavity --order 3 --nx 24 --perturb 0.2 --dt 0.002 --t-end 0.04 --device cuda --variant $HV --json ;;
 channels)
   nvidia-smi -L
   for c in default 1 2 4 8; do

@@ -10,6 +10,7 @@ or from the model's stated assumptions below.
 """
 import json
 import math
+import glob
 import os
 import sys
 
@@ -78,7 +79,8 @@ def fit_link(points):
 def main():
     directory = sys.argv[1]
     plot = sys.argv[2] if len(sys.argv) > 2 else None
-    date = open(os.path.join(directory, "date")).read().strip() if os.path.exists(os.path.join(directory, "date")) else "?"
+    dated = sorted(glob.glob(os.path.join(directory, "date*")))
+    date = open(dated[0]).read().strip() if dated else "?"
     weak = [r for r in (load(directory, n) for n in ["weak1", "weak2", "weak4"]) if r]
     strong = [r for r in (load(directory, n) for n in ["strong1", "weak2", "strong4"]) if r]
     strong = [r for r in strong if dofs(r) == dofs(strong[0])]

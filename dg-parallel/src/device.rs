@@ -104,6 +104,9 @@ pub fn join_peer_link<C: Communicator + ?Sized>(device: &mut dyn Device, comm: &
     if unavailable[0] > 0.0 {
         return Some(format!("{} of {} ranks' devices offer no NCCL link (libnccl.so)", unavailable[0], comm.size()));
     }
+    if let Some(shared) = ranks_sharing_a_device(device, comm) {
+        return Some(shared);
+    }
     // rank 0 creates the link's id: a flag (1: made) and its bytes, to every rank
     let mut id = vec![0.0; 129];
     let mut failure = None;
@@ -132,6 +135,28 @@ pub fn join_peer_link<C: Communicator + ?Sized>(device: &mut dyn Device, comm: &
         Ok(()) if failed[0] > 0.0 => Some(format!("{} ranks could not join the NCCL link", failed[0])),
         Ok(()) => None,
     }
+}
+
+/// Two ranks on one device, which NCCL refuses (it joins one rank per GPU): which ranks and what to do instead. The
+/// device's identity is its host, its selector and `CUDA_VISIBLE_DEVICES`, hashed to 48 bits (exact in an f64) and
+/// gathered through a sum of one slot per rank.
+fn ranks_sharing_a_device<C: Communicator + ?Sized>(device: &dyn Device, comm: &C) -> Option<String> {
+    use std::hash::{Hash, Hasher};
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let visible = std::env::var("CUDA_VISIBLE_DEVICES").unwrap_or_default();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (host.trim(), &device.fingerprint().selector, visible).hash(&mut hasher);
+    let mut ids = vec![0.0; comm.size()];
+    ids[comm.rank()] = (hasher.finish() >> 16) as f64;
+    comm.sum(&mut ids);
+    let first = (0..ids.len()).find_map(|a| ((a + 1)..ids.len()).find(|&b| ids[a] == ids[b]).map(|b| (a, b)))?;
+    Some(format!(
+        "ranks {} and {} share one device ({}): NCCL joins one rank per GPU; run as many ranks per host as it has \
+         GPUs, or use --exchange host-staged",
+        first.0,
+        first.1,
+        device.fingerprint().selector
+    ))
 }
 
 /// Seconds and traffic of one rank's device run.
