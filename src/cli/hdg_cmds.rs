@@ -1,21 +1,29 @@
-//! `dg run` and `dg convergence` for the elliptic cases (seed 004, hybridizable DG on triangles): the native CPU
-//! path — each element's matrices condensed onto its edges, the trace system solved by a sparse Cholesky
-//! factorisation, u recovered element by element. The batched device path is not built yet.
+//! `dg run` and `dg convergence` for the elliptic cases (seed 004, hybridizable DG on triangles): on a device, the
+//! generated kernels (each element's condensed matrix by one work group, ELLPACK assembly without atomics,
+//! preconditioned conjugate gradients, batched recovery); on the native CPU path, the trace system solved by a
+//! sparse Cholesky factorisation.
 
 use super::convergence::ConvergenceArgs;
 use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
 use dg::cases::elliptic::EllipticCase;
+use dg::dg_hdg::DeviceOptions;
 use dg::elliptic_run::{elliptic_study, run_elliptic};
 
-/// The device an elliptic case may take: the native CPU path only for now.
-fn refuse_devices(device: Option<&str>) -> anyhow::Result<()> {
+/// The device of `--device` (`auto` when not given: the first GPU, else the native CPU path) and the HDG options of
+/// `--variant` (a preconditioner and/or a local width, e.g. `block-jacobi/w128`).
+fn open_elliptic_device(
+    b: &super::mesh_args::BackendArgs,
+) -> anyhow::Result<Option<(Box<dyn dg::dg_runtime::backend::Device>, DeviceOptions)>> {
+    let device = b.open("auto")?;
+    let options = match &b.variant {
+        Some(spec) => DeviceOptions::from_variant(spec)?,
+        None => DeviceOptions::default(),
+    };
     match device {
-        None | Some("cpu") | Some("auto") => Ok(()),
-        Some(d) => bail!(
-            "the elliptic cases run on the native CPU path only for now (seed 004's batched device path is not \
-             built yet): give --device cpu or leave out --device {d}"
-        ),
+        Some(d) => Ok(Some((d, options))),
+        None if b.variant.is_some() => bail!("--variant chooses the device path's kernels: give a --device"),
+        None => Ok(None),
     }
 }
 
@@ -32,15 +40,16 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
     if args.out.is_some() || args.png.is_some() || args.checkpoint_every.is_some() || args.checkpoint.is_some() {
         bail!("{} prints its report (--json); it writes no VTU, PNG or restart files yet", case.name());
     }
-    if b.formulation.is_some() || b.variant.is_some() || args.schedule.is_some() || args.exchange.is_some() {
-        bail!("{} runs with hybridizable DG on the native CPU path: --formulation, --variant, --schedule and --exchange do not apply", case.name());
+    if b.formulation.is_some() || args.schedule.is_some() || args.exchange.is_some() {
+        bail!("{} runs with hybridizable DG: --formulation, --schedule and --exchange do not apply", case.name());
     }
     if matches!(args.precision, Precision::F32) {
         bail!("{} solves in f64 only", case.name());
     }
-    refuse_devices(b.device.as_deref())?;
+    let mut device = open_elliptic_device(b)?;
+    let on = device.as_mut().map(|(d, o)| (d.as_mut(), &*o));
     let order = args.order.unwrap_or(3);
-    let report = run_elliptic(case.as_ref(), order, m.nx.unwrap_or(case.default_cells()))
+    let report = run_elliptic(case.as_ref(), order, m.nx.unwrap_or(case.default_cells()), on)
         .with_context(|| format!("solving {} at P = {order}", case.name()))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -58,9 +67,22 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
     }
     let t = &r.seconds;
     println!(
-        "time        {:.3} s on the native CPU: local {:.3} s, assembly {:.3} s, solve {:.3} s, recovery {:.3} s",
-        t.total, t.local, t.assembly, t.solve, t.recovery
+        "time        {:.3} s on {}: local {:.3} s, assembly {:.3} s, solve {:.3} s, recovery {:.3} s",
+        r.total_seconds, r.device, t.local, t.assembly, t.solve, t.recovery
     );
+    if let Some(d) = &r.device_run {
+        let k = &d.kernel_seconds;
+        println!(
+            "kernels     local {:.4} s (width {}, {:.1} GFLOP/s), assembly {:.4} s, CG {:.4} s, recovery {:.4} s; set-up {:.3} s on the host",
+            k.local, d.local_width, d.local_gflops, k.assembly, k.solve, k.recovery, d.setup_seconds
+        );
+        println!(
+            "solver      conjugate gradients, {} preconditioner: {} iterations to |r|/|r₀| = {:.2e}",
+            d.preconditioner.name(),
+            d.iterations,
+            d.relative_residual
+        );
+    }
     Ok(())
 }
 
@@ -73,12 +95,13 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn EllipticCase>) -> anyhow
             case.name()
         );
     }
-    if args.backend.formulation.is_some() || args.backend.variant.is_some() {
-        bail!("{} runs with hybridizable DG: --formulation and --variant do not apply", case.name());
+    if args.backend.formulation.is_some() {
+        bail!("{} runs with hybridizable DG: --formulation does not apply", case.name());
     }
-    refuse_devices(args.backend.device.as_deref())?;
+    let mut device = open_elliptic_device(&args.backend)?;
+    let on = device.as_mut().map(|(d, o)| (d.as_mut(), &*o));
     let base = m.nx.unwrap_or(4);
-    let rows = elliptic_study(case.as_ref(), args.orders.clone(), u32::from(args.levels), base)
+    let rows = elliptic_study(case.as_ref(), args.orders.clone(), u32::from(args.levels), base, on)
         .with_context(|| format!("the convergence study of {}", case.name()))?;
     if args.json {
         let doc: Vec<_> = rows
@@ -90,7 +113,8 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn EllipticCase>) -> anyhow
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "case": case.name(), "runs": doc }))?);
         return Ok(());
     }
-    println!("{} (hybridizable DG, native CPU): errors and rates per halving of h", case.name());
+    let on = rows.first().map_or("cpu".to_string(), |r| r.0.device.clone());
+    println!("{} (hybridizable DG, {on}): errors and rates per halving of h", case.name());
     println!("{:>3} {:>6} {:>9} {:>13} {:>6} {:>13} {:>6}", "P", "n", "triangles", "L2", "rate", "L∞", "rate");
     for (r, rates) in &rows {
         let rate = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.2}"));

@@ -1,5 +1,5 @@
 //! The elliptic case of seed 004 through the command line: `dg convergence` rates, `dg run`'s report, and what it
-//! refuses.
+//! refuses; the device path (PoCL in CI) against the native CPU path.
 
 use std::process::{Command, Output};
 
@@ -42,10 +42,56 @@ fn helmholtz_square_reports_its_system_and_refuses_what_does_not_apply() {
     for stage in ["local", "assembly", "solve", "recovery"] {
         assert!(r["seconds"][stage].as_f64().is_some_and(|s| s >= 0.0), "{r}");
     }
-    for bad in [&["--device", "cuda"][..], &["--dt", "0.1"], &["--out", "u.vtu"], &["--precision", "f32"]] {
+    let refused: [&[&str]; 5] = [
+        &["--dt", "0.1"],
+        &["--out", "u.vtu"],
+        &["--precision", "f32"],
+        &["--schedule", "async"],
+        &["--device", "cpu", "--variant", "jacobi"],
+    ];
+    for bad in refused {
         let out = dg(&[&["run", "helmholtz-square", "--nx", "4"][..], bad].concat());
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let named = stderr.contains("helmholtz-square") || stderr.contains("elliptic");
+        let named = stderr.contains("helmholtz-square") || stderr.contains("elliptic") || stderr.contains("--device");
         assert!(!out.status.success() && named, "{bad:?}: {stderr}");
     }
+}
+
+/// `dg run helmholtz-square --device opencl` at P = 4 on 14 × 14 squares, with each preconditioner and local width
+/// given through `--variant`: the sizes and the errors of the native CPU path (to 1e-8 relative: the CG stops at a
+/// relative residual of 1e-12), rows of exactly 5(P + 1) entries at most, the CG's iterations and residual and the
+/// kernels' seconds in the report; a variant that names nothing known is refused.
+#[test]
+fn helmholtz_square_on_an_opencl_device_matches_the_cpu_path() {
+    let _serial = crate::heavy();
+    if !crate::kernels_opencl::opencl_available() {
+        return;
+    }
+    let base = ["run", "helmholtz-square", "--order", "4", "--nx", "14", "--json"];
+    let cpu = dg(&[&base[..], &["--device", "cpu"]].concat());
+    assert!(cpu.status.success(), "{}", String::from_utf8_lossy(&cpu.stderr));
+    let cpu: serde_json::Value = serde_json::from_slice(&cpu.stdout).expect("JSON");
+    for variant in ["block-jacobi/w64", "jacobi/w256"] {
+        let out = dg(&[&base[..], &["--device", "opencl", "--variant", variant]].concat());
+        assert!(out.status.success(), "{variant}: {}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        for size in ["elements", "edges", "trace_unknowns", "nonzeros"] {
+            assert_eq!(r[size], cpu[size], "{variant}: {size}");
+        }
+        assert_eq!(r["row_width"], 25, "{variant}");
+        for error in ["l2_error", "max_error"] {
+            let (a, b) = (r[error].as_f64().unwrap_or(f64::NAN), cpu[error].as_f64().unwrap_or(f64::NAN));
+            assert!((a - b).abs() <= 1e-8 * b, "{variant}: {error} {a} vs {b}");
+        }
+        let d = &r["device_run"];
+        assert!(d["iterations"].as_u64().is_some_and(|i| i > 10), "{r}");
+        assert!(d["relative_residual"].as_f64().is_some_and(|x| x <= 1e-10), "{r}");
+        assert_eq!(d["preconditioner"], variant.split('/').next().unwrap_or(""));
+        for stage in ["local", "assembly", "solve", "recovery"] {
+            assert!(d["kernel_seconds"][stage].as_f64().is_some_and(|s| s > 0.0), "{r}");
+        }
+    }
+    let out = dg(&["run", "helmholtz-square", "--nx", "4", "--device", "opencl", "--variant", "gauss-seidel"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("gauss-seidel"), "{stderr}");
 }

@@ -42,7 +42,7 @@ fn dg_command(args: &[&str], cache: &Path) -> Command {
 
 /// Whether an OpenCL device is present (asked of `dg devices` in a process of its own, three tries);
 /// panics when it is required and absent.
-fn opencl_available() -> bool {
+pub(crate) fn opencl_available() -> bool {
     let mut last = String::new();
     for attempt in 0..3 {
         let cache = tempfile::tempdir().unwrap();

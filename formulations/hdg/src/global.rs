@@ -58,7 +58,7 @@ impl TraceSpace {
 }
 
 /// Seconds of each stage of a solve.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct StageSeconds {
     /// Local matrices, their factorisation and condensation.
     pub local: f64,
@@ -68,6 +68,13 @@ pub struct StageSeconds {
     pub solve: f64,
     /// Recovery of (u, q) and the errors.
     pub recovery: f64,
+}
+
+impl StageSeconds {
+    /// The four together.
+    pub fn total(&self) -> f64 {
+        self.local + self.assembly + self.solve + self.recovery
+    }
 }
 
 /// A solved problem.
@@ -165,7 +172,7 @@ pub fn solve_cpu(mesh: &TriMesh, order: usize, problem: &HelmholtzProblem) -> Re
 }
 
 /// (f, φ_i) on element k by the fine rule.
-fn element_load(
+pub(crate) fn element_load(
     mesh: &TriMesh,
     k: usize,
     geo: &ElementGeometry,
@@ -184,7 +191,7 @@ fn element_load(
         .collect()
 }
 
-fn element_vertices(mesh: &TriMesh, k: usize) -> [[f64; 2]; 3] {
+pub(crate) fn element_vertices(mesh: &TriMesh, k: usize) -> [[f64; 2]; 3] {
     mesh.elements[k].map(|v| mesh.vertices[v])
 }
 
@@ -222,21 +229,50 @@ pub fn assemble(
     for r in 0..n {
         row_start[r + 1] += row_start[r];
     }
-    // Neumann edges: ⟨ψ_i, g_N⟩ = sJ ∫ g_N ψ_i dt
-    if let Some(g_n) = &problem.neumann {
-        for (e, tag) in space.boundary_tag.iter().enumerate() {
-            if tag.is_none_or(|t| !problem.neumann_tags.contains(&t)) {
-                continue;
-            }
-            let (k, f) = space.owner[e];
-            let face = ElementGeometry::of_element(mesh, k).1[f];
-            let moments = edge_moments(mesh, space, e, nt, |x, y| g_n(x, y, face.nx, face.ny));
-            for (j, m) in moments.into_iter().enumerate() {
-                load[e * nt + j] += face.sj * m;
-            }
-        }
+    for (l, b) in load.iter_mut().zip(neumann_load(mesh, space, nt, problem)) {
+        *l += b;
     }
     Ok(TraceSystem { n, row_start, col, val, load })
+}
+
+/// The Neumann edges' moments ⟨ψ_i, g_N⟩ = sJ ∫ g_N ψ_i dt, one per trace unknown (zero elsewhere).
+pub(crate) fn neumann_load(mesh: &TriMesh, space: &TraceSpace, nt: usize, problem: &HelmholtzProblem) -> Vec<f64> {
+    let mut load = vec![0.0; space.edges() * nt];
+    let Some(g_n) = &problem.neumann else { return load };
+    for (e, tag) in space.boundary_tag.iter().enumerate() {
+        if tag.is_none_or(|t| !problem.neumann_tags.contains(&t)) {
+            continue;
+        }
+        let (k, f) = space.owner[e];
+        let face = ElementGeometry::of_element(mesh, k).1[f];
+        let moments = edge_moments(mesh, space, e, nt, |x, y| g_n(x, y, face.nx, face.ny));
+        for (j, m) in moments.into_iter().enumerate() {
+            load[e * nt + j] = face.sj * m;
+        }
+    }
+    load
+}
+
+/// The Dirichlet edges' traces, the L2 projection of g_D (ψ orthonormal: its coefficients are the moments
+/// ∫ g_D ψ_j dt), zero elsewhere; and which trace unknowns they fix.
+pub(crate) fn dirichlet_traces(
+    mesh: &TriMesh,
+    space: &TraceSpace,
+    nt: usize,
+    problem: &HelmholtzProblem,
+) -> (Vec<f64>, Vec<bool>) {
+    let mut traces = vec![0.0; space.edges() * nt];
+    let mut fixed = vec![false; space.edges() * nt];
+    for (e, tag) in space.boundary_tag.iter().enumerate() {
+        let Some(tag) = tag else { continue };
+        if problem.neumann_tags.contains(tag) {
+            continue;
+        }
+        let moments = edge_moments(mesh, space, e, nt, |x, y| (problem.dirichlet)(x, y));
+        traces[e * nt..(e + 1) * nt].copy_from_slice(&moments);
+        fixed[e * nt..(e + 1) * nt].fill(true);
+    }
+    (traces, fixed)
 }
 
 /// ∫ g ψ_j dt over edge `e` for j < `nt` (ψ in the edge's global direction, t ∈ [−1, 1]), by a Gauss rule of
@@ -268,18 +304,7 @@ fn solve_traces(
     problem: &HelmholtzProblem,
 ) -> Result<(Vec<f64>, usize), HdgError> {
     let nt = re.ntrace;
-    let mut traces = vec![0.0; system.n];
-    let mut fixed = vec![false; system.n];
-    for (e, tag) in space.boundary_tag.iter().enumerate() {
-        let Some(tag) = tag else { continue };
-        if problem.neumann_tags.contains(tag) {
-            continue;
-        }
-        // ψ orthonormal: the projection's coefficients are the moments ∫ g_D ψ_j dt
-        let moments = edge_moments(mesh, space, e, nt, |x, y| (problem.dirichlet)(x, y));
-        traces[e * nt..(e + 1) * nt].copy_from_slice(&moments);
-        fixed[e * nt..(e + 1) * nt].fill(true);
-    }
+    let (mut traces, fixed) = dirichlet_traces(mesh, space, nt, problem);
     let free: Vec<usize> = (0..system.n).filter(|&r| !fixed[r]).collect();
     let mut index = vec![usize::MAX; system.n];
     for (i, &r) in free.iter().enumerate() {
@@ -322,7 +347,12 @@ fn solve_traces(
 }
 
 /// The L2 error, and the largest pointwise error at the fine rule's points and lattice.
-fn errors(mesh: &TriMesh, fine: &FineRule, u: &[Vec<f64>], exact: &(dyn Fn(f64, f64) -> f64 + Sync)) -> (f64, f64) {
+pub(crate) fn errors(
+    mesh: &TriMesh,
+    fine: &FineRule,
+    u: &[Vec<f64>],
+    exact: &(dyn Fn(f64, f64) -> f64 + Sync),
+) -> (f64, f64) {
     let per: Vec<(f64, f64)> = (0..mesh.num_elements())
         .into_par_iter()
         .map(|k| {
