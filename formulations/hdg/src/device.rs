@@ -3,7 +3,7 @@
 //! every scalar on the device, and u recovered element by element. The host computes what is problem data (the
 //! element loads (f, φ_i), the Dirichlet projections and Neumann moments) and the mesh's edge lists, once.
 
-use crate::global::{dirichlet_traces, element_load, errors, neumann_load, HdgSolution, StageSeconds, TraceSpace};
+use crate::global::{dirichlet_traces, element_load, error_norms, neumann_load, HdgSolution, StageSeconds, TraceSpace};
 use crate::local::{FineRule, HdgReference, TAU};
 use crate::render::{local_kernel, render_hdg, HdgProgram, LOCAL_WIDTHS, REDUCE};
 use crate::tables::ReferenceTables;
@@ -489,7 +489,7 @@ impl HdgDeviceSystem {
             rows,
             vec![Arg::Buffer(b.p), Arg::Buffer(b.z), Arg::Buffer(b.scal), Arg::I32(r32)],
         );
-        let start = vec![
+        let residual = |from: BufferId, reset: bool| {
             self.launch(
                 "hdg_residual",
                 rows,
@@ -498,36 +498,17 @@ impl HdgDeviceSystem {
                     Arg::Buffer(b.ell_val),
                     Arg::Buffer(b.fixed),
                     Arg::Buffer(b.rhs),
-                    Arg::Buffer(b.x0),
+                    Arg::Buffer(from),
                     Arg::Buffer(b.x),
                     Arg::Buffer(b.res),
+                    Arg::I32(i32::from(reset)),
                     Arg::I32(r32),
                 ],
-            ),
-            setup,
-            precondition.clone(),
-            beta(1),
-            direction.clone(),
-        ];
+            )
+        };
+        let start = vec![residual(b.x0, true), setup, precondition.clone(), beta(1), direction.clone()];
         // the true residual b − K x and its norm (through the preconditioning's partial sums)
-        let true_residual = vec![
-            self.launch(
-                "hdg_true_residual",
-                rows,
-                vec![
-                    Arg::Buffer(b.ell_col),
-                    Arg::Buffer(b.ell_val),
-                    Arg::Buffer(b.fixed),
-                    Arg::Buffer(b.rhs),
-                    Arg::Buffer(b.x),
-                    Arg::Buffer(b.res),
-                    Arg::I32(r32),
-                ],
-            ),
-            precondition.clone(),
-            beta(2),
-            direction.clone(),
-        ];
+        let true_residual = vec![residual(b.x, false), precondition.clone(), beta(2), direction.clone()];
         let iteration = [
             self.launch(
                 "hdg_spmv",
@@ -705,14 +686,7 @@ pub fn solve_device(
     if let Some(bad) = flat.iter().position(|v| !v.is_finite()) {
         return Err(HdgError::Solver(format!("u of element {} is not a finite number", bad / n)));
     }
-    let fine = FineRule::new(order);
-    let (l2_error, max_error) = match &problem.exact {
-        Some(exact) => {
-            let (l2, max) = errors(mesh, &fine, &u, exact);
-            (Some(l2), Some(max))
-        }
-        None => (None, None),
-    };
+    let (l2_error, max_error) = error_norms(mesh, &FineRule::new(order), &u, problem);
     let recovery = started.elapsed().as_secs_f64();
     let columns = system.read_columns(device)?;
     let rows = system.rows();

@@ -7,7 +7,7 @@ use super::device::{edge_element_lists, DeviceOptions, HdgDeviceSystem, Output, 
 use super::global::{assemble, element_load, solve_cpu};
 use super::local::{Coefficients, FineRule, HdgReference, LocalMatrices, LocalSolver};
 use super::*;
-use dg_core::mesh::{rectangle, Connectivity, Diagonal, ElementGeometry, RectangleSpec, TriMesh};
+use dg_core::mesh::{rectangle, Connectivity, ElementGeometry, RectangleSpec, TriMesh};
 use dg_runtime::backend::discovery::{open, DeviceSelector};
 use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg_runtime::backend::Device;
@@ -33,16 +33,7 @@ fn opencl() -> Option<Box<dyn Device>> {
 /// several groups of 256, no count a multiple of it), the interior vertices moved (no two elements alike); a
 /// Neumann side, κ = 1.3, λ = 0.7.
 fn case() -> (TriMesh, HelmholtzProblem) {
-    let spec = RectangleSpec {
-        lower: [0.0, 0.0],
-        upper: [1.0, 0.8],
-        nx: 11,
-        ny: 9,
-        diagonal: Diagonal::Alternating,
-        periodic_x: false,
-        periodic_y: false,
-    };
-    let mut mesh = rectangle(&spec).expect("a mesh");
+    let mut mesh = super::tests::mixed_mesh(11, 9);
     for (i, v) in mesh.vertices.iter_mut().enumerate() {
         let inside = v[0] > 1e-9 && v[0] < 1.0 - 1e-9 && v[1] > 1e-9 && v[1] < 0.8 - 1e-9;
         if inside {
@@ -51,16 +42,7 @@ fn case() -> (TriMesh, HelmholtzProblem) {
             v[1] += 0.02 * (2.3 * t).cos();
         }
     }
-    let right = mesh.tag_names.iter().position(|t| t == "right").expect("a right side");
-    let problem = HelmholtzProblem {
-        kappa: 1.3,
-        lambda: 0.7,
-        source: Box::new(|x, y| 1.0 + x * y + (3.0 * x).sin()),
-        dirichlet: Box::new(|x, y| x - y * y),
-        neumann_tags: vec![right],
-        neumann: Some(Box::new(|x, y, nx, ny| nx * (1.0 + y) + ny * x)),
-        exact: None,
-    };
+    let problem = super::tests::mixed_problem(&mesh);
     (mesh, problem)
 }
 
@@ -195,6 +177,7 @@ fn a_planted_bug_fails_the_comparison() {
         assert!(planted.programs_edited() > 0, "{bug:?} edited nothing");
         let message = outcome.expect_err("the planted bug passed");
         assert!(!message.contains("compil"), "{bug:?} did not compile: {message}");
+        eprintln!("{bug:?} caught: {message}");
     }
 }
 

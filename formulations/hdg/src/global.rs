@@ -150,13 +150,7 @@ pub fn solve_cpu(mesh: &TriMesh, order: usize, problem: &HelmholtzProblem) -> Re
             Ok(v[..re.nmodes].to_vec())
         })
         .collect::<Result<_, HdgError>>()?;
-    let (l2_error, max_error) = match &problem.exact {
-        Some(exact) => {
-            let (l2, max) = errors(mesh, &fine, &u, exact);
-            (Some(l2), Some(max))
-        }
-        None => (None, None),
-    };
+    let (l2_error, max_error) = error_norms(mesh, &fine, &u, problem);
     let recovery = started.elapsed().as_secs_f64();
     let row_width = system.row_start.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
     Ok(HdgSolution {
@@ -346,13 +340,24 @@ fn solve_traces(
     Ok((traces, free.len()))
 }
 
-/// The L2 error, and the largest pointwise error at the fine rule's points and lattice.
-pub(crate) fn errors(
+/// The L2 and largest errors of `u` against the problem's exact solution, where it has one.
+pub(crate) fn error_norms(
     mesh: &TriMesh,
     fine: &FineRule,
     u: &[Vec<f64>],
-    exact: &(dyn Fn(f64, f64) -> f64 + Sync),
-) -> (f64, f64) {
+    problem: &HelmholtzProblem,
+) -> (Option<f64>, Option<f64>) {
+    match &problem.exact {
+        Some(exact) => {
+            let (l2, max) = errors(mesh, fine, u, exact);
+            (Some(l2), Some(max))
+        }
+        None => (None, None),
+    }
+}
+
+/// The L2 error, and the largest pointwise error at the fine rule's points and lattice.
+fn errors(mesh: &TriMesh, fine: &FineRule, u: &[Vec<f64>], exact: &(dyn Fn(f64, f64) -> f64 + Sync)) -> (f64, f64) {
     let per: Vec<(f64, f64)> = (0..mesh.num_elements())
         .into_par_iter()
         .map(|k| {

@@ -68,7 +68,6 @@ pub fn render_hdg(tables: &ReferenceTables, order: usize, target: Target) -> Res
         [
             "hdg_assemble",
             "hdg_residual",
-            "hdg_true_residual",
             "hdg_jacobi_setup",
             "hdg_block_setup",
             "hdg_spmv",

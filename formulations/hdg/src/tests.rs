@@ -53,22 +53,24 @@ fn each_element_s_matrices_have_the_identities_of_eq_17() {
     }
 }
 
-/// The condensed solve's u equals a direct dense solve of the whole uncondensed system (every element's (u, q)
-/// and every trace at once) on a small mesh with Dirichlet and Neumann sides.
-#[test]
-fn the_recovered_solution_equals_a_direct_solve_of_the_full_system() {
+/// `nx` × `ny` rectangles cut in two with alternating diagonals on [0, 1] × [0, 0.8].
+pub(crate) fn mixed_mesh(nx: usize, ny: usize) -> TriMesh {
     let spec = RectangleSpec {
         lower: [0.0, 0.0],
         upper: [1.0, 0.8],
-        nx: 3,
-        ny: 2,
+        nx,
+        ny,
         diagonal: Diagonal::Alternating,
         periodic_x: false,
         periodic_y: false,
     };
-    let mesh = rectangle(&spec).expect("a mesh");
+    rectangle(&spec).expect("a mesh")
+}
+
+/// A problem with every ingredient: κ = 1.3, λ = 0.7, a source, Dirichlet data and a Neumann right side.
+pub(crate) fn mixed_problem(mesh: &TriMesh) -> HelmholtzProblem {
     let right = mesh.tag_names.iter().position(|t| t == "right").expect("a right side");
-    let problem = HelmholtzProblem {
+    HelmholtzProblem {
         kappa: 1.3,
         lambda: 0.7,
         source: Box::new(|x, y| 1.0 + x * y + (3.0 * x).sin()),
@@ -76,7 +78,15 @@ fn the_recovered_solution_equals_a_direct_solve_of_the_full_system() {
         neumann_tags: vec![right],
         neumann: Some(Box::new(|x, y, nx, ny| nx * (1.0 + y) + ny * x)),
         exact: None,
-    };
+    }
+}
+
+/// The condensed solve's u equals a direct dense solve of the whole uncondensed system (every element's (u, q)
+/// and every trace at once) on a small mesh with Dirichlet and Neumann sides.
+#[test]
+fn the_recovered_solution_equals_a_direct_solve_of_the_full_system() {
+    let mesh = mixed_mesh(3, 2);
+    let problem = mixed_problem(&mesh);
     let order = 2;
     let condensed = solve_cpu(&mesh, order, &problem).expect("solves");
     // the full system: per element 3N unknowns, then P + 1 per edge
