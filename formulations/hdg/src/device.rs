@@ -127,18 +127,14 @@ pub struct DeviceSolution {
     pub local_gflops: f64,
 }
 
-/// Floating-point operations of one element's local generation with N modes and M = 3(P + 1) traces: building S
-/// (≈ 15N²) and R (≈ 8NM), the Cholesky factorisation (N³/3), two solves of M + 1 right-hand sides (2N²(M + 1)
-/// each), the refinement's residual (S rebuilt per entry: ≈ 17N²(M + 1)), Kᵉ and the trace load (≈ 20N · M(M + 1),
-/// R rebuilt per entry).
+/// Floating-point operations of one element's local generation with N modes and M = 3(P + 1) traces, as the kernel
+/// executes them (entries of A and F̂ rebuilt from the tables where used): building S (≈ 15N²) and R (≈ 8NM), the
+/// Cholesky factorisation (N³/3), two solves of M + 1 right-hand sides (2N²(M + 1) each), q and the q rows'
+/// residual (≈ 10N²(M + 1)), the u rows' residual (≈ 21N²(M + 1)), the correction of q (≈ 10N²(M + 1)), and Kᵉ
+/// with the trace load (≈ 18N · M(M + 1)).
 pub fn local_flops(n: usize, m: usize) -> f64 {
     let (n, m) = (n as f64, m as f64);
-    n * n * n / 3.0
-        + 4.0 * n * n * (m + 1.0)
-        + 17.0 * n * n * (m + 1.0)
-        + 20.0 * n * m * (m + 1.0)
-        + 15.0 * n * n
-        + 8.0 * n * m
+    n * n * n / 3.0 + 45.0 * n * n * (m + 1.0) + 18.0 * n * m * (m + 1.0) + 15.0 * n * n + 8.0 * n * m
 }
 
 /// The device buffers of one solve.
@@ -287,7 +283,7 @@ impl HdgDeviceSystem {
             kmat: device.alloc(k * m * m * real)?,
             tload: device.alloc(k * m * real)?,
             recovery: device.alloc(k * n * (m + 1) * real)?,
-            scratch: device.alloc(k * n * (m + 1) * real)?,
+            scratch: device.alloc(4 * k * n * (m + 1) * real)?,
             edge_elements: up(device, as_bytes(&edge_elements))?,
             edge_of: up(device, as_bytes(&edge_of))?,
             boundary_load: up(device, as_bytes(&boundary_load))?,

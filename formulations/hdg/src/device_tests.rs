@@ -206,3 +206,20 @@ fn a_device_solve_reports_what_it_did() {
     let all: Vec<(i32, i32)> = (0..mesh.num_elements() as i32).flat_map(|k| (0..3).map(move |l| (k, l))).collect();
     assert_eq!(seen, all);
 }
+
+/// Seed 004's 40 × 40 test at P = 7 and 9 on the device: the errors reach the CPU path's f64 floor (within 3× of its
+/// L2 error, below 2·10⁻¹³), which the element solve without its mixed refinement missed by two orders (4·10⁻¹² at
+/// P = 9: q recovered from u cancels).
+#[test]
+fn the_device_reaches_the_cpu_floor_at_high_order() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(mut device) = opencl() else { return };
+    let mesh = rectangle(&RectangleSpec::unit_square(40)).expect("a mesh");
+    let problem = HelmholtzProblem::helmholtz_square();
+    for order in [7, 9] {
+        let out = solve_device(device.as_mut(), &mesh, order, &problem, &DeviceOptions::default()).expect("solves");
+        let cpu = solve_cpu(&mesh, order, &problem).expect("solves");
+        let (l2, l2_cpu) = (out.solution.l2_error.unwrap_or(f64::NAN), cpu.l2_error.unwrap_or(f64::NAN));
+        assert!(l2 <= 3.0 * l2_cpu && l2 < 2e-13, "P = {order}: device L2 {l2:e}, CPU {l2_cpu:e}");
+    }
+}

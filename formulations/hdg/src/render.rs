@@ -52,6 +52,8 @@ pub fn render_hdg(tables: &ReferenceTables, order: usize, target: Target) -> Res
     ctx.insert("off_srf", &tables.sr_f);
     ctx.insert("off_ssf", &tables.ss_f);
     ctx.insert("off_ftf", &tables.f_t_f);
+    ctx.insert("off_sr", &tables.stiffness[0]);
+    ctx.insert("off_ss", &tables.stiffness[1]);
     let tera = engine(&TEMPLATES)?;
     let mut source = format!("/* dg HDG kernels: P = {order} f64 */\n");
     source.push_str(&render_pieces(&tera, &ctx, &["dialect", "hdg_prelude"])?);
