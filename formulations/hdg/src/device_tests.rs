@@ -4,10 +4,10 @@
 //! these tests say so and pass, unless `DG_REQUIRE_OPENCL=1` (as in CI).
 
 use super::device::{edge_element_lists, DeviceOptions, HdgDeviceSystem, Output, Preconditioner};
-use super::global::{assemble, element_load, solve_cpu};
-use super::local::{Coefficients, FineRule, HdgReference, LocalMatrices, LocalSolver};
+use super::global::{assemble, local_solvers, solve_cpu};
+use super::local::{FineRule, HdgReference};
 use super::*;
-use dg_core::mesh::{rectangle, Connectivity, ElementGeometry, RectangleSpec, TriMesh};
+use dg_core::mesh::{rectangle, Connectivity, RectangleSpec, TriMesh};
 use dg_runtime::backend::discovery::{open, DeviceSelector};
 use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg_runtime::backend::Device;
@@ -77,14 +77,7 @@ fn check_against_cpu(device: &mut dyn Device, order: usize) -> Result<(), String
     let connectivity = Connectivity::build(&mesh).expect("connects");
     let space = TraceSpace::new(&mesh, &connectivity);
     let fine = FineRule::new(order);
-    let co = Coefficients { kappa: problem.kappa, lambda: problem.lambda };
-    let locals: Vec<(LocalSolver, Vec<f64>)> = (0..mesh.num_elements())
-        .map(|k| {
-            let (geo, faces) = ElementGeometry::of_element(&mesh, k);
-            let solver = LocalSolver::new(LocalMatrices::new(&re, &geo, &faces, space.reversed[k], co)).expect("A");
-            (solver, element_load(&mesh, k, &geo, &fine, &problem.source))
-        })
-        .collect();
+    let locals = local_solvers(&mesh, &re, &space, &fine, &problem).expect("every A factorises");
     let cpu = assemble(&space, nt, &locals, &mesh, &problem).expect("assembles");
     let run = |r: Result<f64, HdgError>| r.map_err(|e| e.to_string());
     let read = |device: &mut dyn Device, o: Output| system.read(device, o).map_err(|e| e.to_string());

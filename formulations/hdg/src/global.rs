@@ -121,16 +121,7 @@ pub fn solve_cpu(mesh: &TriMesh, order: usize, problem: &HelmholtzProblem) -> Re
     let space = TraceSpace::new(mesh, &connectivity);
     let fine = FineRule::new(order);
     let started = Instant::now();
-    let co = Coefficients { kappa: problem.kappa, lambda: problem.lambda };
-    let locals: Vec<(LocalSolver, Vec<f64>)> = (0..mesh.num_elements())
-        .into_par_iter()
-        .map(|k| {
-            let (geo, faces) = ElementGeometry::of_element(mesh, k);
-            let solver = LocalSolver::new(LocalMatrices::new(&re, &geo, &faces, space.reversed[k], co))?;
-            let load = element_load(mesh, k, &geo, &fine, &problem.source);
-            Ok((solver, load))
-        })
-        .collect::<Result<_, HdgError>>()?;
+    let locals = local_solvers(mesh, &re, &space, &fine, problem)?;
     let local = started.elapsed().as_secs_f64();
     let started = Instant::now();
     let system = assemble(&space, re.ntrace, &locals, mesh, problem)?;
@@ -163,6 +154,25 @@ pub fn solve_cpu(mesh: &TriMesh, order: usize, problem: &HelmholtzProblem) -> Re
         max_error,
         seconds: StageSeconds { local, assembly, solve, recovery },
     })
+}
+
+/// Every element's factorised local problem and its load vector (f, φ_i).
+pub(crate) fn local_solvers(
+    mesh: &TriMesh,
+    re: &HdgReference,
+    space: &TraceSpace,
+    fine: &FineRule,
+    problem: &HelmholtzProblem,
+) -> Result<Vec<(LocalSolver, Vec<f64>)>, HdgError> {
+    let co = Coefficients { kappa: problem.kappa, lambda: problem.lambda };
+    (0..mesh.num_elements())
+        .into_par_iter()
+        .map(|k| {
+            let (geo, faces) = ElementGeometry::of_element(mesh, k);
+            let solver = LocalSolver::new(LocalMatrices::new(re, &geo, &faces, space.reversed[k], co))?;
+            Ok((solver, element_load(mesh, k, &geo, fine, &problem.source)))
+        })
+        .collect()
 }
 
 /// (f, φ_i) on element k by the fine rule.
