@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Issue 17 on nvidia-h100-x1 (one device call, under 10 minutes); reports under $OUT.
-#   breakdown  helmholtz-square on 20², 40², 80², 320² squares for P = 1, 3, 5, 7, 9 on cuda:0 (block Jacobi, the
-#              local width timed per run) and on the native CPU path of the same machine (not 320² above P = 3:
-#              the CPU assembly lists 4.4 GB of entries at P = 9), one JSON report per run
+# Issue 17 on one GPU (one device call, under 10 minutes); reports under $OUT.
+#   breakdown  helmholtz-square on 20², 40², 80², 320² squares for P = 1, 3, 5, 7, 9 on cuda:0 (block Jacobi; every
+#              local candidate — generated Cholesky and cuBLAS's batched LU, each at three widths — timed and checked
+#              in every run: the runs start without tuning results) and on the native CPU path of the same machine
+#              (not 320² above P = 3: the CPU assembly lists 4.4 GB of entries at P = 9), one JSON report per run
+#   db         80² and 320² at P = 9 twice: the first run stores its local winner, the second takes it from the
+#              tuning database (no other candidate timed)
 #   precond    Jacobi against block Jacobi on 80² and 320², P = 1, 3, 5, 7, 9 (iterations, CG seconds)
 #   table1     seed 004's Table 1 on the device: 40², P = 1..9 (the breakdown's odd P reused)
 #   shared     two ranks on one GPU asked for NCCL: the message that says so (issue 16)
-# usage: DG=gpu/dg OUT=dir bash scripts/gpu_hdg.sh [breakdown|precond|table1|shared|all]
+# usage: DG=gpu/dg OUT=dir bash scripts/gpu_hdg.sh [breakdown|precond|table1|db|shared|all]
 set -u
 SECTION=${1:-all}
 DG=${DG:-gpu/dg}; OUT=${OUT:-.}
+# the kernel cache kept between runs; the tuning results cleared before each (every candidate timed), except in `db`
+export DG_CACHE_DIR=${DG_CACHE_DIR:-/tmp/dg-hdg-cache}
 date -u +%FT%TZ > "$OUT/date-hdg"
 nvidia-smi -L
-one() {  # name device [variant] args...
+one() {  # name device args...
   local name=$1 dev=$2; shift 2
+  [ -n "${KEEP_TUNING:-}" ] || rm -rf "$DG_CACHE_DIR/tuning"
   timeout ${RUN_LIMIT:-120} "$DG" run helmholtz-square --device "$dev" "$@" --json > "$OUT/$name.json" 2> "$OUT/$name.err"
   echo "$name rc $?"
 }
@@ -30,6 +36,13 @@ if [ "$SECTION" = precond ] || [ "$SECTION" = all ]; then
 fi
 if [ "$SECTION" = table1 ] || [ "$SECTION" = all ]; then
   for p in 2 4 6 8; do one "gpu-n40-p$p" cuda:0 --order $p --nx 40; done
+fi
+if [ "$SECTION" = db ] || [ "$SECTION" = all ]; then
+  for n in 80 320; do
+    rm -rf "$DG_CACHE_DIR/tuning"
+    KEEP_TUNING=1 one "db1-n$n-p9" cuda:0 --order 9 --nx $n
+    KEEP_TUNING=1 one "db2-n$n-p9" cuda:0 --order 9 --nx $n
+  done
 fi
 if [ "$SECTION" = shared ] || [ "$SECTION" = all ]; then
   LIB=$(find / -xdev -name 'libnccl.so.2' 2>/dev/null | head -1)

@@ -3,10 +3,17 @@
 //! gradients), and the study over orders and meshes.
 
 use crate::error::RunError;
+use crate::winners::VariantChoice;
 use dg_cases::elliptic::EllipticCase;
-use dg_hdg::{solve_cpu, solve_device, DeviceOptions, Preconditioner, StageSeconds};
+use dg_hdg::tuning::{entry_of, tuning_key, variant_name};
+use dg_hdg::{
+    solve_cpu, solve_device, DeviceOptions, GemmReference, LocalSolve, LocalTrial, Preconditioner, RefusedCandidate,
+    StageSeconds,
+};
 use dg_runtime::backend::Device;
+use dg_runtime::tuning_db;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// What one solve reports.
 #[derive(Debug, Clone, Serialize)]
@@ -56,12 +63,66 @@ pub struct EllipticDeviceRun {
     pub relative_residual: f64,
     /// The preconditioner.
     pub preconditioner: Preconditioner,
+    /// How the local generation's variant was chosen: `given` (`--variant` named the element solve or the width),
+    /// `database` / `database-nearest-size` (the tuning database's winner, the only candidate run and checked),
+    /// `tuned` (every candidate timed and checked on this run's mesh, the winner stored in the user database) or
+    /// `default` (`--no-tune` without a stored result: the generated element solve at one width).
+    pub local_choice: VariantChoice,
+    /// The element solve kept (generated Cholesky, or cuBLAS's batched LU).
+    pub local_solve: LocalSolve,
     /// The local generation's work-group width.
     pub local_width: usize,
-    /// Each width timed: (width, device seconds).
-    pub local_trials: Vec<(usize, f64)>,
+    /// Each candidate timed and checked against the CPU's element solves.
+    pub local_trials: Vec<LocalTrial>,
+    /// The candidates set aside, with the reason.
+    pub local_refused: Vec<RefusedCandidate>,
     /// The local generation's rate, GFLOP/s (`dg_hdg::device::local_flops` per element).
     pub local_gflops: f64,
+    /// cuBLAS's batched DGEMM on the local problem's shapes (CUDA only).
+    pub gemm_reference: Option<GemmReference>,
+}
+
+/// The options a device solve runs with, and how its local generation's variant is chosen: as given when
+/// `--variant` names the element solve or the width; else the tuning database's winner for the key (when the device
+/// can run it); else every candidate, timed and checked, the winner to be stored.
+fn local_choice(
+    device: &mut dyn Device,
+    problem: &dg_hdg::HelmholtzProblem,
+    order: usize,
+    elements: usize,
+    options: &DeviceOptions,
+) -> (DeviceOptions, VariantChoice) {
+    let started = std::time::Instant::now();
+    if options.local_solve.is_some() || options.local_width.is_some() {
+        return (*options, VariantChoice::given(String::new()));
+    }
+    let fp = device.fingerprint().clone();
+    let key = tuning_key(problem, order, elements);
+    let db = crate::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
+    if let Some(found) = db.find(&key) {
+        match DeviceOptions::from_variant(&found.entry.winner) {
+            Ok(stored) if stored.local_solve != Some(LocalSolve::CublasLu) || device.supports_gemm() => {
+                let choice = VariantChoice::from_database(&found, &fp.driver, started);
+                eprintln!("tuning database: {} (the other candidates not timed)", choice.detail);
+                let options =
+                    DeviceOptions { local_solve: stored.local_solve, local_width: stored.local_width, ..*options };
+                return (options, choice);
+            }
+            _ => eprintln!(
+                "warning: the local variant `{}` stored in {} does not run here; timing every candidate",
+                found.entry.winner, found.origin
+            ),
+        }
+    }
+    let miss = crate::winners::miss_reason(&db, &key);
+    if options.baseline_only {
+        let detail = format!("{miss}; --no-tune: the baseline (the generated element solve)");
+        eprintln!("{detail}");
+        return (*options, VariantChoice { variant: String::new(), source: "default", detail, seconds: 0.0 });
+    }
+    let detail = format!("{miss}: every local candidate timed and checked");
+    let choice = VariantChoice { variant: String::new(), source: "tuned", detail, seconds: 0.0 };
+    (*options, choice)
 }
 
 /// One row of a convergence study: the solve and its rates (L2, L∞) against the previous, coarser mesh.
@@ -83,18 +144,41 @@ pub fn run_elliptic(
     let (s, where_, device_run) = match device {
         None => (solve_cpu(&mesh, order, &problem)?, "cpu".to_string(), None),
         Some((device, options)) => {
-            let fp = device.fingerprint();
+            let fp = device.fingerprint().clone();
             let name = format!("{} {}", fp.selector, fp.name);
-            let d = solve_device(device, &mesh, order, &problem, options)?;
+            let started = std::time::Instant::now();
+            let (options, mut choice) = local_choice(device, &problem, order, mesh.num_elements(), options);
+            let d = solve_device(device, &mesh, order, &problem, &options)?;
+            if choice.source == "tuned" {
+                let key = tuning_key(&problem, order, mesh.num_elements());
+                let entry = entry_of(&d, mesh.num_elements(), &fp.driver);
+                let stored = tuning_db::merge_into(
+                    &tuning_db::user_dir(),
+                    &fp,
+                    BTreeMap::from([(key.to_string(), entry)]),
+                    None,
+                );
+                choice.detail = match stored {
+                    Ok(path) => format!("{}; the winner stored in {}", choice.detail, path.display()),
+                    Err(e) => format!("{}: not stored ({e})", choice.detail),
+                };
+                eprintln!("{}", choice.detail);
+            }
+            choice.variant = variant_name(d.local_solve, d.local_width);
+            choice.seconds = started.elapsed().as_secs_f64();
             let run = EllipticDeviceRun {
                 setup_seconds: d.setup_seconds,
                 kernel_seconds: d.device_seconds,
                 iterations: d.iterations,
                 relative_residual: d.relative_residual,
                 preconditioner: d.preconditioner,
+                local_choice: choice,
+                local_solve: d.local_solve,
                 local_width: d.local_width,
                 local_trials: d.local_trials,
+                local_refused: d.local_refused,
                 local_gflops: d.local_gflops,
+                gemm_reference: d.gemm_reference,
             };
             (d.solution, name, Some(run))
         }

@@ -136,4 +136,17 @@ impl VerifyOutcome {
     pub fn rejected(variant: String, why: String) -> Self {
         Self { variant, relative_error: f64::NAN, passed: false, error: Some(why), rejected: true }
     }
+
+    /// The outcome of a formulation's own comparison with its CPU reference (one whose outputs are not a
+    /// right-hand side, such as HDG's element matrices): passed exactly when `relative_error` is finite and within
+    /// `tolerance`.
+    pub fn compared(variant: String, relative_error: f64, tolerance: f64) -> Self {
+        let passed = relative_error.is_finite() && relative_error <= tolerance;
+        Self { variant, relative_error, passed, error: None, rejected: false }
+    }
+
+    /// A variant that failed to build or run, or whose comparison failed, with the reason.
+    pub fn failed(variant: String, why: String) -> Self {
+        Self { variant, relative_error: f64::NAN, passed: false, error: Some(why), rejected: false }
+    }
 }

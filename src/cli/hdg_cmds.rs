@@ -11,15 +11,16 @@ use dg::dg_hdg::DeviceOptions;
 use dg::elliptic_run::{elliptic_study, run_elliptic};
 
 /// The device of `--device` (`auto` when not given: the first GPU, else the native CPU path) and the HDG options of
-/// `--variant` (a preconditioner and/or a local width, e.g. `block-jacobi/w128`).
+/// `--variant` (a preconditioner, the element solve and/or a local width, e.g. `block-jacobi/cublas-lu/w128`).
 fn open_elliptic_device(
     b: &super::mesh_args::BackendArgs,
 ) -> anyhow::Result<Option<(Box<dyn dg::dg_runtime::backend::Device>, DeviceOptions)>> {
     let device = b.open("auto")?;
-    let options = match &b.variant {
+    let mut options = match &b.variant {
         Some(spec) => DeviceOptions::from_variant(spec)?,
         None => DeviceOptions::default(),
     };
+    options.baseline_only = b.no_tune;
     match device {
         Some(d) => Ok(Some((d, options))),
         None if b.variant.is_some() => bail!("--variant chooses the device path's kernels: give a --device"),
@@ -73,9 +74,25 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
     if let Some(d) = &r.device_run {
         let k = &d.kernel_seconds;
         println!(
-            "kernels     local {:.4} s (width {}, {:.1} GFLOP/s), assembly {:.4} s, CG {:.4} s, recovery {:.4} s; set-up {:.3} s on the host",
-            k.local, d.local_width, d.local_gflops, k.assembly, k.solve, k.recovery, d.setup_seconds
+            "kernels     local {:.4} s ({} width {}, {:.1} GFLOP/s), assembly {:.4} s, CG {:.4} s, recovery {:.4} s; set-up {:.3} s on the host",
+            k.local, d.local_solve.name(), d.local_width, d.local_gflops, k.assembly, k.solve, k.recovery, d.setup_seconds
         );
+        let trials: Vec<String> = d
+            .local_trials
+            .iter()
+            .map(|t| format!("{}/w{} {:.4} s ({:.0e})", t.solve.name(), t.width, t.seconds, t.error))
+            .collect();
+        println!("local       candidates (device s, largest difference from the CPU's Kᵉ): {}", trials.join(", "));
+        for r in &d.local_refused {
+            println!("set aside   {}: {}", r.variant, r.reason);
+        }
+        println!("chosen      {} ({})", d.local_choice.source, d.local_choice.detail);
+        if let Some(g) = &d.gemm_reference {
+            println!(
+                "cuBLAS      batched DGEMM on the element shapes ({}×{} · {}×{}, {} matrices): {:.1} GFLOP/s ({:.4} s)",
+                g.m, g.k, g.k, g.n, g.batch, g.gflops, g.seconds
+            );
+        }
         println!(
             "solver      conjugate gradients, {} preconditioner: {} iterations to |r|/|r₀| = {:.2e}",
             d.preconditioner.name(),

@@ -60,7 +60,7 @@ fn helmholtz_square_reports_its_system_and_refuses_what_does_not_apply() {
 /// `dg run helmholtz-square --device opencl` at P = 4 on 14 × 14 squares, with each preconditioner and local width
 /// given through `--variant`: the sizes and the errors of the native CPU path (to 1e-8 relative: the CG stops at a
 /// relative residual of 1e-12), rows of exactly 5(P + 1) entries at most, the CG's iterations and residual and the
-/// kernels' seconds in the report; a variant that names nothing known is refused.
+/// kernels' seconds in the report; a variant that names nothing known is refused, and so is cuBLAS's element solve.
 #[test]
 fn helmholtz_square_on_an_opencl_device_matches_the_cpu_path() {
     let _serial = crate::heavy();
@@ -94,4 +94,61 @@ fn helmholtz_square_on_an_opencl_device_matches_the_cpu_path() {
     let out = dg(&["run", "helmholtz-square", "--nx", "4", "--device", "opencl", "--variant", "gauss-seidel"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("gauss-seidel"), "{stderr}");
+    // cuBLAS's element solve is CUDA's: OpenCL says so and stops
+    let out = dg(&["run", "helmholtz-square", "--nx", "4", "--device", "opencl", "--variant", "cublas-lu"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("cublas-lu") && stderr.contains("CUDA"), "{stderr}");
+}
+
+/// The local generation's choice through the tuning database: a first `dg run --device opencl` without `--variant`
+/// times and checks every candidate and stores the winner in the user database (`DG_CACHE_DIR`); a second run of
+/// the same key takes that winner alone (`database`), with the same errors; `--variant` bypasses both (`given`);
+/// `--no-tune` before any result runs the baseline alone (`default`) and stores nothing.
+#[test]
+fn helmholtz_square_keeps_its_local_winner_in_the_tuning_database() {
+    let _serial = crate::heavy();
+    if !crate::kernels_opencl::opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().expect("a temporary directory");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let args = [&["run", "helmholtz-square", "--order", "3", "--nx", "10", "--device", "opencl", "--json"], extra]
+            .concat();
+        let out = Command::new(env!("CARGO_BIN_EXE_dg"))
+            .args(&args)
+            .env("DG_CACHE_DIR", cache.path())
+            .output()
+            .expect("dg starts");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    // --no-tune without a stored result: the baseline alone, nothing stored
+    let baseline = run(&["--no-tune"]);
+    assert_eq!(baseline["device_run"]["local_choice"]["source"], "default");
+    assert_eq!(baseline["device_run"]["local_trials"].as_array().map_or(0, Vec::len), 1);
+    assert!(!cache.path().join("tuning").exists(), "--no-tune stored a result");
+    let first = run(&[]);
+    let d = &first["device_run"];
+    assert_eq!(d["local_choice"]["source"], "tuned", "{d}");
+    let trials = d["local_trials"].as_array().map_or(0, Vec::len);
+    assert!(trials >= 2, "{d}");
+    let stored = std::fs::read_dir(cache.path().join("tuning"))
+        .expect("the user database exists")
+        .filter_map(Result::ok)
+        .filter(|f| f.path().extension().is_some_and(|x| x == "json"))
+        .map(|f| std::fs::read_to_string(f.path()).unwrap_or_default())
+        .collect::<String>();
+    let winner = d["local_choice"]["variant"].as_str().unwrap_or("?").to_string();
+    assert!(
+        stored.contains("|hdg|tri|N3|f64|local|") && stored.contains(&format!("\"winner\": \"{winner}\"")),
+        "{stored}"
+    );
+    let second = run(&[]);
+    let d2 = &second["device_run"];
+    assert_eq!(d2["local_choice"]["source"], "database", "{d2}");
+    assert_eq!(d2["local_choice"]["variant"], winner.as_str());
+    assert_eq!(d2["local_trials"].as_array().map_or(0, Vec::len), 1, "{d2}");
+    assert_eq!(second["l2_error"], first["l2_error"]);
+    let given = run(&["--variant", "block-jacobi/w128"]);
+    assert_eq!(given["device_run"]["local_choice"]["source"], "given");
 }

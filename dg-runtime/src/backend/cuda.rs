@@ -1,6 +1,8 @@
 //! CUDA through cudarc: the driver and NVRTC are loaded at run time, and their presence is checked before any
 //! call, so a machine without them gets an error value, never a panic.
 
+mod batched;
+
 use super::{Arg, BackendError, BufferId, Device, DeviceFingerprint, Gemm, Launch, ProgramId, Step};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
@@ -186,6 +188,8 @@ pub struct CudaDevice {
     max_threads: usize,
     /// cuBLAS, created on first use; `Err` remembers that the library is missing.
     blas: Option<Result<cudarc::cublas::CudaBlas, String>>,
+    /// The device arrays of matrix addresses that cuBLAS's pointer-array batched routines take, per operand.
+    pointer_arrays: HashMap<batched::PointerKey, CudaSlice<u64>>,
     /// Start and end events of submitted sequences whose device time is not yet added up.
     pending: Vec<(CudaEvent, CudaEvent)>,
     /// Device seconds of resolved submissions not yet handed out by `settle`.
@@ -269,6 +273,7 @@ impl CudaDevice {
             local_memory,
             max_threads,
             blas: None,
+            pointer_arrays: HashMap::new(),
             pending: Vec::new(),
             settled: 0.0,
             spare_events: Vec::new(),
@@ -342,13 +347,14 @@ impl CudaDevice {
 
     /// Enqueues a sequence on the stream (no timing, no waiting).
     fn enqueue(&mut self, program: ProgramId, steps: &[Step]) -> Result<(), BackendError> {
-        if steps.iter().any(|s| matches!(s, Step::Gemm(_))) {
+        if steps.iter().any(|s| matches!(s, Step::Gemm(_) | Step::Batched(_))) {
             self.blas()?;
         }
         for step in steps {
             match step {
                 Step::Kernel(launch) => self.launch(program, launch)?,
                 Step::Gemm(gemm) => self.gemm(gemm)?,
+                Step::Batched(routine) => self.batched(routine)?,
             }
         }
         Ok(())
@@ -590,7 +596,20 @@ impl Device for CudaDevice {
         self.stream.synchronize().map_err(call("cuStreamSynchronize"))
     }
 
+    fn download_range(&mut self, buffer: BufferId, offset: usize, data: &mut [u8]) -> Result<(), BackendError> {
+        let end = offset.checked_add(data.len()).ok_or_else(|| BackendError::Call {
+            backend: NAME,
+            call: "cuMemcpyDtoH",
+            message: "the range's end overflows".into(),
+        })?;
+        self.check_transfer(buffer, end, "cuMemcpyDtoH")?;
+        let view = self.buffers[buffer.0].slice(offset..end);
+        self.stream.memcpy_dtoh(&view, data).map_err(call("cuMemcpyDtoH"))?;
+        self.stream.synchronize().map_err(call("cuStreamSynchronize"))
+    }
+
     fn free_buffers(&mut self) {
+        self.pointer_arrays.clear();
         self.buffers.clear();
     }
 
@@ -646,7 +665,7 @@ impl Device for CudaDevice {
         for step in steps {
             match step {
                 Step::Kernel(launch) => self.launch_on(&transfer, program, launch)?,
-                Step::Gemm(_) => {
+                Step::Gemm(_) | Step::Batched(_) => {
                     return Err(BackendError::Call {
                         backend: NAME,
                         call: "submit_transfer",

@@ -110,13 +110,86 @@ pub struct GemmOperand {
     pub ld: usize,
 }
 
-/// One step of a device sequence: a kernel launch or a library GEMM.
+/// The same-shaped matrix at `batch` equally spaced places of a buffer (column-major, BLAS convention).
+#[derive(Debug, Clone, Copy)]
+pub struct BatchedOperand {
+    /// The buffer.
+    pub buffer: BufferId,
+    /// Offset of the first matrix's first entry, in values.
+    pub offset: usize,
+    /// Leading dimension (column stride), in values.
+    pub ld: usize,
+    /// Distance from one matrix to the next, in values.
+    pub stride: usize,
+}
+
+/// A library routine over a batch of small matrices (cuBLAS's batched routines on CUDA), in double or single
+/// precision.
+#[derive(Debug, Clone, Copy)]
+pub enum BatchedBlas {
+    /// C_i ← α A_i B_i + β C_i for every i (strided batched GEMM): A_i m × k, B_i k × n, C_i m × n.
+    Gemm {
+        /// Double (else single) precision.
+        double: bool,
+        /// Rows of A_i and C_i.
+        m: usize,
+        /// Columns of B_i and C_i.
+        n: usize,
+        /// Columns of A_i, rows of B_i.
+        k: usize,
+        /// α.
+        alpha: f64,
+        /// The A_i.
+        a: BatchedOperand,
+        /// The B_i.
+        b: BatchedOperand,
+        /// β.
+        beta: f64,
+        /// The C_i.
+        c: BatchedOperand,
+        /// Matrices.
+        batch: usize,
+    },
+    /// A_i = L_i U_i in place, without pivoting (L_i unit lower triangular): `info` receives one 32-bit integer per
+    /// matrix, non-zero where a pivot was zero.
+    LuFactor {
+        /// Double (else single) precision.
+        double: bool,
+        /// Order of the A_i.
+        n: usize,
+        /// The A_i, overwritten by their factors.
+        a: BatchedOperand,
+        /// Matrices.
+        batch: usize,
+        /// `batch` 32-bit integers.
+        info: BufferId,
+    },
+    /// B_i ← U_i⁻¹ L_i⁻¹ B_i with the factors [`BatchedBlas::LuFactor`] left: two triangular solves.
+    LuSolve {
+        /// Double (else single) precision.
+        double: bool,
+        /// Order of the factors.
+        n: usize,
+        /// Columns of the B_i.
+        nrhs: usize,
+        /// The factors.
+        lu: BatchedOperand,
+        /// The right-hand sides, overwritten by the solutions.
+        b: BatchedOperand,
+        /// Matrices.
+        batch: usize,
+    },
+}
+
+/// One step of a device sequence: a kernel launch or a library routine.
 #[derive(Debug, Clone)]
 pub enum Step {
     /// A generated kernel.
     Kernel(Launch),
     /// A BLAS GEMM.
     Gemm(Gemm),
+    /// A batched library routine.
+    Batched(BatchedBlas),
 }
 
 /// What a compute device offers.
@@ -143,6 +216,19 @@ pub trait Device {
     fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError>;
     /// Copies a buffer to host bytes (waits for the device).
     fn download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError>;
+    /// Copies `data.len()` bytes of a buffer from byte `offset` on (waits for the device). The default downloads
+    /// the buffer up to the range's end and keeps the range; backends override it with a copy of the range alone.
+    fn download_range(&mut self, buffer: BufferId, offset: usize, data: &mut [u8]) -> Result<(), BackendError> {
+        let end = offset.checked_add(data.len()).ok_or_else(|| BackendError::Call {
+            backend: "device",
+            call: "download_range",
+            message: "the range's end overflows".into(),
+        })?;
+        let mut head = vec![0u8; end];
+        self.download(buffer, &mut head)?;
+        data.copy_from_slice(&head[offset..]);
+        Ok(())
+    }
     /// Releases every buffer (programs stay).
     fn free_buffers(&mut self);
     /// The size of a buffer in bytes (`None` for an unknown buffer).
@@ -150,7 +236,8 @@ pub trait Device {
     /// Runs launches in order; returns the device time of each repetition of the whole sequence, in seconds,
     /// measured with device events (`repeats` ≥ 1).
     fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError>;
-    /// Whether [`Step::Gemm`] runs here (cuBLAS on CUDA); the GEMM strategy is absent where it does not.
+    /// Whether [`Step::Gemm`] and [`Step::Batched`] run here (cuBLAS on CUDA); the strategies built on them are
+    /// absent where they do not.
     fn supports_gemm(&mut self) -> bool {
         false
     }
@@ -161,9 +248,9 @@ pub trait Device {
             .iter()
             .map(|s| match s {
                 Step::Kernel(l) => Ok(l.clone()),
-                Step::Gemm(_) => Err(BackendError::Unavailable {
+                Step::Gemm(_) | Step::Batched(_) => Err(BackendError::Unavailable {
                     backend: "blas",
-                    message: "this backend offers no GEMM (the GEMM strategy runs on CUDA with cuBLAS)".into(),
+                    message: "this backend offers no BLAS (GEMM and batched steps run on CUDA with cuBLAS)".into(),
                 }),
             })
             .collect::<Result<Vec<_>, _>>()?;

@@ -152,6 +152,23 @@ impl Device for OpenClDevice {
         Ok(())
     }
 
+    fn download_range(&mut self, buffer: BufferId, offset: usize, data: &mut [u8]) -> Result<(), BackendError> {
+        let size = self.buffer_sizes.get(buffer.0).copied();
+        let fits = offset.checked_add(data.len()).zip(size).is_some_and(|(end, size)| end <= size);
+        if !fits {
+            return Err(BackendError::Call {
+                backend: NAME,
+                call: "clEnqueueReadBuffer",
+                message: format!("{} bytes from byte {offset} lie outside the buffer", data.len()),
+            });
+        }
+        let buf = &self.buffers[buffer.0];
+        // SAFETY: blocking read of a range checked to lie inside the buffer.
+        unsafe { self.queue.enqueue_read_buffer(buf, CL_BLOCKING, offset, data, &[]) }
+            .map_err(call("clEnqueueReadBuffer"))?;
+        Ok(())
+    }
+
     fn free_buffers(&mut self) {
         self.buffers.clear();
         self.buffer_sizes.clear();

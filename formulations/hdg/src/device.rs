@@ -4,12 +4,14 @@
 //! element loads (f, φ_i), the Dirichlet projections and Neumann moments) and the mesh's edge lists, once.
 
 use crate::global::{dirichlet_traces, element_load, error_norms, neumann_load, HdgSolution, StageSeconds, TraceSpace};
-use crate::local::{FineRule, HdgReference, TAU};
-use crate::render::{local_kernel, render_hdg, HdgProgram, LOCAL_WIDTHS, REDUCE};
+use crate::local::{Coefficients, FineRule, HdgReference, LocalMatrices, LocalSolver, TAU};
+use crate::render::{local_kernel, render_hdg, split_kernels, HdgProgram, LOCAL_WIDTHS, REDUCE};
 use crate::tables::ReferenceTables;
 use crate::{HdgError, HelmholtzProblem};
 use dg_core::mesh::{Connectivity, ElementGeometry, TriMesh};
-use dg_runtime::backend::{as_bytes, as_bytes_mut, Arg, BufferId, Device, Launch, ProgramId};
+use dg_runtime::backend::{
+    as_bytes, as_bytes_mut, Arg, BatchedBlas, BatchedOperand, BufferId, Device, Launch, ProgramId, Step,
+};
 use dg_runtime::formulation::target_of;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -45,12 +47,38 @@ impl std::str::FromStr for Preconditioner {
     }
 }
 
+/// How each element's local problem is factorised and solved (the two compete in every run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LocalSolve {
+    /// One generated kernel: Cholesky factorisation and solves in the work group's local memory.
+    Generated,
+    /// Generated kernels around cuBLAS's batched LU without pivoting (`getrfBatched`) and triangular solves
+    /// (`trsmBatched`), on CUDA.
+    CublasLu,
+}
+
+impl LocalSolve {
+    /// Its name in a variant.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Generated => "generated",
+            Self::CublasLu => "cublas-lu",
+        }
+    }
+}
+
 /// How the device solves.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DeviceOptions {
     /// Work-group width of the local generation; `None` times each width once on the run's mesh and keeps the
     /// fastest (the results do not depend on it: every entry is computed in the same order).
     pub local_width: Option<usize>,
+    /// The element solve; `None` times each the device offers (cuBLAS's only on CUDA) and keeps the fastest.
+    pub local_solve: Option<LocalSolve>,
+    /// Where neither the element solve nor the width is given, run the baseline (the generated solve at the
+    /// narrowest width this device launches at 128 or below) instead of timing every candidate (`--no-tune`).
+    pub baseline_only: bool,
     /// The preconditioner.
     pub preconditioner: Preconditioner,
     /// Stop once the recurrence's |r| ≤ tolerance · |r₀| (r the residual of the free rows); the true residual
@@ -64,6 +92,8 @@ impl Default for DeviceOptions {
     fn default() -> Self {
         Self {
             local_width: None,
+            local_solve: None,
+            baseline_only: false,
             preconditioner: Preconditioner::BlockJacobi,
             tolerance: 1e-12,
             max_iterations: 100_000,
@@ -72,13 +102,18 @@ impl Default for DeviceOptions {
 }
 
 impl DeviceOptions {
-    /// The options of a variant `SPEC`: `/`-separated parts, each a preconditioner (`jacobi`, `block-jacobi`) or
-    /// the local generation's work-group width (`w64`, `w128`, `w256`); what is not given keeps its default.
+    /// The options of a variant `SPEC`: `/`-separated parts, each a preconditioner (`jacobi`, `block-jacobi`), the
+    /// element solve (`generated`, `cublas-lu`) or the local generation's work-group width (`w64`, `w128`, `w256`);
+    /// what is not given keeps its default.
     pub fn from_variant(spec: &str) -> Result<Self, HdgError> {
         let mut options = Self::default();
         for part in spec.split('/').filter(|p| !p.is_empty()) {
             if let Ok(p) = part.parse::<Preconditioner>() {
                 options.preconditioner = p;
+            } else if let Some(solve) =
+                [LocalSolve::Generated, LocalSolve::CublasLu].into_iter().find(|l| l.name() == part)
+            {
+                options.local_solve = Some(solve);
             } else if let Some(w) = part.strip_prefix('w').and_then(|w| w.parse::<usize>().ok()) {
                 if !LOCAL_WIDTHS.contains(&w) {
                     return Err(HdgError::Device(format!("no local width {w}: use one of {LOCAL_WIDTHS:?}")));
@@ -86,8 +121,8 @@ impl DeviceOptions {
                 options.local_width = Some(w);
             } else {
                 return Err(HdgError::Device(format!(
-                    "unknown part `{part}` of the HDG variant `{spec}`: give jacobi or block-jacobi and/or w64, w128, \
-                     w256 (e.g. block-jacobi/w128)"
+                    "unknown part `{part}` of the HDG variant `{spec}`: give jacobi or block-jacobi, generated or \
+                     cublas-lu, and/or w64, w128, w256 (e.g. block-jacobi/cublas-lu/w128)"
                 )));
             }
         }
@@ -107,7 +142,7 @@ pub struct DeviceSolution {
     /// The solution (its stage seconds are host wall-clock around each stage, waiting for the device).
     pub solution: HdgSolution,
     /// Host seconds before the first kernel: reference tables, edge lists, loads and boundary data, compilation,
-    /// uploads.
+    /// uploads, and the CPU's element solves the local candidates are checked against.
     pub setup_seconds: f64,
     /// Device seconds of the kernels of each stage, from device events.
     pub device_seconds: StageSeconds,
@@ -115,10 +150,16 @@ pub struct DeviceSolution {
     pub iterations: usize,
     /// The true |b − K x| / |r₀| at the end (free rows).
     pub relative_residual: f64,
-    /// The local generation's width.
+    /// The element solve kept.
+    pub local_solve: LocalSolve,
+    /// The local generation's width kept.
     pub local_width: usize,
-    /// Each width timed (width, device seconds).
-    pub local_trials: Vec<(usize, f64)>,
+    /// Each candidate timed and checked.
+    pub local_trials: Vec<LocalTrial>,
+    /// The candidates set aside, each with the reason (a failed call, or a difference from the CPU's Kᵉ).
+    pub local_refused: Vec<RefusedCandidate>,
+    /// cuBLAS's batched DGEMM on the local problem's shapes, where the device has it.
+    pub gemm_reference: Option<GemmReference>,
     /// The preconditioner.
     pub preconditioner: Preconditioner,
     /// The residual norm at each iteration (the first [`HISTORY`]).
@@ -126,6 +167,53 @@ pub struct DeviceSolution {
     /// The local generation's rate: [`local_flops`] of every element over its device seconds, GFLOP/s.
     pub local_gflops: f64,
 }
+
+/// One candidate of the local generation, timed on the run's mesh and checked against the CPU's element solves.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct LocalTrial {
+    /// The element solve.
+    pub solve: LocalSolve,
+    /// The work-group width of its generated kernels.
+    pub width: usize,
+    /// Device seconds of the whole local stage.
+    pub seconds: f64,
+    /// The largest difference of Kᵉ and of the trace load from the CPU's (LU with refinement) over the checked
+    /// elements, relative to each element's largest entry.
+    pub error: f64,
+}
+
+/// A local-generation candidate set aside.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RefusedCandidate {
+    /// Its variant (`cublas-lu/w64`).
+    pub variant: String,
+    /// Why: the failed call, or its difference from the CPU's Kᵉ.
+    pub reason: String,
+}
+
+/// cuBLAS's strided batched DGEMM C_e ← S_e R_e on every element's N × N and N × (3(P + 1) + 1) matrices: the
+/// library's rate on the shapes of the local problem, beside the local generation's.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct GemmReference {
+    /// Rows of S_e and C_e (N).
+    pub m: usize,
+    /// Columns of R_e and C_e (3(P + 1) + 1).
+    pub n: usize,
+    /// Columns of S_e (N).
+    pub k: usize,
+    /// Matrices (the elements).
+    pub batch: usize,
+    /// Device seconds of one batched call (the fastest of five).
+    pub seconds: f64,
+    /// 2 m n k batch / seconds, GFLOP/s.
+    pub gflops: f64,
+}
+
+/// Kᵉ of a checked element more than this far from the CPU's (relative to its largest entry) fails the candidate.
+pub const LOCAL_TOLERANCE: f64 = 1e-10;
+
+/// Elements whose Kᵉ and trace load every candidate is checked on (spread over the mesh, first and last included).
+const CHECKED_ELEMENTS: usize = 24;
 
 /// Floating-point operations of one element's local generation with N modes and M = 3(P + 1) traces, as the kernel
 /// executes them (entries of A and F̂ rebuilt from the tables where used): building S (≈ 15N²) and R (≈ 8NM), the
@@ -147,6 +235,9 @@ struct Buffers {
     tload: BufferId,
     recovery: BufferId,
     scratch: BufferId,
+    factors: BufferId,
+    local_rhs: BufferId,
+    info: BufferId,
     edge_elements: BufferId,
     edge_of: BufferId,
     boundary_load: BufferId,
@@ -191,6 +282,8 @@ pub struct HdgDeviceSystem {
     /// Local memory a local generation group needs, bytes.
     pub local_bytes: usize,
     widths: Vec<usize>,
+    /// Whether the kernels around a library's batched LU were compiled ([`LocalSolve::CublasLu`]).
+    pub split: bool,
     kappa: f64,
     lambda: f64,
 }
@@ -200,12 +293,26 @@ fn i32_of(value: usize, what: &str) -> Result<i32, HdgError> {
 }
 
 impl HdgDeviceSystem {
-    /// Renders and compiles the program, builds the edge lists and the problem data on the host and uploads them.
+    /// Renders and compiles the program, builds the edge lists and the problem data on the host and uploads them;
+    /// with the kernels around cuBLAS's batched LU where the device offers cuBLAS.
     pub fn new(
         device: &mut dyn Device,
         mesh: &TriMesh,
         order: usize,
         problem: &HelmholtzProblem,
+    ) -> Result<Self, HdgError> {
+        let split = device.supports_gemm();
+        Self::with_split_kernels(device, mesh, order, problem, split)
+    }
+
+    /// [`HdgDeviceSystem::new`], choosing whether the kernels around a library's batched LU are compiled (the tests
+    /// run them on OpenCL with the factorisation done on the host).
+    pub fn with_split_kernels(
+        device: &mut dyn Device,
+        mesh: &TriMesh,
+        order: usize,
+        problem: &HelmholtzProblem,
+        split: bool,
     ) -> Result<Self, HdgError> {
         problem.check()?;
         if !device.supports_f64() {
@@ -229,6 +336,9 @@ impl HdgDeviceSystem {
         let rows = edges * nt;
         i32_of(rows * 5 * nt, "ELLPACK entries")?;
         i32_of(k * n, "element modes")?;
+        if split {
+            i32_of(k, "elements of a cuBLAS batch")?;
+        }
         // per element: r_x s_x r_y s_y J, then per edge n_x n_y sJ; the reversed edges as bits
         let geometry: Vec<f64> = (0..k)
             .into_par_iter()
@@ -256,7 +366,7 @@ impl HdgDeviceSystem {
         let boundary_load = neumann_load(mesh, &space, nt, problem);
         let (x0, fixed) = dirichlet_traces(mesh, &space, nt, problem);
         let fixed_i32: Vec<i32> = fixed.iter().map(|&f| i32::from(f)).collect();
-        let source = render_hdg(&tables, order, target_of(device))?;
+        let source = render_hdg(&tables, order, target_of(device), split)?;
         let program = device.compile(&source.source, &source.kernels)?;
         let widths: Vec<usize> = LOCAL_WIDTHS
             .into_iter()
@@ -284,6 +394,10 @@ impl HdgDeviceSystem {
             tload: device.alloc(k * m * real)?,
             recovery: device.alloc(k * n * (m + 1) * real)?,
             scratch: device.alloc(4 * k * n * (m + 1) * real)?,
+            // the library's element matrices, right-hand sides and pivot flags (only with the split kernels)
+            factors: device.alloc(if split { k * n * n * real } else { 8 })?,
+            local_rhs: device.alloc(if split { k * n * (m + 1) * real } else { 8 })?,
+            info: device.alloc(if split { k * 4 } else { 8 })?,
             edge_elements: up(device, as_bytes(&edge_elements))?,
             edge_of: up(device, as_bytes(&edge_of))?,
             boundary_load: up(device, as_bytes(&boundary_load))?,
@@ -316,6 +430,7 @@ impl HdgDeviceSystem {
             fixed,
             local_bytes,
             widths,
+            split,
             kappa: problem.kappa,
             lambda: problem.lambda,
         })
@@ -335,10 +450,18 @@ impl HdgDeviceSystem {
         Launch { kernel: kernel.into(), groups: items.div_ceil(REDUCE).max(1), local: REDUCE, args }
     }
 
-    /// Fills a buffer of `values` f64 with NaN (poison before the kernel that must write all of it).
+    /// Fills an output buffer with NaN on the device (poison before the kernel that must write all of it).
     pub fn poison(&self, device: &mut dyn Device, which: Output) -> Result<(), HdgError> {
         let (id, values) = self.output(which);
-        device.upload(id, as_bytes(&vec![f64::NAN; values]))?;
+        let count = i32_of(values, "values of an output")?;
+        let groups = values.div_ceil(REDUCE).clamp(1, 4096);
+        let fill = Launch {
+            kernel: "hdg_fill".into(),
+            groups,
+            local: REDUCE,
+            args: vec![Arg::Buffer(id), Arg::F64(f64::NAN), Arg::I32(count), Arg::I32((groups * REDUCE) as i32)],
+        };
+        device.run(self.program, &[fill], 1)?;
         Ok(())
     }
 
@@ -352,6 +475,8 @@ impl HdgDeviceSystem {
             Output::Load => (self.b.rhs, self.rows()),
             Output::Traces => (self.b.x, self.rows()),
             Output::U => (self.b.u, k * n),
+            Output::Factors => (self.b.factors, if self.split { k * n * n } else { 1 }),
+            Output::LocalRhs => (self.b.local_rhs, if self.split { k * n * (m + 1) } else { 1 }),
         }
     }
 
@@ -370,29 +495,151 @@ impl HdgDeviceSystem {
         Ok(out)
     }
 
+    /// The arguments of the local kernels: tables, geometry, flips, load, the outputs and the scratch, then `more`
+    /// buffers, then κ, λ, τ.
+    fn local_args(&self, more: &[BufferId]) -> Vec<Arg> {
+        let b = &self.b;
+        let buffers = [b.tables, b.geometry, b.flips, b.load, b.kmat, b.tload, b.recovery, b.scratch];
+        let mut args: Vec<Arg> = buffers.into_iter().chain(more.iter().copied()).map(Arg::Buffer).collect();
+        args.extend([Arg::F64(self.kappa), Arg::F64(self.lambda), Arg::F64(TAU)]);
+        args
+    }
+
     /// Every element's Kᵉ, trace load and recovery operator, by the local kernel of width `w`; device seconds.
     pub fn generate(&self, device: &mut dyn Device, w: usize) -> Result<f64, HdgError> {
-        let b = &self.b;
-        let launch = Launch {
-            kernel: local_kernel(w),
+        let mut args = self.local_args(&[]);
+        args.push(Arg::I32(self.elements as i32));
+        let launch = Launch { kernel: local_kernel(w), groups: self.elements, local: w, args };
+        Ok(device.run(self.program, &[launch], 1)?.iter().sum())
+    }
+
+    /// Replaces an output buffer's values (the tests stand in for the library between the split kernels).
+    pub fn write(&self, device: &mut dyn Device, which: Output, values: &[f64]) -> Result<(), HdgError> {
+        let (id, expected) = self.output(which);
+        if values.len() != expected {
+            return Err(HdgError::Device(format!("{which:?} holds {expected} values, not {}", values.len())));
+        }
+        device.upload(id, as_bytes(values))?;
+        Ok(())
+    }
+
+    /// One of the split kernels of width `w` ([`split_kernels`]: 0 forms S and the right-hand sides, 1 the
+    /// refinement's right-hand side, 2 Kᵉ, the trace load and [U u_f]).
+    fn split_launch(&self, stage: usize, w: usize) -> Launch {
+        Launch {
+            kernel: split_kernels(w)[stage].clone(),
             groups: self.elements,
             local: w,
-            args: vec![
-                Arg::Buffer(b.tables),
-                Arg::Buffer(b.geometry),
-                Arg::Buffer(b.flips),
-                Arg::Buffer(b.load),
-                Arg::Buffer(b.kmat),
-                Arg::Buffer(b.tload),
-                Arg::Buffer(b.recovery),
-                Arg::Buffer(b.scratch),
-                Arg::F64(self.kappa),
-                Arg::F64(self.lambda),
-                Arg::F64(TAU),
-                Arg::I32(self.elements as i32),
-            ],
-        };
-        Ok(device.run(self.program, &[launch], 1)?.iter().sum())
+            args: self.local_args(&[self.b.factors, self.b.local_rhs]),
+        }
+    }
+
+    fn require_split(&self) -> Result<(), HdgError> {
+        if self.split {
+            Ok(())
+        } else {
+            Err(HdgError::Device("the kernels around a library LU were not compiled for this device".into()))
+        }
+    }
+
+    /// Runs split kernel `stage` alone (see [`split_kernels`]); device seconds.
+    pub fn run_split_stage(&self, device: &mut dyn Device, stage: usize, w: usize) -> Result<f64, HdgError> {
+        self.require_split()?;
+        if stage > 2 {
+            return Err(HdgError::Device(format!("no split stage {stage} (0, 1, 2)")));
+        }
+        Ok(device.run(self.program, &[self.split_launch(stage, w)], 1)?.iter().sum())
+    }
+
+    /// Every element's Kᵉ, trace load and recovery operator by the split kernels of width `w` around cuBLAS's
+    /// batched LU without pivoting and its triangular solves; device seconds. A zero pivot fails.
+    pub fn generate_library(&self, device: &mut dyn Device, w: usize) -> Result<f64, HdgError> {
+        self.require_split()?;
+        let (k, n, m) = (self.elements, self.nmodes, 3 * self.ntrace);
+        let factors = BatchedOperand { buffer: self.b.factors, offset: 0, ld: n, stride: n * n };
+        let sides = BatchedOperand { buffer: self.b.local_rhs, offset: 0, ld: n, stride: n * (m + 1) };
+        let solve =
+            Step::Batched(BatchedBlas::LuSolve { double: true, n, nrhs: m + 1, lu: factors, b: sides, batch: k });
+        let steps = [
+            Step::Kernel(self.split_launch(0, w)),
+            Step::Batched(BatchedBlas::LuFactor { double: true, n, a: factors, batch: k, info: self.b.info }),
+            solve.clone(),
+            Step::Kernel(self.split_launch(1, w)),
+            solve,
+            Step::Kernel(self.split_launch(2, w)),
+        ];
+        let seconds = device.run_steps(self.program, &steps, 1)?.iter().sum();
+        let mut info = vec![0i32; k];
+        device.download(self.b.info, as_bytes_mut(&mut info))?;
+        if let Some(e) = info.iter().position(|&i| i != 0) {
+            return Err(HdgError::Device(format!(
+                "cuBLAS's LU without pivoting met a zero pivot (row {}) in element {e}",
+                info[e]
+            )));
+        }
+        Ok(seconds)
+    }
+
+    /// Every element's local generation by `solve` at width `w`; device seconds.
+    pub fn generate_with(&self, device: &mut dyn Device, solve: LocalSolve, w: usize) -> Result<f64, HdgError> {
+        match solve {
+            LocalSolve::Generated => self.generate(device, w),
+            LocalSolve::CublasLu => self.generate_library(device, w),
+        }
+    }
+
+    /// cuBLAS's strided batched DGEMM on every element's N × N and N × (M + 1) matrices (the split kernels' buffers,
+    /// the product into the refinement scratch, which the later stages do not read); `None` without the library.
+    pub fn gemm_reference(&self, device: &mut dyn Device) -> Result<Option<GemmReference>, HdgError> {
+        if !self.split {
+            return Ok(None);
+        }
+        let (k, n, m) = (self.elements, self.nmodes, 3 * self.ntrace);
+        let at = |buffer, ld, stride| BatchedOperand { buffer, offset: 0, ld, stride };
+        let gemm = Step::Batched(BatchedBlas::Gemm {
+            double: true,
+            m: n,
+            n: m + 1,
+            k: n,
+            alpha: 1.0,
+            a: at(self.b.factors, n, n * n),
+            b: at(self.b.local_rhs, n, n * (m + 1)),
+            beta: 0.0,
+            c: at(self.b.scratch, n, n * (m + 1)),
+            batch: k,
+        });
+        device.run_steps(self.program, std::slice::from_ref(&gemm), 1)?;
+        let times = device.run_steps(self.program, &[gemm], 5)?;
+        let seconds = times.iter().copied().fold(f64::INFINITY, f64::min);
+        let flops = 2.0 * (n * (m + 1) * n) as f64 * k as f64;
+        Ok(Some(GemmReference { m: n, n: m + 1, k: n, batch: k, seconds, gflops: flops / seconds * 1e-9 }))
+    }
+
+    /// The largest relative difference of the device's Kᵉ and trace load from `check`'s, over its elements; an
+    /// error when one is not finite or exceeds [`LOCAL_TOLERANCE`].
+    pub fn check_local(&self, device: &mut dyn Device, check: &LocalCheck) -> Result<f64, HdgError> {
+        let m = 3 * self.ntrace;
+        let mut worst = 0.0_f64;
+        for (i, &e) in check.elements.iter().enumerate() {
+            let mut k = vec![0.0; m * m];
+            let mut t = vec![0.0; m];
+            device.download_range(self.b.kmat, e * m * m * 8, as_bytes_mut(&mut k))?;
+            device.download_range(self.b.tload, e * m * 8, as_bytes_mut(&mut t))?;
+            let expected_k = &check.kmat[i * m * m..(i + 1) * m * m];
+            let expected_t = &check.tload[i * m..(i + 1) * m];
+            let scale = expected_k.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+            for (got, want) in k.iter().zip(expected_k).chain(t.iter().zip(expected_t)) {
+                let d = (got - want).abs() / scale;
+                if !d.is_finite() || d > LOCAL_TOLERANCE {
+                    return Err(HdgError::Device(format!(
+                        "the local generation's Kᵉ or trace load of element {e} is {got}, the CPU's {want} \
+                         ({d:.2e} relative; tolerance {LOCAL_TOLERANCE:e})"
+                    )));
+                }
+                worst = worst.max(d);
+            }
+        }
+        Ok(worst)
     }
 
     /// K in ELLPACK and the load, one work item per row; device seconds.
@@ -595,6 +842,51 @@ impl HdgDeviceSystem {
     }
 }
 
+/// Kᵉ and the trace load of a few elements by the CPU's element solves (LU of the whole local matrix with one step
+/// of refinement), which every local-generation candidate must reproduce.
+#[derive(Debug, Clone)]
+pub struct LocalCheck {
+    /// The elements.
+    pub elements: Vec<usize>,
+    /// Their Kᵉ, row-major, one after the other.
+    pub kmat: Vec<f64>,
+    /// Their trace loads.
+    pub tload: Vec<f64>,
+}
+
+impl LocalCheck {
+    /// The CPU's Kᵉ and trace loads of [`CHECKED_ELEMENTS`] elements spread over `mesh` (all where fewer).
+    pub fn new(mesh: &TriMesh, order: usize, space: &TraceSpace, problem: &HelmholtzProblem) -> Result<Self, HdgError> {
+        let k = mesh.num_elements();
+        let mut elements: Vec<usize> = if k <= CHECKED_ELEMENTS {
+            (0..k).collect()
+        } else {
+            (0..CHECKED_ELEMENTS).map(|i| i * (k - 1) / (CHECKED_ELEMENTS - 1)).collect()
+        };
+        elements.dedup();
+        let re = HdgReference::new(order)?;
+        let fine = FineRule::new(order);
+        let co = Coefficients { kappa: problem.kappa, lambda: problem.lambda };
+        let solved = elements
+            .par_iter()
+            .map(|&e| {
+                let (geo, faces) = ElementGeometry::of_element(mesh, e);
+                let solver = LocalSolver::new(LocalMatrices::new(&re, &geo, &faces, space.reversed[e], co))?;
+                let load = solver.trace_load(&element_load(mesh, e, &geo, &fine, &problem.source))?;
+                Ok((solver.k, load))
+            })
+            .collect::<Result<Vec<_>, HdgError>>()?;
+        let mut kmat = Vec::new();
+        let mut tload = Vec::new();
+        for (kc, t) in solved {
+            let m = kc.nrows();
+            kmat.extend((0..m).flat_map(|i| (0..m).map(move |j| (i, j))).map(|ij| kc[ij]));
+            tload.extend(t);
+        }
+        Ok(Self { elements, kmat, tload })
+    }
+}
+
 /// An output buffer of [`HdgDeviceSystem`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
@@ -612,6 +904,10 @@ pub enum Output {
     Traces,
     /// u, N per element.
     U,
+    /// The split kernels' element matrices S (N × N, column-major, per element), factorised in place by the library.
+    Factors,
+    /// The split kernels' right-hand sides (N × (3(P + 1) + 1), column-major, per element), solved in place.
+    LocalRhs,
 }
 
 /// Per edge, its one or two (element, local face) pairs, the second (−1, −1) on the boundary: the element–face
@@ -644,28 +940,66 @@ pub fn solve_device(
 ) -> Result<DeviceSolution, HdgError> {
     let started = Instant::now();
     let system = HdgDeviceSystem::new(device, mesh, order, problem)?;
+    let check = LocalCheck::new(mesh, order, &system.space, problem)?;
     let setup_seconds = started.elapsed().as_secs_f64();
     let started = Instant::now();
-    let mut trials = Vec::new();
-    let width = match options.local_width {
-        Some(w) if system.widths().contains(&w) => {
-            trials.push((w, system.generate(device, w)?));
-            w
-        }
+    let widths: Vec<usize> = match options.local_width {
+        Some(w) if system.widths().contains(&w) => vec![w],
         Some(w) => {
             return Err(HdgError::Device(format!(
                 "local width {w} is not one this device launches (it takes {:?})",
                 system.widths()
             )))
         }
-        None => {
-            for &w in system.widths() {
-                trials.push((w, system.generate(device, w)?));
-            }
-            trials.iter().fold((0, f64::INFINITY), |best, &(w, s)| if s < best.1 { (w, s) } else { best }).0
+        None if options.baseline_only && options.local_solve.is_none() => {
+            let w = system.widths().iter().copied().filter(|&w| w <= 128).max().unwrap_or(system.widths()[0]);
+            vec![w]
         }
+        None => system.widths().to_vec(),
     };
-    let generation = trials.iter().find(|t| t.0 == width).map_or(0.0, |t| t.1);
+    let solves: Vec<LocalSolve> = match options.local_solve {
+        Some(LocalSolve::CublasLu) if !system.split => {
+            return Err(HdgError::Device(
+                "the cublas-lu element solve needs CUDA with cuBLAS; this device offers the generated one only".into(),
+            ))
+        }
+        Some(solve) => vec![solve],
+        None if options.baseline_only => vec![LocalSolve::Generated],
+        None if system.split => vec![LocalSolve::Generated, LocalSolve::CublasLu],
+        None => vec![LocalSolve::Generated],
+    };
+    // every candidate timed on this mesh and checked against the CPU's element solves; the fastest kept
+    // (a candidate that fails or differs is set aside with its reason; the run stops only when none is left)
+    let mut trials = Vec::new();
+    let mut refused = Vec::new();
+    let mut last = None;
+    for &solve in &solves {
+        for &width in &widths {
+            system.poison(device, Output::ElementMatrices)?;
+            system.poison(device, Output::TraceLoads)?;
+            last = Some((solve, width));
+            let outcome = system
+                .generate_with(device, solve, width)
+                .and_then(|seconds| Ok((seconds, system.check_local(device, &check)?)));
+            match outcome {
+                Ok((seconds, error)) => trials.push(LocalTrial { solve, width, seconds, error }),
+                Err(e) => refused.push(RefusedCandidate {
+                    variant: crate::tuning::variant_name(solve, width),
+                    reason: e.to_string(),
+                }),
+            }
+        }
+    }
+    let Some(best) = trials.iter().copied().reduce(|b, t| if t.seconds < b.seconds { t } else { b }) else {
+        let reasons: Vec<String> = refused.iter().map(|r| format!("{}: {}", r.variant, r.reason)).collect();
+        return Err(HdgError::Device(format!("no local generation candidate passed: {}", reasons.join("; "))));
+    };
+    // the outputs are the last candidate's: the kept one runs again unless it was the last
+    if last != Some((best.solve, best.width)) {
+        system.generate_with(device, best.solve, best.width)?;
+        system.check_local(device, &check)?;
+    }
+    let generation = best.seconds;
     let local = started.elapsed().as_secs_f64();
     let started = Instant::now();
     let assembly_device = system.assemble(device)?;
@@ -684,6 +1018,8 @@ pub fn solve_device(
     }
     let (l2_error, max_error) = error_norms(mesh, &FineRule::new(order), &u, problem);
     let recovery = started.elapsed().as_secs_f64();
+    // beside the stages, not timed with them: the library's batched GEMM on the local problem's shapes
+    let gemm_reference = system.gemm_reference(device)?;
     let columns = system.read_columns(device)?;
     let rows = system.rows();
     let nonzeros = columns.iter().filter(|&&c| c >= 0).count();
@@ -710,8 +1046,11 @@ pub fn solve_device(
         },
         iterations,
         relative_residual,
-        local_width: width,
+        local_solve: best.solve,
+        local_width: best.width,
         local_trials: trials,
+        local_refused: refused,
+        gemm_reference,
         preconditioner: options.preconditioner,
         residual_history,
         local_gflops: local_flops(n, 3 * system.ntrace) * system.elements as f64 / generation / 1e9,

@@ -3,7 +3,9 @@
 //! NaN before the kernel that writes it; and a planted bug that verification must catch. Without an OpenCL device
 //! these tests say so and pass, unless `DG_REQUIRE_OPENCL=1` (as in CI).
 
-use super::device::{edge_element_lists, DeviceOptions, HdgDeviceSystem, Output, Preconditioner};
+use super::device::{
+    edge_element_lists, DeviceOptions, HdgDeviceSystem, LocalSolve, Output, Preconditioner, LOCAL_TOLERANCE,
+};
 use super::global::{assemble, local_solvers, solve_cpu};
 use super::local::{FineRule, HdgReference};
 use super::*;
@@ -83,6 +85,10 @@ fn check_against_cpu(device: &mut dyn Device, order: usize) -> Result<(), String
     let read = |device: &mut dyn Device, o: Output| system.read(device, o).map_err(|e| e.to_string());
     for o in [Output::ElementMatrices, Output::TraceLoads, Output::Recovery] {
         system.poison(device, o).map_err(|e| e.to_string())?;
+        // the poison itself (a fill kernel) reaches every value
+        if let Some(i) = read(device, o)?.iter().position(|v| !v.is_nan()) {
+            return Err(format!("P = {order}: {o:?} value {i} not poisoned"));
+        }
     }
     run(system.generate(device, *system.widths().last().expect("a width")))?;
     // Kᵉ and the trace load of every element (Kᵉ = G − B A⁻¹ C by LU of A on the CPU; Schur on u on the device)
@@ -188,7 +194,13 @@ fn a_device_solve_reports_what_it_did() {
     let s = &out.solution;
     assert_eq!(s.row_width, 5 * (order + 1));
     assert_eq!((s.unknowns, s.nonzeros), (cpu.unknowns, cpu.nonzeros));
-    assert!(out.local_trials.len() >= 2 && out.local_trials.iter().any(|t| t.0 == out.local_width));
+    assert!(out.local_trials.len() >= 2 && out.local_trials.iter().any(|t| t.width == out.local_width));
+    // OpenCL has no cuBLAS: the generated element solve only, every candidate checked against the CPU's
+    assert_eq!(out.local_solve, LocalSolve::Generated);
+    assert!(out.gemm_reference.is_none());
+    for t in &out.local_trials {
+        assert!(t.solve == LocalSolve::Generated && t.error <= LOCAL_TOLERANCE && t.seconds > 0.0, "{t:?}");
+    }
     let (l2, l2_cpu) = (s.l2_error.unwrap_or(f64::NAN), cpu.l2_error.unwrap_or(f64::NAN));
     assert!((l2 - l2_cpu).abs() <= 1e-6 * l2_cpu, "{l2} vs {l2_cpu}");
     let connectivity = Connectivity::build(&mesh).expect("connects");
@@ -215,4 +227,85 @@ fn the_device_reaches_the_cpu_floor_at_high_order() {
         let (l2, l2_cpu) = (out.solution.l2_error.unwrap_or(f64::NAN), cpu.l2_error.unwrap_or(f64::NAN));
         assert!(l2 <= 3.0 * l2_cpu && l2 < 2e-13, "P = {order}: device L2 {l2:e}, CPU {l2_cpu:e}");
     }
+}
+
+/// The kernels around a library's batched LU (CUDA's cuBLAS path), run here with the host standing in for the
+/// library: S and the right-hand sides as they leave the first kernel are read, solved by LU on the host and written
+/// back, twice; Kᵉ and the trace loads must equal the CPU's to 1e-12 and [U u_f] be finite, at P = 2 and 9, every
+/// output NaN-poisoned first. Laying the right-hand sides out row-major instead of column-major on the host fails.
+#[test]
+fn the_split_kernels_around_a_host_lu_equal_the_cpu_reference() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(mut device) = opencl() else { return };
+    let device = device.as_mut();
+    let (mesh, problem) = case();
+    for order in [2, 9] {
+        let system = HdgDeviceSystem::with_split_kernels(device, &mesh, order, &problem, true).expect("compiles");
+        let (n, m) = (system.nmodes, 3 * system.ntrace);
+        let re = HdgReference::new(order).expect("tables");
+        let connectivity = Connectivity::build(&mesh).expect("connects");
+        let space = TraceSpace::new(&mesh, &connectivity);
+        let locals = local_solvers(&mesh, &re, &space, &FineRule::new(order), &problem).expect("factorises");
+        let k_cpu: Vec<f64> =
+            locals.iter().flat_map(|(s, _)| (0..m).flat_map(move |i| (0..m).map(move |j| s.k[(i, j)]))).collect();
+        let t_cpu: Vec<f64> = locals.iter().flat_map(|(s, f)| s.trace_load(f).expect("load")).collect();
+        for transposed in [false, true] {
+            for o in [Output::ElementMatrices, Output::TraceLoads, Output::Recovery, Output::Factors, Output::LocalRhs]
+            {
+                system.poison(device, o).expect("poisons");
+            }
+            let w = system.widths()[0];
+            system.run_split_stage(device, 0, w).expect("forms");
+            let factors = system.read(device, Output::Factors).expect("reads");
+            assert!(factors.iter().all(|v| v.is_finite()), "P = {order}: S not written everywhere");
+            let lus: Vec<_> =
+                factors.chunks(n * n).map(|s| nalgebra::DMatrix::from_column_slice(n, n, s).lu()).collect();
+            // the host's stand-in for the library's two triangular solves, element by element
+            let solve = |device: &mut dyn Device| {
+                let rhs = system.read(device, Output::LocalRhs).expect("reads");
+                let mut out = Vec::with_capacity(rhs.len());
+                for (lu, r) in lus.iter().zip(rhs.chunks(n * (m + 1))) {
+                    let b = if transposed {
+                        nalgebra::DMatrix::from_row_slice(n, m + 1, r)
+                    } else {
+                        nalgebra::DMatrix::from_column_slice(n, m + 1, r)
+                    };
+                    let x = lu.solve(&b).expect("S is not singular");
+                    out.extend(x.as_slice());
+                }
+                system.write(device, Output::LocalRhs, &out).expect("writes");
+            };
+            solve(device);
+            system.run_split_stage(device, 1, w).expect("refines");
+            solve(device);
+            system.run_split_stage(device, 2, w).expect("finishes");
+            let k = system.read(device, Output::ElementMatrices).expect("reads");
+            let t = system.read(device, Output::TraceLoads).expect("reads");
+            let outcome = relative(&k, &k_cpu, &format!("P = {order}: split Kᵉ"), 1e-12)
+                .and_then(|_| relative(&t, &t_cpu, &format!("P = {order}: split trace loads"), 1e-12));
+            if transposed {
+                assert!(outcome.is_err(), "P = {order}: the row-major stand-in passed");
+            } else {
+                outcome.unwrap_or_else(|e| panic!("{e}"));
+                let recovery = system.read(device, Output::Recovery).expect("reads");
+                assert!(recovery.iter().all(|v| v.is_finite()), "P = {order}: recovery not written everywhere");
+            }
+        }
+    }
+}
+
+/// The local candidates' check against the CPU's element solves stops a run whose local kernel is wrong: with the
+/// geometry's stride planted one too small, `solve_device` fails with the element named.
+#[test]
+fn a_planted_bug_fails_the_local_check_of_a_run() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(mut device) = opencl() else { return };
+    let mesh = rectangle(&RectangleSpec::unit_square(9)).expect("a mesh");
+    let problem = HelmholtzProblem::helmholtz_square();
+    let mut planted = PlantedDevice::new(device.as_mut(), PlantedBug::WrongStride("GEO".into()));
+    let options = DeviceOptions { local_width: Some(64), ..DeviceOptions::default() };
+    let outcome = solve_device(&mut planted, &mesh, 3, &problem, &options);
+    assert!(planted.programs_edited() > 0, "the bug edited nothing");
+    let message = outcome.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(message.contains("local generation") && message.contains("element"), "not caught: {message}");
 }

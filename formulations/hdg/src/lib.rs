@@ -9,15 +9,21 @@
 //!   group from reference tables and its geometry (q eliminated, the Schur complement on u factorised by Cholesky, one
 //!   refinement step on the mixed system),
 //!   the trace system assembled without atomics into ELLPACK of width 5(P + 1), preconditioned conjugate gradients
-//!   (Jacobi or block Jacobi per edge) with every scalar on the device, u recovered as u_f + U λ.
+//!   (Jacobi or block Jacobi per edge) with every scalar on the device, u recovered as u_f + U λ. On CUDA the element
+//!   solve also runs through cuBLAS's batched LU; each run times and checks the candidates, and [`tuning`] keeps the
+//!   winner in the tuning database.
 
 pub mod device;
 pub mod global;
 pub mod local;
 pub mod render;
 pub mod tables;
+pub mod tuning;
 
-pub use device::{solve_device, DeviceOptions, DeviceSolution, HdgDeviceSystem, Preconditioner};
+pub use device::{
+    solve_device, DeviceOptions, DeviceSolution, GemmReference, HdgDeviceSystem, LocalSolve, LocalTrial,
+    Preconditioner, RefusedCandidate,
+};
 pub use global::{solve_cpu, HdgSolution, StageSeconds, TraceSpace, TraceSystem};
 
 /// What can go wrong in an HDG solve.

@@ -26,6 +26,12 @@ pub fn local_kernel(w: usize) -> String {
     format!("hdg_local_w{w}")
 }
 
+/// The three kernels of width `w` around a library's batched LU: the element's S and right-hand sides to global
+/// memory; the refinement's right-hand side from the first solve; Kᵉ, the trace load and [U u_f] from the second.
+pub fn split_kernels(w: usize) -> [String; 3] {
+    [format!("hdg_local_form_w{w}"), format!("hdg_local_refine_w{w}"), format!("hdg_local_finish_w{w}")]
+}
+
 /// The generated program.
 #[derive(Debug, Clone)]
 pub struct HdgProgram {
@@ -35,8 +41,14 @@ pub struct HdgProgram {
     pub kernels: Vec<String>,
 }
 
-/// Renders the program of `tables`' degree `order` for `target` (f64).
-pub fn render_hdg(tables: &ReferenceTables, order: usize, target: Target) -> Result<HdgProgram, RenderError> {
+/// Renders the program of `tables`' degree `order` for `target` (f64); with `split`, also the kernels
+/// ([`split_kernels`]) that leave the element solves to a library's batched LU.
+pub fn render_hdg(
+    tables: &ReferenceTables,
+    order: usize,
+    target: Target,
+    split: bool,
+) -> Result<HdgProgram, RenderError> {
     let mut ctx = tera::Context::new();
     ctx.insert("cuda", &(target == Target::Cuda));
     ctx.insert("double", &true);
@@ -61,9 +73,19 @@ pub fn render_hdg(tables: &ReferenceTables, order: usize, target: Target) -> Res
     for w in LOCAL_WIDTHS {
         let mut c = ctx.clone();
         c.insert("w", &w);
+        c.insert("library", &false);
         c.insert("name", &local_kernel(w));
         source.push_str(&render_pieces(&tera, &c, &["hdg_local"])?);
         kernels.push(local_kernel(w));
+        if split {
+            let [form, refine, finish] = split_kernels(w);
+            c.insert("library", &true);
+            c.insert("form_name", &form);
+            c.insert("refine_name", &refine);
+            c.insert("finish_name", &finish);
+            source.push_str(&render_pieces(&tera, &c, &["hdg_local"])?);
+            kernels.extend([form, refine, finish]);
+        }
     }
     source.push_str(&render_pieces(&tera, &ctx, &["hdg_assemble", "hdg_cg", "hdg_recover"])?);
     kernels.extend(
@@ -80,6 +102,7 @@ pub fn render_hdg(tables: &ReferenceTables, order: usize, target: Target) -> Res
             "hdg_cg_beta",
             "hdg_cg_direction",
             "hdg_recover",
+            "hdg_fill",
         ]
         .map(String::from),
     );
