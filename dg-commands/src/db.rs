@@ -12,6 +12,10 @@ pub fn list() -> Result<(), CommandError> {
             let family = f.get().family();
             format!("{f} ({}|{}) cg{}", family.formulation, family.element, family.code)
         })
+        .chain(std::iter::once({
+            let family = dg_hdg::tuning::family();
+            format!("hdg ({}|{}) cg{}", family.formulation, family.element, family.code)
+        }))
         .collect();
     println!("this program's kernel code fingerprints: {}", fingerprints.join(", "));
     for source in dg_run::shipped_db::sources() {
@@ -25,8 +29,9 @@ pub fn list() -> Result<(), CommandError> {
                         file.entries.len()
                     );
                     for (key, e) in &file.entries {
-                        let current =
-                            key.parse::<TuningKey>().is_ok_and(|k| FormulationId::ALL.iter().any(|f| f.owns(&k)));
+                        let current = key
+                            .parse::<TuningKey>()
+                            .is_ok_and(|k| FormulationId::ALL.iter().any(|f| f.owns(&k)) || dg_hdg::tuning::owns(&k));
                         let stale = if current { "" } else { "  [other generated code: not used]" };
                         println!("  {key}: {} {:.3} ms{stale}", e.winner, e.median_s * 1e3);
                     }

@@ -19,14 +19,24 @@ pub fn code_hash() -> &'static str {
     })
 }
 
+/// The kernel family of the HDG local generation's keys.
+pub fn family() -> KernelFamily {
+    KernelFamily { formulation: "hdg", element: "tri", code: code_hash() }
+}
+
+/// Whether `key` is one of this program's HDG keys (its kernels' code fingerprint).
+pub fn owns(key: &TuningKey) -> bool {
+    let f = family();
+    key.formulation == f.formulation && key.element == f.element && key.code == f.code
+}
+
 /// The key of the local generation for `problem`'s operator (κ and λ; τ = 1) at degree `order` on a mesh of
 /// `elements` triangles (its size: element modes).
 pub fn tuning_key(problem: &HelmholtzProblem, order: usize, elements: usize) -> TuningKey {
-    let family = KernelFamily { formulation: "hdg", element: "tri", code: code_hash() };
     let operator = format!("kappa {:e} lambda {:e}", problem.kappa, problem.lambda);
     let operator_hash = dg_codegen::fingerprint::code_hash(&[&operator]);
     let modes = (order + 1) * (order + 2) / 2;
-    TuningKey::new(family, "helmholtz", &operator_hash, "tau1", order, "f64", "local", (elements * modes) as u64)
+    TuningKey::new(family(), "helmholtz", &operator_hash, "tau1", order, "f64", "local", (elements * modes) as u64)
 }
 
 /// A variant's text: the element solve and the width, as `--variant` takes them (`cublas-lu/w256`).
