@@ -975,8 +975,10 @@ pub fn solve_device(
     let mut last = None;
     for &solve in &solves {
         for &width in &widths {
-            system.poison(device, Output::ElementMatrices)?;
-            system.poison(device, Output::TraceLoads)?;
+            // (the recovery operator too: one the kept candidate left unwritten shows as a non-finite u)
+            for output in [Output::ElementMatrices, Output::TraceLoads, Output::Recovery] {
+                system.poison(device, output)?;
+            }
             last = Some((solve, width));
             let outcome = system
                 .generate_with(device, solve, width)
