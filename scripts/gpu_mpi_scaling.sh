@@ -17,6 +17,9 @@
 #   channels     (nvidia-h100-x4) the asynchronous NCCL runs at 4 GPUs (triangles 1492², hexahedra 81³) with NCCL's
 #                send/receive channels capped at 1, 2, 4, 8 (NCCL_MAX_P2P_NCHANNELS) and uncapped: each channel is a
 #                thread block that stays on an SM beside the interior's kernel
+#   eager-channels  (4 GPUs) hexahedra 81³, the eager NCCL right-hand side with NCCL's send/receive channels capped
+#                at 2, 4, 8, 16 and uncapped, and with NCCL's copy-engine transfers (NCCL_P2P_USE_CUDA_MEMCPY=1);
+#                the one-GPU 51³ baseline in the same call
 #   hex-tune     (on nvidia-h100-x1) the hexahedral winners re-tuned after the operator's zones over cell ranges,
 #                into tuning-db (copied to $OUT/tuning-db)
 # usage: DG=gpu/dg OUT=dir bash scripts/gpu_mpi_scaling.sh SECTION
@@ -126,6 +129,17 @@ channels)
     MPI=$MPI0
   done
   grep -h "p2p channels" "$OUT"/nccl-info.* | sed 's/^[^ ]* [^ ]* //' | sort | uniq -c | head -4 ;;
+eager-channels)
+  nvidia-smi -L
+  scale hex-1gpu 1 run maxwell3d-cavity --order 3 --nx 51 --dt 4e-4 --t-end 0.0016 --device cuda --variant $HV \
+    --schedule eager --exchange host-staged --json
+  for c in default 2 4 8 16 copy-engine; do
+    case $c in default) X="";; copy-engine) X="-x NCCL_P2P_USE_CUDA_MEMCPY=1";; *) X="-x NCCL_MAX_P2P_NCHANNELS=$c";; esac
+    MPI0=$MPI; MPI="$MPI $X"
+    scale hex-eager-c$c 4 run maxwell3d-cavity --order 3 --nx 81 --dt 4e-4 --t-end 0.0016 --device cuda --variant $HV \
+      --schedule eager --exchange nccl --json
+    MPI=$MPI0
+  done ;;
 hex-tune)
   nvidia-smi -L
   timeout 560 "$DG" autotune maxwell3d --formulation hex --orders 1..6 --precision both --device cuda:0 --db tuning-db \
