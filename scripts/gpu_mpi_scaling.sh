@@ -20,6 +20,8 @@
 #   eager-channels  (4 GPUs) hexahedra 81³, the eager NCCL right-hand side with NCCL's send/receive channels capped
 #                at 2, 4, 8, 16 and uncapped, and with NCCL's copy-engine transfers (NCCL_P2P_USE_CUDA_MEMCPY=1);
 #                the one-GPU 51³ baseline in the same call
+#   ab           (4 GPUs) two binaries, $DG_OLD against $DG, alternating: the eager NCCL right-hand side at 4 GPUs
+#                (hexahedra 81³ three times each, triangles 1492² once each), one GPU's baselines first
 #   hex-tune     (on nvidia-h100-x1) the hexahedral winners re-tuned after the operator's zones over cell ranges,
 #                into tuning-db (copied to $OUT/tuning-db)
 # usage: DG=gpu/dg OUT=dir bash scripts/gpu_mpi_scaling.sh SECTION
@@ -140,6 +142,21 @@ eager-channels)
       --schedule eager --exchange nccl --json
     MPI=$MPI0
   done ;;
+ab)
+  nvidia-smi -L
+  OLD=${DG_OLD:?the binary to compare with}
+  hexrun() { scale "$1" "$2" run maxwell3d-cavity --order 3 --nx "$3" --dt 4e-4 --t-end 0.0016 --device cuda \
+    --variant $HV --schedule eager --exchange "$4" --json; }
+  trirun() { scale "$1" "$2" run maxwell-cavity --order 4 --nx "$3" --t-end 0.0005 --device cuda --variant $V \
+    --schedule eager --exchange "$4" --json; }
+  hexrun hex-1gpu 1 51 host-staged; trirun tri-1gpu 1 746 host-staged
+  NEW=$DG
+  for i in 1 2 3; do
+    DG=$OLD; hexrun hex-old$i 4 81 nccl
+    DG=$NEW; hexrun hex-new$i 4 81 nccl
+  done
+  DG=$OLD; trirun tri-old 4 1492 nccl
+  DG=$NEW; trirun tri-new 4 1492 nccl ;;
 hex-tune)
   nvidia-smi -L
   timeout 560 "$DG" autotune maxwell3d --formulation hex --orders 1..6 --precision both --device cuda:0 --db tuning-db \

@@ -220,11 +220,12 @@ impl<T: Real> DeviceHalo<T> {
         let source = halo_source(target, double).map_err(|e| ParallelError::Device(e.to_string()))?;
         let program = device.compile(&source, &[HALO_PACK_KERNEL.to_string(), HALO_UNPACK_KERNEL.to_string()])?;
         let nv = op.nvars();
-        // message order: per neighbour, per listed node, every variable
+        // message order: per neighbour, per variable, every listed node (the layouts keep a variable's nodes of an
+        // element together, so neighbouring work items of the packing kernels touch neighbouring values)
         let offsets = |lists: &[(usize, Vec<(usize, usize)>)]| -> Result<Vec<i32>, ParallelError> {
             lists
                 .iter()
-                .flat_map(|(_, list)| list.iter().flat_map(move |&(l, i)| (0..nv).map(move |v| (l, v, i))))
+                .flat_map(|(_, list)| (0..nv).flat_map(move |v| list.iter().map(move |&(l, i)| (l, v, i))))
                 .map(|(l, v, i)| {
                     i32::try_from(op.value_offset(l, v, i))
                         .map_err(|_| ParallelError::Device("a state offset exceeds 32-bit indexing".into()))
