@@ -269,7 +269,8 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let (sys, q) = stepper.into_parts();
     let final_state = op.read_state(sys.device, q)?;
     let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds)?
-        .with_state_checks(&step_check);
+        .with_state_checks(&step_check)
+        .with_stages_folded(opts.scheme == Scheme::Lsrk45 && op.folds_stages());
     sys.device.free_buffers();
     let outcome = finish(space, case, &law, &q0, &final_state, (stats, opts.scheme, limit), history, Some(info))?;
     opts.output.write_final(&vtu, &outcome.state)?;

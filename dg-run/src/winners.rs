@@ -174,6 +174,10 @@ pub struct DeviceRunInfo {
     /// Where the time loop's wall time went on the host (enqueueing steps; inspecting, which waits for the
     /// device; saving states).
     pub loop_split: dg_runtime::run_loop::LoopSplit,
+    /// Whether each low-storage Runge–Kutta stage was folded into the right-hand side's kernel (new state and
+    /// register written in the pass that computes L); reported by the runs that can fold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stages_folded: Option<bool>,
 }
 
 impl DeviceRunInfo {
@@ -198,12 +202,19 @@ impl DeviceRunInfo {
             kernel_seconds,
             state_check_seconds: 0.0,
             loop_split: stats.split,
+            stages_folded: None,
         })
     }
 
     /// The same report with the per-step state check's device seconds.
     pub fn with_state_checks(mut self, check: &crate::StepCheck) -> Self {
         self.state_check_seconds = check.seconds();
+        self
+    }
+
+    /// Whether the run's stages were folded into its right-hand-side kernel.
+    pub fn with_stages_folded(mut self, folded: bool) -> Self {
+        self.stages_folded = Some(folded);
         self
     }
 }

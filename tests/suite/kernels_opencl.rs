@@ -727,3 +727,38 @@ fn a_stopped_modal_device_run_leaves_the_state_it_kept_on_the_device() {
         assert!(a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()), "{name} differs from the checkpoint");
     }
 }
+
+/// LSRK45 on the nodal merged kernels folds each stage into the right-hand side's store (the register and the new
+/// state written in the pass that computes L, the state double-buffered): the runs of the folding variants
+/// (element per work item, both volume forms; the tile partition) end with the CPU's error and energy to
+/// round-off, as does a variant whose separate surface kernel cannot fold (it takes the unfused path).
+#[test]
+fn folded_low_storage_stages_match_the_cpu_and_the_unfolded_path() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let case = ["run", "maxwell-cavity", "--order", "3", "--nx", "4", "--ny", "3", "--t-end", "0.5", "--json"];
+    let report = |extra: &[&str]| -> serde_json::Value {
+        let out = dg(&[&case[..], extra].concat(), cache.path());
+        assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("a JSON report")
+    };
+    let cpu = report(&["--device", "cpu"]);
+    let variants = [
+        ("elem/wg128/seq1/matrix-local/merged/node-major/f64/diff-first", true),
+        ("elem/wg64/seq1/field-local/merged/node-major/f64", true),
+        ("tile4/wg32/seq1/matrix-local/merged/node-major/f64", true),
+        ("elem/wg128/seq1/matrix-local/fused/node-major/f64/diff-first", false),
+    ];
+    for (variant, folds) in variants {
+        let doc = report(&["--device", "opencl", "--precision", "f64", "--variant", variant]);
+        assert_eq!(doc["device"]["stages_folded"], folds, "{variant}: {doc}");
+        assert_eq!(doc["steps"], cpu["steps"], "{variant}");
+        for field in ["l2_error", "energy_final"] {
+            let (a, b) = (cpu[field].as_f64().unwrap(), doc[field].as_f64().unwrap_or(f64::NAN));
+            assert!((a - b).abs() <= 1e-12 * a.abs(), "{variant}: {field} {b:e} against the CPU's {a:e}");
+        }
+    }
+}

@@ -34,6 +34,22 @@ struct Buffers {
     face_xy: BufferId,
 }
 
+/// One stage of a two-register low-storage Runge–Kutta scheme folded into the store of the merged
+/// right-hand-side kernels: r ← a·r + c·L(q), then z ← q + b·r (z is neither q nor r); L itself is not stored.
+#[derive(Debug, Clone, Copy)]
+pub struct FoldedStage {
+    /// The scheme's register, updated in place.
+    pub r: BufferId,
+    /// Where the new state goes.
+    pub z: BufferId,
+    /// Coefficient of r.
+    pub a: f64,
+    /// Coefficient of L.
+    pub c: f64,
+    /// Coefficient of the new r in the new state.
+    pub b: f64,
+}
+
 /// The right-hand side of a 2D law on a device, for one variant, in precision `T`.
 pub struct DeviceOperator<T: Real> {
     source: KernelSource,
@@ -299,6 +315,47 @@ impl<T: Real> DeviceOperator<T> {
         t: f64,
         elements: std::ops::Range<usize>,
     ) -> Vec<Launch> {
+        self.stage_launches_over(q, out, t, elements, None)
+    }
+
+    /// Whether the variant's right-hand side is one merged kernel, which can fold a low-storage stage into its
+    /// store ([`DeviceOperator::folded_stage_launches`]).
+    pub fn folds_stages(&self) -> bool {
+        self.source.rhs_kernels.iter().all(|k| matches!(k.name, "rhs" | "tile"))
+    }
+
+    /// The launches of one low-storage stage of state `q` (every element), the update folded into the merged
+    /// kernel's store; `None` when the variant's right-hand side is not one merged kernel.
+    pub fn folded_stage_launches(&self, q: BufferId, t: f64, stage: &FoldedStage) -> Option<Vec<Launch>> {
+        let apart = stage.z != q && stage.z != stage.r && stage.r != q;
+        (self.folds_stages() && apart).then(|| self.stage_launches_over(q, stage.r, t, 0..self.k, Some(stage)))
+    }
+
+    fn stage_launches_over(
+        &self,
+        q: BufferId,
+        out: BufferId,
+        t: f64,
+        elements: std::ops::Range<usize>,
+        stage: Option<&FoldedStage>,
+    ) -> Vec<Launch> {
+        // the merged kernels' STEP_ARGS: step 0 stores L in `out` (the other buffers are not touched)
+        let step_args: Vec<Arg> = match stage {
+            Some(s) => vec![
+                Arg::Buffer(s.r),
+                Arg::Buffer(s.z),
+                Arg::Buffer(q),
+                Self::scalar(s.a),
+                Self::scalar(s.c),
+                Self::scalar(s.b),
+                Arg::I32(1),
+            ],
+            None => [Arg::Buffer(out), Arg::Buffer(out), Arg::Buffer(q)]
+                .into_iter()
+                .chain([Self::scalar(0.0); 3])
+                .chain([Arg::I32(0)])
+                .collect(),
+        };
         let mut b = Buffers { ..self.buffers };
         b.q = q;
         b.rhs = out;
@@ -324,9 +381,12 @@ impl<T: Real> DeviceOperator<T> {
                     }
                     "rhs" => join(
                         &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds)],
-                        &[buf(b.lift), t, kk, fs, g0_arg],
+                        &[&[buf(b.lift), t, kk, fs, g0_arg][..], &step_args].concat(),
                     ),
-                    "tile" => join(&[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.tiled)], &[t, kk, fs, g0_arg]),
+                    "tile" => join(
+                        &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.tiled)],
+                        &[&[t, kk, fs, g0_arg][..], &step_args].concat(),
+                    ),
                     "surface" => join(&[buf(b.q), buf(b.rhs)], &[buf(b.mat), buf(b.lift), t, kk, fs, g0_arg]),
                     "flux" => join(&[buf(b.q), buf(b.jumps)], &[buf(b.mat), t, kk, fs, g0_arg]),
                     _ => vec![buf(b.jumps), buf(b.rhs), buf(b.lift), kk, fs, g0_arg],

@@ -1,7 +1,7 @@
 //! Time integration on a device: the generic integrators of [`crate::time`] drive device state buffers through
 //! the generated right-hand-side kernels and a linear-combination kernel.
 
-use crate::device::DeviceOperator;
+use crate::device::{DeviceOperator, FoldedStage};
 use dg_core::Real;
 use dg_runtime::backend::{kernels, BackendError, BufferId, Device, Step};
 use dg_runtime::time::OdeSystem;
@@ -37,6 +37,33 @@ impl<T: Real> OdeSystem for DeviceSystem<'_, T> {
             let launch = self.op.lincomb_launch(*y, a, &terms);
             self.device_seconds += self.device.submit(self.op.program(), &[Step::Kernel(launch)])?;
         }
+        Ok(())
+    }
+
+    fn folds_low_storage(&self) -> bool {
+        self.op.folds_stages()
+    }
+
+    /// The stage folded into the merged kernel's store where the variant has one: r and the new state written in
+    /// the pass that computes L (into `spare`, then swapped with `q`), instead of L stored and read back by two
+    /// linear combinations.
+    fn low_storage_stage(
+        &mut self,
+        t: f64,
+        q: &mut BufferId,
+        k: &mut BufferId,
+        r: &mut BufferId,
+        spare: &mut BufferId,
+        (a, c, b): (f64, f64, f64),
+    ) -> Result<(), BackendError> {
+        let stage = FoldedStage { r: *r, z: *spare, a, c, b };
+        let Some(launches) = self.op.folded_stage_launches(*q, t, &stage) else {
+            self.rhs(t, q, k)?;
+            self.update(r, a, &[(c, k)])?;
+            return self.update(q, 1.0, &[(b, r)]);
+        };
+        self.device_seconds += self.device.submit(self.op.program(), &kernels(launches))?;
+        std::mem::swap(q, spare);
         Ok(())
     }
 }
