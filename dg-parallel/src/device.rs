@@ -43,6 +43,22 @@ pub trait RangedDeviceRhs {
     fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError>;
     /// The steps of y ← a·y + Σ cᵢxᵢ.
     fn update_steps(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Vec<Step>, ParallelError>;
+    /// Whether [`RangedDeviceRhs::stage_steps`] folds a low-storage stage into the right-hand side's kernels.
+    fn folds_stages(&self) -> bool {
+        false
+    }
+    /// The steps of one low-storage stage of `q` on the elements `elements` only, folded into the right-hand
+    /// side's store: r ← a·r + c·L(q), z ← q + b·r (`stage` = (r, z, a, c, b)); `None` where the operator cannot.
+    fn stage_steps(
+        &self,
+        q: BufferId,
+        t: f64,
+        elements: Range<usize>,
+        stage: (BufferId, BufferId, f64, f64, f64),
+    ) -> Option<Vec<Step>> {
+        let _ = (q, t, elements, stage);
+        None
+    }
 }
 
 /// How a rank orders its halo exchange and its right-hand side.
@@ -514,6 +530,49 @@ impl<T: Real, C: Communicator + ?Sized> OdeSystem for DevicePartSystem<'_, T, C>
 
     fn zeros_like(&mut self, _like: &BufferId) -> Result<BufferId, ParallelError> {
         Ok(self.op.new_state(self.device)?)
+    }
+
+    fn folds_low_storage(&self) -> bool {
+        self.op.folds_stages()
+    }
+
+    /// The stage folded into the right-hand side's kernels where the operator can ([`RangedDeviceRhs::stage_steps`]),
+    /// in the run's schedule: the halo of `q` refreshed as for [`OdeSystem::rhs`], the register and the new state
+    /// (own elements; its halo is refreshed before it is read) written by the kernels, then `q` and `spare` swapped.
+    fn low_storage_stage(
+        &mut self,
+        t: f64,
+        q: &mut BufferId,
+        k: &mut BufferId,
+        r: &mut BufferId,
+        spare: &mut BufferId,
+        (a, c, b): (f64, f64, f64),
+    ) -> Result<(), ParallelError> {
+        let stage = (*r, *spare, a, c, b);
+        let (q0, split, owned) = (*q, self.split, self.owned);
+        let steps = |range: Range<usize>| self.op.stage_steps(q0, t, range, stage);
+        let (Some(all), Some(interior), Some(rest)) = (steps(0..owned), steps(0..split), steps(split..owned)) else {
+            self.rhs(t, q, k)?;
+            self.update(r, a, &[(c, k)])?;
+            return self.update(q, 1.0, &[(b, r)]);
+        };
+        if self.halo.is_empty() {
+            self.submit(&all)?;
+        } else {
+            match self.schedule {
+                Schedule::Synchronous => {
+                    self.refresh(q0, (&[], &[]))?;
+                    self.submit(&all)?;
+                }
+                Schedule::Asynchronous => {
+                    self.refresh(q0, (&interior, &[]))?;
+                    self.submit(&rest)?;
+                }
+                Schedule::Eager => self.refresh(q0, (&interior, &rest))?,
+            }
+        }
+        std::mem::swap(q, spare);
+        Ok(())
     }
 
     fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), ParallelError> {

@@ -8,7 +8,7 @@ use crate::ParallelError;
 use dg_core::mesh::{Connectivity, TriMesh};
 use dg_core::space::DgSpace2d;
 use dg_core::Real;
-use dg_nodal_tri::device::DeviceOperator;
+use dg_nodal_tri::device::{DeviceOperator, FoldedStage};
 use dg_runtime::backend::{kernels, BackendError, BufferId, Device, ProgramId, Step};
 use std::ops::Range;
 
@@ -79,6 +79,19 @@ impl<T: Real> RangedDeviceRhs for DeviceOperator<T> {
     }
     fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
         DeviceOperator::new_state(self, device)
+    }
+    fn folds_stages(&self) -> bool {
+        DeviceOperator::folds_stages(self)
+    }
+    fn stage_steps(
+        &self,
+        q: BufferId,
+        t: f64,
+        elements: Range<usize>,
+        (r, z, a, c, b): (BufferId, BufferId, f64, f64, f64),
+    ) -> Option<Vec<Step>> {
+        let stage = FoldedStage { r, z, a, c, b };
+        self.folded_stage_launches_over(q, t, elements, &stage).map(kernels)
     }
     fn update_steps(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Vec<Step>, ParallelError> {
         if terms.is_empty() {

@@ -110,6 +110,9 @@ pub struct ScheduleReport {
     pub overlapped_elements: [usize; 2],
     /// Values the busiest rank sends per exchange, and bytes per value.
     pub halo_values: [usize; 2],
+    /// Whether each low-storage Runge–Kutta stage is folded into the right-hand side's kernels (the register and
+    /// the new state written where L is computed).
+    pub stages_folded: bool,
 }
 
 /// One combination's time per right-hand side.

@@ -103,6 +103,7 @@ pub(crate) fn step_split_device<T: Real>(
     };
     let mut schedule = pick_schedule(&mut system, q, (pick.0.among(&Schedule::ALL), exchanges), comm)?;
     schedule.no_device_to_device = no_device_to_device;
+    schedule.stages_folded = scheme == Scheme::Lsrk45 && system.folds_low_storage();
     if !matches!(pick, (Pick::Tuned, _) | (_, Pick::Tuned)) {
         schedule.how = "given";
     }
@@ -211,5 +212,6 @@ fn pick_schedule<T: Real>(
         compute_seconds: [all, interior],
         overlapped_elements,
         halo_values: [sent, std::mem::size_of::<T>()],
+        stages_folded: false,
     })
 }

@@ -327,8 +327,21 @@ impl<T: Real> DeviceOperator<T> {
     /// The launches of one low-storage stage of state `q` (every element), the update folded into the merged
     /// kernel's store; `None` when the variant's right-hand side is not one merged kernel.
     pub fn folded_stage_launches(&self, q: BufferId, t: f64, stage: &FoldedStage) -> Option<Vec<Launch>> {
+        self.folded_stage_launches_over(q, t, 0..self.k, stage)
+    }
+
+    /// The launches of one low-storage stage of state `q` on the elements `elements` only (as
+    /// [`DeviceOperator::rhs_launches_over`]); `None` as for [`DeviceOperator::folded_stage_launches`]. The new
+    /// state's values of other elements (a rank's halo) are not written.
+    pub fn folded_stage_launches_over(
+        &self,
+        q: BufferId,
+        t: f64,
+        elements: std::ops::Range<usize>,
+        stage: &FoldedStage,
+    ) -> Option<Vec<Launch>> {
         let apart = stage.z != q && stage.z != stage.r && stage.r != q;
-        (self.folds_stages() && apart).then(|| self.stage_launches_over(q, stage.r, t, 0..self.k, Some(stage)))
+        (self.folds_stages() && apart).then(|| self.stage_launches_over(q, stage.r, t, elements, Some(stage)))
     }
 
     fn stage_launches_over(
