@@ -739,26 +739,32 @@ fn folded_low_storage_stages_match_the_cpu_and_the_unfolded_path() {
         return;
     }
     let cache = tempfile::tempdir().unwrap();
-    let case = ["run", "maxwell-cavity", "--order", "3", "--nx", "4", "--ny", "3", "--t-end", "0.5", "--json"];
+    let case = ["run", "maxwell-cavity", "--nx", "4", "--ny", "3", "--t-end", "0.5", "--json"];
     let report = |extra: &[&str]| -> serde_json::Value {
         let out = dg(&[&case[..], extra].concat(), cache.path());
         assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice(&out.stdout).expect("a JSON report")
     };
-    let cpu = report(&["--device", "cpu"]);
+    // (order, variant, folds): the element-per-work-item kernel folds in f32, and in f64 below N = 3 (above it the
+    // fold was measured slower and is not taken); a separate surface kernel cannot fold
     let variants = [
-        ("elem/wg128/seq1/matrix-local/merged/node-major/f64/diff-first", true),
-        ("elem/wg64/seq1/field-local/merged/node-major/f64", true),
-        ("tile4/wg32/seq1/matrix-local/merged/node-major/f64", true),
-        ("elem/wg128/seq1/matrix-local/fused/node-major/f64/diff-first", false),
+        ("2", "elem/wg128/seq1/matrix-local/merged/node-major/f64/diff-first", true),
+        ("2", "elem/wg64/seq1/field-local/merged/node-major/f64", true),
+        ("3", "elem/wg128/seq1/matrix-local/merged/node-major/f32/diff-first", true),
+        ("3", "tile4/wg32/seq1/matrix-local/merged/node-major/f64", true),
+        ("3", "elem/wg128/seq1/matrix-local/merged/node-major/f64/diff-first", false),
+        ("3", "elem/wg128/seq1/matrix-local/fused/node-major/f64/diff-first", false),
     ];
-    for (variant, folds) in variants {
-        let doc = report(&["--device", "opencl", "--precision", "f64", "--variant", variant]);
+    for (order, variant, folds) in variants {
+        let cpu = report(&["--order", order, "--device", "cpu"]);
+        let precision = if variant.contains("/f32") { "f32" } else { "f64" };
+        let tolerance = if precision == "f32" { 1e-4 } else { 1e-12 };
+        let doc = report(&["--order", order, "--device", "opencl", "--precision", precision, "--variant", variant]);
         assert_eq!(doc["device"]["stages_folded"], folds, "{variant}: {doc}");
         assert_eq!(doc["steps"], cpu["steps"], "{variant}");
         for field in ["l2_error", "energy_final"] {
             let (a, b) = (cpu[field].as_f64().unwrap(), doc[field].as_f64().unwrap_or(f64::NAN));
-            assert!((a - b).abs() <= 1e-12 * a.abs(), "{variant}: {field} {b:e} against the CPU's {a:e}");
+            assert!((a - b).abs() <= tolerance * a.abs(), "{variant}: {field} {b:e} against the CPU's {a:e}");
         }
     }
 }

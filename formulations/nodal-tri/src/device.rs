@@ -319,9 +319,17 @@ impl<T: Real> DeviceOperator<T> {
     }
 
     /// Whether the variant's right-hand side is one merged kernel, which can fold a low-storage stage into its
-    /// store ([`DeviceOperator::folded_stage_launches`]).
+    /// store ([`DeviceOperator::folded_stage_launches`]), and gains from it. Measured on an H200
+    /// (docs/performance.md, "The nodal loop"): the fold saves 9–33 % of the kernel time except in the
+    /// element-per-work-item kernel in f64 from N = 3 (its per-node loads of the register and the state cost the
+    /// f64 kernel more than the two linear combinations they replace: +4 to +11 %), which keeps the unfolded stage.
     pub fn folds_stages(&self) -> bool {
-        self.source.rhs_kernels.iter().all(|k| matches!(k.name, "rhs" | "tile"))
+        let merged = self.source.rhs_kernels.iter().all(|k| matches!(k.name, "rhs" | "tile"));
+        let variant = &self.source.variant;
+        let slower = variant.partition == crate::variant::Partition::Element
+            && variant.precision == Precision::F64
+            && self.np >= dg_core::triangle::num_nodes(3);
+        merged && !slower
     }
 
     /// The launches of one low-storage stage of state `q` (every element), the update folded into the merged
