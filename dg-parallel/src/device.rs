@@ -552,9 +552,7 @@ impl<T: Real, C: Communicator + ?Sized> OdeSystem for DevicePartSystem<'_, T, C>
         let (q0, split, owned) = (*q, self.split, self.owned);
         let steps = |range: Range<usize>| self.op.stage_steps(q0, t, range, stage);
         let (Some(all), Some(interior), Some(rest)) = (steps(0..owned), steps(0..split), steps(split..owned)) else {
-            self.rhs(t, q, k)?;
-            self.update(r, a, &[(c, k)])?;
-            return self.update(q, 1.0, &[(b, r)]);
+            return dg_runtime::time::low_storage_unfolded(self, t, q, k, r, (a, c, b));
         };
         if self.halo.is_empty() {
             self.submit(&all)?;

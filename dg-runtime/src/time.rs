@@ -60,9 +60,7 @@ pub trait OdeSystem {
         (a, c, b): (f64, f64, f64),
     ) -> Result<(), Self::Error> {
         let _ = spare;
-        self.rhs(t, q, k)?;
-        self.update(r, a, &[(c, k)])?;
-        self.update(q, 1.0, &[(b, r)])
+        low_storage_unfolded(self, t, q, k, r, (a, c, b))
     }
 }
 
@@ -83,6 +81,21 @@ pub fn rhs_then_update<S: OdeSystem + ?Sized>(
     all.push((c, k));
     all.extend_from_slice(terms);
     sys.update(y, a, &all)
+}
+
+/// [`OdeSystem::low_storage_stage`] unfolded: k ← L(t, q), r ← a·r + c·k, q ← q + b·r. The default, and the
+/// fallback of a system that folds the stage only where it can.
+pub fn low_storage_unfolded<S: OdeSystem + ?Sized>(
+    sys: &mut S,
+    t: f64,
+    q: &mut S::State,
+    k: &mut S::State,
+    r: &mut S::State,
+    (a, c, b): (f64, f64, f64),
+) -> Result<(), S::Error> {
+    sys.rhs(t, q, k)?;
+    sys.update(r, a, &[(c, k)])?;
+    sys.update(q, 1.0, &[(b, r)])
 }
 
 /// A system borrowed mutably is a system: a run can step an operator it keeps using afterwards.

@@ -58,9 +58,7 @@ impl<T: Real> OdeSystem for DeviceSystem<'_, T> {
     ) -> Result<(), BackendError> {
         let stage = FoldedStage { r: *r, z: *spare, a, c, b };
         let Some(launches) = self.op.folded_stage_launches(*q, t, &stage) else {
-            self.rhs(t, q, k)?;
-            self.update(r, a, &[(c, k)])?;
-            return self.update(q, 1.0, &[(b, r)]);
+            return dg_runtime::time::low_storage_unfolded(self, t, q, k, r, (a, c, b));
         };
         self.device_seconds += self.device.submit(self.op.program(), &kernels(launches))?;
         std::mem::swap(q, spare);
