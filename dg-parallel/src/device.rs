@@ -548,26 +548,27 @@ impl<T: Real, C: Communicator + ?Sized> OdeSystem for DevicePartSystem<'_, T, C>
         spare: &mut BufferId,
         (a, c, b): (f64, f64, f64),
     ) -> Result<(), ParallelError> {
+        if !self.op.folds_stages() {
+            return dg_runtime::time::low_storage_unfolded(self, t, q, k, r, (a, c, b));
+        }
         let stage = (*r, *spare, a, c, b);
         let (q0, split, owned) = (*q, self.split, self.owned);
-        let steps = |range: Range<usize>| self.op.stage_steps(q0, t, range, stage);
-        let (Some(all), Some(interior), Some(rest)) = (steps(0..owned), steps(0..split), steps(split..owned)) else {
-            return dg_runtime::time::low_storage_unfolded(self, t, q, k, r, (a, c, b));
+        let op = self.op;
+        let steps = |range: Range<usize>| {
+            op.stage_steps(q0, t, range, stage)
+                .ok_or_else(|| ParallelError::Device("the low-storage stage's buffers alias one another".into()))
         };
-        if self.halo.is_empty() {
-            self.submit(&all)?;
-        } else {
-            match self.schedule {
-                Schedule::Synchronous => {
-                    self.refresh(q0, (&[], &[]))?;
-                    self.submit(&all)?;
-                }
-                Schedule::Asynchronous => {
-                    self.refresh(q0, (&interior, &[]))?;
-                    self.submit(&rest)?;
-                }
-                Schedule::Eager => self.refresh(q0, (&interior, &rest))?,
+        match (self.halo.is_empty(), self.schedule) {
+            (true, _) => self.submit(&steps(0..owned)?)?,
+            (false, Schedule::Synchronous) => {
+                self.refresh(q0, (&[], &[]))?;
+                self.submit(&steps(0..owned)?)?;
             }
+            (false, Schedule::Asynchronous) => {
+                self.refresh(q0, (&steps(0..split)?, &[]))?;
+                self.submit(&steps(split..owned)?)?;
+            }
+            (false, Schedule::Eager) => self.refresh(q0, (&steps(0..split)?, &steps(split..owned)?))?,
         }
         std::mem::swap(q, spare);
         Ok(())
