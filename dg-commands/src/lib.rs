@@ -41,7 +41,7 @@ impl PrecisionArg {
 
 /// What the variant rules need to know of `device`.
 pub fn limits_of(device: &dyn Device) -> DeviceLimits {
-    DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() }
+    dg_runtime::backend::limits_of(device)
 }
 
 /// A tuner of `law` (with numerical flux `flux`, its default when `None`) in `formulation` at `order` and `precision` with a timing problem of `timing_dofs`.

@@ -39,7 +39,7 @@ fn invalid_specs_are_rejected_with_the_valid_values() {
 
 #[test]
 fn rules_reject_what_does_not_fit_with_a_reason() {
-    let small = DeviceLimits { local_memory: 8 * 1024, max_work_group: 128 };
+    let small = DeviceLimits { local_memory: 8 * 1024, max_work_group: 128, f64_mma: false };
     let linear = LawShape { nvars: 3, linear_flux: true };
     let nonlinear = LawShape { nvars: 4, linear_flux: false };
     let v: Variant = "node/mb4/seq1/matrix-local/fused/elem-major/f64".parse().unwrap();
@@ -53,6 +53,40 @@ fn rules_reject_what_does_not_fit_with_a_reason() {
     assert!(diff.check(4, &linear, &DeviceLimits::default()).is_ok());
     let err = diff.check(4, &nonlinear, &DeviceLimits::default()).unwrap_err().to_string();
     assert!(err.contains("linear and homogeneous"), "{err}");
+}
+
+#[test]
+fn mma_needs_f64_tensor_cores_cuda_and_room_in_local_memory() {
+    let linear = LawShape { nvars: 3, linear_flux: true };
+    let tensor = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, f64_mma: true };
+    let v: Variant = "mma/wg16/seq2/matrix-local/merged/node-major/f64".parse().unwrap();
+    assert!(v.check(8, &linear, &tensor).is_ok());
+    let no_tensor = DeviceLimits { f64_mma: false, ..tensor };
+    assert!(v.check(8, &linear, &no_tensor).unwrap_err().to_string().contains("tensor cores"));
+    let reasons = [
+        ("mma/wg16/seq1/field-local/merged/node-major/f32", "f64"),
+        ("mma/wg16/seq1/matrix-const/merged/node-major/f64", "constant memory"),
+        ("mma/wg16/seq1/field-local/fused/node-major/f64", "merged"),
+        ("mma/wg64/seq1/field-local/merged/node-major/f64", "8, 16 or 32"),
+        // 3 variables × 32 elements × 120 rows of 8 bytes: 90 KiB
+        ("mma/wg32/seq1/field-local/merged/node-major/f64", "local memory"),
+    ];
+    for (spec, reason) in reasons {
+        let err = spec.parse::<Variant>().unwrap().check(8, &linear, &tensor).unwrap_err().to_string();
+        assert!(err.contains(reason), "{spec}: {err}");
+    }
+    // the tuner meets mma in f64 only, in both storages and every group
+    let all = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mma/")).count();
+    assert_eq!((all(Precision::F32), all(Precision::F64)), (0, 12));
+    // CUDA C only; the emitted kernel issues the f64 mma instruction
+    let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
+    let params = dg::dg_laws::maxwell2d::Law::default().param_values();
+    let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
+    let el = ReferenceTriangle::new(3).unwrap();
+    let err = render(&input, &el, &v, Target::OpenCl).unwrap_err().to_string();
+    assert!(err.contains("CUDA C"), "{err}");
+    let cuda = render(&input, &el, &v, Target::Cuda).unwrap().source;
+    assert!(cuda.contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"));
 }
 
 #[test]
@@ -98,6 +132,10 @@ fn emitted_source_snapshots() {
     insta::assert_snapshot!(
         "maxwell2d_n2_node_local_opencl",
         emitted("maxwell2d", 2, "node/mb4/seq2/matrix-local/split/elem-major/f32", Target::OpenCl)
+    );
+    insta::assert_snapshot!(
+        "maxwell2d_n2_mma_cuda",
+        emitted("maxwell2d", 2, "mma/wg8/seq2/matrix-local/merged/node-major/f64", Target::Cuda)
     );
 }
 

@@ -814,6 +814,15 @@ impl Device for CudaDevice {
     fn supports_f64(&self) -> bool {
         true
     }
+
+    fn supports_f64_mma(&self) -> bool {
+        // "sm_80" and later: the architecture string's major version
+        self.arch
+            .strip_prefix("sm_")
+            .and_then(|cc| cc.get(..cc.len().saturating_sub(1)))
+            .and_then(|m| m.parse::<u32>().ok())
+            .is_some_and(|major| major >= 8)
+    }
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ impl Formulation for Hex {
 
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         let variant: HexVariant = spec.parse()?;
-        let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024 };
+        let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, f64_mma: false };
         let p = program(law, (order, variant.layout), variant.precision, target, &gpu)?;
         let cells = p.state.1;
         Ok(format!(
@@ -144,7 +144,7 @@ impl Formulation for Hex {
         target: TuneTarget,
     ) -> Result<Box<dyn Tuner>, FormulationError> {
         let ir = supported_ir(self, law)?;
-        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+        let limits = dg_runtime::backend::limits_of(device);
         let params = law.param_values();
         let call = LawCall { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
         let lang = target_of(device);

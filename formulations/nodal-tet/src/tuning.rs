@@ -127,7 +127,7 @@ impl Formulation for NodalTet {
         // one program holds every kernel of every strategy; the SPEC picks the precision
         let variant: TetVariant = spec.parse()?;
         // a current GPU's limits (1024 work items, 48 KiB of static shared memory): what `dg emit` shows
-        let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024 };
+        let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, f64_mma: false };
         Ok(program(law, order, variant.precision, target, &gpu)?.source)
     }
 
@@ -138,7 +138,7 @@ impl Formulation for NodalTet {
         target: TuneTarget,
     ) -> Result<Box<dyn Tuner>, FormulationError> {
         let ir = supported_ir(self, law)?;
-        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+        let limits = dg_runtime::backend::limits_of(device);
         let params = law.param_values();
         let call = LawCall { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
         let lang = target_of(device);

@@ -2,7 +2,7 @@
 //! kernels, and conversion between the CPU state layout and the device's.
 
 use crate::render::{render_nodal_tri, KernelSource};
-use crate::variant::{DeviceLimits, LawShape, Layout, Precision, Variant, VariantError};
+use crate::variant::{LawShape, Layout, Precision, Variant, VariantError};
 use dg_codegen::LawInput;
 use dg_codegen::Target;
 use dg_core::mesh::FaceLink;
@@ -26,6 +26,8 @@ struct Buffers {
     lift: BufferId,
     /// Dr, Ds and LIFT transposed, each padded with zero rows to [`Geometry::tile_stride`] (the tile kernels).
     tiled: BufferId,
+    /// [−Dr −Ds LIFT] in tensor-core fragment order (the mma kernels).
+    mma_a: BufferId,
     face_geo: BufferId,
     vmap_m: BufferId,
     vmap_p: BufferId,
@@ -112,6 +114,30 @@ pub(crate) fn tile_matrices<T: Real>(el: &dg_core::triangle::ReferenceTriangle, 
     out
 }
 
+/// The mma kernels' operator A = [−Dr −Ds LIFT] (`np` rows, `2·np + 3·nfp` columns, zero-padded to row tiles of 8
+/// and steps of 4 columns) in the order the tensor cores' `m8n8k4` A fragments are loaded: fragment (tile, step) is
+/// 32 consecutive values, lane l's value A(8·tile + l / 4, 4·step + l % 4).
+pub(crate) fn mma_fragments<T: Real>(el: &dg_core::triangle::ReferenceTriangle) -> Vec<T> {
+    let (np, nf) = (el.np, el.lift.ncols());
+    let (mtiles, ksteps) = (np.div_ceil(8), (2 * np + nf).div_ceil(4));
+    let entry = |i: usize, c: usize| -> f64 {
+        match (i < np, c) {
+            (false, _) => 0.0,
+            (true, c) if c < np => -el.dr[(i, c)],
+            (true, c) if c < 2 * np => -el.ds[(i, c - np)],
+            (true, c) if c < 2 * np + nf => el.lift[(i, c - 2 * np)],
+            _ => 0.0,
+        }
+    };
+    let mut out = Vec::with_capacity(mtiles * ksteps * 32);
+    for tile in 0..mtiles {
+        for step in 0..ksteps {
+            out.extend((0..32).map(|l| T::from_f64(entry(8 * tile + l / 4, 4 * step + l % 4))));
+        }
+    }
+    out
+}
+
 fn to_real<T: Real>(values: impl IntoIterator<Item = f64>) -> Vec<T> {
     values.into_iter().map(T::from_f64).collect()
 }
@@ -138,7 +164,7 @@ impl<T: Real> DeviceOperator<T> {
         variant: &Variant,
     ) -> Result<Self, DeviceOperatorError> {
         Self::check_precision(device, variant)?;
-        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+        let limits = dg_runtime::backend::limits_of(device);
         variant.check(space.element.order, &LawShape::of(ir), &limits)?;
         let source = render_nodal_tri(&LawInput { ir, params, numerical_flux }, &space.element, variant, target)?;
         let names: Vec<String> = source.symbols.iter().map(|(_, symbol)| symbol.clone()).collect();
@@ -184,6 +210,7 @@ impl<T: Real> DeviceOperator<T> {
         let ds = upload_real(device, dg_core::matrix::to_row_major(&el.ds))?;
         let lift = upload_real(device, dg_core::matrix::to_row_major(&el.lift))?;
         let tiled = upload_real(device, tile_matrices(el, source.geometry.tile_stride))?;
+        let mma_a = upload_real(device, mma_fragments(el))?;
         let face_geo = upload_real(device, flat_par(&space.faces, |f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
         let face_xy = upload_real(device, flat_par(&space.vmap_m, |&g| [space.x[g], space.y[g]].map(T::from_f64)))?;
         let upload_int = |device: &mut dyn Device, values: Vec<i32>| -> Result<BufferId, BackendError> {
@@ -216,8 +243,24 @@ impl<T: Real> DeviceOperator<T> {
         let q = device.alloc(nv * fs * real)?;
         let rhs = device.alloc(nv * fs * real)?;
         let jumps = device.alloc(nv * k * 3 * nfp * real)?;
-        let buffers =
-            Buffers { q, rhs, jumps, geo, mat, dr, ds, lift, tiled, face_geo, vmap_m, vmap_p, face_bc, neigh, face_xy };
+        let buffers = Buffers {
+            q,
+            rhs,
+            jumps,
+            geo,
+            mat,
+            dr,
+            ds,
+            lift,
+            tiled,
+            mma_a,
+            face_geo,
+            vmap_m,
+            vmap_p,
+            face_bc,
+            neigh,
+            face_xy,
+        };
         Ok(Self { source, program, buffers, np, nv, k, fs, _t: std::marker::PhantomData })
     }
 
@@ -324,7 +367,7 @@ impl<T: Real> DeviceOperator<T> {
     /// element-per-work-item kernel in f64 from N = 3 (its per-node loads of the register and the state cost the
     /// f64 kernel more than the two linear combinations they replace: +4 to +11 %), which keeps the unfolded stage.
     pub fn folds_stages(&self) -> bool {
-        let merged = self.source.rhs_kernels.iter().all(|k| matches!(k.name, "rhs" | "tile"));
+        let merged = self.source.rhs_kernels.iter().all(|k| matches!(k.name, "rhs" | "tile" | "mma"));
         let variant = &self.source.variant;
         let slower = variant.partition == crate::variant::Partition::Element
             && variant.precision == Precision::F64
@@ -406,6 +449,10 @@ impl<T: Real> DeviceOperator<T> {
                     ),
                     "tile" => join(
                         &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.tiled)],
+                        &[&[t, kk, fs, g0_arg][..], &step_args].concat(),
+                    ),
+                    "mma" => join(
+                        &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.mma_a)],
                         &[&[t, kk, fs, g0_arg][..], &step_args].concat(),
                     ),
                     "surface" => join(&[buf(b.q), buf(b.rhs)], &[buf(b.mat), buf(b.lift), t, kk, fs, g0_arg]),
@@ -533,7 +580,7 @@ impl<T: Real> DeviceOperator<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{field_stride, node_at, node_offset};
+    use super::{field_stride, mma_fragments, node_at, node_offset};
     use crate::render::render_nodal_tri;
     use crate::variant::{Layout, Precision, Variant};
     use dg_codegen::{LawInput, Target};
@@ -564,6 +611,54 @@ mod tests {
                 let padding = (0..fs).filter(|&o| !seen[o]).collect::<Vec<_>>();
                 assert!(padding.iter().all(|&o| node_at(&source, o, k, fs).is_none()), "{variant} N={order}");
                 assert_eq!(fs - padding.len(), k * element.np);
+            }
+        }
+    }
+
+    /// The mma kernel's product, emulated lane by lane with the PTX fragment maps of `mma.m8n8k4.f64` (A: lane l
+    /// holds (l / 4, l % 4); B: (l % 4, l / 4); C: (l / 4, 2·(l % 4) + h)), equals −Dr·Gr − Ds·Gs + LIFT·J: the
+    /// fragments hold the operator where the instruction expects it, padding included.
+    #[test]
+    fn mma_fragments_multiply_to_the_strong_form_operator() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        for order in [1, 2, 5, 8] {
+            let el = ReferenceTriangle::new(order).expect("element");
+            let (np, nf) = (el.np, 3 * el.nfp);
+            let (mtiles, ksteps) = (np.div_ceil(8), (2 * np + nf).div_ceil(4));
+            let frag: Vec<f64> = mma_fragments(&el);
+            assert_eq!(frag.len(), mtiles * ksteps * 32);
+            // 8 columns (elements), rows: r-fluxes, s-fluxes, face jumps, then zero padding
+            let rows = 4 * ksteps;
+            let g: Vec<[f64; 8]> = (0..rows)
+                .map(|r| std::array::from_fn(|_| if r < 2 * np + nf { rng.random_range(-1.0..1.0) } else { 0.0 }))
+                .collect();
+            for tile in 0..mtiles {
+                let mut c = [[0.0f64; 2]; 32];
+                for step in 0..ksteps {
+                    // lane l's A and B values, then D = A·B + C over the warp
+                    let a: Vec<f64> = (0..32).map(|l| frag[(tile * ksteps + step) * 32 + l]).collect();
+                    let b: Vec<f64> = (0..32).map(|l| g[4 * step + l % 4][l / 4]).collect();
+                    for (l, acc) in c.iter_mut().enumerate() {
+                        for (h, value) in acc.iter_mut().enumerate() {
+                            let (row, col) = (l / 4, 2 * (l % 4) + h);
+                            *value += (0..4).map(|kk| a[4 * row + kk] * b[4 * col + kk]).sum::<f64>();
+                        }
+                    }
+                }
+                for (l, acc) in c.iter().enumerate() {
+                    let i = 8 * tile + l / 4;
+                    for (h, value) in acc.iter().enumerate() {
+                        let e = 2 * (l % 4) + h;
+                        let expected = if i < np {
+                            (0..np).map(|j| -el.dr[(i, j)] * g[j][e] - el.ds[(i, j)] * g[np + j][e]).sum::<f64>()
+                                + (0..nf).map(|m| el.lift[(i, m)] * g[2 * np + m][e]).sum::<f64>()
+                        } else {
+                            0.0
+                        };
+                        assert!((value - expected).abs() <= 1e-12 * (1.0 + expected.abs()), "N={order} i={i} e={e}");
+                    }
+                }
             }
         }
     }

@@ -90,7 +90,26 @@ impl Geometry {
                 tile_stride: np.next_multiple_of(16),
                 tile_chunk: np.min((3 * nfp).div_ceil(2).max(16)),
             },
+            Partition::Mma => Self {
+                np,
+                nfp,
+                microblock: mb,
+                volume_threads: 32 * np.div_ceil(8),
+                surface_threads: 32 * np.div_ceil(8),
+                lift_threads: 32 * np.div_ceil(8),
+                volume_elements: variant.group,
+                surface_elements: variant.group,
+                tile_outputs: 0,
+                tile_stride: np.next_multiple_of(16),
+                tile_chunk: 0,
+            },
         }
+    }
+
+    /// The mma partition's operator [−Dr −Ds LIFT] in tensor-core tiles: row tiles of 8 nodes (one warp each) and
+    /// steps of 4 columns (`2·np + 3·nfp` columns, zero past them).
+    pub fn mma_tiles(&self) -> (usize, usize) {
+        (self.np.div_ceil(8), (2 * self.np + 3 * self.nfp).div_ceil(4))
     }
 
     /// Tile partition: rows of the padded, transposed matrices (`threads · tile_outputs ≥ np`).
@@ -139,6 +158,8 @@ impl Geometry {
                 let chunk = (2 * self.tile_chunk).max(nf) * nvars * self.volume_elements;
                 chunk + if local_mats { (2 * np + nf) * rows } else { 0 }
             }
+            // the group's contravariant fluxes and face jumps, every variable, in 8-column tiles of 4-row steps
+            Partition::Mma => nvars * self.volume_elements * 4 * self.mma_tiles().1,
         };
         values * bytes
     }
@@ -159,7 +180,7 @@ fn tile_outputs(np: usize, threads: usize, precision: Precision) -> usize {
 /// A kernel of the generated program and how to launch it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct KernelLaunch {
-    /// The kernel's role (`volume`, `surface`, `flux`, `lift`); its function name is [`KernelSource::symbol`].
+    /// The kernel's role (`volume`, `surface`, `flux`, `lift`, `rhs`, `tile`, `mma`); its function name is [`KernelSource::symbol`].
     pub name: &'static str,
     /// Work items per group.
     pub local_size: usize,
@@ -243,7 +264,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 8] = [
+pub const TEMPLATES: [(&str, &str); 9] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -252,6 +273,7 @@ pub const TEMPLATES: [(&str, &str); 8] = [
     ("surface_node", include_str!("../../../templates/nodal-tri/surface_node.tera")),
     ("surface_elem", include_str!("../../../templates/nodal-tri/surface_elem.tera")),
     ("rhs_tile", include_str!("../../../templates/nodal-tri/rhs_tile.tera")),
+    ("rhs_mma", include_str!("../../../templates/nodal-tri/rhs_mma.tera")),
 ];
 
 /// Renders the nodal triangle program of `variant` for `law` on `element`.
@@ -310,7 +332,21 @@ pub fn render_nodal_tri(
         Partition::Node => ("volume_node", "surface_node"),
         Partition::Element => ("volume_elem", "surface_elem"),
         Partition::Tile { .. } => ("rhs_tile", "rhs_tile"),
+        Partition::Mma => ("rhs_mma", "rhs_mma"),
     };
+    if variant.partition == Partition::Mma {
+        if target != Target::Cuda || single {
+            return Err(law_err(format!("{variant} is generated in CUDA C for f64 (tensor-core instructions)")));
+        }
+        let (mtiles, ksteps) = geometry.mma_tiles();
+        ctx.insert("warps", &mtiles);
+        ctx.insert("ksteps", &ksteps);
+        ctx.insert("krows", &(2 * geometry.np + 3 * geometry.nfp));
+        ctx.insert("ntiles", &(ir.variables.len() * variant.group / 8));
+        ctx.insert("threads", &geometry.volume_threads);
+        ctx.insert("parts", &(geometry.volume_threads / variant.group));
+        ctx.insert("gtiles", &(variant.group / 8));
+    }
     if let Partition::Tile { threads } = variant.partition {
         let outputs = geometry.tile_outputs;
         ctx.insert("threads", &threads);
@@ -360,6 +396,7 @@ pub fn render_nodal_tri(
         Surface::Merged if matches!(variant.partition, Partition::Tile { .. }) => {
             parts.push((vec!["tile"], piece(&[volume])?))
         }
+        Surface::Merged if variant.partition == Partition::Mma => parts.push((vec!["mma"], piece(&[volume])?)),
         Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
     }
     parts.push((vec!["update", "lincomb"], piece(&["update"])?));
@@ -379,6 +416,7 @@ pub fn render_nodal_tri(
     let mut rhs_kernels = vec![KernelLaunch {
         name: match (variant.partition, variant.surface) {
             (Partition::Tile { .. }, _) => "tile",
+            (Partition::Mma, _) => "mma",
             (_, Surface::Merged) => "rhs",
             _ => "volume",
         },

@@ -138,7 +138,7 @@ impl Formulation for NodalTri {
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         let variant: Variant = spec.parse()?;
         // the rules of the variant space; the device's own limits are checked where it compiles
-        let unlimited = DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX };
+        let unlimited = DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX, f64_mma: true };
         variant.check(order, &LawShape::of(law.ir), &unlimited)?;
         let element = ReferenceTriangle::new(order).map_err(|e| FormulationError::Problem(e.to_string()))?;
         let source = render_nodal_tri(&law.input(), &element, &variant, target)
@@ -153,7 +153,7 @@ impl Formulation for NodalTri {
         target: TuneTarget,
     ) -> Result<Box<dyn Tuner>, FormulationError> {
         let ir = supported_ir(self, law)?;
-        let limits = DeviceLimits { local_memory: device.local_memory(), max_work_group: device.max_work_group() };
+        let limits = dg_runtime::backend::limits_of(device);
         let (valid, _) = valid_variants(target.order, &LawShape::of(&ir), precision_of::<T>(), &limits);
         let setup = VerificationSetup::new(law, target.order)?;
         let n = timing_cells(target.order, L::NVARS, target.timing_dofs);
@@ -375,6 +375,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
         let variant: Variant = spec.parse()?;
         let n = timing_cells(self.order, L::NVARS, self.min_dofs);
         let cost = rhs_cost(&self.ir, self.law.numerical_flux_name(), self.order, 2 * n * n, &variant);
-        Ok(UnitCost { flops: cost.flops, bytes: cost.bytes, gemm: false })
+        // the mma kernels run their products on the tensor cores: their ceiling is the library GEMM's
+        Ok(UnitCost { flops: cost.flops, bytes: cost.bytes, gemm: variant.partition == Partition::Mma })
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! SPEC grammar: `<partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/diff-first]`, e.g.
 //! `node/mb2/seq1/field-local/fused/elem-major/f32`, `elem/wg64/seq1/matrix-const/split/node-major/f64/diff-first`
-//! or `tile4/wg32/seq1/matrix-local/merged/node-major/f64` (four work items per element, 32 elements per group).
+//! or `tile4/wg32/seq1/matrix-local/merged/node-major/f64` (four work items per element, 32 elements per group), or
+//! `mma/wg16/seq2/field-local/merged/node-major/f64` (the operator on the f64 tensor cores, 16 elements per group).
 //! The optional last part is the volume formulation; without it, the flux is evaluated at the nodes and then
 //! differentiated (`flux-first`, valid for every law).
 
@@ -11,7 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, and tile4, tile8 with wg32, seq1\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (f64 tensor cores, CUDA sm_80+); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 with wg32, seq1, and mma with wg8, wg16, wg32, seq1, seq2\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -27,6 +28,11 @@ pub enum Partition {
         /// Work items per element.
         threads: usize,
     },
+    /// The whole operator as one matrix product per group of elements on the f64 tensor cores (CUDA `mma.sync`,
+    /// compute capability 8.0 and later): [−Dr −Ds LIFT] (one warp per 8 output nodes, its fragments of the matrix
+    /// in registers (matrix-local) or read through the cache at each step (field-local)) times the group's
+    /// contravariant fluxes and face jumps (in local memory). Volume and surface merged; f64.
+    Mma,
 }
 
 /// Where the operator matrices (Dr, Ds, LIFT) live.
@@ -34,7 +40,8 @@ pub enum Partition {
 pub enum Storage {
     /// Fields (fluxes, face jumps) in local memory, matrices read from global memory through the cache.
     FieldLocal,
-    /// Matrices copied to local memory by each work group (fields in local memory too).
+    /// Matrices copied to local memory by each work group (fields in local memory too); in the mma partition, the
+    /// operator's fragments held in the registers of the warps that use them, once per work group.
     MatrixLocal,
     /// Matrices as compile-time constants in the source.
     MatrixConst,
@@ -99,10 +106,11 @@ impl fmt::Display for Variant {
             Partition::Node => "node".to_string(),
             Partition::Element => "elem".to_string(),
             Partition::Tile { threads } => format!("tile{threads}"),
+            Partition::Mma => "mma".to_string(),
         };
         let group = match self.partition {
             Partition::Node => format!("mb{}", self.group),
-            Partition::Element | Partition::Tile { .. } => format!("wg{}", self.group),
+            Partition::Element | Partition::Tile { .. } | Partition::Mma => format!("wg{}", self.group),
         };
         let storage = match self.storage {
             Storage::FieldLocal => "field-local",
@@ -148,12 +156,13 @@ impl FromStr for Variant {
         let partition = match parts[0] {
             "node" => Partition::Node,
             "elem" => Partition::Element,
+            "mma" => Partition::Mma,
             other if other.starts_with("tile") => Partition::Tile { threads: number(other, "tile")? },
             other => return Err(bad(format!("unknown partition `{other}`"))),
         };
         let group = match partition {
             Partition::Node => number(parts[1], "mb")?,
-            Partition::Element | Partition::Tile { .. } => number(parts[1], "wg")?,
+            Partition::Element | Partition::Tile { .. } | Partition::Mma => number(parts[1], "wg")?,
         };
         let seq = number(parts[2], "seq")?;
         let storage = match parts[3] {
@@ -208,6 +217,20 @@ impl Variant {
                             precision,
                             form: VolumeForm::FluxFirst,
                         });
+                    }
+                    if surface == Surface::Merged && storage != Storage::MatrixConst && precision == Precision::F64 {
+                        for group in [8, 16, 32] {
+                            out.push(Variant {
+                                partition: Partition::Mma,
+                                group,
+                                seq,
+                                storage,
+                                surface,
+                                layout: Layout::NodeMajor,
+                                precision,
+                                form: VolumeForm::FluxFirst,
+                            });
+                        }
                     }
                     if surface == Surface::Merged && seq == 1 {
                         // (tile2 and seq4 were measured too and rarely won: 3.5% at N = 7 f64 once; each tile costs
@@ -285,6 +308,32 @@ impl Variant {
                 ));
             }
         }
+        if self.partition == Partition::Mma {
+            if !limits.f64_mma {
+                return reject(
+                    "mma needs the f64 tensor cores of a CUDA device of compute capability 8.0 or later".into(),
+                );
+            }
+            if self.precision != Precision::F64 {
+                return reject("mma multiplies f64 matrices (no f32 tensor-core format keeps f32 accuracy)".into());
+            }
+            if self.surface != Surface::Merged || self.layout != Layout::NodeMajor || self.form != VolumeForm::FluxFirst
+            {
+                return reject(
+                    "mma is generated merged (volume and surface), flux-first, on the node-major layout".into(),
+                );
+            }
+            if self.storage == Storage::MatrixConst {
+                return reject(
+                    "mma reads the operator's fragments through the cache (field-local) or keeps them in registers \
+                     (matrix-local); constant memory serialises the lanes' different addresses"
+                        .into(),
+                );
+            }
+            if !matches!(self.group, 8 | 16 | 32) {
+                return reject("mma takes 8, 16 or 32 elements per group (whole 8-column tiles)".into());
+            }
+        }
         if self.partition == Partition::Node && self.layout == Layout::NodeMajor {
             return reject("node-per-thread kernels use the element-major (microblock) layout".into());
         }
@@ -312,7 +361,7 @@ impl Variant {
                 ));
             }
         }
-        if self.seq > 1 && self.storage != Storage::MatrixLocal {
+        if self.seq > 1 && self.storage != Storage::MatrixLocal && self.partition != Partition::Mma {
             return reject("seq > 1 only pays off when matrices are loaded once per group (matrix-local)".into());
         }
         let threads = geometry.volume_threads.max(geometry.surface_threads);
