@@ -59,7 +59,7 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
             let outcomes = dg_runtime::pipeline::verify(tuner.as_mut(), device, run.only, &mut |o| {
                 bar.inc(1);
                 if lines {
-                    eprintln!("  {} {:.2e}{}", o.variant, o.relative_error, if o.passed { "" } else { " FAILED" });
+                    eprintln!("{}", outcome_line(o));
                 }
             });
             bar.finish_and_clear();
@@ -69,6 +69,19 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
         }
     }
     tally.finish(law.name(), f.name(), device, run.json)
+}
+
+/// One variant's line: its relative error, or why the device (or the rules, for a variant named on the command line)
+/// refused it, or why it failed.
+fn outcome_line(o: &VerifyOutcome) -> String {
+    let why = o.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
+    if o.rejected {
+        format!("  {} refused{why}", o.variant)
+    } else if o.passed {
+        format!("  {} {:.2e}", o.variant, o.relative_error)
+    } else {
+        format!("  {} {:.2e} FAILED{why}", o.variant, o.relative_error)
+    }
 }
 
 /// Counts of a verification over orders and precisions, printed per step and summed up at the end.
@@ -128,5 +141,22 @@ impl Tally {
             bail!("nothing was verified (every precision skipped or every variant refused)");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::outcome_line;
+    use dg_runtime::verify::VerifyOutcome;
+
+    #[test]
+    fn a_refused_variant_says_why_and_is_not_called_a_failure() {
+        let refused = VerifyOutcome::rejected("mma/wg32".into(), "92160 bytes of local memory".into());
+        let line = outcome_line(&refused);
+        assert!(line.contains("refused: 92160 bytes") && !line.contains("FAILED"), "{line}");
+        let mut failed = VerifyOutcome::compared("v".into(), f64::NAN, 1e-12);
+        assert_eq!(outcome_line(&failed), "  v NaN FAILED");
+        failed.error = Some("launch failed".into());
+        assert_eq!(outcome_line(&failed), "  v NaN FAILED: launch failed");
     }
 }

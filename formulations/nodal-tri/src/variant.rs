@@ -218,35 +218,24 @@ impl Variant {
                             form: VolumeForm::FluxFirst,
                         });
                     }
+                    // the merged partitions that share the element's data in local memory (flux-first, node-major)
+                    let shared = |partition, group, seq| Variant {
+                        partition,
+                        group,
+                        seq,
+                        storage,
+                        surface,
+                        layout: Layout::NodeMajor,
+                        precision,
+                        form: VolumeForm::FluxFirst,
+                    };
                     if surface == Surface::Merged && storage != Storage::MatrixConst && precision == Precision::F64 {
-                        for group in [8, 16, 32] {
-                            out.push(Variant {
-                                partition: Partition::Mma,
-                                group,
-                                seq,
-                                storage,
-                                surface,
-                                layout: Layout::NodeMajor,
-                                precision,
-                                form: VolumeForm::FluxFirst,
-                            });
-                        }
+                        out.extend([8, 16, 32].map(|group| shared(Partition::Mma, group, seq)));
                     }
                     if surface == Surface::Merged && seq == 1 {
                         // (tile2 and seq4 were measured too and rarely won: 3.5% at N = 7 f64 once; each tile costs
                         // PoCL several seconds to build at high orders, and CI builds every valid variant)
-                        for (threads, seq) in [(4, 1), (8, 1)] {
-                            out.push(Variant {
-                                partition: Partition::Tile { threads },
-                                group: 32,
-                                seq,
-                                storage,
-                                surface,
-                                layout: Layout::NodeMajor,
-                                precision,
-                                form: VolumeForm::FluxFirst,
-                            });
-                        }
+                        out.extend([4, 8].map(|threads| shared(Partition::Tile { threads }, 32, 1)));
                     }
                     for layout in [Layout::ElementMajor, Layout::NodeMajor] {
                         for group in [32, 128] {
