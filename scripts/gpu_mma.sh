@@ -1,35 +1,36 @@
 #!/usr/bin/env bash
-# The nodal triangle operator on the f64 tensor cores (partition `mma`), on one GPU: registers and spills of the
-# mma kernel (nvcc), every mma variant verified against the CPU at N = 1..8 (Maxwell) and 1..4 (Euler), a planted
-# bug that verification must catch, then maxwell2d f64 tuned exhaustively at N = 1..8 (every variant, mma among
-# them, into a copy of the shipped database) and its winners benched.
-# usage: DG=gpu/dg OUT=dir [SECTIONS="ptxas verify tune bench loop ncu"] [TUNE_PRECISION=both] bash scripts/gpu_mma.sh
+# The nodal triangle operator on the tensor cores (partition `mma`: f64, or f32 as three tf32 products), on one
+# GPU: registers and spills of the mma kernel (nvcc) and its tensor-core instructions, every mma variant of precision
+# P verified against the CPU at N = 1..8 (Maxwell) and 1..4 (Euler), a planted bug that verification must catch,
+# then maxwell2d tuned exhaustively at N = 1..8 (every variant, mma among them, into a copy of the shipped
+# database) and its winners benched.
+# usage: DG=gpu/dg OUT=dir [P=f64|f32] [PART=mma|mma2] [SECTIONS="ptxas verify tune bench loop ncu"] [TUNE_PRECISION=both] bash scripts/gpu_mma.sh
 set -u
 OUT=${OUT:-.}; DG=${DG:-gpu/dg}; D="--device cuda:0"
-SECTIONS=${SECTIONS:-ptxas verify tune bench}
+SECTIONS=${SECTIONS:-ptxas verify tune bench}; P=${P:-f64}
 nvidia-smi -L; date -u +%FT%TZ | tee "$OUT/date"
-mma() { echo "mma/wg$1/seq$2/${3:-field-local}/merged/node-major/f64"; }
+mma() { echo "${PART:-mma}/wg$1/seq$2/${3:-field-local}/merged/node-major/$P"; }
 for s in $SECTIONS; do case $s in
 ptxas)
   for o in ${PTXAS_ORDERS:-4 8}; do for g in 8 16; do for st in field-local matrix-local; do
     "$DG" emit maxwell2d --order $o --variant "$(mma $g 1 $st)" --target cuda 2>/dev/null | sed '/KERNEL void update/,$d' > "$OUT/k.cu"
     echo "N=$o wg$g $st: $(nvcc -arch=sm_90 -cubin -o "$OUT/k.cubin" -Xptxas -v "$OUT/k.cu" 2>&1 | grep -oE "Used [0-9]* registers.*|[0-9]+ bytes spill.*|error.*" | tr '\n' ' ')"
   done; done; done
-  cuobjdump -sass "$OUT/k.cubin" | grep -oE "\bDMMA[.0-9A-Z]*\b" | sort | uniq -c ;;
+  cuobjdump -sass "$OUT/k.cubin" | grep -oE "\b[DH]MMA[.0-9A-Z]*\b" | sort | uniq -c ;;
 verify)
   # (wg32 does not fit 48 KiB of local memory from N = 6 on: the rules reject it there)
   for st in field-local matrix-local; do for g in 8 16 32; do for q in 1 2; do
     f="$OUT/verify-$st-wg$g-seq$q.txt"
-    timeout 150 "$DG" verify maxwell2d --order ${VERIFY_ORDERS:-1..8} --precision f64 --variant "$(mma $g $q $st)" $D > "$f" 2>&1
+    timeout 150 "$DG" verify maxwell2d --order ${VERIFY_ORDERS:-1..8} --precision $P --variant "$(mma $g $q $st)" $D > "$f" 2>&1
     echo "rc $? $(tail -1 "$f")"; grep -E "^  mma" "$f" | awk '{print $2}' | tr '\n' ' '; echo
   done; done; done
-  timeout 150 "$DG" verify euler2d --order 1..4 --precision f64 --variant "$(mma 16 2)" $D > "$OUT/verify-euler.txt" 2>&1
+  timeout 150 "$DG" verify euler2d --order 1..4 --precision $P --variant "$(mma 16 2)" $D > "$OUT/verify-euler.txt" 2>&1
   echo "verify euler2d $(mma 16 2): rc $?"; tail -5 "$OUT/verify-euler.txt"
-  timeout 150 "$DG" verify maxwell2d --order 3..4 --precision f64 --variant "$(mma 16 2)" --plant-bug skip-last-group $D > "$OUT/verify-planted.txt" 2>&1
+  timeout 150 "$DG" verify maxwell2d --order 3..4 --precision $P --variant "$(mma 16 2)" --plant-bug skip-last-group $D > "$OUT/verify-planted.txt" 2>&1
   echo "planted skip-last-group: rc $? (must be non-zero)"; tail -3 "$OUT/verify-planted.txt" ;;
 tune)
   cp -r tuning-db "$OUT/db"
-  DG_CACHE_DIR=$(mktemp -d) timeout ${TUNE_LIMIT:-330} "$DG" autotune maxwell2d --orders ${TUNE_ORDERS:-1..8} --precision ${TUNE_PRECISION:-f64} $D --db "$OUT/db" > "$OUT/tune.txt" 2> "$OUT/tune.err"
+  DG_CACHE_DIR=$(mktemp -d) timeout ${TUNE_LIMIT:-330} "$DG" autotune maxwell2d --orders ${TUNE_ORDERS:-1..8} --precision ${TUNE_PRECISION:-$P} $D --db "$OUT/db" > "$OUT/tune.txt" 2> "$OUT/tune.err"
   echo "rc $?"; cat "$OUT/tune.txt"
   python3 - "$OUT/tune.err" <<'PY'
 import re, sys
@@ -48,16 +49,16 @@ PY
   ;;
 bench)
   db=tuning-db; [ -d "$OUT/db" ] && db="$OUT/db"
-  "$DG" bench maxwell2d --orders ${TUNE_ORDERS:-1..8} --precision ${TUNE_PRECISION:-f64} $D --db "$db" > "$OUT/bench.txt" 2> "$OUT/bench.err"
+  "$DG" bench maxwell2d --orders ${TUNE_ORDERS:-1..8} --precision ${TUNE_PRECISION:-$P} $D --db "$db" > "$OUT/bench.txt" 2> "$OUT/bench.err"
   echo "rc $?"; cat "$OUT/bench.txt"; cp "$db"/cuda-*.json "$OUT/" ;;
 loop)
   # the whole LSRK45 loop (stages folded into the merged kernel) on 180,000 triangles: the previous f64 winner
   # (tile4) against the mma winner the bench used; final errors must agree to round-off
   db=tuning-db; [ -d "$OUT/db" ] && db="$OUT/db"
   for n in ${LOOP_ORDERS:-5 6 7 8}; do
-    for V in tile4/wg32/seq1/matrix-const/merged/node-major/f64 "$(mma 8 1)"; do
+    for V in ${LOOP_BEFORE:-tile4/wg32/seq1/matrix-const/merged/node-major/f64} "$(mma ${LOOP_GROUP:-8} 1)"; do
       o="$OUT/loop-N$n-${V//\//_}"
-      timeout 60 "$DG" run maxwell-cavity --order $n --nx 300 --t-end 0.05 --precision f64 $D --variant $V --json > $o.json 2> $o.err
+      timeout 60 "$DG" run maxwell-cavity --order $n --nx 300 --t-end ${LOOP_T:-0.05} --precision $P $D --variant $V --json > $o.json 2> $o.err
       python3 -c "
 import json;d=json.load(open('$o.json'));v=d['device']
 print('N=$n $V steps',d['steps'],'L2 %.9e'%d['l2_error'],'loop %.3f s'%sum(v['loop_split'].values()),'kernels %.3f s'%v['kernel_seconds'],'GDOF.RHS/s %.1f'%(d['throughput']/1e9),'folded',v.get('stages_folded'))" || tail -2 $o.err
@@ -67,7 +68,7 @@ ncu)
   # where the N = 8 mma winner spends its time (one timing launch, after verification's)
   timeout 150 ncu --clock-control none --kernel-name regex:mma --launch-skip 5 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis \
-    "$DG" bench maxwell2d --orders 8 --precision f64 $D --db tuning-db > "$OUT/ncu.txt" 2>&1
+    "$DG" bench maxwell2d --orders 8 --precision $P $D --db tuning-db > "$OUT/ncu.txt" 2>&1
   grep -E "Throughput|Occupancy|Stall|Registers|Block Limit|Duration|Warp Cycles|Issue|Pipe" "$OUT/ncu.txt" | head -60 ;;
 esac; done
 rm -f "$OUT/k.cu" "$OUT/k.cubin"

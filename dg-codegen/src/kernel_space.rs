@@ -51,15 +51,15 @@ pub struct DeviceLimits {
     pub local_memory: usize,
     /// Largest work-group size.
     pub max_work_group: usize,
-    /// Whether generated CUDA kernels may multiply f64 matrices on the tensor cores (`mma.sync` with double
+    /// Whether generated CUDA kernels may multiply matrices on the tensor cores (`mma.sync` with double or tf32
     /// operands: compute capability 8.0 and later).
-    pub f64_mma: bool,
+    pub tensor_cores: bool,
 }
 
 impl Default for DeviceLimits {
     /// The limits of an OpenCL 1.2 minimum device (32 KiB, 256 work items, no tensor cores), safe everywhere.
     fn default() -> Self {
-        Self { local_memory: 32 * 1024, max_work_group: 256, f64_mma: false }
+        Self { local_memory: 32 * 1024, max_work_group: 256, tensor_cores: false }
     }
 }
 

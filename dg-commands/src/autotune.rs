@@ -42,11 +42,7 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
     }
     let db = tuning_db::DeviceDb::load(&sources, &fp);
     db.warnings.iter().for_each(|w| eprintln!("{w}"));
-    let mut ceilings = db.ceilings;
-    if ceilings.is_none() {
-        eprintln!("measuring the device's ceilings (bandwidth, FMA throughput) for the roofline …");
-        ceilings = Some(dg_runtime::ceilings::measure(device)?);
-    }
+    let ceilings = Some(dg_runtime::ceilings::stored_or_measured(db.ceilings, device)?);
     let mut results = BTreeMap::new();
     let mut by_precision: BTreeMap<String, Vec<tuning_db::Entry>> = BTreeMap::new();
     for &order in run.orders {
@@ -105,7 +101,7 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
                 started.elapsed().as_secs_f64()
             );
             if let (Some(c), Ok(cost)) = (ceilings.as_ref(), tuner.cost(&entry.winner)) {
-                if let Some(raw) = c.exceeded_by(cost.flops, cost.bytes, entry.median_s, double, cost.gemm) {
+                if let Some(raw) = c.exceeded_by(cost.flops, cost.bytes, entry.median_s, double, cost.units) {
                     eprintln!("{}", ceiling_warning(&entry.winner, raw));
                 }
             }

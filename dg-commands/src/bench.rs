@@ -31,13 +31,7 @@ pub struct BenchRun<'a> {
 pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<'_>) -> Result<(), CommandError> {
     let fp = device.fingerprint().clone();
     let db = dg_run::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
-    let ceilings = match db.ceilings {
-        Some(c) => c,
-        None => {
-            eprintln!("measuring the device's ceilings (bandwidth, FMA throughput) for the roofline …");
-            dg_runtime::ceilings::measure(device)?
-        }
-    };
+    let ceilings = dg_runtime::ceilings::stored_or_measured(db.ceilings, device)?;
     let mut rows = Vec::new();
     let mut missing = Vec::new();
     for &order in run.orders {

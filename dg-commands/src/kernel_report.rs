@@ -32,11 +32,7 @@ pub struct KernelReportArgs {
 /// The measured ceilings of the device: from its tuning-database file, else measured now.
 fn ceilings(device: &mut dyn Device) -> Result<Ceilings, CommandError> {
     let stored = dg_run::shipped_db::load(device.fingerprint(), &mut |w| eprintln!("{w}")).ceilings;
-    if let Some(c) = stored.filter(|c| c.gemm_gflops_f32.is_some() || !device.supports_gemm()) {
-        return Ok(c);
-    }
-    eprintln!("measuring the device's copy bandwidth and FMA peak …");
-    Ok(dg_runtime::ceilings::measure(device)?)
+    Ok(dg_runtime::ceilings::stored_or_measured(stored, device)?)
 }
 
 /// Runs the per-kernel report of every law and order: each kernel timed alone at the problem size, through the

@@ -1,5 +1,6 @@
 //! Measured device ceilings for the roofline: copy bandwidth (the better of a 4-byte and a 16-byte per work
-//! item copy of 256 MB), fused-multiply-add throughput, and the library GEMM's throughput where the device has one.
+//! item copy of 256 MB), fused-multiply-add throughput, the library GEMM's throughput where the device has one, and
+//! the tf32 tensor-core instruction's where generated kernels may use it.
 
 use crate::backend::{Arg, BackendError, Device, Launch};
 use crate::tuning_db::Ceilings;
@@ -22,6 +23,40 @@ fn source(cuda: bool) -> String {
         ));
     }
     s
+}
+
+/// Chains of `mma.sync.m16n8k8` with tf32 operands, four independent accumulators per warp, 512 rounds: the
+/// instruction's throughput as the generated f32 tensor-core kernels issue it.
+const MMA_TF32_SOURCE: &str = r#"
+extern "C" __global__ void mma_tf32(float* out, const float x) {
+    const unsigned a = __float_as_uint(x), b = __float_as_uint(x * 0.5f);
+    float c[4][4] = {{0}};
+    for (int r = 0; r < 512; ++r) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                         : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]), "+f"(c[j][3])
+                         : "r"(a), "r"(a), "r"(a), "r"(a), "r"(b), "r"(b));
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = c[0][0] + c[1][1] + c[2][2] + c[3][3];
+}
+"#;
+
+/// The ceilings of `device`: `stored` where it has every ceiling the device can measure (the library GEMM where the
+/// device has one, the tf32 instruction where generated kernels may use it), else measured now (saying so).
+pub fn stored_or_measured(stored: Option<Ceilings>, device: &mut dyn Device) -> Result<Ceilings, BackendError> {
+    let (gemm, tensor_cores) = (device.supports_gemm(), device.supports_tensor_cores());
+    let complete =
+        |c: &Ceilings| (c.gemm_gflops_f32.is_some() || !gemm) && (c.mma_tf32_gflops.is_some() || !tensor_cores);
+    match stored {
+        Some(c) if complete(&c) => Ok(c),
+        _ => {
+            eprintln!(
+                "measuring the device's ceilings (bandwidth, FMA, GEMM and tensor-core throughput) for the roofline …"
+            );
+            measure(device)
+        }
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -76,7 +111,29 @@ pub fn measure(device: &mut dyn Device) -> Result<Ceilings, BackendError> {
     } else {
         (None, None)
     };
-    Ok(Ceilings { bandwidth_gbs, gflops_f32: gflops[0], gflops_f64: gflops[1], gemm_gflops_f32, gemm_gflops_f64 })
+    let mma_tf32_gflops = if cuda && device.supports_tensor_cores() { Some(mma_tf32_gflops(device)?) } else { None };
+    Ok(Ceilings {
+        bandwidth_gbs,
+        gflops_f32: gflops[0],
+        gflops_f64: gflops[1],
+        gemm_gflops_f32,
+        gemm_gflops_f64,
+        mma_tf32_gflops,
+    })
+}
+
+/// The tf32 `mma` instruction's throughput: 2·16·8·8 flops per instruction and warp, 2,048 instructions per warp,
+/// 8,192 warps (every multiprocessor full on current GPUs).
+fn mma_tf32_gflops(device: &mut dyn Device) -> Result<f64, BackendError> {
+    let program = device.compile(MMA_TF32_SOURCE, &["mma_tf32".to_string()])?;
+    let (local, groups) = (256, 1024);
+    let out = device.alloc(local * groups * 4)?;
+    let launch = Launch { kernel: "mma_tf32".into(), groups, local, args: vec![Arg::Buffer(out), Arg::F32(0.999)] };
+    device.run(program, std::slice::from_ref(&launch), 2)?;
+    let t = median(device.run(program, &[launch], 10)?);
+    device.free_buffers();
+    let warps = (groups * local / 32) as f64;
+    Ok(warps * 512.0 * 4.0 * 2.0 * 16.0 * 8.0 * 8.0 / t * 1e-9)
 }
 
 /// The library GEMM's throughput on a square problem of order 8192 (4096 in f64), C ← A·B with β = 0: the

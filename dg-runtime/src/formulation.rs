@@ -68,15 +68,15 @@ pub struct TuneTarget {
     pub timing_dofs: u64,
 }
 
-/// Flops and bytes of one timed unit (a right-hand side, or an AB3 step), and whether library GEMMs do part of it.
+/// Flops and bytes of one timed unit (a right-hand side, or an AB3 step), and the arithmetic units its flops run on.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct UnitCost {
     /// Floating-point operations.
     pub flops: f64,
     /// Bytes moved, as the variant moves them.
     pub bytes: f64,
-    /// Whether the unit runs on the library GEMM (its roofline is against the GEMM ceiling).
-    pub gemm: bool,
+    /// The units its flops run on (its roofline is against their measured ceiling).
+    pub units: crate::tuning_db::ArithmeticUnits,
 }
 
 /// One discretisation on one element type.

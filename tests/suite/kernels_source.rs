@@ -39,7 +39,7 @@ fn invalid_specs_are_rejected_with_the_valid_values() {
 
 #[test]
 fn rules_reject_what_does_not_fit_with_a_reason() {
-    let small = DeviceLimits { local_memory: 8 * 1024, max_work_group: 128, f64_mma: false };
+    let small = DeviceLimits { local_memory: 8 * 1024, max_work_group: 128, tensor_cores: false };
     let linear = LawShape { nvars: 3, linear_flux: true };
     let nonlinear = LawShape { nvars: 4, linear_flux: false };
     let v: Variant = "node/mb4/seq1/matrix-local/fused/elem-major/f64".parse().unwrap();
@@ -56,29 +56,43 @@ fn rules_reject_what_does_not_fit_with_a_reason() {
 }
 
 #[test]
-fn mma_needs_f64_tensor_cores_cuda_and_room_in_local_memory() {
+fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
     let linear = LawShape { nvars: 3, linear_flux: true };
-    let tensor = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, f64_mma: true };
+    let tensor = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, tensor_cores: true };
     let v: Variant = "mma/wg16/seq2/matrix-local/merged/node-major/f64".parse().unwrap();
     assert!(v.check(8, &linear, &tensor).is_ok());
-    let no_tensor = DeviceLimits { f64_mma: false, ..tensor };
+    let no_tensor = DeviceLimits { tensor_cores: false, ..tensor };
     assert!(v.check(8, &linear, &no_tensor).unwrap_err().to_string().contains("tensor cores"));
     let reasons = [
-        ("mma/wg16/seq1/field-local/merged/node-major/f32", "f64"),
         ("mma/wg16/seq1/matrix-const/merged/node-major/f64", "constant memory"),
         ("mma/wg16/seq1/field-local/fused/node-major/f64", "merged"),
         ("mma/wg64/seq1/field-local/merged/node-major/f64", "8, 16 or 32"),
         // 3 variables × 32 elements × 120 rows of 8 bytes: 90 KiB
         ("mma/wg32/seq1/field-local/merged/node-major/f64", "local memory"),
     ];
+    // f32 (tf32 steps of 8 rows): 3 × 32 × 120 × 4 bytes = 45 KiB fits at N = 8
+    let f32_wg32: Variant = "mma/wg32/seq1/field-local/merged/node-major/f32".parse().unwrap();
+    assert!(f32_wg32.check(8, &linear, &tensor).is_ok(), "{:?}", f32_wg32.check(8, &linear, &tensor));
+    assert!(f32_wg32.check(8, &linear, &DeviceLimits { local_memory: 44 * 1024, ..tensor }).is_err());
     for (spec, reason) in reasons {
         let err = spec.parse::<Variant>().unwrap().check(8, &linear, &tensor).unwrap_err().to_string();
         assert!(err.contains(reason), "{spec}: {err}");
     }
-    // the tuner meets mma in f64 only, in both storages and every group
-    let all = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mma/")).count();
-    assert_eq!((all(Precision::F32), all(Precision::F64)), (0, 12));
-    // CUDA C only; the emitted kernel issues the f64 mma instruction
+    // the tuner meets mma and mma2 in f64 (both storages, every group and sequence); f32 mma is there to be
+    // requested, mma2 is f64 only
+    let all = |p, prefix| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with(prefix)).count();
+    assert_eq!((all(Precision::F32, "mma"), all(Precision::F64, "mma/"), all(Precision::F64, "mma2/")), (0, 12, 12));
+    let mma2: Variant = "mma2/wg8/seq1/field-local/merged/node-major/f64".parse().unwrap();
+    assert!(mma2.check(8, &linear, &tensor).is_ok());
+    let err = "mma2/wg8/seq1/field-local/merged/node-major/f32".parse::<Variant>().unwrap().check(8, &linear, &tensor);
+    assert!(err.unwrap_err().to_string().contains("mma2"));
+    assert!("mma3/wg8/seq1/field-local/merged/node-major/f64"
+        .parse::<Variant>()
+        .unwrap()
+        .check(8, &linear, &tensor)
+        .is_err());
+    // CUDA C only; the emitted kernels issue the f64 mma instruction, and the tf32 one three times per product
+
     let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
     let params = dg::dg_laws::maxwell2d::Law::default().param_values();
     let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
@@ -87,6 +101,30 @@ fn mma_needs_f64_tensor_cores_cuda_and_room_in_local_memory() {
     assert!(err.contains("CUDA C"), "{err}");
     let cuda = render(&input, &el, &v, Target::Cuda).unwrap().source;
     assert!(cuda.contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"));
+    // mma2: half the warps, each B fragment feeding two products
+    let two = render(&input, &el, &mma2, Target::Cuda).unwrap();
+    assert_eq!(two.rhs_kernels[0].local_size, 32 * (el.np.div_ceil(8)).div_ceil(2));
+    assert_eq!(two.source.matches("DG_MMA_F64(c[").count(), 2);
+    let f32_cuda = render(&input, &el, &f32_wg32, Target::Cuda).unwrap().source;
+    assert_eq!(f32_cuda.matches("DG_MMA_TF32(c[n]").count(), 3);
+    assert!(f32_cuda.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
+    assert!(render(&input, &el, &f32_wg32, Target::OpenCl).is_err());
+    // the local array each kernel declares is the size the rules checked against the device (f64: 8 × 4 steps,
+    // f32: 8 × 8), at several orders
+    for (spec, bytes) in [(&v, 8), (&mma2, 8), (&f32_wg32, 4)] {
+        for order in [1, 4, 8] {
+            let el = ReferenceTriangle::new(order).unwrap();
+            let source = render(&input, &el, spec, Target::Cuda).unwrap().source;
+            let declared: usize = source
+                .split("real s_b[")
+                .nth(1)
+                .and_then(|rest| rest.split(']').next())
+                .and_then(|n| n.parse().ok())
+                .expect("the kernel declares s_b");
+            let geometry = dg::dg_nodal_tri::render::Geometry::new(order, spec);
+            assert_eq!(declared * bytes, geometry.local_bytes(3, bytes, spec), "{spec} N={order}");
+        }
+    }
 }
 
 #[test]
@@ -136,6 +174,10 @@ fn emitted_source_snapshots() {
     insta::assert_snapshot!(
         "maxwell2d_n2_mma_cuda",
         emitted("maxwell2d", 2, "mma/wg8/seq2/matrix-local/merged/node-major/f64", Target::Cuda)
+    );
+    insta::assert_snapshot!(
+        "maxwell2d_n2_mma_tf32_cuda",
+        emitted("maxwell2d", 2, "mma/wg16/seq1/field-local/merged/node-major/f32", Target::Cuda)
     );
 }
 

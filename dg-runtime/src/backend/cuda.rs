@@ -815,7 +815,7 @@ impl Device for CudaDevice {
         true
     }
 
-    fn supports_f64_mma(&self) -> bool {
+    fn supports_tensor_cores(&self) -> bool {
         // "sm_80" and later: the architecture string's major version
         self.arch
             .strip_prefix("sm_")

@@ -327,9 +327,9 @@ pub trait Device {
     fn max_work_group(&self) -> usize;
     /// Whether double precision is supported.
     fn supports_f64(&self) -> bool;
-    /// Whether generated kernels may use the f64 tensor-core instruction (`mma.sync.m8n8k4` with double operands:
-    /// CUDA on compute capability 8.0 and later). The default: no.
-    fn supports_f64_mma(&self) -> bool {
+    /// Whether generated kernels may use the tensor-core instructions `mma.sync.m8n8k4` with double operands and
+    /// `mma.sync.m16n8k8` with tf32 operands (CUDA on compute capability 8.0 and later). The default: no.
+    fn supports_tensor_cores(&self) -> bool {
         false
     }
 }
@@ -339,7 +339,7 @@ pub fn limits_of(device: &dyn Device) -> dg_codegen::DeviceLimits {
     dg_codegen::DeviceLimits {
         local_memory: device.local_memory(),
         max_work_group: device.max_work_group(),
-        f64_mma: device.supports_f64_mma(),
+        tensor_cores: device.supports_tensor_cores(),
     }
 }
 

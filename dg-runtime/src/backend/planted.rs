@@ -221,8 +221,8 @@ impl Device for PlantedDevice<'_> {
     fn local_memory(&self) -> usize {
         self.inner.local_memory()
     }
-    fn supports_f64_mma(&self) -> bool {
-        self.inner.supports_f64_mma()
+    fn supports_tensor_cores(&self) -> bool {
+        self.inner.supports_tensor_cores()
     }
     fn max_work_group(&self) -> usize {
         self.inner.max_work_group()

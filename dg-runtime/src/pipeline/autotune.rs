@@ -208,7 +208,7 @@ pub fn tune(
         dofs: tuner.timing_dofs(),
         gflops: cost.flops / median_s * 1e-9,
         gbs: cost.bytes / median_s * 1e-9,
-        roofline_percent: ceilings.map(|c| c.roofline_percent(cost.flops, cost.bytes, median_s, double, cost.gemm)),
+        roofline_percent: ceilings.map(|c| c.roofline_percent(cost.flops, cost.bytes, median_s, double, cost.units)),
         candidates,
         date: super::today(),
         strategy: opts.strategy.to_string(),

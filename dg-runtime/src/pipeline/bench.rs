@@ -50,7 +50,7 @@ pub fn measure(
         spread,
         gflops: cost.flops / median_s * 1e-9,
         gbs: cost.bytes / median_s * 1e-9,
-        roofline_percent: ceilings.roofline_percent(cost.flops, cost.bytes, median_s, double, cost.gemm),
-        ceiling_exceeded: ceilings.exceeded_by(cost.flops, cost.bytes, median_s, double, cost.gemm),
+        roofline_percent: ceilings.roofline_percent(cost.flops, cost.bytes, median_s, double, cost.units),
+        ceiling_exceeded: ceilings.exceeded_by(cost.flops, cost.bytes, median_s, double, cost.units),
     })
 }

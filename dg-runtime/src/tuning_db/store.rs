@@ -114,35 +114,65 @@ pub struct Ceilings {
     /// Library GEMM throughput in f64 (cuBLAS DGEMM, which runs on the FP64 tensor cores of recent GPUs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gemm_gflops_f64: Option<f64>,
+    /// Tensor-core throughput of `mma.sync.m16n8k8` with tf32 operands (chains of the instruction alone),
+    /// GFLOP/s; measured on CUDA devices of compute capability 8.0 and later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mma_tf32_gflops: Option<f64>,
+}
+
+/// The arithmetic units a kernel's flops run on, which set its roofline's ceiling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum ArithmeticUnits {
+    /// The FMA pipe of the precision (generated kernels).
+    Fma,
+    /// The library GEMM (cuBLAS; DGEMM runs on the FP64 tensor cores of recent GPUs), as measured.
+    LibraryGemm,
+    /// f32 products as three tf32 tensor-core products of split operands: a third of the measured tf32 `mma` rate
+    /// in f32 flops.
+    SplitTf32,
 }
 
 impl Ceilings {
-    /// The arithmetic ceiling of kernels of a precision (`f32` or `f64`): the FMA pipe, or the library GEMM for
-    /// GEMM steps (falling back to the FMA pipe where no GEMM was measured).
-    pub fn peak_gflops(&self, double: bool, gemm: bool) -> f64 {
+    /// The arithmetic ceiling of kernels of a precision (`f32` or `f64`) on `units`: the FMA pipe, the library
+    /// GEMM, or a third of the tf32 tensor cores (each falling back to the FMA pipe where it was not measured, and
+    /// never below it).
+    pub fn peak_gflops(&self, double: bool, units: ArithmeticUnits) -> f64 {
         let fma = if double { self.gflops_f64 } else { self.gflops_f32 };
-        let library = if double { self.gemm_gflops_f64 } else { self.gemm_gflops_f32 };
-        if gemm {
-            library.unwrap_or(fma).max(fma)
-        } else {
-            fma
-        }
+        let other = match units {
+            ArithmeticUnits::Fma => None,
+            ArithmeticUnits::LibraryGemm => {
+                if double {
+                    self.gemm_gflops_f64
+                } else {
+                    self.gemm_gflops_f32
+                }
+            }
+            ArithmeticUnits::SplitTf32 => self.mma_tf32_gflops.map(|t| t / 3.0),
+        };
+        other.unwrap_or(fma).max(fma)
     }
 
     /// Percent of the roofline bound min(peak, bandwidth × intensity) reached by `seconds` for `flops` and
     /// `bytes`, at most 100: a kernel cannot beat the units it runs on, so a higher raw figure means the measured
     /// ceilings were low ([`Ceilings::exceeded_by`] reports it).
-    pub fn roofline_percent(&self, flops: f64, bytes: f64, seconds: f64, double: bool, gemm: bool) -> f64 {
-        self.raw_roofline_percent(flops, bytes, seconds, double, gemm).min(100.0)
+    pub fn roofline_percent(&self, flops: f64, bytes: f64, seconds: f64, double: bool, units: ArithmeticUnits) -> f64 {
+        self.raw_roofline_percent(flops, bytes, seconds, double, units).min(100.0)
     }
 
     /// The raw roofline percentage when it is above 100 (the ceilings were measured too low), else `None`.
-    pub fn exceeded_by(&self, flops: f64, bytes: f64, seconds: f64, double: bool, gemm: bool) -> Option<f64> {
-        Some(self.raw_roofline_percent(flops, bytes, seconds, double, gemm)).filter(|&p| p > 100.0)
+    pub fn exceeded_by(
+        &self,
+        flops: f64,
+        bytes: f64,
+        seconds: f64,
+        double: bool,
+        units: ArithmeticUnits,
+    ) -> Option<f64> {
+        Some(self.raw_roofline_percent(flops, bytes, seconds, double, units)).filter(|&p| p > 100.0)
     }
 
-    fn raw_roofline_percent(&self, flops: f64, bytes: f64, seconds: f64, double: bool, gemm: bool) -> f64 {
-        let bound = (flops / (self.peak_gflops(double, gemm) * 1e9)).max(bytes / (self.bandwidth_gbs * 1e9));
+    fn raw_roofline_percent(&self, flops: f64, bytes: f64, seconds: f64, double: bool, units: ArithmeticUnits) -> f64 {
+        let bound = (flops / (self.peak_gflops(double, units) * 1e9)).max(bytes / (self.bandwidth_gbs * 1e9));
         100.0 * bound / seconds
     }
 }
@@ -486,7 +516,7 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::Ceilings;
+    use super::{ArithmeticUnits, Ceilings};
 
     #[test]
     fn a_kernel_faster_than_the_ceilings_is_capped_and_reported() {
@@ -496,12 +526,33 @@ mod tests {
             gflops_f64: 5.0,
             gemm_gflops_f32: None,
             gemm_gflops_f64: None,
+            mma_tf32_gflops: None,
         };
         // 2 GB in one second against a 1 GB/s ceiling: 200% raw
-        assert_eq!(c.roofline_percent(1e9, 2e9, 1.0, false, false), 100.0);
-        assert_eq!(c.exceeded_by(1e9, 2e9, 1.0, false, false), Some(200.0));
+        assert_eq!(c.roofline_percent(1e9, 2e9, 1.0, false, ArithmeticUnits::Fma), 100.0);
+        assert_eq!(c.exceeded_by(1e9, 2e9, 1.0, false, ArithmeticUnits::Fma), Some(200.0));
         // half the bandwidth bound: 50%, nothing exceeded
-        assert!((c.roofline_percent(1e9, 0.5e9, 1.0, false, false) - 50.0).abs() < 1e-12);
-        assert_eq!(c.exceeded_by(1e9, 0.5e9, 1.0, false, false), None);
+        assert!((c.roofline_percent(1e9, 0.5e9, 1.0, false, ArithmeticUnits::Fma) - 50.0).abs() < 1e-12);
+        assert_eq!(c.exceeded_by(1e9, 0.5e9, 1.0, false, ArithmeticUnits::Fma), None);
+    }
+
+    #[test]
+    fn each_unit_has_its_ceiling_and_none_is_below_the_fma_pipe() {
+        let mut c = Ceilings {
+            bandwidth_gbs: 1e6,
+            gflops_f32: 60.0,
+            gflops_f64: 30.0,
+            gemm_gflops_f32: Some(50.0),
+            gemm_gflops_f64: Some(60.0),
+            mma_tf32_gflops: Some(300.0),
+        };
+        assert_eq!(c.peak_gflops(false, ArithmeticUnits::Fma), 60.0);
+        assert_eq!(c.peak_gflops(true, ArithmeticUnits::LibraryGemm), 60.0);
+        // SGEMM below the FMA pipe: the pipe
+        assert_eq!(c.peak_gflops(false, ArithmeticUnits::LibraryGemm), 60.0);
+        // three tf32 products per f32 product
+        assert_eq!(c.peak_gflops(false, ArithmeticUnits::SplitTf32), 100.0);
+        c.mma_tf32_gflops = None;
+        assert_eq!(c.peak_gflops(false, ArithmeticUnits::SplitTf32), 60.0);
     }
 }

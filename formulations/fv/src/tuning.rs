@@ -17,7 +17,7 @@ use dg_runtime::formulation::{
     outcomes_of_specs, outcomes_or_failure, precision_of, supported_ir, target_of, Formulation, FormulationError,
     LawCall, TimingPlan, TuneTarget, Tuner, UnitCost,
 };
-use dg_runtime::tuning_db::{KernelFamily, TuningKey};
+use dg_runtime::tuning_db::{ArithmeticUnits, KernelFamily, TuningKey};
 use dg_runtime::verify::{relative_l2, VerifyOutcome};
 use dg_runtime::DeviceOperatorError;
 use std::sync::OnceLock;
@@ -69,7 +69,7 @@ pub fn step_cost(ir: &LawIr, nflux: &str, order: usize, cells: usize, variant: &
         Transpose::Strided | Transpose::Across => 2.0,
     };
     let cells = cells as f64;
-    UnitCost { flops: cells * 2.0 * per_sweep, bytes: cells * passes * 2.0 * nv * b, gemm: false }
+    UnitCost { flops: cells * 2.0 * per_sweep, bytes: cells * passes * 2.0 * nv * b, units: ArithmeticUnits::Fma }
 }
 
 fn check_order(order: usize) -> Result<(), FormulationError> {

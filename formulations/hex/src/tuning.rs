@@ -20,7 +20,7 @@ use dg_runtime::formulation::{
     outcomes_of_specs, outcomes_or_failure, precision_of, supported_ir, target_of, Formulation, FormulationError,
     LawCall, TimingPlan, TuneTarget, Tuner, UnitCost,
 };
-use dg_runtime::tuning_db::{KernelFamily, TuningKey};
+use dg_runtime::tuning_db::{ArithmeticUnits, KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
 use dg_runtime::DeviceOperatorError;
 use std::sync::OnceLock;
@@ -80,7 +80,7 @@ pub fn rhs_cost(ir: &LawIr, nflux: &str, order: usize, k: usize, variant: &HexVa
         bytes += 3.0 * nv * np * b + 2.0 * nv * nface * b;
     }
     let k = k as f64;
-    UnitCost { flops: k * flops, bytes: k * bytes, gemm: false }
+    UnitCost { flops: k * flops, bytes: k * bytes, units: ArithmeticUnits::Fma }
 }
 
 impl Formulation for Hex {
@@ -128,7 +128,7 @@ impl Formulation for Hex {
 
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         let variant: HexVariant = spec.parse()?;
-        let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, f64_mma: false };
+        let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, tensor_cores: false };
         let p = program(law, (order, variant.layout), variant.precision, target, &gpu)?;
         let cells = p.state.1;
         Ok(format!(

@@ -20,7 +20,7 @@ use dg_runtime::formulation::{
     refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, LawCall, TimingPlan, TuneTarget,
     Tuner, UnitCost,
 };
-use dg_runtime::tuning_db::{KernelFamily, TuningKey};
+use dg_runtime::tuning_db::{ArithmeticUnits, KernelFamily, TuningKey};
 use dg_runtime::verify::{relative_l2, VerifyOutcome};
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -270,6 +270,6 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
         // cache), the metric (4) and face data (3 normals and scales, 1 link per face) per element; no flop model
         // yet (the roofline is the bandwidth bound)
         let bytes = 3.0 * self.dofs as f64 * real + k * (4.0 + 9.0) * real + k * 3.0 * 4.0;
-        Ok(UnitCost { flops: 0.0, bytes, gemm: false })
+        Ok(UnitCost { flops: 0.0, bytes, units: ArithmeticUnits::Fma })
     }
 }

@@ -14,7 +14,7 @@ use dg_core::Real;
 use dg_ir::LawIr;
 use dg_runtime::backend::{Device, Step};
 use dg_runtime::cpu::BoundaryBinding;
-use dg_runtime::tuning_db::{Candidate, Ceilings, Entry};
+use dg_runtime::tuning_db::{ArithmeticUnits, Candidate, Ceilings, Entry};
 use dg_runtime::verify::VerifyOutcome;
 use dg_runtime::DeviceOperatorError;
 use serde::Serialize;
@@ -130,7 +130,8 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     // throughput (tensor cores for DGEMM) for cuBLAS steps
     let double = precision == Precision::F64;
     let roof = |kernel: &str, c: KernelCost, s: f64| {
-        ceilings.roofline_percent(c.flops, c.bytes, s, double, kernel.starts_with("gemm-"))
+        let units = if kernel.starts_with("gemm-") { ArithmeticUnits::LibraryGemm } else { ArithmeticUnits::Fma };
+        ceilings.roofline_percent(c.flops, c.bytes, s, double, units)
     };
     let time = |device: &mut dyn Device, steps: &[Step]| -> Result<f64, DeviceOperatorError> {
         op.run(device, steps, 2)?;

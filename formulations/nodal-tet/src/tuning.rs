@@ -20,7 +20,7 @@ use dg_runtime::formulation::{
     precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, KernelReport, LawCall,
     TimingPlan, TuneTarget, Tuner, UnitCost,
 };
-use dg_runtime::tuning_db::{KernelFamily, TuningKey};
+use dg_runtime::tuning_db::{ArithmeticUnits, KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
 use dg_runtime::DeviceOperatorError;
 use std::sync::OnceLock;
@@ -127,7 +127,7 @@ impl Formulation for NodalTet {
         // one program holds every kernel of every strategy; the SPEC picks the precision
         let variant: TetVariant = spec.parse()?;
         // a current GPU's limits (1024 work items, 48 KiB of static shared memory): what `dg emit` shows
-        let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, f64_mma: false };
+        let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, tensor_cores: false };
         Ok(program(law, order, variant.precision, target, &gpu)?.source)
     }
 
@@ -372,6 +372,10 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
     fn cost(&self, spec: &str) -> Result<UnitCost, FormulationError> {
         let variant: TetVariant = spec.parse()?;
         let c = step_cost(&self.ir, self.law.numerical_flux_name(), self.order, self.elements, variant.precision);
-        Ok(UnitCost { flops: c.flops, bytes: c.bytes, gemm: variant.strategy == Strategy::Gemm })
+        Ok(UnitCost {
+            flops: c.flops,
+            bytes: c.bytes,
+            units: if variant.strategy == Strategy::Gemm { ArithmeticUnits::LibraryGemm } else { ArithmeticUnits::Fma },
+        })
     }
 }

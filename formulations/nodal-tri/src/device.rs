@@ -114,12 +114,17 @@ pub(crate) fn tile_matrices<T: Real>(el: &dg_core::triangle::ReferenceTriangle, 
     out
 }
 
-/// The mma kernels' operator A = [−Dr −Ds LIFT] (`np` rows, `2·np + 3·nfp` columns, zero-padded to row tiles of 8
-/// and steps of 4 columns) in the order the tensor cores' `m8n8k4` A fragments are loaded: fragment (tile, step) is
-/// 32 consecutive values, lane l's value A(8·tile + l / 4, 4·step + l % 4).
+/// The mma kernels' operator A = [−Dr −Ds LIFT] (`np` rows, `2·np + 3·nfp` columns, zero-padded to whole row
+/// tiles and column steps of [`crate::render::mma_shape`]) in the order the tensor cores' A fragments are loaded.
+/// f64 (`m8n8k4`): fragment (tile, step) is 32 consecutive values, lane l's value A(8·tile + l / 4, 4·step + l % 4).
+/// f32 (`m16n8k8.tf32`, split): fragment (tile, step) is 32 consecutive groups of 8 values, lane l's
+/// a_j = A(16·tile + l / 4 + 8·(j % 2), 8·step + l % 4 + 4·(j / 2)) for j = 0..3, first their high parts
+/// (rounded to tf32), then their low parts (the rest, rounded to tf32).
 pub(crate) fn mma_fragments<T: Real>(el: &dg_core::triangle::ReferenceTriangle) -> Vec<T> {
     let (np, nf) = (el.np, el.lift.ncols());
-    let (mtiles, ksteps) = (np.div_ceil(8), (2 * np + nf).div_ceil(4));
+    let single = T::NAME == "f32";
+    let (rows, depth) = crate::render::mma_shape(if single { Precision::F32 } else { Precision::F64 });
+    let (mtiles, ksteps) = (np.div_ceil(rows), (2 * np + nf).div_ceil(depth));
     let entry = |i: usize, c: usize| -> f64 {
         match (i < np, c) {
             (false, _) => 0.0,
@@ -129,13 +134,32 @@ pub(crate) fn mma_fragments<T: Real>(el: &dg_core::triangle::ReferenceTriangle) 
             _ => 0.0,
         }
     };
-    let mut out = Vec::with_capacity(mtiles * ksteps * 32);
+    let mut out = Vec::with_capacity(mtiles * ksteps * 32 * if single { 8 } else { 1 });
     for tile in 0..mtiles {
         for step in 0..ksteps {
-            out.extend((0..32).map(|l| T::from_f64(entry(8 * tile + l / 4, 4 * step + l % 4))));
+            for l in 0..32 {
+                if !single {
+                    out.push(T::from_f64(entry(8 * tile + l / 4, 4 * step + l % 4)));
+                    continue;
+                }
+                let a: [f64; 4] =
+                    std::array::from_fn(|j| entry(16 * tile + l / 4 + 8 * (j % 2), 8 * step + l % 4 + 4 * (j / 2)));
+                let high = a.map(|x| tf32_round(x as f32));
+                out.extend(high.iter().map(|&h| T::from_f64(h as f64)));
+                out.extend(a.iter().zip(high).map(|(&x, h)| T::from_f64(tf32_round((x - h as f64) as f32) as f64)));
+            }
         }
     }
     out
+}
+
+/// `x` rounded to the tensor cores' tf32 format (8 exponent bits, 10 stored mantissa bits; to nearest, ties away
+/// from zero, as `cvt.rna.tf32.f32`), as an f32.
+pub(crate) fn tf32_round(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x;
+    }
+    f32::from_bits(x.to_bits().wrapping_add(0x1000) & 0xffff_e000)
 }
 
 fn to_real<T: Real>(values: impl IntoIterator<Item = f64>) -> Vec<T> {
@@ -612,6 +636,90 @@ mod tests {
                 assert!(padding.iter().all(|&o| node_at(&source, o, k, fs).is_none()), "{variant} N={order}");
                 assert_eq!(fs - padding.len(), k * element.np);
             }
+        }
+    }
+
+    /// The f32 mma kernel's product, emulated with the PTX fragment maps of `mma.m16n8k8.tf32` (g = l / 4, t = l % 4;
+    /// A: lane l holds a_j = (g + 8·(j % 2), t + 4·(j / 2)); B: b_h = (t + 4·h, g); C: c_j = (g + 8·(j / 2), 2·t + j % 2))
+    /// and the kernel's three products of tf32 parts (B split as the kernel splits it), equals −Dr·Gr − Ds·Gs + LIFT·J
+    /// to f32 accuracy; one tf32 product alone does not (the split is what keeps the accuracy).
+    #[test]
+    fn tf32_fragments_multiply_to_the_strong_form_operator_to_f32_accuracy() {
+        use super::tf32_round;
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for order in [1, 2, 5, 8] {
+            let el = ReferenceTriangle::new(order).expect("element");
+            let (np, nf) = (el.np, 3 * el.nfp);
+            let (mtiles, ksteps) = (np.div_ceil(16), (2 * np + nf).div_ceil(8));
+            let frag: Vec<f32> = mma_fragments(&el);
+            assert_eq!(frag.len(), mtiles * ksteps * 32 * 8);
+            let rows = 8 * ksteps;
+            let g: Vec<[f32; 8]> = (0..rows)
+                .map(|r| std::array::from_fn(|_| if r < 2 * np + nf { rng.random_range(-1.0..1.0) } else { 0.0 }))
+                .collect();
+            let (mut worst_split, mut worst_single) = (0.0f64, 0.0f64);
+            for tile in 0..mtiles {
+                // per lane: the split sum and a single tf32 product, c_j for j = 0..3
+                let mut c = [[0.0f64; 4]; 32];
+                let mut single = [[0.0f64; 4]; 32];
+                for step in 0..ksteps {
+                    let at = |l: usize, j: usize| frag[((tile * ksteps + step) * 32 + l) * 8 + j] as f64;
+                    // the warp's A tile from the lanes' fragments, B's split as the kernel's cvt.rna does
+                    let mut a_hi = [[0.0f64; 8]; 16];
+                    let mut a_lo = [[0.0f64; 8]; 16];
+                    let mut b_hi = [[0.0f64; 8]; 8];
+                    let mut b_lo = [[0.0f64; 8]; 8];
+                    for l in 0..32 {
+                        let (gr, t) = (l / 4, l % 4);
+                        for j in 0..4 {
+                            let (row, col) = (gr + 8 * (j % 2), t + 4 * (j / 2));
+                            a_hi[row][col] = at(l, j);
+                            a_lo[row][col] = at(l, 4 + j);
+                        }
+                        for h in 0..2 {
+                            let (k, n) = (t + 4 * h, gr);
+                            let b = g[8 * step + k][n];
+                            let hi = tf32_round(b);
+                            b_hi[k][n] = hi as f64;
+                            b_lo[k][n] = tf32_round(b - hi) as f64;
+                        }
+                    }
+                    for (l, (acc, one)) in c.iter_mut().zip(single.iter_mut()).enumerate() {
+                        for j in 0..4 {
+                            let (row, col) = (l / 4 + 8 * (j / 2), 2 * (l % 4) + j % 2);
+                            acc[j] += (0..8)
+                                .map(|k| {
+                                    a_lo[row][k] * b_hi[k][col]
+                                        + a_hi[row][k] * b_lo[k][col]
+                                        + a_hi[row][k] * b_hi[k][col]
+                                })
+                                .sum::<f64>();
+                            one[j] += (0..8).map(|k| a_hi[row][k] * b_hi[k][col]).sum::<f64>();
+                        }
+                    }
+                }
+                for l in 0..32 {
+                    for j in 0..4 {
+                        let i = 16 * tile + l / 4 + 8 * (j / 2);
+                        let e = 2 * (l % 4) + j % 2;
+                        let (expected, scale) = if i < np {
+                            let terms: Vec<f64> = (0..np)
+                                .flat_map(|m| [-el.dr[(i, m)] * g[m][e] as f64, -el.ds[(i, m)] * g[np + m][e] as f64])
+                                .chain((0..nf).map(|m| el.lift[(i, m)] * g[2 * np + m][e] as f64))
+                                .collect();
+                            (terms.iter().sum::<f64>(), terms.iter().map(|x| x.abs()).sum::<f64>())
+                        } else {
+                            (0.0, 1.0)
+                        };
+                        let split = (c[l][j] - expected).abs() / scale;
+                        assert!(split <= 1e-6, "N={order} i={i} e={e}: {split:e} of the terms' magnitude");
+                        worst_split = worst_split.max(split);
+                        worst_single = worst_single.max((single[l][j] - expected).abs() / scale);
+                    }
+                }
+            }
+            assert!(worst_single > 1e-5, "N={order}: one tf32 product is {worst_single:e} off, split {worst_split:e}");
         }
     }
 

@@ -35,6 +35,9 @@ pub struct Geometry {
     /// Tile partition: nodes whose contravariant fluxes are in local memory at once (the sum over nodes runs in
     /// chunks; the face jumps reuse the chunk's memory, so it holds at least half of them).
     pub tile_chunk: usize,
+    /// Mma partition: rows of a warp's tile and columns of a step of the tensor-core instruction (8 × 4 for
+    /// `m8n8k4.f64`, 16 × 8 for `m16n8k8.tf32`); (8, 4) otherwise.
+    pub mma_shape: (usize, usize),
 }
 
 impl Geometry {
@@ -43,6 +46,7 @@ impl Geometry {
         let np = dg_core::triangle::num_nodes(order);
         let nfp = order + 1;
         let mb = microblock(np, 16, 0.10);
+        let mma_shape = mma_shape(variant.precision);
         match variant.partition {
             Partition::Node => {
                 let e = variant.group * mb.elements;
@@ -62,6 +66,7 @@ impl Geometry {
                     tile_outputs: 0,
                     tile_stride: np.next_multiple_of(16),
                     tile_chunk: 0,
+                    mma_shape,
                 }
             }
             Partition::Element => Self {
@@ -76,6 +81,7 @@ impl Geometry {
                 tile_outputs: 0,
                 tile_stride: np.next_multiple_of(16),
                 tile_chunk: 0,
+                mma_shape,
             },
             Partition::Tile { threads } => Self {
                 np,
@@ -89,27 +95,30 @@ impl Geometry {
                 tile_outputs: tile_outputs(np, threads.max(1), variant.precision),
                 tile_stride: np.next_multiple_of(16),
                 tile_chunk: np.min((3 * nfp).div_ceil(2).max(16)),
+                mma_shape,
             },
-            Partition::Mma => Self {
+            Partition::Mma { row_tiles } => Self {
                 np,
                 nfp,
                 microblock: mb,
-                volume_threads: 32 * np.div_ceil(8),
-                surface_threads: 32 * np.div_ceil(8),
-                lift_threads: 32 * np.div_ceil(8),
+                volume_threads: 32 * np.div_ceil(mma_shape.0).div_ceil(row_tiles),
+                surface_threads: 32 * np.div_ceil(mma_shape.0).div_ceil(row_tiles),
+                lift_threads: 32 * np.div_ceil(mma_shape.0).div_ceil(row_tiles),
                 volume_elements: variant.group,
                 surface_elements: variant.group,
                 tile_outputs: 0,
                 tile_stride: np.next_multiple_of(16),
                 tile_chunk: 0,
+                mma_shape,
             },
         }
     }
 
-    /// The mma partition's operator [−Dr −Ds LIFT] in tensor-core tiles: row tiles of 8 nodes (one warp each) and
-    /// steps of 4 columns (`2·np + 3·nfp` columns, zero past them).
+    /// The mma partition's operator [−Dr −Ds LIFT] in tensor-core tiles: row tiles of [`Geometry::mma_shape`]`.0`
+    /// nodes (one warp each) and steps of `.1` columns (`2·np + 3·nfp` columns, zero past them).
     pub fn mma_tiles(&self) -> (usize, usize) {
-        (self.np.div_ceil(8), (2 * self.np + 3 * self.nfp).div_ceil(4))
+        let (rows, depth) = self.mma_shape;
+        (self.np.div_ceil(rows), (2 * self.np + 3 * self.nfp).div_ceil(depth))
     }
 
     /// Tile partition: rows of the padded, transposed matrices (`threads · tile_outputs ≥ np`).
@@ -158,10 +167,19 @@ impl Geometry {
                 let chunk = (2 * self.tile_chunk).max(nf) * nvars * self.volume_elements;
                 chunk + if local_mats { (2 * np + nf) * rows } else { 0 }
             }
-            // the group's contravariant fluxes and face jumps, every variable, in 8-column tiles of 4-row steps
-            Partition::Mma => nvars * self.volume_elements * 4 * self.mma_tiles().1,
+            // the group's contravariant fluxes and face jumps, every variable, in 8-column tiles of whole steps
+            Partition::Mma { .. } => nvars * self.volume_elements * self.mma_shape.1 * self.mma_tiles().1,
         };
         values * bytes
+    }
+}
+
+/// The tensor-core instruction's tile of the operator in a precision: rows of a warp's tile and columns of a step
+/// (f64: `mma.m8n8k4.f64`; f32: `mma.m16n8k8.tf32`, three products of split operands).
+pub fn mma_shape(precision: Precision) -> (usize, usize) {
+    match precision {
+        Precision::F64 => (8, 4),
+        Precision::F32 => (16, 8),
     }
 }
 
@@ -332,14 +350,18 @@ pub fn render_nodal_tri(
         Partition::Node => ("volume_node", "surface_node"),
         Partition::Element => ("volume_elem", "surface_elem"),
         Partition::Tile { .. } => ("rhs_tile", "rhs_tile"),
-        Partition::Mma => ("rhs_mma", "rhs_mma"),
+        Partition::Mma { .. } => ("rhs_mma", "rhs_mma"),
     };
-    if variant.partition == Partition::Mma {
-        if target != Target::Cuda || single {
-            return Err(law_err(format!("{variant} is generated in CUDA C for f64 (tensor-core instructions)")));
+    if let Partition::Mma { row_tiles } = variant.partition {
+        if target != Target::Cuda {
+            return Err(law_err(format!("{variant} is generated in CUDA C (tensor-core instructions)")));
         }
         let (mtiles, ksteps) = geometry.mma_tiles();
-        ctx.insert("warps", &mtiles);
+        ctx.insert("rows", &geometry.mma_shape.0);
+        ctx.insert("depth", &geometry.mma_shape.1);
+        ctx.insert("warps", &mtiles.div_ceil(row_tiles));
+        ctx.insert("mtiles", &mtiles);
+        ctx.insert("row_tiles", &row_tiles);
         ctx.insert("ksteps", &ksteps);
         ctx.insert("krows", &(2 * geometry.np + 3 * geometry.nfp));
         ctx.insert("ntiles", &(ir.variables.len() * variant.group / 8));
@@ -396,7 +418,9 @@ pub fn render_nodal_tri(
         Surface::Merged if matches!(variant.partition, Partition::Tile { .. }) => {
             parts.push((vec!["tile"], piece(&[volume])?))
         }
-        Surface::Merged if variant.partition == Partition::Mma => parts.push((vec!["mma"], piece(&[volume])?)),
+        Surface::Merged if matches!(variant.partition, Partition::Mma { .. }) => {
+            parts.push((vec!["mma"], piece(&[volume])?))
+        }
         Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
     }
     parts.push((vec!["update", "lincomb"], piece(&["update"])?));
@@ -416,7 +440,7 @@ pub fn render_nodal_tri(
     let mut rhs_kernels = vec![KernelLaunch {
         name: match (variant.partition, variant.surface) {
             (Partition::Tile { .. }, _) => "tile",
-            (Partition::Mma, _) => "mma",
+            (Partition::Mma { .. }, _) => "mma",
             (_, Surface::Merged) => "rhs",
             _ => "volume",
         },

@@ -21,7 +21,7 @@ use dg_runtime::formulation::{
     precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, LawCall, TimingPlan,
     TuneTarget, Tuner, UnitCost,
 };
-use dg_runtime::tuning_db::{KernelFamily, TuningKey};
+use dg_runtime::tuning_db::{ArithmeticUnits, KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
@@ -138,7 +138,7 @@ impl Formulation for NodalTri {
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         let variant: Variant = spec.parse()?;
         // the rules of the variant space; the device's own limits are checked where it compiles
-        let unlimited = DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX, f64_mma: true };
+        let unlimited = DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX, tensor_cores: true };
         variant.check(order, &LawShape::of(law.ir), &unlimited)?;
         let element = ReferenceTriangle::new(order).map_err(|e| FormulationError::Problem(e.to_string()))?;
         let source = render_nodal_tri(&law.input(), &element, &variant, target)
@@ -375,7 +375,13 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
         let variant: Variant = spec.parse()?;
         let n = timing_cells(self.order, L::NVARS, self.min_dofs);
         let cost = rhs_cost(&self.ir, self.law.numerical_flux_name(), self.order, 2 * n * n, &variant);
-        // the mma kernels run their products on the tensor cores: their ceiling is the library GEMM's
-        Ok(UnitCost { flops: cost.flops, bytes: cost.bytes, gemm: variant.partition == Partition::Mma })
+        // the mma kernels run their products on the tensor cores: f64 against the library DGEMM's measured rate
+        // (the FP64 tensor cores), f32 against a third of the tf32 instruction's (three products per product)
+        let units = match (variant.partition, variant.precision) {
+            (Partition::Mma { .. }, Precision::F64) => ArithmeticUnits::LibraryGemm,
+            (Partition::Mma { .. }, Precision::F32) => ArithmeticUnits::SplitTf32,
+            _ => ArithmeticUnits::Fma,
+        };
+        Ok(UnitCost { flops: cost.flops, bytes: cost.bytes, units })
     }
 }
