@@ -4,12 +4,12 @@
 # P verified against the CPU at N = 1..8 (Maxwell) and 1..4 (Euler), a planted bug that verification must catch,
 # then maxwell2d tuned exhaustively at N = 1..8 (every variant, mma among them, into a copy of the shipped
 # database) and its winners benched.
-# usage: DG=gpu/dg OUT=dir [P=f64|f32] [PART=mma|mma2] [SECTIONS="ptxas verify tune bench loop ncu"] [TUNE_PRECISION=both] bash scripts/gpu_mma.sh
+# usage: DG=gpu/dg OUT=dir [P=f64|f32] [SECTIONS="ptxas verify tune bench loop ncu"] [TUNE_PRECISION=both] bash scripts/gpu_mma.sh
 set -u
 OUT=${OUT:-.}; DG=${DG:-gpu/dg}; D="--device cuda:0"
 SECTIONS=${SECTIONS:-ptxas verify tune bench}; P=${P:-f64}
 nvidia-smi -L; date -u +%FT%TZ | tee "$OUT/date"
-mma() { echo "${PART:-mma}/wg$1/seq$2/${3:-field-local}/merged/node-major/$P"; }
+mma() { echo "mma/wg$1/seq$2/${3:-field-local}/merged/node-major/$P"; }
 for s in $SECTIONS; do case $s in
 ptxas)
   for o in ${PTXAS_ORDERS:-4 8}; do for g in 8 16; do for st in field-local matrix-local; do

@@ -78,21 +78,10 @@ fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
         let err = spec.parse::<Variant>().unwrap().check(8, &linear, &tensor).unwrap_err().to_string();
         assert!(err.contains(reason), "{spec}: {err}");
     }
-    // the tuner meets mma and mma2 in f64 (both storages, every group and sequence); f32 mma is there to be
-    // requested, mma2 is f64 only
-    let all = |p, prefix| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with(prefix)).count();
-    assert_eq!((all(Precision::F32, "mma"), all(Precision::F64, "mma/"), all(Precision::F64, "mma2/")), (0, 12, 12));
-    let mma2: Variant = "mma2/wg8/seq1/field-local/merged/node-major/f64".parse().unwrap();
-    assert!(mma2.check(8, &linear, &tensor).is_ok());
-    let err = "mma2/wg8/seq1/field-local/merged/node-major/f32".parse::<Variant>().unwrap().check(8, &linear, &tensor);
-    assert!(err.unwrap_err().to_string().contains("mma2"));
-    assert!("mma3/wg8/seq1/field-local/merged/node-major/f64"
-        .parse::<Variant>()
-        .unwrap()
-        .check(8, &linear, &tensor)
-        .is_err());
+    // the tuner meets mma in f64 (both storages, every group and sequence); f32 mma is there to be requested
+    let all = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mma/")).count();
+    assert_eq!((all(Precision::F32), all(Precision::F64)), (0, 12));
     // CUDA C only; the emitted kernels issue the f64 mma instruction, and the tf32 one three times per product
-
     let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
     let params = dg::dg_laws::maxwell2d::Law::default().param_values();
     let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
@@ -101,17 +90,13 @@ fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
     assert!(err.contains("CUDA C"), "{err}");
     let cuda = render(&input, &el, &v, Target::Cuda).unwrap().source;
     assert!(cuda.contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"));
-    // mma2: half the warps, each B fragment feeding two products
-    let two = render(&input, &el, &mma2, Target::Cuda).unwrap();
-    assert_eq!(two.rhs_kernels[0].local_size, 32 * (el.np.div_ceil(8)).div_ceil(2));
-    assert_eq!(two.source.matches("DG_MMA_F64(c[").count(), 2);
     let f32_cuda = render(&input, &el, &f32_wg32, Target::Cuda).unwrap().source;
     assert_eq!(f32_cuda.matches("DG_MMA_TF32(c[n]").count(), 3);
     assert!(f32_cuda.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
     assert!(render(&input, &el, &f32_wg32, Target::OpenCl).is_err());
     // the local array each kernel declares is the size the rules checked against the device (f64: 8 × 4 steps,
     // f32: 8 × 8), at several orders
-    for (spec, bytes) in [(&v, 8), (&mma2, 8), (&f32_wg32, 4)] {
+    for (spec, bytes) in [(&v, 8), (&f32_wg32, 4)] {
         for order in [1, 4, 8] {
             let el = ReferenceTriangle::new(order).unwrap();
             let source = render(&input, &el, spec, Target::Cuda).unwrap().source;

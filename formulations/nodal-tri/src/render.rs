@@ -97,13 +97,13 @@ impl Geometry {
                 tile_chunk: np.min((3 * nfp).div_ceil(2).max(16)),
                 mma_shape,
             },
-            Partition::Mma { row_tiles } => Self {
+            Partition::Mma => Self {
                 np,
                 nfp,
                 microblock: mb,
-                volume_threads: 32 * np.div_ceil(mma_shape.0).div_ceil(row_tiles),
-                surface_threads: 32 * np.div_ceil(mma_shape.0).div_ceil(row_tiles),
-                lift_threads: 32 * np.div_ceil(mma_shape.0).div_ceil(row_tiles),
+                volume_threads: 32 * np.div_ceil(mma_shape.0),
+                surface_threads: 32 * np.div_ceil(mma_shape.0),
+                lift_threads: 32 * np.div_ceil(mma_shape.0),
                 volume_elements: variant.group,
                 surface_elements: variant.group,
                 tile_outputs: 0,
@@ -168,7 +168,7 @@ impl Geometry {
                 chunk + if local_mats { (2 * np + nf) * rows } else { 0 }
             }
             // the group's contravariant fluxes and face jumps, every variable, in 8-column tiles of whole steps
-            Partition::Mma { .. } => nvars * self.volume_elements * self.mma_shape.1 * self.mma_tiles().1,
+            Partition::Mma => nvars * self.volume_elements * self.mma_shape.1 * self.mma_tiles().1,
         };
         values * bytes
     }
@@ -350,18 +350,16 @@ pub fn render_nodal_tri(
         Partition::Node => ("volume_node", "surface_node"),
         Partition::Element => ("volume_elem", "surface_elem"),
         Partition::Tile { .. } => ("rhs_tile", "rhs_tile"),
-        Partition::Mma { .. } => ("rhs_mma", "rhs_mma"),
+        Partition::Mma => ("rhs_mma", "rhs_mma"),
     };
-    if let Partition::Mma { row_tiles } = variant.partition {
+    if variant.partition == Partition::Mma {
         if target != Target::Cuda {
             return Err(law_err(format!("{variant} is generated in CUDA C (tensor-core instructions)")));
         }
         let (mtiles, ksteps) = geometry.mma_tiles();
         ctx.insert("rows", &geometry.mma_shape.0);
         ctx.insert("depth", &geometry.mma_shape.1);
-        ctx.insert("warps", &mtiles.div_ceil(row_tiles));
-        ctx.insert("mtiles", &mtiles);
-        ctx.insert("row_tiles", &row_tiles);
+        ctx.insert("warps", &mtiles);
         ctx.insert("ksteps", &ksteps);
         ctx.insert("krows", &(2 * geometry.np + 3 * geometry.nfp));
         ctx.insert("ntiles", &(ir.variables.len() * variant.group / 8));
@@ -418,9 +416,7 @@ pub fn render_nodal_tri(
         Surface::Merged if matches!(variant.partition, Partition::Tile { .. }) => {
             parts.push((vec!["tile"], piece(&[volume])?))
         }
-        Surface::Merged if matches!(variant.partition, Partition::Mma { .. }) => {
-            parts.push((vec!["mma"], piece(&[volume])?))
-        }
+        Surface::Merged if variant.partition == Partition::Mma => parts.push((vec!["mma"], piece(&[volume])?)),
         Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
     }
     parts.push((vec!["update", "lincomb"], piece(&["update"])?));
@@ -440,7 +436,7 @@ pub fn render_nodal_tri(
     let mut rhs_kernels = vec![KernelLaunch {
         name: match (variant.partition, variant.surface) {
             (Partition::Tile { .. }, _) => "tile",
-            (Partition::Mma { .. }, _) => "mma",
+            (Partition::Mma, _) => "mma",
             (_, Surface::Merged) => "rhs",
             _ => "volume",
         },

@@ -378,8 +378,8 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
         // the mma kernels run their products on the tensor cores: f64 against the library DGEMM's measured rate
         // (the FP64 tensor cores), f32 against a third of the tf32 instruction's (three products per product)
         let units = match (variant.partition, variant.precision) {
-            (Partition::Mma { .. }, Precision::F64) => ArithmeticUnits::LibraryGemm,
-            (Partition::Mma { .. }, Precision::F32) => ArithmeticUnits::SplitTf32,
+            (Partition::Mma, Precision::F64) => ArithmeticUnits::LibraryGemm,
+            (Partition::Mma, Precision::F32) => ArithmeticUnits::SplitTf32,
             _ => ArithmeticUnits::Fma,
         };
         Ok(UnitCost { flops: cost.flops, bytes: cost.bytes, units })

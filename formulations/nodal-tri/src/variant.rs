@@ -12,7 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma2 (f64, two row tiles per warp); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 with wg32, seq1, and mma, mma2 (f64) with wg8, wg16, wg32, seq1, seq2\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 with wg32, seq1, and mma (f64) with wg8, wg16, wg32, seq1, seq2\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -33,12 +33,8 @@ pub enum Partition {
     /// fragments of the matrix in registers (matrix-local) or read through the cache at each step (field-local))
     /// times the group's contravariant fluxes and face jumps (in local memory). Volume and surface merged. f64 runs
     /// `m8n8k4.f64`; f32 runs `m16n8k8.tf32` three times on operands split into high and low tf32 parts, which
-    /// keeps f32 accuracy (one tf32 product alone would not). `mma2` (f64): each warp owns two row tiles, so that
-    /// every fragment of B read from local memory serves two products.
-    Mma {
-        /// Row tiles per warp: 1 (`mma`) or 2 (`mma2`).
-        row_tiles: usize,
-    },
+    /// keeps f32 accuracy (one tf32 product alone would not).
+    Mma,
 }
 
 /// Where the operator matrices (Dr, Ds, LIFT) live.
@@ -112,12 +108,11 @@ impl fmt::Display for Variant {
             Partition::Node => "node".to_string(),
             Partition::Element => "elem".to_string(),
             Partition::Tile { threads } => format!("tile{threads}"),
-            Partition::Mma { row_tiles: 1 } => "mma".to_string(),
-            Partition::Mma { row_tiles } => format!("mma{row_tiles}"),
+            Partition::Mma => "mma".to_string(),
         };
         let group = match self.partition {
             Partition::Node => format!("mb{}", self.group),
-            Partition::Element | Partition::Tile { .. } | Partition::Mma { .. } => format!("wg{}", self.group),
+            Partition::Element | Partition::Tile { .. } | Partition::Mma => format!("wg{}", self.group),
         };
         let storage = match self.storage {
             Storage::FieldLocal => "field-local",
@@ -163,14 +158,13 @@ impl FromStr for Variant {
         let partition = match parts[0] {
             "node" => Partition::Node,
             "elem" => Partition::Element,
-            "mma" => Partition::Mma { row_tiles: 1 },
-            other if other.starts_with("mma") => Partition::Mma { row_tiles: number(other, "mma")? },
+            "mma" => Partition::Mma,
             other if other.starts_with("tile") => Partition::Tile { threads: number(other, "tile")? },
             other => return Err(bad(format!("unknown partition `{other}`"))),
         };
         let group = match partition {
             Partition::Node => number(parts[1], "mb")?,
-            Partition::Element | Partition::Tile { .. } | Partition::Mma { .. } => number(parts[1], "wg")?,
+            Partition::Element | Partition::Tile { .. } | Partition::Mma => number(parts[1], "wg")?,
         };
         let seq = number(parts[2], "seq")?;
         let storage = match parts[3] {
@@ -241,9 +235,7 @@ impl Variant {
                     // right-hand side was at most 5% faster than the FMA kernels at N = 7, 8 and slower in the folded
                     // loop, whose final error grew 4.6× (the split keeps 22 of f32's 24 bits; docs/performance.md))
                     if surface == Surface::Merged && storage != Storage::MatrixConst && precision == Precision::F64 {
-                        for row_tiles in [1, 2] {
-                            out.extend([8, 16, 32].map(|group| shared(Partition::Mma { row_tiles }, group, seq)));
-                        }
+                        out.extend([8, 16, 32].map(|group| shared(Partition::Mma, group, seq)));
                     }
                     if surface == Surface::Merged && seq == 1 {
                         // (tile2 and seq4 were measured too and rarely won: 3.5% at N = 7 f64 once; each tile costs
@@ -310,7 +302,7 @@ impl Variant {
                 ));
             }
         }
-        if let Partition::Mma { row_tiles } = self.partition {
+        if self.partition == Partition::Mma {
             if !limits.tensor_cores {
                 return reject("mma needs the tensor cores of a CUDA device of compute capability 8.0 or later".into());
             }
@@ -329,9 +321,6 @@ impl Variant {
             }
             if !matches!(self.group, 8 | 16 | 32) {
                 return reject("mma takes 8, 16 or 32 elements per group (whole 8-column tiles)".into());
-            }
-            if !(row_tiles == 1 || row_tiles == 2 && self.precision == Precision::F64) {
-                return reject("mma takes 1 row tile per warp (mma), or 2 in f64 (mma2)".into());
             }
         }
         if self.partition == Partition::Node && self.layout == Layout::NodeMajor {
@@ -361,7 +350,7 @@ impl Variant {
                 ));
             }
         }
-        if self.seq > 1 && self.storage != Storage::MatrixLocal && !matches!(self.partition, Partition::Mma { .. }) {
+        if self.seq > 1 && self.storage != Storage::MatrixLocal && self.partition != Partition::Mma {
             return reject("seq > 1 only pays off when matrices are loaded once per group (matrix-local)".into());
         }
         let threads = geometry.volume_threads.max(geometry.surface_threads);
