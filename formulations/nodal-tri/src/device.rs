@@ -639,6 +639,15 @@ mod tests {
         }
     }
 
+    /// B of the mma kernels' tests: 8 columns (elements), `rows` rows (r-fluxes, s-fluxes, face jumps), random in the
+    /// first `filled`, zero padding after.
+    fn random_columns<T: dg_core::Real>(rng: &mut rand::rngs::StdRng, rows: usize, filled: usize) -> Vec<[T; 8]> {
+        use rand::Rng;
+        (0..rows)
+            .map(|r| std::array::from_fn(|_| T::from_f64(if r < filled { rng.random_range(-1.0..1.0) } else { 0.0 })))
+            .collect()
+    }
+
     /// The f32 mma kernel's product, emulated with the PTX fragment maps of `mma.m16n8k8.tf32` (g = l / 4, t = l % 4;
     /// A: lane l holds a_j = (g + 8·(j % 2), t + 4·(j / 2)); B: b_h = (t + 4·h, g); C: c_j = (g + 8·(j / 2), 2·t + j % 2))
     /// and the kernel's three products of tf32 parts (B split as the kernel splits it), equals −Dr·Gr − Ds·Gs + LIFT·J
@@ -646,7 +655,7 @@ mod tests {
     #[test]
     fn tf32_fragments_multiply_to_the_strong_form_operator_to_f32_accuracy() {
         use super::tf32_round;
-        use rand::{Rng, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         for order in [1, 2, 5, 8] {
             let el = ReferenceTriangle::new(order).expect("element");
@@ -654,10 +663,7 @@ mod tests {
             let (mtiles, ksteps) = (np.div_ceil(16), (2 * np + nf).div_ceil(8));
             let frag: Vec<f32> = mma_fragments(&el);
             assert_eq!(frag.len(), mtiles * ksteps * 32 * 8);
-            let rows = 8 * ksteps;
-            let g: Vec<[f32; 8]> = (0..rows)
-                .map(|r| std::array::from_fn(|_| if r < 2 * np + nf { rng.random_range(-1.0..1.0) } else { 0.0 }))
-                .collect();
+            let g: Vec<[f32; 8]> = random_columns(&mut rng, 8 * ksteps, 2 * np + nf);
             let (mut worst_split, mut worst_single) = (0.0f64, 0.0f64);
             for tile in 0..mtiles {
                 // per lane: the split sum and a single tf32 product, c_j for j = 0..3
@@ -728,7 +734,7 @@ mod tests {
     /// fragments hold the operator where the instruction expects it, padding included.
     #[test]
     fn mma_fragments_multiply_to_the_strong_form_operator() {
-        use rand::{Rng, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         for order in [1, 2, 5, 8] {
             let el = ReferenceTriangle::new(order).expect("element");
@@ -736,11 +742,7 @@ mod tests {
             let (mtiles, ksteps) = (np.div_ceil(8), (2 * np + nf).div_ceil(4));
             let frag: Vec<f64> = mma_fragments(&el);
             assert_eq!(frag.len(), mtiles * ksteps * 32);
-            // 8 columns (elements), rows: r-fluxes, s-fluxes, face jumps, then zero padding
-            let rows = 4 * ksteps;
-            let g: Vec<[f64; 8]> = (0..rows)
-                .map(|r| std::array::from_fn(|_| if r < 2 * np + nf { rng.random_range(-1.0..1.0) } else { 0.0 }))
-                .collect();
+            let g: Vec<[f64; 8]> = random_columns(&mut rng, 4 * ksteps, 2 * np + nf);
             for tile in 0..mtiles {
                 let mut c = [[0.0f64; 2]; 32];
                 for step in 0..ksteps {
