@@ -140,30 +140,22 @@ fn emitted(law: &str, order: usize, spec: &str, target: Target) -> String {
 
 #[test]
 fn emitted_source_snapshots() {
-    insta::assert_snapshot!(
-        "maxwell2d_n1_node_cuda",
-        emitted("maxwell2d", 1, "node/mb1/seq1/field-local/fused/elem-major/f32", Target::Cuda)
-    );
-    insta::assert_snapshot!(
-        "maxwell2d_n1_elem_opencl",
-        emitted("maxwell2d", 1, "elem/wg32/seq1/matrix-const/split/node-major/f64", Target::OpenCl)
-    );
-    insta::assert_snapshot!(
-        "maxwell2d_n2_elem_diff_first_cuda",
-        emitted("maxwell2d", 2, "elem/wg128/seq1/matrix-local/fused/node-major/f32/diff-first", Target::Cuda)
-    );
-    insta::assert_snapshot!(
-        "maxwell2d_n2_node_local_opencl",
-        emitted("maxwell2d", 2, "node/mb4/seq2/matrix-local/split/elem-major/f32", Target::OpenCl)
-    );
-    insta::assert_snapshot!(
-        "maxwell2d_n2_mma_cuda",
-        emitted("maxwell2d", 2, "mma/wg8/seq2/matrix-local/merged/node-major/f64", Target::Cuda)
-    );
-    insta::assert_snapshot!(
-        "maxwell2d_n2_mma_tf32_cuda",
-        emitted("maxwell2d", 2, "mma/wg16/seq1/field-local/merged/node-major/f32", Target::Cuda)
-    );
+    let cases = [
+        ("maxwell2d_n1_node_cuda", 1, "node/mb1/seq1/field-local/fused/elem-major/f32", Target::Cuda),
+        ("maxwell2d_n1_elem_opencl", 1, "elem/wg32/seq1/matrix-const/split/node-major/f64", Target::OpenCl),
+        (
+            "maxwell2d_n2_elem_diff_first_cuda",
+            2,
+            "elem/wg128/seq1/matrix-local/fused/node-major/f32/diff-first",
+            Target::Cuda,
+        ),
+        ("maxwell2d_n2_node_local_opencl", 2, "node/mb4/seq2/matrix-local/split/elem-major/f32", Target::OpenCl),
+        ("maxwell2d_n2_mma_cuda", 2, "mma/wg8/seq2/matrix-local/merged/node-major/f64", Target::Cuda),
+        ("maxwell2d_n2_mma_tf32_cuda", 2, "mma/wg16/seq1/field-local/merged/node-major/f32", Target::Cuda),
+    ];
+    for (name, order, spec, target) in cases {
+        insta::assert_snapshot!(name, emitted("maxwell2d", order, spec, target));
+    }
 }
 
 #[test]

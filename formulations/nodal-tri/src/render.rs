@@ -47,6 +47,21 @@ impl Geometry {
         let nfp = order + 1;
         let mb = microblock(np, 16, 0.10);
         let mma_shape = mma_shape(variant.precision);
+        // the element-group partitions: the same work items and `variant.group` elements per group for every kernel
+        let per_group = |threads: usize, tile_outputs: usize, tile_chunk: usize| Self {
+            np,
+            nfp,
+            microblock: mb,
+            volume_threads: threads,
+            surface_threads: threads,
+            lift_threads: threads,
+            volume_elements: variant.group,
+            surface_elements: variant.group,
+            tile_outputs,
+            tile_stride: np.next_multiple_of(16),
+            tile_chunk,
+            mma_shape,
+        };
         match variant.partition {
             Partition::Node => {
                 let e = variant.group * mb.elements;
@@ -69,48 +84,13 @@ impl Geometry {
                     mma_shape,
                 }
             }
-            Partition::Element => Self {
-                np,
-                nfp,
-                microblock: mb,
-                volume_threads: variant.group,
-                surface_threads: variant.group,
-                lift_threads: variant.group,
-                volume_elements: variant.group,
-                surface_elements: variant.group,
-                tile_outputs: 0,
-                tile_stride: np.next_multiple_of(16),
-                tile_chunk: 0,
-                mma_shape,
-            },
-            Partition::Tile { threads } => Self {
-                np,
-                nfp,
-                microblock: mb,
-                volume_threads: variant.group * threads,
-                surface_threads: variant.group * threads,
-                lift_threads: variant.group * threads,
-                volume_elements: variant.group,
-                surface_elements: variant.group,
-                tile_outputs: tile_outputs(np, threads.max(1), variant.precision),
-                tile_stride: np.next_multiple_of(16),
-                tile_chunk: np.min((3 * nfp).div_ceil(2).max(16)),
-                mma_shape,
-            },
-            Partition::Mma => Self {
-                np,
-                nfp,
-                microblock: mb,
-                volume_threads: 32 * np.div_ceil(mma_shape.0),
-                surface_threads: 32 * np.div_ceil(mma_shape.0),
-                lift_threads: 32 * np.div_ceil(mma_shape.0),
-                volume_elements: variant.group,
-                surface_elements: variant.group,
-                tile_outputs: 0,
-                tile_stride: np.next_multiple_of(16),
-                tile_chunk: 0,
-                mma_shape,
-            },
+            Partition::Element => per_group(variant.group, 0, 0),
+            Partition::Tile { threads } => per_group(
+                variant.group * threads,
+                tile_outputs(np, threads.max(1), variant.precision),
+                np.min((3 * nfp).div_ceil(2).max(16)),
+            ),
+            Partition::Mma => per_group(32 * np.div_ceil(mma_shape.0), 0, 0),
         }
     }
 
