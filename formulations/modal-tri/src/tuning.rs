@@ -4,7 +4,7 @@
 
 use crate::cpu::ModalOperator2d;
 use crate::device::{EdgeOrder, ModalDeviceOperator};
-use crate::render::{render_modal, TEMPLATES};
+use crate::render::{local_bytes, render_modal, TEMPLATES};
 use crate::variant::ModalVariant;
 use crate::verify::{random_modal_state, verify_modal_variants};
 use dg_codegen::{DeviceLimits, Precision, Target};
@@ -68,12 +68,17 @@ impl Formulation for ModalTri {
 
     fn variants(
         &self,
-        _law: &LawCall<'_>,
-        _order: usize,
+        law: &LawCall<'_>,
+        order: usize,
         precision: Precision,
-        _limits: &DeviceLimits,
+        limits: &DeviceLimits,
     ) -> Vec<(String, Option<String>)> {
-        ModalVariant::all(precision).iter().map(|v| (v.to_string(), None)).collect()
+        let element = ModalTriangle::new(order).ok();
+        let nvars = law.ir.variables.len();
+        ModalVariant::all(precision)
+            .iter()
+            .map(|v| (v.to_string(), element.as_ref().and_then(|element| too_large(v, nvars, element, limits))))
+            .collect()
     }
 
     fn default_variant(&self, precision: Precision) -> String {
@@ -108,8 +113,17 @@ impl Formulation for ModalTri {
             timing: None,
             target: target_of(device),
             family: self.family(),
+            limits: dg_runtime::backend::limits_of(device),
         }))
     }
+}
+
+/// Why `variant` cannot run on a device of `limits`: its local memory (a team's arrays, tables copied to local
+/// memory) exceeds what a group may declare.
+fn too_large(variant: &ModalVariant, nvars: usize, element: &ModalTriangle, limits: &DeviceLimits) -> Option<String> {
+    let bytes = local_bytes(variant, nvars, element);
+    (bytes > limits.local_memory)
+        .then(|| format!("needs {bytes} bytes of local memory per group, the device offers {}", limits.local_memory))
 }
 
 /// The timing problem: the CPU operator on the periodic square and a random state.
@@ -129,6 +143,7 @@ struct ModalTriTuner<L: ConservationLaw, T: Real> {
     timing: Option<TimingProblem<L, T>>,
     target: Target,
     family: KernelFamily,
+    limits: DeviceLimits,
 }
 
 impl<L: ConservationLaw + Clone, T: Real> ModalTriTuner<L, T> {
@@ -186,7 +201,11 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
     }
 
     fn candidates(&self) -> Vec<String> {
-        ModalVariant::all(self.precision).iter().map(ModalVariant::to_string).collect()
+        ModalVariant::all(self.precision)
+            .iter()
+            .filter(|v| too_large(v, L::NVARS, &self.element, &self.limits).is_none())
+            .map(ModalVariant::to_string)
+            .collect()
     }
 
     fn baseline(&self) -> Option<String> {

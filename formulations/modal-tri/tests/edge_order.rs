@@ -33,7 +33,8 @@ fn every_modal_variant_matches_the_cpu_with_shuffled_edges() {
         EdgeOrder::Shuffled { seed: 17 },
         &mut |_| {},
     );
-    assert_eq!(outcomes.len(), 36);
+    assert_eq!(outcomes.len(), variants.len());
+    assert_eq!(variants.len(), 60, "edge, atomic, element and two teams");
     let failed: Vec<_> = outcomes.iter().filter(|o| !o.passed).collect();
     assert!(failed.is_empty(), "{failed:#?}");
 }
