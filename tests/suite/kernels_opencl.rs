@@ -153,8 +153,8 @@ fn every_valid_variant_of_maxwell_advection_and_euler_matches_the_cpu_reference(
     );
 }
 
-/// Issue 5's check: every modal variant (60 per degree and precision: 3 group sizes × edge/atomic/element/
-/// team-of-4/team-of-8 surfaces × const/shared tables × 2 layouts) of euler2d at p = 1..5 in f32 and f64 matches the CPU modal
+/// Issue 5's check: every modal variant (36 per degree and precision: 3 group sizes × edge/atomic/element
+/// surfaces × const/shared tables × 2 layouts) of euler2d at p = 1..5 in f32 and f64 matches the CPU modal
 /// operator on a mesh whose boundary has law conditions, a curved wall and a prescribed state. Two processes.
 #[test]
 fn every_modal_variant_of_euler_at_degrees_1_to_5_matches_the_cpu_reference() {
@@ -194,7 +194,7 @@ fn every_modal_variant_of_euler_at_degrees_1_to_5_matches_the_cpu_reference() {
         assert!(out.status.success(), "p={orders}: {doc}");
         let degrees = if orders == "1..3" { 3 } else { 2 };
         let (tested, passed) = (doc["tested"].as_u64().unwrap(), doc["passed"].as_u64().unwrap());
-        assert_eq!(tested, degrees * 2 * 60, "p={orders}: {doc}");
+        assert_eq!(tested, degrees * 2 * 36, "p={orders}: {doc}");
         assert_eq!(tested, passed, "p={orders}: {doc}");
         total += tested;
     }
@@ -405,7 +405,7 @@ fn modal_kernels_do_not_depend_on_edge_order_and_step_the_double_mach_case_like_
     if !opencl_available() {
         return;
     }
-    // the edge-order independence of the kernels themselves: formulations/modal-tri/tests/edge_order.rs
+    // the edge-order independence of the kernels themselves: formulations/modal-tri/tests/device.rs
     let cache = tempfile::tempdir().unwrap();
     let run = |device: &str| {
         let args = ["run", "euler-double-mach", "--nx", "6", "--t-end", "0.03", "--device", device, "--json"];
@@ -604,8 +604,6 @@ fn planted_bugs_fail_verification_in_every_formulation() {
         ("modal", one(&modal, "modal/wg256/element/shared/mode-major/f64"), "skip-last-group"),
         ("modal", one(&modal, "modal/wg64/edge/const/elem-major/f64"), "last-element-unwritten"),
         ("modal", one(&modal, "modal/wg128/atomic/shared/elem-major/f64"), "wrong-stride"),
-        ("modal", one(&modal, "modal/wg128/team8/const/mode-major/f64"), "skip-last-group"),
-        ("modal", one(&modal, "modal/wg64/team4/shared/elem-major/f64"), "wrong-stride"),
         ("tetrahedral", tet.to_vec(), "skip-last-group"),
         ("tetrahedral", tet.to_vec(), "last-element-unwritten"),
         ("tetrahedral", tet.to_vec(), "wrong-stride"),

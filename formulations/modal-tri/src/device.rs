@@ -312,7 +312,7 @@ impl<T: Real> ModalDeviceOperator<T> {
                 }
                 Launch {
                     kernel: launch.role.symbol().to_string(),
-                    groups: items.div_ceil(launch.items_per_group).max(1),
+                    groups: items.div_ceil(launch.local_size).max(1),
                     local: launch.local_size,
                     args,
                 }

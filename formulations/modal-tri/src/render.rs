@@ -20,8 +20,6 @@ pub enum ModalRole {
     SurfaceAtomic,
     /// Per element: volume and its own three edges.
     Element,
-    /// Per team of work items per element: volume and its own three edges, points shared out.
-    Team,
 }
 
 impl ModalRole {
@@ -33,7 +31,6 @@ impl ModalRole {
             ModalRole::Volume => "modal_volume",
             ModalRole::SurfaceAtomic => "modal_surface_atomic",
             ModalRole::Element => "modal_element",
-            ModalRole::Team => "modal_team",
         }
     }
 
@@ -45,7 +42,7 @@ impl ModalRole {
     /// Whether the kernel writes the finished right-hand side and so takes the fused update's arguments
     /// (`STEP_ARGS`): the element and volume-gather kernels; the atomic surface only adds to it.
     pub fn writes_result(self) -> bool {
-        matches!(self, ModalRole::Element | ModalRole::VolumeGather | ModalRole::Team)
+        matches!(self, ModalRole::Element | ModalRole::VolumeGather)
     }
 }
 
@@ -56,8 +53,6 @@ pub struct ModalLaunch {
     pub role: ModalRole,
     /// Work items per group.
     pub local_size: usize,
-    /// Elements (or edges) per group: `local_size`, or fewer for a team.
-    pub items_per_group: usize,
 }
 
 /// The generated modal program of one variant.
@@ -86,13 +81,12 @@ pub struct ModalKernelSource {
 }
 
 /// The modal templates (`templates/modal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 7] = [
+pub const TEMPLATES: [(&str, &str); 6] = [
     ("modal_sizes", include_str!("../../../templates/modal-tri/modal_sizes.tera")),
     ("modal_volume", include_str!("../../../templates/modal-tri/modal_volume.tera")),
     ("modal_face", include_str!("../../../templates/modal-tri/modal_face.tera")),
     ("modal_surface_edge", include_str!("../../../templates/modal-tri/modal_surface_edge.tera")),
     ("modal_element", include_str!("../../../templates/modal-tri/modal_element.tera")),
-    ("modal_team", include_str!("../../../templates/modal-tri/modal_team.tera")),
     ("modal_step", include_str!("../../../templates/modal-tri/modal_step.tera")),
 ];
 
@@ -121,22 +115,6 @@ pub fn modal_table(element: &ModalTriangle) -> Vec<f64> {
         }
     }
     t
-}
-
-/// Bytes of local (shared) memory one work group of `variant`'s right-hand-side kernels declares for a law of
-/// `nvars` variables on `element`: the basis table when it is copied to local memory, and a team's coefficients
-/// and chunk of point fluxes.
-pub fn local_bytes(variant: &ModalVariant, nvars: usize, element: &ModalTriangle) -> usize {
-    let (nm, nq, ng) = (element.nmodes, element.volume.w.len(), element.edge.points.len());
-    let table = match variant.tables {
-        Tables::Shared => 3 * nq * nm + 6 * ng * nm,
-        Tables::Const => 0,
-    };
-    let team = match variant.surface {
-        ModalSurface::Team { slots } => (nvars * nm + 2 * nvars * slots) * variant.elements_per_group(),
-        _ => 0,
-    };
-    (table + team) * variant.precision.bytes()
 }
 
 /// Renders the modal program of `variant` for `law` on `element`.
@@ -177,15 +155,10 @@ pub fn render_modal(
     ctx.insert("admissible", &admissible.map(|f| emit_law_function(f, law, "a", single)).unwrap_or_default());
     ctx.insert("limiter", &(element.order == 1));
     ctx.insert("k", "");
-    if let ModalSurface::Team { slots } = variant.surface {
-        ctx.insert("team_slots", &slots);
-        ctx.insert("team_elems", &variant.elements_per_group());
-    }
     let tera = engine(&TEMPLATES)?;
     let kernels: &[&str] = match variant.surface {
         ModalSurface::Edge | ModalSurface::Atomic => &["modal_surface_edge"],
         ModalSurface::Element => &["modal_element"],
-        ModalSurface::Team { .. } => &["modal_team"],
     };
     let mut source = format!("/* dg modal kernels: {} p={} {} */\n", ir.name, element.order, variant);
     let steps = ["modal_step", "update"];
@@ -194,13 +167,11 @@ pub fn render_modal(
         source.push('\n');
     }
     let source = source.replace(PRELUDE_SUFFIX, "");
-    let launch =
-        |role| ModalLaunch { role, local_size: variant.group, items_per_group: variant.elements_per_group() };
+    let launch = |role| ModalLaunch { role, local_size: variant.group };
     let rhs_kernels = match variant.surface {
         ModalSurface::Edge => vec![launch(ModalRole::SurfaceEdge), launch(ModalRole::VolumeGather)],
         ModalSurface::Atomic => vec![launch(ModalRole::Volume), launch(ModalRole::SurfaceAtomic)],
         ModalSurface::Element => vec![launch(ModalRole::Element)],
-        ModalSurface::Team { .. } => vec![launch(ModalRole::Team)],
     };
     Ok(ModalKernelSource {
         target,
@@ -214,69 +185,4 @@ pub fn render_modal(
         table,
         mean_check: admissible.is_some(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use dg_core::law::ConservationLaw;
-    use std::collections::HashMap;
-
-    /// The value of a `#define`d sum of products of integers and other defines (`3 * NQ * NM + 6 * NG * NM`).
-    fn evaluate(expr: &str, defines: &HashMap<String, String>) -> usize {
-        let expr = expr.trim().trim_start_matches('(').trim_end_matches(')');
-        expr.split('+')
-            .map(|product| {
-                product
-                    .split('*')
-                    .map(|factor| {
-                        let factor = factor.trim();
-                        factor.parse::<usize>().unwrap_or_else(|_| evaluate(&defines[factor], defines))
-                    })
-                    .product::<usize>()
-            })
-            .sum()
-    }
-
-    /// The local arrays the team kernel declares, summed from the rendered source (its `#define`s and
-    /// `LOCAL_MEM` declarations, those of its table set-up included), equal [`local_bytes`], which decides what a device may run: Euler at p = 4, 5.
-    #[test]
-    fn a_team_declares_the_local_memory_it_is_checked_for() {
-        let law = dg_laws::euler2d::Law::default();
-        let ir = dg_runtime::formulation::law_ir(&law).unwrap();
-        let params = law.param_values();
-        let input = LawInput { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
-        for (order, spec, expected) in [
-            // (4·15 + 2·4·8) values × 32 elements × 8 bytes
-            (4, "modal/wg256/team8/const/mode-major/f64", 31_744),
-            // (4·21 + 2·4·4) × 64 × 8: more than CUDA's 48 KiB of static shared memory
-            (5, "modal/wg256/team4/const/elem-major/f64", 59_392),
-            // the table (3·36·21 + 6·6·21 values) and (4·21 + 2·4·4) × 16, in f32
-            (5, "modal/wg64/team4/shared/mode-major/f32", (3 * 36 * 21 + 6 * 6 * 21 + (84 + 32) * 16) * 4),
-        ] {
-            let variant: ModalVariant = spec.parse().unwrap();
-            let element = ModalTriangle::new(order).unwrap();
-            assert_eq!(local_bytes(&variant, 4, &element), expected, "{spec}");
-            let source = render_modal(&input, &element, &variant, Target::Cuda).unwrap().source;
-            let defines: HashMap<String, String> = source
-                .lines()
-                .filter_map(|l| l.strip_prefix("#define "))
-                .filter_map(|l| l.split_once(' '))
-                .map(|(name, value)| (name.to_string(), value.to_string()))
-                .collect();
-            // the team kernel's text, with the table set-up it expands
-            let start = source.find("KERNEL void modal_team(").unwrap();
-            let end = source[start + 1..].find("KERNEL ").map_or(source.len(), |e| start + 1 + e);
-            let kernel = format!("{} {}", defines["TABLE_SETUP"], &source[start..end]);
-            let declared: usize = kernel
-                .split("LOCAL_MEM real ")
-                .skip(1)
-                .map(|rest| {
-                    let (_, size) = rest.split_once('[').unwrap();
-                    evaluate(size.split_once(']').unwrap().0, &defines)
-                })
-                .sum();
-            assert_eq!(declared * variant.precision.bytes(), expected, "{spec}");
-        }
-    }
 }

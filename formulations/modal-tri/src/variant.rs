@@ -1,7 +1,6 @@
 //! The variant space of the modal kernels and its SPEC strings.
 //!
-//! SPEC grammar: `modal/wg<g>/<surface>/<tables>/<layout>/<precision>`, e.g. `modal/wg128/edge/const/mode-major/f64`
-//! or `modal/wg256/team8/const/mode-major/f32` (a team of 8 work items per element, 32 elements per group).
+//! SPEC grammar: `modal/wg<g>/<surface>/<tables>/<layout>/<precision>`, e.g. `modal/wg128/edge/const/mode-major/f64`.
 
 use dg_codegen::{Precision, VariantError};
 use std::fmt;
@@ -9,9 +8,6 @@ use std::str::FromStr;
 
 /// Work-group sizes the tuner explores.
 pub const MODAL_GROUPS: [usize; 3] = [64, 128, 256];
-
-/// Work items per element the tuner explores for the team surface.
-pub const TEAM_SLOTS: [usize; 3] = [4, 8, 16];
 
 /// How the surface integral is formed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -24,14 +20,6 @@ pub enum ModalSurface {
     /// One work item per element does its volume and its three edges (each flux computed twice), writing the
     /// right-hand side once.
     Element,
-    /// A team of `slots` work items per element (in-line parallelism): the element's coefficients in local
-    /// memory, its volume points and edge points (each flux computed twice) shared out among the team in chunks
-    /// of `slots` points, each work item accumulating the modes `slot`, `slot + slots`, …; one kernel, the
-    /// right-hand side written once. A group holds `group / slots` elements, element index fastest.
-    Team {
-        /// Work items per element.
-        slots: usize,
-    },
 }
 
 /// Where the basis tables live.
@@ -68,13 +56,11 @@ pub struct ModalVariant {
 }
 
 impl ModalVariant {
-    /// Every variant of one precision: groups × surfaces (edge, atomic, element, team of each of [`TEAM_SLOTS`])
-    /// × tables × layouts.
+    /// Every variant of one precision: groups × surfaces × tables × layouts.
     pub fn all(precision: Precision) -> Vec<ModalVariant> {
         let mut out = Vec::new();
-        let teams = TEAM_SLOTS.map(|slots| ModalSurface::Team { slots });
         for group in MODAL_GROUPS {
-            for surface in [ModalSurface::Edge, ModalSurface::Atomic, ModalSurface::Element].into_iter().chain(teams) {
+            for surface in [ModalSurface::Edge, ModalSurface::Atomic, ModalSurface::Element] {
                 for tables in [Tables::Const, Tables::Shared] {
                     for layout in [ModalLayout::ModeMajor, ModalLayout::ElemMajor] {
                         out.push(ModalVariant { group, surface, tables, layout, precision });
@@ -95,23 +81,14 @@ impl ModalVariant {
             precision,
         }
     }
-
-    /// Elements per work group: one per work item, or `group / slots` for a team.
-    pub fn elements_per_group(&self) -> usize {
-        match self.surface {
-            ModalSurface::Team { slots } => self.group / slots,
-            _ => self.group,
-        }
-    }
 }
 
 impl fmt::Display for ModalVariant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let surface = match self.surface {
-            ModalSurface::Edge => "edge".to_string(),
-            ModalSurface::Atomic => "atomic".to_string(),
-            ModalSurface::Element => "element".to_string(),
-            ModalSurface::Team { slots } => format!("team{slots}"),
+            ModalSurface::Edge => "edge",
+            ModalSurface::Atomic => "atomic",
+            ModalSurface::Element => "element",
         };
         let tables = match self.tables {
             Tables::Const => "const",
@@ -137,7 +114,7 @@ impl FromStr for ModalVariant {
             VariantError::Parse {
             spec: spec.to_string(),
             reason: format!(
-                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|atomic|element|team<slots>>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
+                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|atomic|element>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
             ),
         }
         };
@@ -156,15 +133,7 @@ impl FromStr for ModalVariant {
             "edge" => ModalSurface::Edge,
             "atomic" => ModalSurface::Atomic,
             "element" => ModalSurface::Element,
-            other => match other.strip_prefix("team").and_then(|t| t.parse::<usize>().ok()) {
-                Some(slots) if slots >= 1 && group % slots == 0 => ModalSurface::Team { slots },
-                Some(slots) => {
-                    return Err(err(format!(
-                        "a team of {slots} work items per element does not divide the group of {group}"
-                    )))
-                }
-                None => return Err(err(format!("unknown surface `{other}`"))),
-            },
+            other => return Err(err(format!("unknown surface `{other}`"))),
         };
         let tables = match parts[3] {
             "const" => Tables::Const,
@@ -193,7 +162,7 @@ mod tests {
     fn every_variant_round_trips_through_its_spec() {
         for precision in [Precision::F32, Precision::F64] {
             let all = ModalVariant::all(precision);
-            assert_eq!(all.len(), 60);
+            assert_eq!(all.len(), 36);
             for v in all {
                 assert_eq!(v.to_string().parse::<ModalVariant>().unwrap(), v);
             }
@@ -202,14 +171,7 @@ mod tests {
 
     #[test]
     fn malformed_specs_are_rejected_with_the_grammar() {
-        for bad in [
-            "modal/wg100/edge/const/mode-major/f64",
-            "modal/wg64/faces/const/mode-major/f64",
-            "elem/wg64",
-            "modal/wg64/team3/const/mode-major/f64",
-            "modal/wg64/team0/const/mode-major/f64",
-            "modal/wg64/teamx/const/mode-major/f64",
-        ] {
+        for bad in ["modal/wg100/edge/const/mode-major/f64", "modal/wg64/faces/const/mode-major/f64", "elem/wg64"] {
             let e = bad.parse::<ModalVariant>().unwrap_err().to_string();
             assert!(e.contains("modal SPEC"), "{e}");
         }
