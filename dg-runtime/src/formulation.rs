@@ -43,6 +43,10 @@ pub enum FormulationError {
     /// Nothing could be verified and timed.
     #[error("{0}")]
     NoWinner(String),
+    /// The device became unusable (a kernel faulted and poisoned the context): nothing more can run on it in this
+    /// process; the message names the first candidate that failed.
+    #[error("{0}")]
+    DeviceLost(String),
 }
 
 impl From<dg_codegen::VariantError> for FormulationError {

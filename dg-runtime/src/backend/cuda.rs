@@ -823,6 +823,12 @@ impl Device for CudaDevice {
             .and_then(|m| m.parse::<u32>().ok())
             .is_some_and(|major| major >= 8)
     }
+
+    fn lost(&mut self) -> Option<String> {
+        // an error that outlives the call that raised it (a faulting kernel's) is returned by every later
+        // synchronisation; a launch that was merely refused leaves the stream clean
+        self.stream.synchronize().err().map(|e| format!("{e:?}"))
+    }
 }
 
 #[cfg(test)]

@@ -332,6 +332,12 @@ pub trait Device {
     fn supports_tensor_cores(&self) -> bool {
         false
     }
+    /// Why the device can no longer run anything in this process, if an earlier failure left it so: a CUDA kernel
+    /// that faults (an illegal address, say) poisons its context, and every later call fails with the same error.
+    /// `None` while it works. The default: `None` (a failure stays with the call that failed).
+    fn lost(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// What the variant rules of every formulation need to know of `device`.

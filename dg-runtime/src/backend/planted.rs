@@ -7,6 +7,10 @@
 //! - [`PlantedBug::LastElementUnwritten`]: every kernel with an element count `K` believes there is one element
 //!   fewer, so the last element's outputs are never written;
 //! - [`PlantedBug::WrongStride`]: an integer `#define` of a stride (named by the formulation) is one too small.
+//!
+//! And one failure of the device rather than of a kernel's result: [`PlantedBug::FaultInProgram`] makes the n-th
+//! program compiled fault when it runs and leaves the device lost, as a CUDA kernel that reads an illegal address
+//! leaves its context — every later call fails, and [`Device::lost`] says why.
 
 use super::{BackendError, BufferId, Device, DeviceFingerprint, Launch, ProgramId, Step};
 use std::cell::Cell;
@@ -20,7 +24,13 @@ pub enum PlantedBug {
     LastElementUnwritten,
     /// The integer `#define` of this name (a stride of the state layout) is one less than it should be.
     WrongStride(String),
+    /// The program compiled at this position (0 for the first) faults when it runs; from then on every call fails
+    /// and the device reports itself lost. No source is edited.
+    FaultInProgram(usize),
 }
+
+/// The error of a planted fault and of every call after it.
+const PLANTED_FAULT: &str = "planted fault: an illegal memory access was encountered (the device is lost)";
 
 impl PlantedBug {
     /// The edited source and whether the edit applied anywhere in it.
@@ -60,6 +70,7 @@ impl PlantedBug {
                     .collect();
                 (lines.join("\n") + "\n", applied)
             }
+            PlantedBug::FaultInProgram(_) => (source.to_string(), false),
         }
     }
 }
@@ -147,18 +158,35 @@ pub struct PlantedDevice<'a> {
     bug: PlantedBug,
     cuda: bool,
     edited: Cell<usize>,
+    /// Programs compiled so far (for [`PlantedBug::FaultInProgram`]).
+    compiled: usize,
+    /// The program that faults, once compiled.
+    faulting: Option<ProgramId>,
+    /// Whether the planted fault has happened.
+    lost: bool,
 }
 
 impl<'a> PlantedDevice<'a> {
     /// Wraps `inner`.
     pub fn new(inner: &'a mut dyn Device, bug: PlantedBug) -> Self {
         let cuda = inner.fingerprint().backend == "cuda";
-        Self { inner, bug, cuda, edited: Cell::new(0) }
+        Self { inner, bug, cuda, edited: Cell::new(0), compiled: 0, faulting: None, lost: false }
     }
 
     /// How many compiled programs the bug was planted in (zero means the test proved nothing).
     pub fn programs_edited(&self) -> usize {
         self.edited.get()
+    }
+
+    /// A planted fault's error when the device is lost, or when `program` is the faulting one (which loses it).
+    fn fault(&mut self, program: Option<ProgramId>) -> Result<(), BackendError> {
+        if program.is_some() && program == self.faulting {
+            self.lost = true;
+        }
+        if self.lost {
+            return Err(BackendError::Call { backend: "planted", call: "run", message: PLANTED_FAULT.into() });
+        }
+        Ok(())
     }
 
     fn plant(&self, source: &str) -> String {
@@ -179,19 +207,29 @@ impl Device for PlantedDevice<'_> {
         self.inner.prepare(&planted);
     }
     fn compile(&mut self, source: &str, kernels: &[String]) -> Result<ProgramId, BackendError> {
+        self.fault(None)?;
         let planted = self.plant(source);
-        self.inner.compile(&planted, kernels)
+        let program = self.inner.compile(&planted, kernels)?;
+        if self.bug == PlantedBug::FaultInProgram(self.compiled) {
+            self.faulting = Some(program);
+        }
+        self.compiled += 1;
+        Ok(program)
     }
     fn alloc(&mut self, bytes: usize) -> Result<BufferId, BackendError> {
+        self.fault(None)?;
         self.inner.alloc(bytes)
     }
     fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId, BackendError> {
+        self.fault(None)?;
         self.inner.alloc_zeroed(bytes)
     }
     fn upload(&mut self, buffer: BufferId, data: &[u8]) -> Result<(), BackendError> {
+        self.fault(None)?;
         self.inner.upload(buffer, data)
     }
     fn download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError> {
+        self.fault(None)?;
         self.inner.download(buffer, data)
     }
     fn free_buffers(&mut self) {
@@ -201,15 +239,18 @@ impl Device for PlantedDevice<'_> {
         self.inner.buffer_bytes(buffer)
     }
     fn run(&mut self, program: ProgramId, launches: &[Launch], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        self.fault(Some(program))?;
         self.inner.run(program, launches, repeats)
     }
     fn supports_gemm(&mut self) -> bool {
         self.inner.supports_gemm()
     }
     fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
+        self.fault(Some(program))?;
         self.inner.run_steps(program, steps, repeats)
     }
     fn submit(&mut self, program: ProgramId, steps: &[Step]) -> Result<f64, BackendError> {
+        self.fault(Some(program))?;
         self.inner.submit(program, steps)
     }
     fn settle(&mut self) -> Result<f64, BackendError> {
@@ -229,6 +270,12 @@ impl Device for PlantedDevice<'_> {
     }
     fn supports_f64(&self) -> bool {
         self.inner.supports_f64()
+    }
+    fn lost(&mut self) -> Option<String> {
+        if self.lost {
+            return Some(PLANTED_FAULT.into());
+        }
+        self.inner.lost()
     }
 }
 

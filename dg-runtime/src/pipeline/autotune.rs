@@ -123,6 +123,11 @@ pub fn tune(
     let mut candidates: Vec<Candidate> = Vec::new();
     // verification of the listed candidates in one pass (formulations batch their programs)
     let mut checks = if list.is_empty() { Vec::new() } else { tuner.verify(device, &list, &mut |_| {}) };
+    if let Some(why) = device.lost() {
+        // the batch ran in list order: the first failure is the candidate that faulted (or ran before it)
+        let first = checks.iter().find(|c| !c.passed).map(|c| (c.variant.as_str(), c.error.as_deref()));
+        return Err(device_lost(tuner, first, &why));
+    }
     // the timing programs of every verified candidate compiled at once (in parallel on CUDA)
     let passed: Vec<String> = checks.iter().filter(|c| c.passed).map(|c| c.variant.clone()).collect();
     if !passed.is_empty() {
@@ -130,9 +135,13 @@ pub fn tune(
     }
     let mut warm = !device.fingerprint().is_gpu;
     let mut best_so_far = f64::INFINITY;
-    let mut evaluate = |spec: &str, device: &mut dyn Device, tuner: &mut dyn Tuner, candidates: &mut Vec<Candidate>| {
+    let mut evaluate = |spec: &str,
+                        device: &mut dyn Device,
+                        tuner: &mut dyn Tuner,
+                        candidates: &mut Vec<Candidate>|
+     -> Result<Option<f64>, FormulationError> {
         if let Some(c) = candidates.iter().find(|c| c.variant == spec) {
-            return c.median_s;
+            return Ok(c.median_s);
         }
         let check = match checks.iter().position(|c| c.variant == spec) {
             Some(i) => checks.swap_remove(i),
@@ -162,14 +171,23 @@ pub fn tune(
             }
         };
         let time = candidate.median_s;
+        if time.is_none() {
+            if let Some(why) = device.lost() {
+                return Err(device_lost(
+                    tuner,
+                    Some((spec, candidate.note.as_deref().or(check.error.as_deref()))),
+                    &why,
+                ));
+            }
+        }
         progress(TuneEvent::Candidate(&candidate));
         candidates.push(candidate);
-        time
+        Ok(time)
     };
     match opts.strategy {
         Strategy::Exhaustive | Strategy::Random(_) => {
             for spec in &list {
-                evaluate(spec, device, tuner, &mut candidates);
+                evaluate(spec, device, tuner, &mut candidates)?;
             }
         }
         Strategy::Greedy => {
@@ -177,13 +195,13 @@ pub fn tune(
                 Some(b) => b,
                 None => valid.first().cloned().ok_or_else(|| FormulationError::NoWinner("no valid variant".into()))?,
             };
-            let mut best_time = evaluate(&best, device, tuner, &mut candidates).unwrap_or(f64::INFINITY);
+            let mut best_time = evaluate(&best, device, tuner, &mut candidates)?.unwrap_or(f64::INFINITY);
             loop {
                 let mut improved = false;
                 let neighbours: Vec<String> =
                     tuner.neighbours(&best).into_iter().filter(|n| valid.contains(n)).collect();
                 for spec in neighbours {
-                    if let Some(t) = evaluate(&spec, device, tuner, &mut candidates) {
+                    if let Some(t) = evaluate(&spec, device, tuner, &mut candidates)? {
                         if t < best_time {
                             best = spec;
                             best_time = t;
@@ -309,9 +327,30 @@ fn pick_winner(
         if check.passed {
             return Ok(best);
         }
+        if let Some(why) = device.lost() {
+            return Err(device_lost(tuner, Some((&spec, check.error.as_deref())), &why));
+        }
         let note = format!("failed at the timing size ({} DOFs)", tuner.timing_dofs());
         candidates[best] = Candidate::checked(&check, None, Some(note));
     }
+}
+
+/// The error that ends a tuning whose device was lost (`Device::lost` gave `why`), naming the first candidate that
+/// failed and its error: a kernel that faults leaves the device unusable for the rest of the process, so every
+/// later candidate would fail the same way, and "no candidate could be verified" would blame the wrong thing.
+fn device_lost(tuner: &dyn Tuner, first: Option<(&str, Option<&str>)>, why: &str) -> FormulationError {
+    let key = tuner.key();
+    let culprit = match first {
+        Some((spec, Some(error))) => format!("the first candidate to fail was {spec} ({error})"),
+        Some((spec, None)) => format!("the first candidate to fail was {spec}"),
+        None => "no candidate had failed before".to_string(),
+    };
+    FormulationError::DeviceLost(format!(
+        "the device was lost while tuning {} N = {} ({}): {why}; {culprit}. A kernel that faults leaves the device \
+         unusable for the rest of the process, so the tuning stops here; verifying that variant alone \
+         (`dg verify … --variant SPEC`) reproduces it",
+        key.law, key.order, key.precision
+    ))
 }
 
 #[cfg(test)]
