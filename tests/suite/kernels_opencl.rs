@@ -153,8 +153,8 @@ fn every_valid_variant_of_maxwell_advection_and_euler_matches_the_cpu_reference(
     );
 }
 
-/// Issue 5's check: every modal variant (36 per degree and precision: 3 group sizes × edge/atomic/element
-/// surfaces × const/shared tables × 2 layouts) of euler2d at p = 1..5 in f32 and f64 matches the CPU modal
+/// Issue 5's check: every modal variant (48 per degree and precision: 3 group sizes × edge/atomic/element/
+/// element-regs surfaces × const/shared tables × 2 layouts) of euler2d at p = 1..5 in f32 and f64 matches the CPU modal
 /// operator on a mesh whose boundary has law conditions, a curved wall and a prescribed state. Two processes.
 #[test]
 fn every_modal_variant_of_euler_at_degrees_1_to_5_matches_the_cpu_reference() {
@@ -194,7 +194,7 @@ fn every_modal_variant_of_euler_at_degrees_1_to_5_matches_the_cpu_reference() {
         assert!(out.status.success(), "p={orders}: {doc}");
         let degrees = if orders == "1..3" { 3 } else { 2 };
         let (tested, passed) = (doc["tested"].as_u64().unwrap(), doc["passed"].as_u64().unwrap());
-        assert_eq!(tested, degrees * 2 * 36, "p={orders}: {doc}");
+        assert_eq!(tested, degrees * 2 * 48, "p={orders}: {doc}");
         assert_eq!(tested, passed, "p={orders}: {doc}");
         total += tested;
     }
@@ -604,6 +604,7 @@ fn planted_bugs_fail_verification_in_every_formulation() {
         ("modal", one(&modal, "modal/wg256/element/shared/mode-major/f64"), "skip-last-group"),
         ("modal", one(&modal, "modal/wg64/edge/const/elem-major/f64"), "last-element-unwritten"),
         ("modal", one(&modal, "modal/wg128/atomic/shared/elem-major/f64"), "wrong-stride"),
+        ("modal", one(&modal, "modal/wg64/element-regs/const/elem-major/f64"), "wrong-stride"),
         ("tetrahedral", tet.to_vec(), "skip-last-group"),
         ("tetrahedral", tet.to_vec(), "last-element-unwritten"),
         ("tetrahedral", tet.to_vec(), "wrong-stride"),

@@ -20,6 +20,8 @@ pub enum ModalRole {
     SurfaceAtomic,
     /// Per element: volume and its own three edges.
     Element,
+    /// Per element: volume and its own three edges, coefficients read once.
+    ElementRegs,
 }
 
 impl ModalRole {
@@ -31,6 +33,7 @@ impl ModalRole {
             ModalRole::Volume => "modal_volume",
             ModalRole::SurfaceAtomic => "modal_surface_atomic",
             ModalRole::Element => "modal_element",
+            ModalRole::ElementRegs => "modal_element_regs",
         }
     }
 
@@ -42,7 +45,7 @@ impl ModalRole {
     /// Whether the kernel writes the finished right-hand side and so takes the fused update's arguments
     /// (`STEP_ARGS`): the element and volume-gather kernels; the atomic surface only adds to it.
     pub fn writes_result(self) -> bool {
-        matches!(self, ModalRole::Element | ModalRole::VolumeGather)
+        matches!(self, ModalRole::Element | ModalRole::ElementRegs | ModalRole::VolumeGather)
     }
 }
 
@@ -81,12 +84,13 @@ pub struct ModalKernelSource {
 }
 
 /// The modal templates (`templates/modal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 6] = [
+pub const TEMPLATES: [(&str, &str); 7] = [
     ("modal_sizes", include_str!("../../../templates/modal-tri/modal_sizes.tera")),
     ("modal_volume", include_str!("../../../templates/modal-tri/modal_volume.tera")),
     ("modal_face", include_str!("../../../templates/modal-tri/modal_face.tera")),
     ("modal_surface_edge", include_str!("../../../templates/modal-tri/modal_surface_edge.tera")),
     ("modal_element", include_str!("../../../templates/modal-tri/modal_element.tera")),
+    ("modal_element_regs", include_str!("../../../templates/modal-tri/modal_element_regs.tera")),
     ("modal_step", include_str!("../../../templates/modal-tri/modal_step.tera")),
 ];
 
@@ -159,6 +163,7 @@ pub fn render_modal(
     let kernels: &[&str] = match variant.surface {
         ModalSurface::Edge | ModalSurface::Atomic => &["modal_surface_edge"],
         ModalSurface::Element => &["modal_element"],
+        ModalSurface::ElementRegs => &["modal_element_regs"],
     };
     let mut source = format!("/* dg modal kernels: {} p={} {} */\n", ir.name, element.order, variant);
     let steps = ["modal_step", "update"];
@@ -172,6 +177,7 @@ pub fn render_modal(
         ModalSurface::Edge => vec![launch(ModalRole::SurfaceEdge), launch(ModalRole::VolumeGather)],
         ModalSurface::Atomic => vec![launch(ModalRole::Volume), launch(ModalRole::SurfaceAtomic)],
         ModalSurface::Element => vec![launch(ModalRole::Element)],
+        ModalSurface::ElementRegs => vec![launch(ModalRole::ElementRegs)],
     };
     Ok(ModalKernelSource {
         target,

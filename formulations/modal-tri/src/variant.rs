@@ -20,6 +20,9 @@ pub enum ModalSurface {
     /// One work item per element does its volume and its three edges (each flux computed twice), writing the
     /// right-hand side once.
     Element,
+    /// As [`ModalSurface::Element`], with the element's coefficients read once and held for its volume and edges,
+    /// and each neighbour's read once per edge (not again at every edge point).
+    ElementRegs,
 }
 
 /// Where the basis tables live.
@@ -60,7 +63,8 @@ impl ModalVariant {
     pub fn all(precision: Precision) -> Vec<ModalVariant> {
         let mut out = Vec::new();
         for group in MODAL_GROUPS {
-            for surface in [ModalSurface::Edge, ModalSurface::Atomic, ModalSurface::Element] {
+            for surface in [ModalSurface::Edge, ModalSurface::Atomic, ModalSurface::Element, ModalSurface::ElementRegs]
+            {
                 for tables in [Tables::Const, Tables::Shared] {
                     for layout in [ModalLayout::ModeMajor, ModalLayout::ElemMajor] {
                         out.push(ModalVariant { group, surface, tables, layout, precision });
@@ -89,6 +93,7 @@ impl fmt::Display for ModalVariant {
             ModalSurface::Edge => "edge",
             ModalSurface::Atomic => "atomic",
             ModalSurface::Element => "element",
+            ModalSurface::ElementRegs => "element-regs",
         };
         let tables = match self.tables {
             Tables::Const => "const",
@@ -114,7 +119,7 @@ impl FromStr for ModalVariant {
             VariantError::Parse {
             spec: spec.to_string(),
             reason: format!(
-                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|atomic|element>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
+                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|atomic|element|element-regs>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
             ),
         }
         };
@@ -133,6 +138,7 @@ impl FromStr for ModalVariant {
             "edge" => ModalSurface::Edge,
             "atomic" => ModalSurface::Atomic,
             "element" => ModalSurface::Element,
+            "element-regs" => ModalSurface::ElementRegs,
             other => return Err(err(format!("unknown surface `{other}`"))),
         };
         let tables = match parts[3] {
@@ -162,7 +168,7 @@ mod tests {
     fn every_variant_round_trips_through_its_spec() {
         for precision in [Precision::F32, Precision::F64] {
             let all = ModalVariant::all(precision);
-            assert_eq!(all.len(), 36);
+            assert_eq!(all.len(), 48);
             for v in all {
                 assert_eq!(v.to_string().parse::<ModalVariant>().unwrap(), v);
             }

@@ -14,11 +14,16 @@ use dg_runtime::backend::{open, Device, DeviceSelector};
 use dg_runtime::formulation::{law_ir, Formulation, FormulationError, TuneTarget};
 use dg_runtime::pipeline::{tune, Strategy, TuneOptions};
 
-/// The OpenCL device, or `None` (said once) where there is none and CI does not require one.
-fn opencl() -> Option<Box<dyn Device>> {
+/// The tests of this file take turns: opening the OpenCL platform from two threads at once can fail.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The OpenCL device (held with this file's lock), or `None` (said once) where there is none and CI does not
+/// require one.
+fn opencl() -> Option<(std::sync::MutexGuard<'static, ()>, Box<dyn Device>)> {
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let selector: DeviceSelector = "opencl".parse().expect("selector");
     match open(&selector) {
-        Ok(d) => Some(d),
+        Ok(d) => Some((turn, d)),
         Err(e) if std::env::var("DG_REQUIRE_OPENCL").as_deref() == Ok("1") => panic!("no OpenCL device: {e}"),
         Err(e) => {
             eprintln!("skipped: no OpenCL device ({e})");
@@ -29,7 +34,7 @@ fn opencl() -> Option<Box<dyn Device>> {
 
 #[test]
 fn every_modal_variant_matches_the_cpu_with_shuffled_edges() {
-    let Some(mut device) = opencl() else { return };
+    let Some((_turn, mut device)) = opencl() else { return };
     let law = dg_laws::euler2d::Law::default();
     let ir = law_ir(&law).expect("euler2d is registered");
     let variants = ModalVariant::all(Precision::F64);
@@ -43,7 +48,8 @@ fn every_modal_variant_matches_the_cpu_with_shuffled_edges() {
         EdgeOrder::Shuffled { seed: 17 },
         &mut |_| {},
     );
-    assert_eq!(outcomes.len(), 36);
+    assert_eq!(outcomes.len(), variants.len());
+    assert_eq!(variants.len(), 48, "edge, atomic, element and element-regs surfaces");
     let failed: Vec<_> = outcomes.iter().filter(|o| !o.passed).collect();
     assert!(failed.is_empty(), "{failed:#?}");
 }
@@ -60,7 +66,7 @@ fn tune_with_fault(device: &mut dyn Device, fault: usize, strategy: Strategy) ->
 
 #[test]
 fn a_tuning_whose_device_is_lost_names_the_candidate_and_stops() {
-    let Some(mut device) = opencl() else { return };
+    let Some((_turn, mut device)) = opencl() else { return };
     // the whole list is verified first, in order, one program each: the third faults
     let third = ModalVariant::all(Precision::F64)[2].to_string();
     match tune_with_fault(device.as_mut(), 2, Strategy::Exhaustive) {
