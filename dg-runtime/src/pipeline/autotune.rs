@@ -124,8 +124,9 @@ pub fn tune(
     // verification of the listed candidates in one pass (formulations batch their programs)
     let mut checks = if list.is_empty() { Vec::new() } else { tuner.verify(device, &list, &mut |_| {}) };
     if let Some(why) = device.lost() {
-        // the batch ran in list order: the first failure is the candidate that faulted (or ran before it)
-        let first = checks.iter().find(|c| !c.passed).map(|c| (c.variant.as_str(), c.error.as_deref()));
+        // the batch ran in list order: the first failure that ran (a refusal before any launch cannot fault) is
+        // the candidate that faulted, or one that failed before it
+        let first = checks.iter().find(|c| !c.passed && !c.rejected).map(|c| (c.variant.as_str(), c.error.as_deref()));
         return Err(device_lost(tuner, first, &why));
     }
     // the timing programs of every verified candidate compiled at once (in parallel on CUDA)
