@@ -1,36 +1,51 @@
 #!/usr/bin/env python3
-"""Moves tuning-database entries from old code fingerprints to this program's, per formulation.
+"""Moves tuning-database entries from the old program's code fingerprints to the new program's, per formulation.
 
 Only after `scripts/same_kernels.sh OLD_DG NEW_DG` has shown that the two programs generate the same kernels byte
-for byte (a change that moved or reformatted generator source without changing its output): then a result
-measured on the old code describes the new code exactly. The new fingerprints are read from `dg db list`.
-usage: scripts/rekey_db.py NEW_DG FILE.json [FILE.json ...]
+for byte (a change that moved or reformatted generator source without changing its output), or has shown which laws'
+kernels differ (pass those laws to --skip): then a result measured on the old code describes the new code exactly.
+Only entries keyed with the old program's own fingerprint move; entries of older code, and of the skipped laws, stay
+where they are (stale: `dg db list` marks them "other generated code: not used"). The fingerprints are read from
+`dg db list` of each program.
+usage: scripts/rekey_db.py OLD_DG NEW_DG [--skip LAW[,LAW...]] FILE.json [FILE.json ...]
 """
 import json
 import re
 import subprocess
 import sys
 
-dg, files = sys.argv[1], sys.argv[2:]
-listing = subprocess.run([dg, "db", "list"], capture_output=True, text=True, check=True).stdout
-header = listing.splitlines()[0]
-current = {(f, e): cg for f, e, cg in re.findall(r"\(([a-z-]+)\|([a-z]+)\) cg([0-9a-f]+)", header)}
-if not current:
-    sys.exit(f"no fingerprints in `{header}`")
-for path in files:
+
+def fingerprints(dg):
+    listing = subprocess.run([dg, "db", "list"], capture_output=True, text=True, check=True).stdout
+    header = listing.splitlines()[0]
+    found = {(f, e): cg for f, e, cg in re.findall(r"\(([a-z-]+)\|([a-z]+)\) cg([0-9a-f]+)", header)}
+    if not found:
+        sys.exit(f"{dg}: no fingerprints in `{header}`")
+    return found
+
+
+args = sys.argv[1:]
+if len(args) < 3:
+    sys.exit(__doc__)
+old, new, rest = fingerprints(args[0]), fingerprints(args[1]), args[2:]
+skip = set()
+if rest[0] == "--skip":
+    skip = set(rest[1].split(","))
+    rest = rest[2:]
+for path in rest:
     with open(path) as fh:
         doc = json.load(fh)
-    moved = {}
+    moved, count = {}, 0
     for key, entry in doc["entries"].items():
         parts = key.split("|")
-        cg = current.get((parts[2], parts[3]))
-        if cg is None:
-            sys.exit(f"{path}: no formulation {parts[2]}|{parts[3]} in this program")
-        parts[-1] = "cg" + cg
+        formulation = (parts[2], parts[3])
+        law = parts[0].split("@")[0]
+        if parts[-1] == "cg" + old.get(formulation, "-") and formulation in new and law not in skip:
+            parts[-1] = "cg" + new[formulation]
+            count += 1
         moved["|".join(parts)] = entry
-    changed = sum(1 for k in moved if k not in doc["entries"])
     doc["entries"] = dict(sorted(moved.items()))
     with open(path, "w") as fh:
-        json.dump(doc, fh, indent=2)
+        json.dump(doc, fh, indent=2, ensure_ascii=False)
         fh.write("\n")
-    print(f"{path}: {changed} of {len(moved)} entries moved to {sorted(set(current.values()))}")
+    print(f"{path}: {count} of {len(moved)} entries moved to the new fingerprints")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whether two dg binaries generate the same kernels, byte for byte: every nodal triangle variant of maxwell2d and
-# euler2d (N = 1..8), every modal variant of euler2d with Rusanov's and HLLC's flux (p = 1..5) and the tetrahedral
-# program of acoustics3d and elastic3d (N = 1..8), f32 and f64, CUDA C. Used when a change moves or reformats
+# euler2d (N = 1..8), every modal variant of euler2d with Rusanov's and HLLC's flux (p = 1..5), the tetrahedral
+# program of acoustics3d and elastic3d (N = 1..8), every hexahedral variant of maxwell3d (N = 1..6) and every
+# finite-volume variant of mhd2d, f32 and f64, CUDA C. Used when a change moves or reformats
 # generator source without meaning to change its output: if nothing differs, tuning results keyed by the old code
 # fingerprint describe the new code too (scripts/rekey_db.py then moves them to the new fingerprint).
 # usage: scripts/same_kernels.sh OLD_DG NEW_DG
@@ -26,6 +27,14 @@ done; done; done
 for law in acoustics3d elastic3d; do for N in 1 2 3 4 5 6 7 8; do for p in f32 f64; do
   emit $law $N "tet/node/v1/s1/u1/$p"
 done; done; done
+for N in 1 2 3 4 5 6; do for p in f32 f64; do
+  "$NEW" variants maxwell3d --formulation hex --order $N --precision $p | awk '/^  valid /{print $2}' > "$W/specs"
+  while read -r spec; do emit maxwell3d $N "$spec"; done < "$W/specs"
+done; done
+for p in f32 f64; do
+  "$NEW" variants mhd2d --formulation fv --order 1 --precision $p | awk '/^  valid /{print $2}' > "$W/specs"
+  while read -r spec; do emit mhd2d 1 "$spec"; done < "$W/specs"
+done
 echo "$n kernels compared, $diff differ"
 rm -rf "$W"
 [ "$diff" = 0 ]

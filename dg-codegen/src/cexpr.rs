@@ -42,14 +42,30 @@ pub fn literal(value: f64, single: bool) -> String {
     }
 }
 
+/// How an emitted function writes its divisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Divisions {
+    /// Every division as the law wrote it.
+    AsWritten,
+    /// A value that divides two or more others is inverted once (`{prefix}r{id} = 1 / value`, written before its
+    /// first use) and each of those divisions becomes a product with the reciprocal (`1 / value` itself becomes
+    /// the reciprocal). A GPU division is a sequence of a dozen dependent instructions (a reciprocal estimate
+    /// refined by fused multiply-adds, and a slow path), a product is one; the results differ from the divisions
+    /// by an ulp or two. Euler's fluxes divide by the densities five to ten times each. A value that divides only
+    /// once, and a constant, is divided as written. A formulation chooses this where the law's functions are a
+    /// large part of its kernels' work (changing it changes the kernels, so their tuning results too).
+    SharedReciprocals,
+}
+
 /// C statements computing `f`'s outputs into `outputs[i]` (`out_name(i)` gives each output's lvalue).
-/// Temporaries are named `{prefix}{id}`.
+/// Temporaries are named `{prefix}{id}`; divisions are written as `divisions` says.
 pub fn emit(
     f: &IrFunction,
     names: &InputNames<'_>,
     out_name: &dyn Fn(usize) -> String,
     prefix: &str,
     single: bool,
+    divisions: Divisions,
 ) -> String {
     let mut code = String::new();
     let name_of = |id: u32| -> String {
@@ -59,8 +75,21 @@ pub fn emit(
             _ => format!("{prefix}{id}"),
         }
     };
+    let shared = match divisions {
+        Divisions::AsWritten => vec![false; f.nodes.len()],
+        Divisions::SharedReciprocals => shared_divisors(f),
+    };
+    let is_one = |id: u32| matches!(f.nodes[id as usize], Op::Const(bits) if f64::from_bits(bits) == 1.0);
+    let mut inverted = vec![false; f.nodes.len()];
     for (id, op) in f.nodes.iter().enumerate() {
         let n = |a: u32| name_of(a);
+        if let Op::Div(_, b) = *op {
+            if shared[b as usize] && !inverted[b as usize] {
+                inverted[b as usize] = true;
+                let one = literal(1.0, single);
+                let _ = writeln!(code, "const real {prefix}r{b} = {one} / {};", n(b));
+            }
+        }
         let (ty, rhs) = match *op {
             Op::Input(..) | Op::Const(_) => continue,
             Op::Neg(a) => ("real", format!("-{}", n(a))),
@@ -74,6 +103,8 @@ pub fn emit(
             Op::Add(a, b) => ("real", format!("{} + {}", n(a), n(b))),
             Op::Sub(a, b) => ("real", format!("{} - {}", n(a), n(b))),
             Op::Mul(a, b) => ("real", format!("{} * {}", n(a), n(b))),
+            Op::Div(a, b) if shared[b as usize] && is_one(a) => ("real", format!("{prefix}r{b}")),
+            Op::Div(a, b) if shared[b as usize] => ("real", format!("{} * {prefix}r{b}", n(a))),
             Op::Div(a, b) => ("real", format!("{} / {}", n(a), n(b))),
             Op::Min(a, b) => ("real", format!("fmin({}, {})", n(a), n(b))),
             Op::Max(a, b) => ("real", format!("fmax({}, {})", n(a), n(b))),
@@ -93,6 +124,17 @@ pub fn emit(
         let _ = writeln!(code, "{} = {};", out_name(i), name_of(o));
     }
     code
+}
+
+/// Which nodes divide two or more others (constants excluded: the compiler folds their reciprocals where exact).
+fn shared_divisors(f: &IrFunction) -> Vec<bool> {
+    let mut uses = vec![0u32; f.nodes.len()];
+    for op in &f.nodes {
+        if let Op::Div(_, b) = *op {
+            uses[b as usize] += 1;
+        }
+    }
+    f.nodes.iter().zip(uses).map(|(op, u)| u >= 2 && !matches!(op, Op::Const(_))).collect()
 }
 
 fn input(kind: InputKind, i: usize, names: &InputNames<'_>, single: bool) -> String {
@@ -115,5 +157,73 @@ fn powi(x: &str, k: i32, single: bool) -> String {
         1..=4 => vec![x; k as usize].join(" * "),
         -4..=-1 => format!("{} / ({})", literal(1.0, single), vec![x; (-k) as usize].join(" * ")),
         _ => format!("pow({x}, {})", literal(k as f64, single)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dg_ir::{InputKind, IrFunction, Op};
+
+    fn names() -> InputNames<'static> {
+        InputNames {
+            state_m: "qm",
+            state_p: "qp",
+            material_m: "mm",
+            material_p: "mp",
+            normal: ["nx", "ny", "0"],
+            position: ["px", "py", "0"],
+            time: "t",
+            params: &[],
+        }
+    }
+
+    /// qm[1] / qm[0], qm[2] / qm[0], qm[3] / (qm[1] + qm[2]), qm[0] / 2.0, qm[1] / 2.0, 1 / qm[0].
+    fn ratios() -> IrFunction {
+        let nodes = vec![
+            Op::Input(InputKind::StateM, 0),
+            Op::Input(InputKind::StateM, 1),
+            Op::Input(InputKind::StateM, 2),
+            Op::Input(InputKind::StateM, 3),
+            Op::Div(1, 0),
+            Op::Div(2, 0),
+            Op::Add(1, 2),
+            Op::Div(3, 6),
+            Op::Const(2.0f64.to_bits()),
+            Op::Div(0, 8),
+            Op::Div(1, 8),
+            Op::Const(1.0f64.to_bits()),
+            Op::Div(11, 0),
+        ];
+        IrFunction { name: "ratios".into(), nodes, outputs: vec![4, 5, 7, 9, 10, 12] }
+    }
+
+    #[test]
+    fn a_divisor_of_two_values_is_inverted_once_before_its_first_use() {
+        let code = emit(&ratios(), &names(), &|i| format!("out[{i}]"), "n", false, Divisions::SharedReciprocals);
+        let lines: Vec<&str> = code.lines().collect();
+        assert_eq!(lines.iter().filter(|l| l.contains("/ qm[0]")).count(), 1, "{code}");
+        let inverse = lines.iter().position(|l| *l == "const real nr0 = 1.0 / qm[0];").expect(&code);
+        let first = lines.iter().position(|l| *l == "const real n4 = qm[1] * nr0;").expect(&code);
+        assert!(inverse < first, "{code}");
+        assert!(lines.contains(&"const real n5 = qm[2] * nr0;"), "{code}");
+        assert!(lines.contains(&"const real n12 = nr0;"), "1 / value is the reciprocal itself: {code}");
+    }
+
+    #[test]
+    fn as_written_keeps_every_division() {
+        let code = emit(&ratios(), &names(), &|i| format!("out[{i}]"), "n", false, Divisions::AsWritten);
+        assert_eq!(code.matches(" / ").count(), 6, "{code}");
+        assert!(!code.contains("nr0"), "{code}");
+    }
+
+    #[test]
+    fn a_divisor_of_one_value_and_a_constant_divisor_are_divided_as_written() {
+        let code = emit(&ratios(), &names(), &|i| format!("out[{i}]"), "n", true, Divisions::SharedReciprocals);
+        assert!(code.contains("const real n7 = qm[3] / n6;"), "{code}");
+        assert!(!code.contains("nr6"), "{code}");
+        assert!(code.contains("const real n9 = qm[0] / 2.0f;"), "{code}");
+        assert!(code.contains("const real n10 = qm[1] / 2.0f;"), "{code}");
+        assert!(code.contains("const real nr0 = 1.0f / qm[0];"), "single precision literal: {code}");
     }
 }

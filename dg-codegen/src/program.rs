@@ -2,7 +2,7 @@
 //! (`law.tera`), the templates common to every formulation (`templates/common/`: dialect, law, update), and the
 //! tera engine over a formulation's own templates.
 
-use crate::cexpr::{emit, literal, InputNames};
+use crate::cexpr::{emit, literal, Divisions, InputNames};
 use dg_core::matrix::Matrix;
 use dg_ir::{FunctionRole, LawIr};
 
@@ -90,8 +90,14 @@ pub struct LawInput<'a> {
 }
 
 /// One IR function as the body of its `law_*` device function (outputs to `out[i]`, temporaries prefixed
-/// `prefix`).
-pub fn emit_law_function(f: &dg_ir::IrFunction, law: &LawInput<'_>, prefix: &str, single: bool) -> String {
+/// `prefix`, divisions as `divisions` says).
+pub fn emit_law_function(
+    f: &dg_ir::IrFunction,
+    law: &LawInput<'_>,
+    prefix: &str,
+    single: bool,
+    divisions: Divisions,
+) -> String {
     let names = InputNames {
         state_m: "qm",
         state_p: "qp",
@@ -102,24 +108,32 @@ pub fn emit_law_function(f: &dg_ir::IrFunction, law: &LawInput<'_>, prefix: &str
         time: "t",
         params: law.params,
     };
-    indent(&emit(f, &names, &|i: usize| format!("out[{i}]"), prefix, single))
+    indent(&emit(f, &names, &|i: usize| format!("out[{i}]"), prefix, single, divisions))
 }
 
-/// What `law.tera` needs: the law's name and hash, its flux, the selected numerical flux and its boundary states.
-pub fn insert_law(ctx: &mut tera::Context, law: &LawInput<'_>, single: bool) -> Result<(), RenderError> {
+/// What `law.tera` needs: the law's name and hash, its flux, the selected numerical flux and its boundary states
+/// (divisions as `divisions` says).
+pub fn insert_law(
+    ctx: &mut tera::Context,
+    law: &LawInput<'_>,
+    single: bool,
+    divisions: Divisions,
+) -> Result<(), RenderError> {
     let ir = law.ir;
     let law_err = |reason: String| RenderError::Law { law: ir.name.clone(), reason };
     let flux_fn = ir.function("flux").ok_or_else(|| law_err("no flux".into()))?;
     let nflux_name = format!("numerical_flux:{}", law.numerical_flux);
     let nflux_fn =
         ir.function(&nflux_name).ok_or_else(|| law_err(format!("no numerical flux `{}`", law.numerical_flux)))?;
-    let boundaries: Vec<String> =
-        ir.functions_of(FunctionRole::Boundary).map(|f| indent(&emit_law_function(f, law, "b", single))).collect();
+    let boundaries: Vec<String> = ir
+        .functions_of(FunctionRole::Boundary)
+        .map(|f| indent(&emit_law_function(f, law, "b", single, divisions)))
+        .collect();
     ctx.insert("dim3", &(ir.dim == 3));
     ctx.insert("law_name", &ir.name);
     ctx.insert("law_hash", &ir.hash());
-    ctx.insert("flux", &emit_law_function(flux_fn, law, "f", single));
-    ctx.insert("numerical_flux", &emit_law_function(nflux_fn, law, "n", single));
+    ctx.insert("flux", &emit_law_function(flux_fn, law, "f", single, divisions));
+    ctx.insert("numerical_flux", &emit_law_function(nflux_fn, law, "n", single, divisions));
     ctx.insert("boundaries", &boundaries);
     Ok(())
 }

@@ -2,9 +2,14 @@
 //! every width, the two transposes and the step-limit reduction, from `templates/fv/` and the law's functions.
 
 use crate::variant::SWEEP_WIDTHS;
+use dg_codegen::cexpr::Divisions;
 use dg_codegen::program::{emit_law_function, engine, insert_law, LawInput, RenderError, Target};
 use dg_codegen::Precision;
 use dg_ir::FunctionRole;
+
+/// Divisions in the law's functions as the law wrote them: these kernels' tuning results (H100) were measured so, and
+/// [`Divisions::SharedReciprocals`] is measured on the triangles' kernels first.
+const DIVISIONS: Divisions = Divisions::AsWritten;
 
 /// The finite-volume templates (`templates/fv/`), besides the common ones.
 pub const TEMPLATES: [(&str, &str); 8] = [
@@ -71,24 +76,25 @@ pub fn render_fv(law: &LawInput<'_>, precision: Precision, target: Target) -> Re
     }
     let single = precision == Precision::F32;
     let mut ctx = tera::Context::new();
-    insert_law(&mut ctx, law, single)?;
+    insert_law(&mut ctx, law, single, DIVISIONS)?;
     ctx.insert("cuda", &(target == Target::Cuda));
     ctx.insert("double", &!single);
     ctx.insert("nv", &ir.variables.len());
     ctx.insert("p", "");
     let speed = ir.function("max_speed").ok_or_else(|| law_err("no max_speed".into()))?;
-    ctx.insert("max_speed", &emit_law_function(speed, law, "s", single));
+    ctx.insert("max_speed", &emit_law_function(speed, law, "s", single, DIVISIONS));
     let admissible = ir.functions_of(FunctionRole::Admissible).next();
     ctx.insert(
         "admissible",
-        &admissible.map_or_else(|| "    out[0] = (real)1;\n".into(), |f| emit_law_function(f, law, "a", single)),
+        &admissible
+            .map_or_else(|| "    out[0] = (real)1;\n".into(), |f| emit_law_function(f, law, "a", single, DIVISIONS)),
     );
     let source = ir.functions_of(FunctionRole::Source).next();
     ctx.insert(
         "source",
         &source.map_or_else(
             || "    for (int v = 0; v < NV; ++v) out[v] = (real)0;\n".into(),
-            |f| emit_law_function(f, law, "q", single),
+            |f| emit_law_function(f, law, "q", single, DIVISIONS),
         ),
     );
     let tera = engine(&TEMPLATES)?;

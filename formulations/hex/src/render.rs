@@ -3,11 +3,15 @@
 //! in for the specialised kernels, and reading them at run time for the generic ones).
 
 use crate::variant::{Layout, CELLS_PER_GROUP};
-use dg_codegen::cexpr::literal;
+use dg_codegen::cexpr::{literal, Divisions};
 use dg_codegen::program::{engine, insert_law, LawInput, RenderError, Target};
 use dg_codegen::Precision;
 use dg_core::hexahedron::ReferenceHexahedron;
 use dg_ir::{FunctionRole, InputKind, LawIr, Op};
+
+/// Divisions in the law's functions as the law wrote them: these kernels' tuning results (H100) were measured so, and
+/// [`Divisions::SharedReciprocals`] is measured on the triangles' kernels first.
+const DIVISIONS: Divisions = Divisions::AsWritten;
 
 /// The geometry a kernel is compiled for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -192,7 +196,7 @@ pub fn render_hex(
     let conditions = ir.functions_of(FunctionRole::Boundary).count();
     let list = |values: &[f64]| values.iter().map(|&v| literal(v, single)).collect::<Vec<_>>().join(", ");
     let mut ctx = tera::Context::new();
-    insert_law(&mut ctx, law, single)?;
+    insert_law(&mut ctx, law, single, DIVISIONS)?;
     ctx.insert("cuda", &(target == Target::Cuda));
     ctx.insert("double", &!single);
     ctx.insert("n1", &n1);
@@ -225,7 +229,7 @@ pub fn render_hex(
     let runtime_ir = with_runtime_params(ir);
     let mut rt = ctx.clone();
     let runtime_law = LawInput { ir: &runtime_ir, params: law.params, numerical_flux: law.numerical_flux };
-    insert_law(&mut rt, &runtime_law, single)?;
+    insert_law(&mut rt, &runtime_law, single, DIVISIONS)?;
     rt.insert("p", "_rt");
     source.push_str(&render("law", &rt)?);
     source.push('\n');

@@ -1,11 +1,16 @@
 //! Modal kernel source from the templates `templates/modal-tri/modal_*.tera` and the law's functions (`law.tera`).
 
 use crate::variant::{ModalLayout, ModalSurface, ModalVariant, Tables};
-use dg_codegen::cexpr::literal;
+use dg_codegen::cexpr::{literal, Divisions};
 use dg_codegen::program::{emit_law_function, engine, insert_law, LawInput, RenderError, Target, PRELUDE_SUFFIX};
 use dg_codegen::Precision;
 use dg_core::triangle::ModalTriangle;
 use dg_ir::FunctionRole;
+
+/// The law's functions invert a divisor shared by several divisions once: the element kernels evaluate the flux at
+/// every quadrature point and the numerical flux at every edge point, and Euler's fluxes divide by the densities
+/// five to ten times each.
+const DIVISIONS: Divisions = Divisions::SharedReciprocals;
 
 /// What a kernel of the modal program does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -139,7 +144,7 @@ pub fn render_modal(
     let single = variant.precision == Precision::F32;
     let table = modal_table(element);
     let mut ctx = tera::Context::new();
-    insert_law(&mut ctx, law, single)?;
+    insert_law(&mut ctx, law, single, DIVISIONS)?;
     ctx.insert("cuda", &(target == Target::Cuda));
     ctx.insert("double", &!single);
     ctx.insert("nv", &ir.variables.len());
@@ -153,10 +158,13 @@ pub fn render_modal(
     ctx.insert("atomic", &(variant.surface == ModalSurface::Atomic));
     ctx.insert("p", PRELUDE_SUFFIX);
     let speed_fn = ir.function("max_speed").ok_or_else(|| law_err("no max_speed".into()))?;
-    ctx.insert("max_speed", &emit_law_function(speed_fn, law, "s", single));
+    ctx.insert("max_speed", &emit_law_function(speed_fn, law, "s", single, DIVISIONS));
     let admissible = ir.functions_of(FunctionRole::Admissible).next();
     ctx.insert("has_admissible", &admissible.is_some());
-    ctx.insert("admissible", &admissible.map(|f| emit_law_function(f, law, "a", single)).unwrap_or_default());
+    ctx.insert(
+        "admissible",
+        &admissible.map(|f| emit_law_function(f, law, "a", single, DIVISIONS)).unwrap_or_default(),
+    );
     ctx.insert("limiter", &(element.order == 1));
     ctx.insert("k", "");
     let tera = engine(&TEMPLATES)?;

@@ -2,11 +2,15 @@
 //! the templates `templates/nodal-tet/tet_*.tera` and the law's functions (`law.tera`).
 
 use crate::variant::{pad_np, pad_three_np, TetLimits, ELEMENT_WIDTHS, KB_CHOICES, KU_CHOICES};
-use dg_codegen::cexpr::literal;
+use dg_codegen::cexpr::{literal, Divisions};
 use dg_codegen::program::{engine, insert_law, LawInput, RenderError, Target, PRELUDE_SUFFIX};
 use dg_codegen::Precision;
 use dg_core::tetrahedron::ReferenceTetrahedron;
 use dg_ir::FunctionRole;
+
+/// Divisions in the law's functions as the law wrote them: these kernels' tuning results (H100) were measured so, and
+/// [`Divisions::SharedReciprocals`] is measured on the triangles' kernels first.
+const DIVISIONS: Divisions = Divisions::AsWritten;
 
 /// What a kernel of the tetrahedral program does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -192,7 +196,7 @@ pub fn render_tet(
     }
     let join = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(", ");
     let mut ctx = tera::Context::new();
-    insert_law(&mut ctx, law, single)?;
+    insert_law(&mut ctx, law, single, DIVISIONS)?;
     ctx.insert("cuda", &(target == Target::Cuda));
     ctx.insert("double", &!single);
     ctx.insert("np", &np);

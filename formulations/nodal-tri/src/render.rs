@@ -3,10 +3,15 @@
 
 use crate::microblock::{microblock, Microblock};
 use crate::variant::{Layout, Partition, Precision, Storage, Surface, Variant, VolumeForm};
+use dg_codegen::cexpr::Divisions;
 use dg_codegen::program::{
     engine, insert_law, matrix_text, render_pieces, LawInput, RenderError, Target, KERNEL_SUFFIX, PRELUDE_SUFFIX,
 };
 use dg_core::triangle::ReferenceTriangle;
+
+/// The law's functions invert a divisor shared by several divisions once (as the modal kernels do): Euler's fluxes
+/// divide by the densities five to ten times each, at every node and face node.
+const DIVISIONS: Divisions = Divisions::SharedReciprocals;
 
 /// Sizes that follow from the order and the variant.
 #[derive(Debug, Clone, Copy)]
@@ -292,7 +297,7 @@ pub fn render_nodal_tri(
     let single = variant.precision == Precision::F32;
     let geometry = Geometry::new(element.order, variant);
     let mut ctx = tera::Context::new();
-    insert_law(&mut ctx, law, single)?;
+    insert_law(&mut ctx, law, single, DIVISIONS)?;
     ctx.insert("cuda", &(target == Target::Cuda));
     ctx.insert("double", &!single);
     ctx.insert("np", &geometry.np);
