@@ -3,11 +3,11 @@
 
 Only after `scripts/same_kernels.sh OLD_DG NEW_DG` has shown that the two programs generate the same kernels byte
 for byte (a change that moved or reformatted generator source without changing its output), or has shown which laws'
-kernels differ (pass those laws to --skip): then a result measured on the old code describes the new code exactly.
+kernels differ (pass those laws, or law:precision pairs, to --skip): then a result measured on the old code describes the new code exactly.
 Only entries keyed with the old program's own fingerprint move; entries of older code, and of the skipped laws, stay
 where they are (stale: `dg db list` marks them "other generated code: not used"). The fingerprints are read from
 `dg db list` of each program.
-usage: scripts/rekey_db.py OLD_DG NEW_DG [--skip LAW[,LAW...]] FILE.json [FILE.json ...]
+usage: scripts/rekey_db.py OLD_DG NEW_DG [--skip LAW[:PRECISION][,...]] FILE.json [FILE.json ...]
 """
 import json
 import re
@@ -40,7 +40,8 @@ for path in rest:
         parts = key.split("|")
         formulation = (parts[2], parts[3])
         law = parts[0].split("@")[0]
-        if parts[-1] == "cg" + old.get(formulation, "-") and formulation in new and law not in skip:
+        skipped = law in skip or f"{law}:{parts[5]}" in skip
+        if parts[-1] == "cg" + old.get(formulation, "-") and formulation in new and not skipped:
             parts[-1] = "cg" + new[formulation]
             count += 1
         moved["|".join(parts)] = entry

@@ -1,5 +1,6 @@
 //! An IR function as C statements, valid in CUDA C and OpenCL C alike.
 
+use crate::program::PRELUDE_SUFFIX;
 use dg_ir::{InputKind, IrFunction, Op};
 use std::fmt::Write as _;
 
@@ -55,6 +56,19 @@ pub enum Divisions {
     /// once, and a constant, is divided as written. A formulation chooses this where the law's functions are a
     /// large part of its kernels' work (changing it changes the kernels, so their tuning results too).
     SharedReciprocals,
+    /// As [`Divisions::SharedReciprocals`], and in single precision the reciprocals, the remaining divisions and the
+    /// square roots are the hardware's approximations (`dg_rcp`, `dg_div`, `dg_sqrt` of `law.tera`: on CUDA
+    /// `rcp.approx.f32`, `div.full.f32` and `sqrt.approx.f32`, one or two instructions within 2 ulp over the whole
+    /// range; on OpenCL `native_recip`, `native_divide`, `native_sqrt`) instead of the IEEE-rounded sequences. Double
+    /// precision is written as with [`Divisions::SharedReciprocals`].
+    ApproximateSingle,
+}
+
+impl Divisions {
+    /// Whether single-precision code uses the approximations of [`Divisions::ApproximateSingle`].
+    pub fn approximate(self, single: bool) -> bool {
+        single && self == Divisions::ApproximateSingle
+    }
 }
 
 /// C statements computing `f`'s outputs into `outputs[i]` (`out_name(i)` gives each output's lvalue).
@@ -77,8 +91,10 @@ pub fn emit(
     };
     let shared = match divisions {
         Divisions::AsWritten => vec![false; f.nodes.len()],
-        Divisions::SharedReciprocals => shared_divisors(f),
+        Divisions::SharedReciprocals | Divisions::ApproximateSingle => shared_divisors(f),
     };
+    let approximate = divisions.approximate(single);
+    let is_const = |id: u32| matches!(f.nodes[id as usize], Op::Const(_));
     let is_one = |id: u32| matches!(f.nodes[id as usize], Op::Const(bits) if f64::from_bits(bits) == 1.0);
     let mut inverted = vec![false; f.nodes.len()];
     for (id, op) in f.nodes.iter().enumerate() {
@@ -86,13 +102,18 @@ pub fn emit(
         if let Op::Div(_, b) = *op {
             if shared[b as usize] && !inverted[b as usize] {
                 inverted[b as usize] = true;
-                let one = literal(1.0, single);
-                let _ = writeln!(code, "const real {prefix}r{b} = {one} / {};", n(b));
+                let reciprocal = if approximate {
+                    format!("dg_rcp{PRELUDE_SUFFIX}({})", n(b))
+                } else {
+                    format!("{} / {}", literal(1.0, single), n(b))
+                };
+                let _ = writeln!(code, "const real {prefix}r{b} = {reciprocal};");
             }
         }
         let (ty, rhs) = match *op {
             Op::Input(..) | Op::Const(_) => continue,
             Op::Neg(a) => ("real", format!("-{}", n(a))),
+            Op::Sqrt(a) if approximate => ("real", format!("dg_sqrt{PRELUDE_SUFFIX}({})", n(a))),
             Op::Sqrt(a) => ("real", format!("sqrt({})", n(a))),
             Op::Abs(a) => ("real", format!("fabs({})", n(a))),
             Op::Exp(a) => ("real", format!("exp({})", n(a))),
@@ -105,6 +126,9 @@ pub fn emit(
             Op::Mul(a, b) => ("real", format!("{} * {}", n(a), n(b))),
             Op::Div(a, b) if shared[b as usize] && is_one(a) => ("real", format!("{prefix}r{b}")),
             Op::Div(a, b) if shared[b as usize] => ("real", format!("{} * {prefix}r{b}", n(a))),
+            Op::Div(a, b) if approximate && !is_const(b) => {
+                ("real", format!("dg_div{PRELUDE_SUFFIX}({}, {})", n(a), n(b)))
+            }
             Op::Div(a, b) => ("real", format!("{} / {}", n(a), n(b))),
             Op::Min(a, b) => ("real", format!("fmin({}, {})", n(a), n(b))),
             Op::Max(a, b) => ("real", format!("fmax({}, {})", n(a), n(b))),
@@ -208,6 +232,18 @@ mod tests {
         assert!(inverse < first, "{code}");
         assert!(lines.contains(&"const real n5 = qm[2] * nr0;"), "{code}");
         assert!(lines.contains(&"const real n12 = nr0;"), "1 / value is the reciprocal itself: {code}");
+    }
+
+    #[test]
+    fn approximate_single_calls_the_approximations_in_f32_only() {
+        let code = emit(&ratios(), &names(), &|i| format!("out[{i}]"), "n", true, Divisions::ApproximateSingle);
+        assert!(code.contains("const real nr0 = dg_rcp@P@(qm[0]);"), "{code}");
+        assert!(code.contains("const real n7 = dg_div@P@(qm[3], n6);"), "{code}");
+        assert!(code.contains("const real n9 = qm[0] / 2.0f;"), "a constant divisor is divided as written: {code}");
+        assert!(!code.contains(" / qm[0]"), "{code}");
+        let double = emit(&ratios(), &names(), &|i| format!("out[{i}]"), "n", false, Divisions::ApproximateSingle);
+        let shared = emit(&ratios(), &names(), &|i| format!("out[{i}]"), "n", false, Divisions::SharedReciprocals);
+        assert_eq!(double, shared, "f64 is written as with shared reciprocals");
     }
 
     #[test]

@@ -129,6 +129,7 @@ pub fn insert_law(
         .functions_of(FunctionRole::Boundary)
         .map(|f| indent(&emit_law_function(f, law, "b", single, divisions)))
         .collect();
+    ctx.insert("approximate_single", &divisions.approximate(single));
     ctx.insert("dim3", &(ir.dim == 3));
     ctx.insert("law_name", &ir.name);
     ctx.insert("law_hash", &ir.hash());

@@ -345,7 +345,7 @@ pub fn run_euler<T: Real>(
             Ok(dt.map(|dt| dt * scale))
         })
         .with_inspect(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_, at| {
-            if let Some(reason) = step_check.after_step(sys.device, *q, &mut sys.device_seconds)? {
+            if let Some(reason) = step_check.after_step_pipelined(sys.device, *q, at, &mut sys.device_seconds)? {
                 return Ok(Some(reason));
             }
             // the per-step check catches non-finite values at their step; the element means' admissibility is

@@ -346,7 +346,7 @@ fn inspect<T: Real>(
     at: StepPoint,
     check: &crate::StepCheck,
 ) -> Result<Option<String>, DeviceOperatorError> {
-    if let Some(reason) = check.after_step(sys.device, q, &mut sys.device_seconds)? {
+    if let Some(reason) = check.after_step_pipelined(sys.device, q, at, &mut sys.device_seconds)? {
         return Ok(Some(reason));
     }
     if !(at.last || (at.sampled() && at.step <= 32)) {

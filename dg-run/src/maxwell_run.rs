@@ -250,7 +250,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
         .with_values(read_values, write_values)
         .with_initial_values(q0_f64)
         .with_inspect(|sys: &mut DeviceSystem<'_, T>, q: &_, at| {
-            if let Some(reason) = step_check.after_step(sys.device, *q, &mut sys.device_seconds)? {
+            if let Some(reason) = step_check.after_step_pipelined(sys.device, *q, at, &mut sys.device_seconds)? {
                 return Ok(Some(reason));
             }
             // the per-step check covers non-finite values and growth; the whole state (energy) is read back

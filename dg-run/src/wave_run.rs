@@ -472,7 +472,7 @@ fn inspect_tet<T: Real>(
     at: StepPoint,
     check: &crate::StepCheck,
 ) -> Result<Option<String>, DeviceOperatorError> {
-    if let Some(reason) = check.after_step(sys.device, q, &mut sys.device_seconds)? {
+    if let Some(reason) = check.after_step_pipelined(sys.device, q, at, &mut sys.device_seconds)? {
         return Ok(Some(reason));
     }
     // the per-step check covers non-finite values and growth; the whole state is read back early and at the end

@@ -23,6 +23,8 @@ pub struct StepPoint {
     pub t: f64,
     /// Whether this is the last step of the run.
     pub last: bool,
+    /// Whether the loop hands this step's state out after the inspection (a checkpoint or an output is due).
+    pub hands_out: bool,
 }
 
 /// Beyond step 32, the steps [`StepPoint::sampled`] picks are the multiples of this.
@@ -347,7 +349,9 @@ pub fn run_persisted<S: Stepper>(
             first_step_seconds = started.elapsed().as_secs_f64();
             crate::startup::mark(crate::startup::FIRST_STEP);
         }
-        let at = StepPoint { step, t, last };
+        let checkpoint_due = persist.checkpoint_every.is_some_and(|n| step.is_multiple_of(n));
+        let output_due = next_output.is_some_and(|due| t >= due * (1.0 - 1e-12) || last);
+        let at = StepPoint { step, t, last, hands_out: checkpoint_due || output_due };
         let stepped = Instant::now();
         if let Some(reason) = stepper.inspect(at).map_err(LoopError::System)? {
             return Err(stopped(stepper, step, t, reason, last_good));
@@ -365,7 +369,7 @@ pub fn run_persisted<S: Stepper>(
                 last_saved = Instant::now();
             }
         }
-        if persist.checkpoint_every.is_some_and(|n| step.is_multiple_of(n)) {
+        if checkpoint_due {
             hand_out(stepper, persist, StateEvent::Checkpoint, position(step, t, dt_range))?;
         }
         if let (Some(due), Some(every)) = (next_output, persist.output_every) {
@@ -758,7 +762,7 @@ mod tests {
 
     #[test]
     fn sampled_steps_are_early_then_every_64_and_the_last() {
-        let at = |step, last| StepPoint { step, t: 0.0, last }.sampled();
+        let at = |step, last| StepPoint { step, t: 0.0, last, hands_out: false }.sampled();
         let sampled: Vec<u64> = (1..=200).filter(|&s| at(s, false)).collect();
         assert_eq!(sampled, vec![1, 2, 4, 8, 16, 32, 64, 128, 192]);
         assert!(at(77, true));
@@ -804,7 +808,10 @@ mod tests {
         let mut persist = Persistence { keep_last_good: true, ..Default::default() };
         let err = run_persisted(&mut s, 1.0, StepRule::Uniform(0.01), &mut persist, &mut |_, _| {}).unwrap_err();
         let LoopError::NotAdmissible { step, last_good: Some(good), .. } = err else { panic!("expected a stop") };
-        assert!(good.position.step < step && StepPoint { step: good.position.step, t: 0.0, last: false }.sampled());
+        assert!(
+            good.position.step < step
+                && StepPoint { step: good.position.step, t: 0.0, last: false, hands_out: false }.sampled()
+        );
         assert!(good.snapshot.arrays[0].1.iter().all(|v| v.is_finite()));
         let mut times = Vec::new();
         let mut sink = |_: StateEvent, state: &LoopState| {

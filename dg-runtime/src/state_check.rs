@@ -1,7 +1,9 @@
 //! The per-step state check of device runs: one small reduction kernel
 //! ([`dg_codegen::state_check`]) reduces a state buffer to its largest |value| (NaN when a value is not finite)
 //! and a read-back of a few hundred partial results gives it to the host. Runs call it after every step, so
-//! a blow-up stops the run at the step it happens, and read the whole state back only at the sampled steps.
+//! a blow-up stops the run at the step it happens (or the next: between sampled steps a step's check is enqueued
+//! behind it and read after the next step is enqueued, so that the device never waits for the host), and read the
+//! whole state back only at the sampled steps.
 
 use crate::backend::{as_bytes_mut, Arg, BackendError, BufferId, Device, Launch, ProgramId};
 use crate::formulation::target_of;
@@ -11,8 +13,11 @@ use dg_codegen::state_check::{state_check_source, STATE_CHECK_GROUP, STATE_CHECK
 /// The state check, compiled for one device and precision.
 pub struct StateCheck {
     program: ProgramId,
+    /// Partial results (one per group). A submitted check's are read back before anything writes them again.
     partial: BufferId,
     double: bool,
+    /// Whether a submitted check's result has not been collected yet.
+    pending: std::cell::Cell<bool>,
 }
 
 impl StateCheck {
@@ -21,35 +26,85 @@ impl StateCheck {
         let source = state_check_source(target_of(device), double)?;
         let program = device.compile(&source, &[STATE_CHECK_KERNEL.to_string()])?;
         let partial = device.alloc(STATE_CHECK_GROUPS * if double { 8 } else { 4 })?;
-        Ok(Self { program, partial, double })
+        Ok(Self { program, partial, double, pending: std::cell::Cell::new(false) })
     }
 
-    /// The largest |value| in buffer `q` (NaN when one is not finite; padding holds zeros), and the kernel's
-    /// seconds. Buffers above `i32::MAX` values, or of unknown size, are not checked (`None`).
-    pub fn max_abs(&self, device: &mut dyn Device, q: BufferId) -> Result<Option<(f64, f64)>, BackendError> {
+    fn launch(&self, device: &dyn Device, q: BufferId) -> Option<Launch> {
         let width = if self.double { 8 } else { 4 };
-        let Some(Ok(count)) = device.buffer_bytes(q).map(|bytes| i32::try_from(bytes / width)) else {
-            return Ok(None);
-        };
-        let launch = Launch {
+        let count = i32::try_from(device.buffer_bytes(q)? / width).ok()?;
+        Some(Launch {
             kernel: STATE_CHECK_KERNEL.into(),
             groups: STATE_CHECK_GROUPS,
             local: STATE_CHECK_GROUP,
             args: vec![Arg::Buffer(q), Arg::I32(count), Arg::Buffer(self.partial)],
-        };
-        let seconds = device.run(self.program, &[launch], 1)?.iter().sum::<f64>();
+        })
+    }
+
+    /// The NaN-sticky largest of the partial results (read on the transfer lane when `transfer`).
+    fn largest(&self, device: &mut dyn Device, transfer: bool) -> Result<f64, BackendError> {
+        let partial = self.partial;
         let partial: Vec<f64> = if self.double {
             let mut v = vec![0.0f64; STATE_CHECK_GROUPS];
-            device.download(self.partial, as_bytes_mut(&mut v))?;
+            if transfer {
+                device.download_transfer(partial, as_bytes_mut(&mut v))?;
+            } else {
+                device.download(partial, as_bytes_mut(&mut v))?;
+            }
             v
         } else {
             let mut v = vec![0.0f32; STATE_CHECK_GROUPS];
-            device.download(self.partial, as_bytes_mut(&mut v))?;
+            if transfer {
+                device.download_transfer(partial, as_bytes_mut(&mut v))?;
+            } else {
+                device.download(partial, as_bytes_mut(&mut v))?;
+            }
             v.into_iter().map(f64::from).collect()
         };
         // NaN-sticky maximum: any partial NaN makes the result NaN
-        let largest = partial.iter().fold(0.0f64, |m, &v| if v.is_nan() || m.is_nan() { f64::NAN } else { m.max(v) });
-        Ok(Some((largest, seconds)))
+        Ok(partial.iter().fold(0.0f64, |m, &v| if v.is_nan() || m.is_nan() { f64::NAN } else { m.max(v) }))
+    }
+
+    /// Enqueues the check of `q` behind the work already submitted, without waiting for it (the time loop's path:
+    /// the host goes on to enqueue the next step while the device runs this one); [`StateCheck::collect`] reads its
+    /// result. Returns the device seconds known at once (see [`Device::submit`]); `None` when `q` cannot be
+    /// checked (as [`StateCheck::max_abs`]). A check still pending is collected first and its result dropped:
+    /// callers collect before they submit.
+    pub fn submit(&self, device: &mut dyn Device, q: BufferId) -> Result<Option<f64>, BackendError> {
+        if self.pending.get() {
+            self.collect(device)?;
+        }
+        let Some(launch) = self.launch(device, q) else {
+            return Ok(None);
+        };
+        let seconds = device.submit(self.program, &[crate::backend::Step::Kernel(launch)])?;
+        device.transfer_after_compute()?;
+        self.pending.set(true);
+        Ok(Some(seconds))
+    }
+
+    /// The largest |value| the check submitted last found (NaN when one was not finite), waiting for that check
+    /// only (on the transfer lane: the work submitted after it keeps the device busy); `None` when no check is
+    /// pending.
+    pub fn collect(&self, device: &mut dyn Device) -> Result<Option<f64>, BackendError> {
+        if !self.pending.replace(false) {
+            return Ok(None);
+        }
+        Ok(Some(self.largest(device, true)?))
+    }
+
+    /// The largest |value| in buffer `q` (NaN when one is not finite; padding holds zeros), and the kernel's
+    /// seconds. Buffers above `i32::MAX` values, or of unknown size, are not checked (`None`).
+    /// Waits for the check (and everything submitted before it). A submitted check still pending is collected
+    /// first and its result dropped: callers collect before they check.
+    pub fn max_abs(&self, device: &mut dyn Device, q: BufferId) -> Result<Option<(f64, f64)>, BackendError> {
+        if self.pending.get() {
+            self.collect(device)?;
+        }
+        let Some(launch) = self.launch(device, q) else {
+            return Ok(None);
+        };
+        let seconds = device.run(self.program, &[launch], 1)?.iter().sum::<f64>();
+        Ok(Some((self.largest(device, false)?, seconds)))
     }
 }
 

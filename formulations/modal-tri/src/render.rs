@@ -7,10 +7,11 @@ use dg_codegen::Precision;
 use dg_core::triangle::ModalTriangle;
 use dg_ir::FunctionRole;
 
-/// The law's functions invert a divisor shared by several divisions once: the element kernels evaluate the flux at
-/// every quadrature point and the numerical flux at every edge point, and Euler's fluxes divide by the densities
-/// five to ten times each.
-const DIVISIONS: Divisions = Divisions::SharedReciprocals;
+/// The law's functions invert a divisor shared by several divisions once, and in f32 take the hardware's reciprocal,
+/// division and square root: the element kernels evaluate the flux at every quadrature point and the numerical flux
+/// at every edge point, Euler's fluxes divide by the densities five to ten times each, and the f32 kernels are bound
+/// by the instructions they issue.
+const DIVISIONS: Divisions = Divisions::ApproximateSingle;
 
 /// What a kernel of the modal program does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
