@@ -112,11 +112,11 @@ impl StepCheck {
 
     /// The per-step check of a time loop at `at`: first the verdict on the previous step's state, whose check was
     /// enqueued behind that step (a failure names that step); then, at the sampled steps, the last and those whose
-    /// state the loop hands out (checkpoints, outputs), `q` is checked and waited for (a state kept as the last good
-    /// one, written or ended with is judged first); at every other step its check is only enqueued, so that the host goes on to enqueue the next step
-    /// while the device runs this one (waiting for every check had left the device idle between steps: 9–13 µs
-    /// per right-hand side of the Euler vortex). Device seconds known at once are added to `seconds`; those of
-    /// the enqueued checks arrive with the loop's other kernels (CUDA).
+    /// state the loop hands out (checkpoints, outputs), `q` is checked and waited for (a state kept as the last
+    /// good one, written or ended with is judged first); at every other step its check is only enqueued, so that
+    /// the host goes on to enqueue the next step while the device runs this one (waiting for every check had left
+    /// the device idle between steps: 9–13 µs per right-hand side of the Euler vortex). Device seconds known at
+    /// once are added to `seconds`; those of the enqueued checks arrive with the loop's other kernels (CUDA).
     pub fn after_step_pipelined(
         &self,
         device: &mut dyn dg_runtime::backend::Device,

@@ -9,6 +9,8 @@ use crate::backend::{as_bytes_mut, Arg, BackendError, BufferId, Device, Launch, 
 use crate::formulation::target_of;
 use crate::DeviceOperatorError;
 use dg_codegen::state_check::{state_check_source, STATE_CHECK_GROUP, STATE_CHECK_GROUPS, STATE_CHECK_KERNEL};
+use dg_core::max_or_nan;
+use std::cell::Cell;
 
 /// The state check, compiled for one device and precision.
 pub struct StateCheck {
@@ -17,7 +19,10 @@ pub struct StateCheck {
     partial: BufferId,
     double: bool,
     /// Whether a submitted check's result has not been collected yet.
-    pending: std::cell::Cell<bool>,
+    pending: Cell<bool>,
+    /// What a check collected early found (a check submitted or waited for while another was pending), folded
+    /// into the next result: no verdict is dropped.
+    carried: Cell<Option<f64>>,
 }
 
 impl StateCheck {
@@ -26,7 +31,7 @@ impl StateCheck {
         let source = state_check_source(target_of(device), double)?;
         let program = device.compile(&source, &[STATE_CHECK_KERNEL.to_string()])?;
         let partial = device.alloc(STATE_CHECK_GROUPS * if double { 8 } else { 4 })?;
-        Ok(Self { program, partial, double, pending: std::cell::Cell::new(false) })
+        Ok(Self { program, partial, double, pending: Cell::new(false), carried: Cell::new(None) })
     }
 
     fn launch(&self, device: &dyn Device, q: BufferId) -> Option<Launch> {
@@ -40,39 +45,45 @@ impl StateCheck {
         })
     }
 
-    /// The NaN-sticky largest of the partial results (read on the transfer lane when `transfer`).
+    /// The NaN-sticky largest of the partial results and of what was carried (read on the transfer lane when
+    /// `transfer`).
     fn largest(&self, device: &mut dyn Device, transfer: bool) -> Result<f64, BackendError> {
-        let partial = self.partial;
+        let mut read = |bytes: &mut [u8]| {
+            if transfer {
+                device.download_transfer(self.partial, bytes)
+            } else {
+                device.download(self.partial, bytes)
+            }
+        };
         let partial: Vec<f64> = if self.double {
             let mut v = vec![0.0f64; STATE_CHECK_GROUPS];
-            if transfer {
-                device.download_transfer(partial, as_bytes_mut(&mut v))?;
-            } else {
-                device.download(partial, as_bytes_mut(&mut v))?;
-            }
+            read(as_bytes_mut(&mut v))?;
             v
         } else {
             let mut v = vec![0.0f32; STATE_CHECK_GROUPS];
-            if transfer {
-                device.download_transfer(partial, as_bytes_mut(&mut v))?;
-            } else {
-                device.download(partial, as_bytes_mut(&mut v))?;
-            }
+            read(as_bytes_mut(&mut v))?;
             v.into_iter().map(f64::from).collect()
         };
         // NaN-sticky maximum: any partial NaN makes the result NaN
-        Ok(partial.iter().fold(0.0f64, |m, &v| if v.is_nan() || m.is_nan() { f64::NAN } else { m.max(v) }))
+        let carried = self.carried.take().unwrap_or(0.0);
+        Ok(partial.into_iter().fold(carried, max_or_nan))
+    }
+
+    /// Collects a pending check into `carried` (before the partial results are written again).
+    fn carry_pending(&self, device: &mut dyn Device) -> Result<(), BackendError> {
+        if let Some(largest) = self.collect(device)? {
+            self.carried.set(Some(largest));
+        }
+        Ok(())
     }
 
     /// Enqueues the check of `q` behind the work already submitted, without waiting for it (the time loop's path:
     /// the host goes on to enqueue the next step while the device runs this one); [`StateCheck::collect`] reads its
     /// result. Returns the device seconds known at once (see [`Device::submit`]); `None` when `q` cannot be
-    /// checked (as [`StateCheck::max_abs`]). A check still pending is collected first and its result dropped:
-    /// callers collect before they submit.
+    /// checked (as [`StateCheck::max_abs`]). A check still pending is collected first and its result folded into
+    /// the next one's.
     pub fn submit(&self, device: &mut dyn Device, q: BufferId) -> Result<Option<f64>, BackendError> {
-        if self.pending.get() {
-            self.collect(device)?;
-        }
+        self.carry_pending(device)?;
         let Some(launch) = self.launch(device, q) else {
             return Ok(None);
         };
@@ -84,24 +95,21 @@ impl StateCheck {
 
     /// The largest |value| the check submitted last found (NaN when one was not finite), waiting for that check
     /// only (on the transfer lane: the work submitted after it keeps the device busy); `None` when no check is
-    /// pending.
+    /// pending (nor carried).
     pub fn collect(&self, device: &mut dyn Device) -> Result<Option<f64>, BackendError> {
         if !self.pending.replace(false) {
-            return Ok(None);
+            return Ok(self.carried.take());
         }
         Ok(Some(self.largest(device, true)?))
     }
 
     /// The largest |value| in buffer `q` (NaN when one is not finite; padding holds zeros), and the kernel's
-    /// seconds. Buffers above `i32::MAX` values, or of unknown size, are not checked (`None`).
-    /// Waits for the check (and everything submitted before it). A submitted check still pending is collected
-    /// first and its result dropped: callers collect before they check.
+    /// seconds, waiting for the check (and everything submitted before it). Buffers above `i32::MAX` values, or of
+    /// unknown size, are not checked (`None`). A submitted check still pending is collected first and folded in.
     pub fn max_abs(&self, device: &mut dyn Device, q: BufferId) -> Result<Option<(f64, f64)>, BackendError> {
-        if self.pending.get() {
-            self.collect(device)?;
-        }
+        self.carry_pending(device)?;
         let Some(launch) = self.launch(device, q) else {
-            return Ok(None);
+            return Ok(self.carried.take().map(|largest| (largest, 0.0)));
         };
         let seconds = device.run(self.program, &[launch], 1)?.iter().sum::<f64>();
         Ok(Some((self.largest(device, false)?, seconds)))
