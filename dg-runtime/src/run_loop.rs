@@ -350,6 +350,7 @@ pub fn run_persisted<S: Stepper>(
             crate::startup::mark(crate::startup::FIRST_STEP);
         }
         let checkpoint_due = persist.checkpoint_every.is_some_and(|n| step.is_multiple_of(n));
+        // `next_output` is set only when outputs are asked for
         let output_due = next_output.is_some_and(|due| t >= due * (1.0 - 1e-12) || last);
         let at = StepPoint { step, t, last, hands_out: checkpoint_due || output_due };
         let stepped = Instant::now();
@@ -372,17 +373,15 @@ pub fn run_persisted<S: Stepper>(
         if checkpoint_due {
             hand_out(stepper, persist, StateEvent::Checkpoint, position(step, t, dt_range))?;
         }
-        if let (Some(due), Some(every)) = (next_output, persist.output_every) {
-            if t >= due * (1.0 - 1e-12) || last {
-                hand_out(stepper, persist, StateEvent::Output, position(step, t, dt_range))?;
-                // the next multiple of `every` after `t`, with the same tolerance: a step that lands a hair
-                // short of a multiple counts as reaching it, and must not make the next step write again
-                let mut next = due + every;
-                while next <= t * (1.0 + 1e-12) {
-                    next += every;
-                }
-                next_output = Some(next);
+        if let (true, Some(due), Some(every)) = (output_due, next_output, persist.output_every) {
+            hand_out(stepper, persist, StateEvent::Output, position(step, t, dt_range))?;
+            // the next multiple of `every` after `t`, with the same tolerance: a step that lands a hair short of a
+            // multiple counts as reaching it, and must not make the next step write again
+            let mut next = due + every;
+            while next <= t * (1.0 + 1e-12) {
+                next += every;
             }
+            next_output = Some(next);
         }
         split.saving_seconds += inspected.elapsed().as_secs_f64();
         progress(t, t_end);
