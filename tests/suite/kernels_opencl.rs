@@ -769,3 +769,39 @@ fn folded_low_storage_stages_match_the_cpu_and_the_unfolded_path() {
         }
     }
 }
+
+/// The modal element kernels fold each Runge–Kutta update into their store (all of an element's values of a term
+/// read in one pass, up to three terms besides the updated state): RK4 (three terms in its last stage), LSRK45
+/// and SSPRK3 runs of the folding variants end with the CPU's error and extreme values to round-off, as does the
+/// atomic surface, which cannot fold (it takes the separate linear combinations).
+#[test]
+fn folded_modal_updates_match_the_cpu_for_every_scheme() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let case = ["run", "euler-isentropic-vortex", "--order", "2", "--nx", "6", "--dt", "0.05", "--t-end", "0.5"];
+    let report = |extra: &[&str]| -> serde_json::Value {
+        let out = dg(&[&case[..], extra, &["--json"]].concat(), cache.path());
+        assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("a JSON report")
+    };
+    let variants = [
+        "modal/wg64/element-regs/const/mode-major/f64",
+        "modal/wg128/element/shared/elem-major/f64",
+        "modal/wg64/edge/const/mode-major/f64",
+        "modal/wg64/atomic/const/mode-major/f64",
+    ];
+    for scheme in ["rk4", "lsrk45", "ssprk3"] {
+        let cpu = report(&["--scheme", scheme, "--device", "cpu"]);
+        for variant in variants {
+            let doc = report(&["--scheme", scheme, "--device", "opencl", "--variant", variant]);
+            assert_eq!(doc["rhs_evaluations"], cpu["rhs_evaluations"], "{scheme} {variant}");
+            for field in ["density_l2_error", "min_density", "min_pressure"] {
+                let (a, b) = (cpu[field].as_f64().unwrap(), doc[field].as_f64().unwrap_or(f64::NAN));
+                assert!((a - b).abs() <= 1e-11 * a.abs(), "{scheme} {variant}: {field} {b:e} against the CPU's {a:e}");
+            }
+        }
+    }
+}

@@ -339,10 +339,12 @@ impl<T: Real> ModalDeviceOperator<T> {
     }
 
     /// One Runge–Kutta stage of the uploaded state as a run evaluates it — L written to the output and
-    /// `stage` ← q + c·L folded into the same pass (`rhs_step_launches`) — `repeats` times; the device time of
+    /// `stage` ← stage + c·L folded into the same pass (`rhs_step_launches`) — `repeats` times; the device time of
     /// each. What tuning and `dg bench` time: the layout that wins a bare right-hand side can lose the stage (the
     /// element-major stores of two outputs and the reads of a third were measured at twice the bare kernel's
-    /// time on the H100).
+    /// time on the H100). The update reads a buffer that is not the right-hand side's input, as the stages of a
+    /// run do (classical RK4's second to fourth, every low-storage stage): a term equal to the input is found in
+    /// cache and hides what a fused update costs.
     pub fn apply_stage(
         &self,
         device: &mut dyn Device,
@@ -350,7 +352,7 @@ impl<T: Real> ModalDeviceOperator<T> {
         t: f64,
         repeats: usize,
     ) -> Result<Vec<f64>, BackendError> {
-        let update = FusedUpdate { y: stage, a: 0.0, c: 1e-3, terms: vec![(1.0, self.buffers.q)], keep: true };
+        let update = FusedUpdate { y: stage, a: 1.0, c: 1e-3, terms: Vec::new(), keep: true };
         let launches = self.rhs_step_launches(self.buffers.q, self.buffers.out, t, Some(&update));
         device.run(self.program, &launches, repeats)
     }

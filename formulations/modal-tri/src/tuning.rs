@@ -265,11 +265,11 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
         let _: ModalVariant = spec.parse()?;
         let k = 2 * self.cells * self.cells;
         let real = self.precision.bytes() as f64;
-        // the minimum traffic of the timed Runge–Kutta stage (`ModalDeviceOperator::apply_stage`): the state read,
-        // the right-hand side and the stage state written (the state's second read, for the stage, may come from
-        // cache), the metric (4) and face data (3 normals and scales, 1 link per face) per element
+        // the minimum traffic of the timed Runge–Kutta stage (`ModalDeviceOperator::apply_stage`): the state and
+        // the stage state read, the right-hand side and the stage state written, the metric (4) and face data (3
+        // normals and scales, 1 link per face) per element
         let kf = k as f64;
-        let bytes = 3.0 * self.dofs as f64 * real + kf * (4.0 + 9.0) * real + kf * 3.0 * 4.0;
+        let bytes = 4.0 * self.dofs as f64 * real + kf * (4.0 + 9.0) * real + kf * 3.0 * 4.0;
         // the periodic timing square has 3k/2 edges, all interior
         let flops = stage_flops(&self.ir, self.law.numerical_flux_name(), &self.element, k, 3 * k / 2);
         Ok(UnitCost { flops, bytes, units: ArithmeticUnits::Fma })
