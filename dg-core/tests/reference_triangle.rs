@@ -1,7 +1,7 @@
 //! Exactness of the reference-triangle operators against analytic integrals and derivatives.
 
 use dg_core::quadrature::gauss_legendre;
-use dg_core::triangle::{face_parameter, triangle_cubature, ReferenceTriangle};
+use dg_core::triangle::{face_parameter, symmetric_cubature, triangle_cubature, ReferenceTriangle};
 
 /// ∫_{-1}^{1} s^p ds.
 fn line_moment(p: usize) -> f64 {
@@ -110,6 +110,34 @@ fn cubature_rules_integrate_monomials_up_to_their_degree() {
             }
         }
     }
+}
+
+/// The fully symmetric rules: interior points, positive weights, seed 001's point counts (3, 6, 12, 16, 25 for
+/// degrees 2..10), every monomial of their degree integrated to round-off, and not every one of the next degree
+/// (the degree is the rule's own, not a lucky larger one); none above degree 10.
+#[test]
+fn symmetric_rules_integrate_monomials_up_to_their_degree_with_fewer_points() {
+    for (degree, points) in [(1, 3), (2, 3), (4, 6), (6, 12), (8, 16), (9, 25), (10, 25)] {
+        let rule = symmetric_cubature(degree).expect("a rule");
+        assert_eq!(rule.w.len(), points, "degree {degree}");
+        assert!(rule.w.iter().all(|&w| w > 0.0), "degree {degree}");
+        for p in 0..rule.w.len() {
+            let (r, s) = (rule.r[p], rule.s[p]);
+            assert!(r > -1.0 && s > -1.0 && r + s < 0.0, "degree {degree}: point ({r}, {s}) not interior");
+        }
+        let error = |i: usize, j: usize| -> f64 {
+            let got: f64 = (0..rule.w.len()).map(|p| rule.w[p] * monomial(rule.r[p], rule.s[p], i, j)).sum();
+            (got - monomial_integral(i, j)).abs()
+        };
+        for i in 0..=rule.degree {
+            for j in 0..=(rule.degree - i) {
+                assert!(error(i, j) <= 1e-14, "degree {degree}: r^{i} s^{j} off by {:e}", error(i, j));
+            }
+        }
+        let next = rule.degree + 1;
+        assert!((0..=next).any(|i| error(i, next - i) > 1e-10), "degree {degree} integrates degree {next} too");
+    }
+    assert!(symmetric_cubature(11).is_none());
 }
 
 /// Lagrange basis polynomial `a` of the 1D nodes `t` at `x`.

@@ -10,7 +10,7 @@ mod modal;
 mod nodes;
 
 pub use basis::{grad_simplex_2d, rs_to_ab, simplex_2d};
-pub use cubature::{triangle_cubature, TriangleRule};
+pub use cubature::{symmetric_cubature, triangle_cubature, TriangleRule};
 pub use element::{
     face_parameter, grad_vandermonde, vandermonde, vandermonde_1d, ReferenceTriangle, MAX_ORDER, MIN_ORDER,
 };

@@ -4,7 +4,9 @@
 //! With an orthonormal basis the reference mass matrix is the identity, so on an affine element of Jacobian J the
 //! weak form needs no matrix solve: dU_j/dt = Σ_q w_q F(U(x_q))·∇φ_j(x_q) − Σ_f (sJ_f / J) Σ_g w_g φ_j(x_g) F*_g.
 
-use super::{grad_vandermonde, num_nodes, triangle_cubature, vandermonde, TriangleRule, MAX_ORDER, MIN_ORDER};
+use super::{
+    grad_vandermonde, num_nodes, symmetric_cubature, triangle_cubature, vandermonde, TriangleRule, MAX_ORDER, MIN_ORDER,
+};
 use crate::error::CoreError;
 use crate::matrix::Matrix;
 use crate::quadrature::{gauss_legendre, Rule1d};
@@ -27,7 +29,8 @@ pub struct ModalTriangle {
     pub order: usize,
     /// Number of modes, (p + 1)(p + 2) / 2.
     pub nmodes: usize,
-    /// Volume cubature, exact to degree 2p.
+    /// Volume cubature, exact to degree 2p: the fully symmetric rule up to p = 5 (seed 001's 3, 6, 12, 16, 25
+    /// points), the collapsed Gauss rule above.
     pub volume: TriangleRule,
     /// Basis at the cubature points (points × modes).
     pub phi: Matrix,
@@ -47,7 +50,7 @@ impl ModalTriangle {
         if !(MIN_ORDER..=MAX_ORDER).contains(&order) {
             return Err(CoreError::UnsupportedOrder { order, min: MIN_ORDER, max: MAX_ORDER });
         }
-        let volume = triangle_cubature(2 * order);
+        let volume = symmetric_cubature(2 * order).unwrap_or_else(|| triangle_cubature(2 * order));
         let phi = vandermonde(order, &volume.r, &volume.s);
         let (phi_r, phi_s) = grad_vandermonde(order, &volume.r, &volume.s);
         let edge = gauss_legendre(order + 1);
