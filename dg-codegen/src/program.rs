@@ -29,6 +29,10 @@ pub enum RenderError {
     /// A template failed (a bug).
     #[error("template error: {0}")]
     Template(String),
+    /// The variant cannot be generated for this target or element (a kernel of CUDA-only instructions asked for
+    /// OpenCL, say).
+    #[error(transparent)]
+    Variant(#[from] crate::VariantError),
 }
 
 /// Placeholder for the suffix of the law's and the shared functions' names (replaced when a program is assembled).

@@ -116,6 +116,12 @@ impl<T: Real> ModalDeviceOperator<T> {
             return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
         }
         let (ir, params, numerical_flux) = law;
+        crate::render::check_modal(
+            variant,
+            cpu.element(),
+            ir.variables.len(),
+            &dg_runtime::backend::limits_of(device),
+        )?;
         let source = render_modal(&LawInput { ir, params, numerical_flux }, cpu.element(), variant, target)?;
         let mut roles: Vec<String> = source.rhs_kernels.iter().map(|l| l.role.symbol().to_string()).collect();
         roles.extend(["modal_wave_speed", "lincomb"].map(String::from));
@@ -312,7 +318,7 @@ impl<T: Real> ModalDeviceOperator<T> {
                 }
                 Launch {
                     kernel: launch.role.symbol().to_string(),
-                    groups: items.div_ceil(launch.local_size).max(1),
+                    groups: items.div_ceil(launch.items_per_group).max(1),
                     local: launch.local_size,
                     args,
                 }

@@ -1,9 +1,9 @@
 //! Modal kernel source from the templates `templates/modal-tri/modal_*.tera` and the law's functions (`law.tera`).
 
-use crate::variant::{ModalLayout, ModalSurface, ModalVariant, Tables};
+use crate::variant::{ModalLayout, ModalSurface, ModalVariant, Tables, MMA_ITEMS_PER_ELEMENT};
 use dg_codegen::cexpr::{literal, Divisions};
 use dg_codegen::program::{emit_law_function, engine, insert_law, LawInput, RenderError, Target, PRELUDE_SUFFIX};
-use dg_codegen::Precision;
+use dg_codegen::{DeviceLimits, Precision, VariantError};
 use dg_core::triangle::ModalTriangle;
 use dg_ir::FunctionRole;
 
@@ -28,6 +28,8 @@ pub enum ModalRole {
     Element,
     /// Per element: volume and its own three edges, coefficients read once.
     ElementRegs,
+    /// Per group of elements: volume and edges as two products on the f64 tensor cores.
+    Mma,
 }
 
 impl ModalRole {
@@ -40,6 +42,7 @@ impl ModalRole {
             ModalRole::SurfaceAtomic => "modal_surface_atomic",
             ModalRole::Element => "modal_element",
             ModalRole::ElementRegs => "modal_element_regs",
+            ModalRole::Mma => "modal_mma",
         }
     }
 
@@ -51,7 +54,7 @@ impl ModalRole {
     /// Whether the kernel writes the finished right-hand side and so takes the fused update's arguments
     /// (`STEP_ARGS`): the element and volume-gather kernels; the atomic surface only adds to it.
     pub fn writes_result(self) -> bool {
-        matches!(self, ModalRole::Element | ModalRole::ElementRegs | ModalRole::VolumeGather)
+        matches!(self, ModalRole::Element | ModalRole::ElementRegs | ModalRole::VolumeGather | ModalRole::Mma)
     }
 }
 
@@ -62,6 +65,8 @@ pub struct ModalLaunch {
     pub role: ModalRole,
     /// Work items per group.
     pub local_size: usize,
+    /// Elements (or edges) per group: the work items, or fewer when several share an element.
+    pub items_per_group: usize,
 }
 
 /// The generated modal program of one variant.
@@ -90,13 +95,14 @@ pub struct ModalKernelSource {
 }
 
 /// The modal templates (`templates/modal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 7] = [
+pub const TEMPLATES: [(&str, &str); 8] = [
     ("modal_sizes", include_str!("../../../templates/modal-tri/modal_sizes.tera")),
     ("modal_volume", include_str!("../../../templates/modal-tri/modal_volume.tera")),
     ("modal_face", include_str!("../../../templates/modal-tri/modal_face.tera")),
     ("modal_surface_edge", include_str!("../../../templates/modal-tri/modal_surface_edge.tera")),
     ("modal_element", include_str!("../../../templates/modal-tri/modal_element.tera")),
     ("modal_element_regs", include_str!("../../../templates/modal-tri/modal_element_regs.tera")),
+    ("modal_mma", include_str!("../../../templates/modal-tri/modal_mma.tera")),
     ("modal_step", include_str!("../../../templates/modal-tri/modal_step.tera")),
 ];
 
@@ -127,6 +133,148 @@ pub fn modal_table(element: &ModalTriangle) -> Vec<f64> {
     t
 }
 
+/// The tiles of the mma surface's two products for `nv` variables and `group` work items on `element`
+/// (`templates/modal-tri/modal_mma.tera`): traces U = A1·B1 (A1: NQ + 3·NG rows, NM columns), right-hand side
+/// R = A2·B2 (A2: NM rows, 2·NQ + 3·NG columns); each warp's B has one column tile per variable, one column per
+/// element of its 8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MmaShape {
+    /// Elements per work group (8 per warp).
+    pub elements: usize,
+    /// Work items per work group.
+    pub threads: usize,
+    /// Column tiles of 8 of a warp's products (one per variable).
+    pub column_tiles: usize,
+    /// A1's first edge row: the volume points' rows padded to a whole tile.
+    pub edge_row: usize,
+    /// Row tiles of A1 (8 rows each).
+    pub rows1: usize,
+    /// Steps of 4 along A1's columns (the modes).
+    pub steps1: usize,
+    /// Row tiles of A2.
+    pub rows2: usize,
+    /// Columns of A2 (2·NQ + 3·NG).
+    pub columns2: usize,
+    /// Steps of 4 along A2's columns.
+    pub steps2: usize,
+}
+
+impl MmaShape {
+    /// The shape for `group` work items.
+    pub fn of(element: &ModalTriangle, nv: usize, group: usize) -> Self {
+        let (nq, nm, ng) = (element.volume.w.len(), element.nmodes, element.edge.points.len());
+        let columns2 = 2 * nq + 3 * ng;
+        let edge_row = 8 * nq.div_ceil(8);
+        MmaShape {
+            edge_row,
+            elements: (group / MMA_ITEMS_PER_ELEMENT).max(8),
+            threads: group,
+            column_tiles: nv,
+            rows1: (edge_row + 3 * ng).div_ceil(8),
+            steps1: nm.div_ceil(4),
+            rows2: nm.div_ceil(8),
+            columns2,
+            steps2: columns2.div_ceil(4),
+        }
+    }
+
+    /// Warps per work group.
+    pub fn warps(&self) -> usize {
+        (self.threads / 32).max(1)
+    }
+
+    /// Local memory of the warps' B2, bytes (f64).
+    pub fn local_bytes(&self) -> usize {
+        8 * self.warps() * self.column_tiles * self.steps2 * 32
+    }
+}
+
+/// A1 and A2 of the mma surface in fragment order (`templates/modal-tri/modal_mma.tera`), from the basis `table`
+/// of [`modal_table`]: value `(r·steps + s)·32 + lane` is A(8r + lane / 4, 4s + lane % 4), zero outside A.
+pub fn mma_fragments(element: &ModalTriangle, shape: &MmaShape, table: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let (nq, nm, ng) = (element.volume.w.len(), element.nmodes, element.edge.points.len());
+    let t_wpr = nq * nm;
+    let t_wps = 2 * nq * nm;
+    let t_phie = 3 * nq * nm;
+    let t_wphie = 3 * nq * nm + 3 * ng * nm;
+    // A1(row, j): φ_j at volume point `row`, then (from the tile after the last volume point's) at edge point
+    // row − edge_row = f·NG + g
+    let edge_row = shape.edge_row;
+    let a1 = |row: usize, j: usize| -> f64 {
+        if j >= nm {
+            0.0
+        } else if row < nq {
+            table[row * nm + j]
+        } else if (edge_row..edge_row + 3 * ng).contains(&row) {
+            table[t_phie + (row - edge_row) * nm + j]
+        } else {
+            0.0
+        }
+    };
+    // A2(j, c): w∂φ_j/∂r at volume point c, w∂φ_j/∂s at c − NQ, wφ_j at edge point c − 2·NQ
+    let a2 = |j: usize, c: usize| -> f64 {
+        if j >= nm {
+            0.0
+        } else if c < nq {
+            table[t_wpr + c * nm + j]
+        } else if c < 2 * nq {
+            table[t_wps + (c - nq) * nm + j]
+        } else if c < 2 * nq + 3 * ng {
+            table[t_wphie + (c - 2 * nq) * nm + j]
+        } else {
+            0.0
+        }
+    };
+    let fragments = |rows: usize, steps: usize, a: &dyn Fn(usize, usize) -> f64| -> Vec<f64> {
+        let mut out = Vec::with_capacity(rows * steps * 32);
+        for r in 0..rows {
+            for s in 0..steps {
+                out.extend((0..32).map(|lane| a(8 * r + lane / 4, 4 * s + lane % 4)));
+            }
+        }
+        out
+    };
+    (fragments(shape.rows1, shape.steps1, &a1), fragments(shape.rows2, shape.steps2, &a2))
+}
+
+/// The rules of the modal variant space that depend on the device and the element: the mma surface needs the f64
+/// tensor cores (CUDA, compute capability 8.0 and later), f64, and its local memory within the device's.
+pub fn check_modal(
+    variant: &ModalVariant,
+    element: &ModalTriangle,
+    nv: usize,
+    limits: &DeviceLimits,
+) -> Result<(), VariantError> {
+    let reject = |reason: String| Err(VariantError::Rejected { spec: variant.to_string(), reason });
+    if variant.surface != ModalSurface::Mma {
+        return Ok(());
+    }
+    if variant.precision != Precision::F64 {
+        return reject("mma multiplies on the f64 tensor cores: f64 only".into());
+    }
+    if variant.layout != ModalLayout::ModeMajor {
+        return reject("mma loads and stores a group's values along its elements: mode-major only".into());
+    }
+    if variant.tables != Tables::Const {
+        return reject(
+            "mma reads its operands through the cache and its warps share no local memory: tables const only".into(),
+        );
+    }
+    if !limits.tensor_cores {
+        return reject("mma needs the tensor cores of a CUDA device of compute capability 8.0 or later".into());
+    }
+    let shape = MmaShape::of(element, nv, variant.group);
+    let tables = if variant.tables == Tables::Shared { 8 * modal_table(element).len() } else { 0 };
+    let bytes = shape.local_bytes() + tables;
+    if bytes > limits.local_memory {
+        return reject(format!(
+            "{bytes} bytes of local memory for {} elements per group at p = {} (the device allows {})",
+            shape.elements, element.order, limits.local_memory
+        ));
+    }
+    Ok(())
+}
+
 /// Renders the modal program of `variant` for `law` on `element`.
 pub fn render_modal(
     law: &LawInput<'_>,
@@ -143,7 +291,16 @@ pub fn render_modal(
         return Err(law_err("the modal kernels do not handle source terms yet".into()));
     }
     let single = variant.precision == Precision::F32;
-    let table = modal_table(element);
+    let mma = variant.surface == ModalSurface::Mma;
+    if mma && (single || target != Target::Cuda) {
+        return Err(VariantError::Rejected {
+            spec: variant.to_string(),
+            reason: "mma is generated for CUDA in f64 (the f64 tensor cores' `mma.sync.m8n8k4`)".into(),
+        }
+        .into());
+    }
+    let mut table = modal_table(element);
+    let shape = MmaShape::of(element, ir.variables.len(), variant.group);
     let mut ctx = tera::Context::new();
     insert_law(&mut ctx, law, single, DIVISIONS)?;
     ctx.insert("cuda", &(target == Target::Cuda));
@@ -156,6 +313,26 @@ pub fn render_modal(
     ctx.insert("mode_major", &(variant.layout == ModalLayout::ModeMajor));
     ctx.insert("tables_const", &(variant.tables == Tables::Const));
     ctx.insert("table", &table.iter().map(|&v| literal(v, single)).collect::<Vec<_>>().join(", "));
+    if mma {
+        // the products' operands follow the basis table in the table buffer (T_MMA1, T_MMA2)
+        let (a1, a2) = mma_fragments(element, &shape, &table);
+        table.extend(a1);
+        table.extend(a2);
+        ctx.insert("group", &shape.elements);
+        ctx.insert("threads", &shape.threads);
+        ctx.insert("warps", &(shape.threads / 32));
+        // resident groups asked of the compiler: 512 work items per SM, so at most 128 registers each
+        let min_groups = (512 / shape.threads).max(1);
+        ctx.insert("min_groups", &min_groups);
+        ctx.insert("max_registers", &(65536 / (shape.threads * min_groups)).min(255));
+        ctx.insert("ctiles", &shape.column_tiles);
+        ctx.insert("rt1", &shape.rows1);
+        ctx.insert("ks1", &shape.steps1);
+        ctx.insert("rt2", &shape.rows2);
+        ctx.insert("ks2", &shape.steps2);
+        ctx.insert("nk2", &shape.columns2);
+        ctx.insert("nqp", &shape.edge_row);
+    }
     ctx.insert("atomic", &(variant.surface == ModalSurface::Atomic));
     ctx.insert("p", PRELUDE_SUFFIX);
     let speed_fn = ir.function("max_speed").ok_or_else(|| law_err("no max_speed".into()))?;
@@ -173,6 +350,7 @@ pub fn render_modal(
         ModalSurface::Edge | ModalSurface::Atomic => &["modal_surface_edge"],
         ModalSurface::Element => &["modal_element"],
         ModalSurface::ElementRegs => &["modal_element_regs"],
+        ModalSurface::Mma => &["modal_mma"],
     };
     let mut source = format!("/* dg modal kernels: {} p={} {} */\n", ir.name, element.order, variant);
     let steps = ["modal_step", "update"];
@@ -181,12 +359,15 @@ pub fn render_modal(
         source.push('\n');
     }
     let source = source.replace(PRELUDE_SUFFIX, "");
-    let launch = |role| ModalLaunch { role, local_size: variant.group };
+    let launch = |role| ModalLaunch { role, local_size: variant.group, items_per_group: variant.group };
     let rhs_kernels = match variant.surface {
         ModalSurface::Edge => vec![launch(ModalRole::SurfaceEdge), launch(ModalRole::VolumeGather)],
         ModalSurface::Atomic => vec![launch(ModalRole::Volume), launch(ModalRole::SurfaceAtomic)],
         ModalSurface::Element => vec![launch(ModalRole::Element)],
         ModalSurface::ElementRegs => vec![launch(ModalRole::ElementRegs)],
+        ModalSurface::Mma => {
+            vec![ModalLaunch { role: ModalRole::Mma, local_size: variant.group, items_per_group: shape.elements }]
+        }
     };
     Ok(ModalKernelSource {
         target,

@@ -4,7 +4,7 @@
 
 use crate::cpu::ModalOperator2d;
 use crate::device::{EdgeOrder, ModalDeviceOperator};
-use crate::render::{render_modal, TEMPLATES};
+use crate::render::{check_modal, render_modal, TEMPLATES};
 use crate::variant::ModalVariant;
 use crate::verify::{random_modal_state, verify_modal_variants};
 use dg_codegen::{DeviceLimits, Precision, Target};
@@ -73,12 +73,20 @@ impl Formulation for ModalTri {
 
     fn variants(
         &self,
-        _law: &LawCall<'_>,
-        _order: usize,
+        law: &LawCall<'_>,
+        order: usize,
         precision: Precision,
-        _limits: &DeviceLimits,
+        limits: &DeviceLimits,
     ) -> Vec<(String, Option<String>)> {
-        ModalVariant::all(precision).iter().map(|v| (v.to_string(), None)).collect()
+        let element = ModalTriangle::new(order).ok();
+        let nv = law.ir.variables.len();
+        ModalVariant::all(precision)
+            .iter()
+            .map(|v| {
+                let rule = element.as_ref().map(|el| check_modal(v, el, nv, limits));
+                (v.to_string(), rule.and_then(|r| r.err()).map(|e| e.to_string()))
+            })
+            .collect()
     }
 
     fn default_variant(&self, precision: Precision) -> String {
@@ -102,7 +110,13 @@ impl Formulation for ModalTri {
         let ir = supported_ir(self, law)?;
         let element = ModalTriangle::new(target.order).map_err(|e| FormulationError::Problem(e.to_string()))?;
         let n = timing_cells(target.order, L::NVARS, target.timing_dofs);
+        let limits = dg_runtime::backend::limits_of(device);
+        let valid = ModalVariant::all(target.precision)
+            .into_iter()
+            .filter(|v| check_modal(v, &element, L::NVARS, &limits).is_ok())
+            .collect();
         Ok(Box::new(ModalTriTuner::<L, T> {
+            valid,
             law: law.clone(),
             ir,
             order: target.order,
@@ -125,6 +139,8 @@ struct TimingProblem<L: ConservationLaw, T: Real> {
 
 struct ModalTriTuner<L: ConservationLaw, T: Real> {
     law: L,
+    /// The variants the device's limits allow.
+    valid: Vec<ModalVariant>,
     ir: LawIr,
     order: usize,
     precision: Precision,
@@ -191,7 +207,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
     }
 
     fn candidates(&self) -> Vec<String> {
-        ModalVariant::all(self.precision).iter().map(ModalVariant::to_string).collect()
+        self.valid.iter().map(ModalVariant::to_string).collect()
     }
 
     fn baseline(&self) -> Option<String> {

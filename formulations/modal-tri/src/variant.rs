@@ -23,7 +23,15 @@ pub enum ModalSurface {
     /// As [`ModalSurface::Element`], with the element's coefficients read once and held for its volume and edges,
     /// and each neighbour's read once per edge (not again at every edge point).
     ElementRegs,
+    /// One warp per 8 elements on the f64 tensor cores (CUDA, compute capability 8.0 and later): the traces at
+    /// every volume and edge point are one matrix product [φ(volume); φ(edges)]·C of the elements' coefficients,
+    /// each lane evaluates the fluxes at its two (element, point) pairs from the product's result in its
+    /// registers, and the whole right-hand side is a second product [w∂φ/∂r  w∂φ/∂s  wφ(edges)]ᵀ·F.
+    Mma,
 }
+
+/// Elements per work group of the mma surface: 8 per warp, one per 4 work items.
+pub const MMA_ITEMS_PER_ELEMENT: usize = 4;
 
 /// Where the basis tables live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -59,14 +67,27 @@ pub struct ModalVariant {
 }
 
 impl ModalVariant {
-    /// Every variant of one precision: groups × surfaces × tables × layouts.
+    /// Every variant of one precision: groups × surfaces × tables × layouts (the mma surface in f64, const tables and
+    /// mode-major only).
     pub fn all(precision: Precision) -> Vec<ModalVariant> {
         let mut out = Vec::new();
         for group in MODAL_GROUPS {
-            for surface in [ModalSurface::Edge, ModalSurface::Atomic, ModalSurface::Element, ModalSurface::ElementRegs]
-            {
+            for surface in [
+                ModalSurface::Edge,
+                ModalSurface::Atomic,
+                ModalSurface::Element,
+                ModalSurface::ElementRegs,
+                ModalSurface::Mma,
+            ] {
+                if surface == ModalSurface::Mma && precision != Precision::F64 {
+                    continue;
+                }
                 for tables in [Tables::Const, Tables::Shared] {
                     for layout in [ModalLayout::ModeMajor, ModalLayout::ElemMajor] {
+                        if surface == ModalSurface::Mma && (layout != ModalLayout::ModeMajor || tables != Tables::Const)
+                        {
+                            continue;
+                        }
                         out.push(ModalVariant { group, surface, tables, layout, precision });
                     }
                 }
@@ -94,6 +115,7 @@ impl fmt::Display for ModalVariant {
             ModalSurface::Atomic => "atomic",
             ModalSurface::Element => "element",
             ModalSurface::ElementRegs => "element-regs",
+            ModalSurface::Mma => "mma",
         };
         let tables = match self.tables {
             Tables::Const => "const",
@@ -119,7 +141,7 @@ impl FromStr for ModalVariant {
             VariantError::Parse {
             spec: spec.to_string(),
             reason: format!(
-                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|atomic|element|element-regs>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
+                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|atomic|element|element-regs|mma>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
             ),
         }
         };
@@ -139,6 +161,7 @@ impl FromStr for ModalVariant {
             "atomic" => ModalSurface::Atomic,
             "element" => ModalSurface::Element,
             "element-regs" => ModalSurface::ElementRegs,
+            "mma" => ModalSurface::Mma,
             other => return Err(err(format!("unknown surface `{other}`"))),
         };
         let tables = match parts[3] {
@@ -168,7 +191,7 @@ mod tests {
     fn every_variant_round_trips_through_its_spec() {
         for precision in [Precision::F32, Precision::F64] {
             let all = ModalVariant::all(precision);
-            assert_eq!(all.len(), 48);
+            assert_eq!(all.len(), if precision == Precision::F64 { 51 } else { 48 });
             for v in all {
                 assert_eq!(v.to_string().parse::<ModalVariant>().unwrap(), v);
             }

@@ -37,7 +37,17 @@ fn every_modal_variant_matches_the_cpu_with_shuffled_edges() {
     let Some((_turn, mut device)) = opencl() else { return };
     let law = dg_laws::euler2d::Law::default();
     let ir = law_ir(&law).expect("euler2d is registered");
-    let variants = ModalVariant::all(Precision::F64);
+    // the mma surface needs the tensor cores of a CUDA device: the rules refuse it here, with the reason
+    let limits = dg_runtime::backend::limits_of(device.as_ref());
+    let element = dg_core::triangle::ModalTriangle::new(2).expect("p = 2");
+    let (variants, refused): (Vec<ModalVariant>, Vec<ModalVariant>) = ModalVariant::all(Precision::F64)
+        .into_iter()
+        .partition(|v| dg_modal_tri::check_modal(v, &element, 4, &limits).is_ok());
+    assert_eq!(refused.len(), 3, "{refused:?}");
+    for v in &refused {
+        let why = dg_modal_tri::check_modal(v, &element, 4, &limits).unwrap_err().to_string();
+        assert!(v.surface == dg_modal_tri::ModalSurface::Mma && why.contains("tensor cores"), "{v}: {why}");
+    }
     let outcomes = verify_modal_variants::<_, f64>(
         device.as_mut(),
         Target::OpenCl,
