@@ -1,3 +1,6 @@
+#!/bin/bash
+# The issue's vortex at p = 4 in f64 with the shipped winner and the mma variant on 273,800 triangles (the tuner's
+# size) and on 720,000, and the f32 winner at p = 4 three times. DG binary gpu/dg; OUT=dir bash scripts/probe/modal_mma_size.sh
 v() { # tag order nx precision variant
   gpu/dg run euler-isentropic-vortex --order $2 --nx $3 --scheme rk4 --dt 5e-5 --t-end 0.025 --precision $4 --device cuda:0 --variant $5 --json > $OUT/$1.json 2> $OUT/$1.err
   python3 -c "
