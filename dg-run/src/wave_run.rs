@@ -506,9 +506,10 @@ impl<T: Real> Stepper for TetAb3<'_, T> {
             self.system.rhs(t, &q, &mut level)?;
             let mut state = q;
             self.rk4.step(&mut self.system, t, dt, &mut state)?;
-            if self.steps == 1 {
-                let trace = op.trace_step(q)?;
-                self.system.device_seconds += op.submit(self.system.device, &[trace])?;
+            // the first AB3 step's surface reads traces (when its strategy does) as a fused update would have left them
+            if self.steps == 1 && self.system.variant.strategy.reads_traces() {
+                let trace = op.trace_steps_for(&self.system.variant, q)?;
+                self.system.device_seconds += op.submit(self.system.device, &trace)?;
             }
         } else {
             let seq = op.ab3_steps(&self.system.variant, self.r, t, dt)?;
@@ -561,11 +562,11 @@ impl<T: Real> Stepper for TetAb3<'_, T> {
         let q = op.buffers.q;
         self.rk4.restore_slots(&mut self.system, &q, &rk4).map_err(system)?.map_err(refuse)?;
         (self.steps, self.rhs) = (steps, ab3_steps);
-        if steps >= 2 {
+        if steps >= 2 && self.system.variant.strategy.reads_traces() {
             // the traces the next step reads were written by the last fused update: write them again
-            let trace = op.trace_step(q).map_err(system)?;
+            let trace = op.trace_steps_for(&self.system.variant, q).map_err(system)?;
             self.system.device_seconds +=
-                op.run(self.system.device, &[trace], 1).map_err(|e| system(e.into()))?.iter().sum::<f64>();
+                op.run(self.system.device, &trace, 1).map_err(|e| system(e.into()))?.iter().sum::<f64>();
         }
         Ok(())
     }

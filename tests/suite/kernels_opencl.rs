@@ -206,10 +206,11 @@ fn every_modal_variant_of_euler_at_degrees_1_to_5_matches_the_cpu_reference() {
 /// limiter, time-stepped with the generated kernels (right-hand side, updates, limiter, CFL step), ends where the
 /// native CPU path ends.
 /// Seed 002's kernels on tetrahedra: every volume, surface and AB3 update kernel of the node-per-thread and
-/// element-per-thread strategies (the GEMM strategy needs cuBLAS: absent on OpenCL) for acoustics3d and
-/// elastic3d at the [`verified_orders`] (every order 1..8 with `DG_VERIFY_EVERY_ORDER=1`), f32 and f64, matches
-/// the CPU operator on a sheared box with random materials and every boundary condition. One `dg verify
-/// --formulation nodal-tet` process per law and order range, the two laws at once.
+/// element-per-thread strategies (the GEMM strategies need a BLAS, absent on OpenCL: `gemm_host.rs` in
+/// `formulations/nodal-tet/tests` runs them with the GEMMs on the host) for acoustics3d and elastic3d at the
+/// [`verified_orders`] (every order 1..8 with `DG_VERIFY_EVERY_ORDER=1`), f32 and f64, matches the CPU operator on a
+/// sheared box with random materials and every boundary condition. One `dg verify --formulation nodal-tet` process
+/// per law and order range, the two laws at once.
 #[test]
 fn every_tetrahedral_kernel_of_the_wave_laws_matches_the_cpu_reference() {
     let _serial = crate::heavy();

@@ -90,6 +90,26 @@ pub fn discover() -> Discovery {
     Discovery { devices, missing }
 }
 
+/// The tests that open the OpenCL device take turns: opening the platform from two threads at once can fail.
+static OPENCL_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// For tests: the first OpenCL device, held with a process-wide lock (the guard comes with it), or `None` — said
+/// once on standard error — where there is none, unless `DG_REQUIRE_OPENCL=1` (as in CI), which makes a missing
+/// device a panic.
+pub fn opencl_for_tests() -> Option<(std::sync::MutexGuard<'static, ()>, Box<dyn Device>)> {
+    let turn = OPENCL_TESTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    match open(&DeviceSelector::AnyOpenCl) {
+        Ok(device) => Some((turn, device)),
+        Err(e) if std::env::var("DG_REQUIRE_OPENCL").as_deref() == Ok("1") => {
+            panic!("DG_REQUIRE_OPENCL=1 but no OpenCL device: {e}")
+        }
+        Err(e) => {
+            eprintln!("skipped: no OpenCL device ({e})");
+            None
+        }
+    }
+}
+
 /// Opens the selected device.
 pub fn open(selector: &DeviceSelector) -> Result<Box<dyn Device>, BackendError> {
     let open_cuda = |ordinal: usize| -> Result<Box<dyn Device>, BackendError> {

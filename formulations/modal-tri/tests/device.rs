@@ -10,31 +10,13 @@ use dg_modal_tri::verify::verify_modal_variants;
 use dg_modal_tri::ModalTri;
 use dg_modal_tri::ModalVariant;
 use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
-use dg_runtime::backend::{open, Device, DeviceSelector};
+use dg_runtime::backend::{opencl_for_tests, Device};
 use dg_runtime::formulation::{law_ir, Formulation, FormulationError, TuneTarget};
 use dg_runtime::pipeline::{tune, Strategy, TuneOptions};
 
-/// The tests of this file take turns: opening the OpenCL platform from two threads at once can fail.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// The OpenCL device (held with this file's lock), or `None` (said once) where there is none and CI does not
-/// require one.
-fn opencl() -> Option<(std::sync::MutexGuard<'static, ()>, Box<dyn Device>)> {
-    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let selector: DeviceSelector = "opencl".parse().expect("selector");
-    match open(&selector) {
-        Ok(d) => Some((turn, d)),
-        Err(e) if std::env::var("DG_REQUIRE_OPENCL").as_deref() == Ok("1") => panic!("no OpenCL device: {e}"),
-        Err(e) => {
-            eprintln!("skipped: no OpenCL device ({e})");
-            None
-        }
-    }
-}
-
 #[test]
 fn every_modal_variant_matches_the_cpu_with_shuffled_edges() {
-    let Some((_turn, mut device)) = opencl() else { return };
+    let Some((_turn, mut device)) = opencl_for_tests() else { return };
     let law = dg_laws::euler2d::Law::default();
     let ir = law_ir(&law).expect("euler2d is registered");
     // the mma surface needs the tensor cores of a CUDA device: the rules refuse it here, with the reason
@@ -76,7 +58,7 @@ fn tune_with_fault(device: &mut dyn Device, fault: usize, strategy: Strategy) ->
 
 #[test]
 fn a_tuning_whose_device_is_lost_names_the_candidate_and_stops() {
-    let Some((_turn, mut device)) = opencl() else { return };
+    let Some((_turn, mut device)) = opencl_for_tests() else { return };
     // the whole list is verified first, in order, one program each: the third faults
     let third = ModalVariant::all(Precision::F64)[2].to_string();
     match tune_with_fault(device.as_mut(), 2, Strategy::Exhaustive) {

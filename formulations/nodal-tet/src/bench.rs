@@ -3,6 +3,7 @@
 //! and each kernel against the roofline of the device's measured ceilings.
 
 use crate::device::TetDeviceOperator;
+use crate::render::update_kernel_name;
 use crate::verify::{check_strategy, cpu_rhs, every_condition, verify_tet_kernels};
 use crate::{gemm_cost, kernel_cost, step_cost, KernelCost, Strategy, TetRole, TetVariant};
 use dg_codegen::Precision;
@@ -154,8 +155,10 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     let variant = |strategy| TetVariant { strategy, update: 1, precision };
     let roles: Vec<TetRole> = op.program().kernels.iter().map(|k| k.role).collect();
     // best (seconds, parameter) per strategy and role
-    let (mut node_v, mut node_s, mut elem_v, mut elem_s, mut upd) =
-        (None::<(f64, usize)>, None::<(f64, usize)>, None::<(f64, usize)>, None::<(f64, usize)>, None::<(f64, usize)>);
+    let (mut node_v, mut node_s, mut elem_v, mut elem_s) =
+        (None::<(f64, usize)>, None::<(f64, usize)>, None::<(f64, usize)>, None::<(f64, usize)>);
+    // the best update with the traces written (node and element strategies) and without (GEMM)
+    let (mut upd_traces, mut upd_bare) = (None::<(f64, usize)>, None::<(f64, usize)>);
     let better = |slot: &mut Option<(f64, usize)>, s: f64, p: usize| {
         if slot.is_none_or(|(b, _)| s < b) {
             *slot = Some((s, p));
@@ -172,7 +175,8 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
                 better(&mut node_v, s, kb);
             }
             TetRole::SurfaceNode { kb } => {
-                let steps = op.surface_steps(&variant(Strategy::Node { volume: 1, surface: kb }), rhs, 0.0)?;
+                let steps =
+                    op.surface_steps(&variant(Strategy::Node { volume: 1, surface: kb }), op.buffers.q, rhs, 0.0)?;
                 let s = time(device, &steps)?;
                 record(format!("tet_surface_node_kb{kb}"), "surface", "node", s, role_cost("surface"));
                 better(&mut node_s, s, kb);
@@ -183,15 +187,17 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
                 better(&mut elem_v, s, width);
             }
             TetRole::SurfaceElement { width } => {
-                let s = time(device, &op.surface_steps(&variant(Strategy::Element { width }), rhs, 0.0)?)?;
+                let steps = op.surface_steps(&variant(Strategy::Element { width }), op.buffers.q, rhs, 0.0)?;
+                let s = time(device, &steps)?;
                 record(format!("tet_surface_elem_w{width}"), "surface", "elem", s, role_cost("surface"));
                 better(&mut elem_s, s, width);
             }
-            TetRole::UpdateAb3 { ku } => {
-                let v = TetVariant { update: ku, ..variant(Strategy::Gemm) };
-                let s = time(device, &[op.update_step(&v, op.buffers.rhs, 1e-9)?])?;
-                record(format!("tet_update_ab3_ku{ku}"), "update", "any", s, role_cost("update"));
-                better(&mut upd, s, ku);
+            TetRole::UpdateAb3 { ku, traces } => {
+                let v = TetVariant { update: ku, ..variant(Strategy::Gemm { merged: false }) };
+                let s = time(device, &[op.update_step_of(&v, *role, op.buffers.rhs, 1e-9)?])?;
+                let (cost, used_by) = if traces { ("update-traces", "node, elem") } else { ("update", "gemm") };
+                record(update_kernel_name(ku, traces), "update", used_by, s, role_cost(cost));
+                better(if traces { &mut upd_traces } else { &mut upd_bare }, s, ku);
             }
             _ => {}
         }
@@ -200,8 +206,9 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     if op.has_gemm() {
         let p = op.program();
         let nv = p.nvars;
-        let vol = op.volume_steps(&variant(Strategy::Gemm), op.buffers.q, rhs)?;
-        let surf = op.surface_steps(&variant(Strategy::Gemm), rhs, 0.0)?;
+        let split = variant(Strategy::Gemm { merged: false });
+        let vol = op.volume_steps(&split, op.buffers.q, rhs)?;
+        let surf = op.surface_steps(&split, op.buffers.q, rhs, 0.0)?;
         // the volume: gradient GEMMs, the node-local kernel, divergence GEMMs
         let local_at = vol.iter().position(|s| matches!(s, Step::Kernel(_))).unwrap_or(0);
         let (ng, nd) = (p.plan.gradient.len(), p.plan.divergence.len());
@@ -211,7 +218,9 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
         let npf = np as f64;
         let local_cost = KernelCost {
             flops: kf * npf * (18.0 * nv as f64 + 4.0 * ir.function("flux").map_or(0, |f| f.flops().total) as f64),
-            bytes: kf * npf * (3.0 * (ng + nd) as f64 + 2.0 * nv as f64) * b + kf * (9.0 + p.nmaterials as f64) * b,
+            // derivatives in, contravariant fluxes out, the state in, the outputs formed here out
+            bytes: kf * npf * (3.0 * (ng + nd) as f64 + (nv + p.plan.from_derivatives.len()) as f64) * b
+                + kf * (9.0 + p.nmaterials as f64) * b,
         };
         let flux_cost = KernelCost {
             flops: role_cost("surface").flops - kf * 2.0 * (nv * np * p.nface) as f64,
@@ -229,19 +238,33 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
                 "volume",
                 "gemm",
                 s,
-                times(nd, gemm_cost(p.ldq, k, 3 * np, precision, true)),
+                times(nd, gemm_cost(p.ldq, k, 3 * np, precision, false)),
             );
         }
         record("tet_flux".into(), "surface", "gemm", time(device, &surf[..1])?, flux_cost);
         let s = time(device, &surf[1..])?;
         record("gemm-lift".into(), "surface", "gemm", s, gemm_cost(p.ldq, k * nv, p.nface, precision, true));
-        gemm_total = Some((time(device, &vol)?, time(device, &surf)?));
+        // as a run launches it: the node-local and face kernels merged into one pass
+        let merged = op.gemm_rhs_steps(&variant(Strategy::Gemm { merged: true }), op.buffers.q, rhs, 0.0)?;
+        let merged_at = merged.iter().position(|s| matches!(s, Step::Kernel(_))).unwrap_or(0);
+        let merged_cost = KernelCost {
+            flops: local_cost.flops + flux_cost.flops,
+            // the face values come from the state the node-local part reads, not from traces
+            bytes: local_cost.bytes + flux_cost.bytes - kf * (nv * p.nface) as f64 * b,
+        };
+        let s = time(device, &merged[merged_at..=merged_at])?;
+        record("tet_local_flux".into(), "volume+surface", "gemm", s, merged_cost);
+        let split_steps = op.rhs_steps(&split, op.buffers.q, rhs, 0.0)?;
+        gemm_total = Some((time(device, &split_steps)?, time(device, &merged)?));
     }
     let step = step_cost(ir, nflux, order, k, precision);
     let nodes = k * np;
-    let (upd_s, ku) = upd.ok_or_else(|| DeviceOperatorError::Precision("no update kernel fits".into()))?;
+    let no_update = || DeviceOperatorError::Precision("no update kernel fits".into());
+    let (upd_traces, upd_bare) = (upd_traces.ok_or_else(no_update)?, upd_bare.ok_or_else(no_update)?);
     let mut strategies = Vec::new();
     let mut push = |name: &str, strategy: Strategy, seconds: f64| {
+        let (upd_s, ku) = if strategy.reads_traces() { upd_traces } else { upd_bare };
+        let seconds = seconds + upd_s;
         let v = TetVariant { strategy, update: ku, precision };
         strategies.push(StrategyTime {
             strategy: name.into(),
@@ -254,7 +277,7 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
         });
     };
     if let (Some((sv, kv)), Some((ss, ks))) = (node_v, node_s) {
-        push("node", Strategy::Node { volume: kv, surface: ks }, sv + ss + upd_s);
+        push("node", Strategy::Node { volume: kv, surface: ks }, sv + ss);
     }
     if let (Some((sv, wv)), Some((ss, ws))) = (elem_v, elem_s) {
         // one width for both element kernels: the better of the two bests (the other kernel at that width)
@@ -262,10 +285,11 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
         let at = |role: &str| {
             kernels.iter().find(|t| t.kernel == format!("tet_{role}_elem_w{w}")).map_or(f64::INFINITY, |t| t.seconds)
         };
-        push("elem", Strategy::Element { width: w }, at("volume") + at("surface") + upd_s);
+        push("elem", Strategy::Element { width: w }, at("volume") + at("surface"));
     }
-    if let Some((v, s)) = gemm_total {
-        push("gemm", Strategy::Gemm, v + s + upd_s);
+    if let Some((split, merged)) = gemm_total {
+        push("gemm", Strategy::Gemm { merged: false }, split);
+        push("gemm-merged", Strategy::Gemm { merged: true }, merged);
     }
     // each strategy's right-hand side at this size against the CPU operator on the same state; only verified
     // strategies can win
@@ -355,13 +379,15 @@ pub fn summary_line(b: &OrderBench) -> String {
             .map_or("      -".to_string(), |s| format!("{:7.3}", s.ns_per_node_step))
     };
     format!(
-        "{:<12} N={} {:>9} nodes  ns/node/step: node {} elem {} gemm {}  winner {} ({:.3} ms/step measured)",
+        "{:<12} N={} {:>9} nodes  ns/node/step: node {} elem {} gemm {} gemm-merged {}  winner {} ({:.3} ms/step \
+         measured)",
         b.law,
         b.order,
         b.nodes,
         per("node"),
         per("elem"),
         per("gemm"),
+        per("gemm-merged"),
         b.winner,
         b.winner_step_seconds * 1e3
     )

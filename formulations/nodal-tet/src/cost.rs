@@ -35,7 +35,8 @@ pub fn gemm_cost(m: usize, n: usize, k: usize, precision: Precision, accumulate:
     KernelCost { flops, bytes: precision.bytes() as f64 * (m * k + n * k + c_passes * m * n) }
 }
 
-/// The cost of the kernel roles `volume`, `surface`, `update` (AB3 with traces) and `trace` at order `order` on
+/// The cost of the kernel roles `volume`, `surface`, `update` (AB3), `update-traces` (AB3 with the traces written)
+/// and `trace` at order `order` on
 /// `k` elements (the same for every strategy: what the work is, not how it is done).
 pub fn kernel_cost(law: &LawIr, nflux: &str, order: usize, k: usize, precision: Precision, role: &str) -> KernelCost {
     let np = dg_core::tetrahedron::num_nodes(order) as f64;
@@ -56,8 +57,10 @@ pub fn kernel_cost(law: &LawIr, nflux: &str, order: usize, k: usize, precision: 
             nface * (nflux + flux + 7.0 * nv) + nv * np * 2.0 * nface,
             (nface * nv + 2.0 * np * nv) * b + 16.0 * b + nface * 4.0 + nmat * b,
         ),
-        // q and three rhs levels in, q and the traces out
-        "update" => (7.0 * nv * np, (5.0 * np * nv + nface * nv) * b),
+        // q and three rhs levels in, q out (a surface can read the state itself: the GEMM strategy's does)
+        "update" => (7.0 * nv * np, 5.0 * np * nv * b),
+        // the same with the traces written too (for the surfaces that read them)
+        "update-traces" => (7.0 * nv * np, (5.0 * np * nv + nface * nv) * b),
         "trace" => (0.0, (2.0 * nface * nv) * b),
         _ => (0.0, 0.0),
     };

@@ -1,6 +1,6 @@
 //! The nodal right-hand side on tetrahedra on a compute device (seed 002): the mesh in the kernels' layout, one
 //! compiled program with every kernel of every strategy, and the launch sequences of a variant (right-hand
-//! side, AB3 step with fused trace extraction, GEMMs through the backend's BLAS).
+//! side, AB3 step with fused trace extraction where the surface reads traces, GEMMs through the backend's BLAS).
 
 use crate::{gemm_matrices, render_tet, Strategy, TetLimits, TetProgram, TetRole, TetVariant};
 use dg_codegen::LawInput;
@@ -221,7 +221,6 @@ impl<T: Real> TetDeviceOperator<T> {
     ) -> Result<Vec<Step>, DeviceOperatorError> {
         let b = &self.buffers;
         let k = Arg::I32(self.k as i32);
-        let p = &self.program;
         let args = vec![
             Arg::Buffer(q),
             Arg::Buffer(rhs),
@@ -239,30 +238,8 @@ impl<T: Real> TetDeviceOperator<T> {
             Strategy::Element { width } => {
                 vec![Step::Kernel(Launch { args, ..self.kernel(TetRole::VolumeElement { width }, variant)? })]
             }
-            Strategy::Gemm => {
+            Strategy::Gemm { .. } => {
                 self.require_gemm(variant)?;
-                let double = T::NAME == "f64";
-                let (nv, ldq, m3, np) = (p.nvars, p.ldq, p.m3, p.np);
-                let at = |buffer, offset, ld| GemmOperand { buffer, offset, ld };
-                // seed 002's Table 3 shapes: gradient m = (3Np)pad, n = K, k = Np per differentiated field
-                let mut steps: Vec<Step> = p
-                    .plan
-                    .gradient
-                    .iter()
-                    .map(|&u| {
-                        Step::Gemm(Gemm {
-                            double,
-                            m: m3,
-                            n: self.k,
-                            k: np,
-                            alpha: 1.0,
-                            a: at(b.stacked, 0, m3),
-                            b: at(q, u * ldq, nv * ldq),
-                            beta: 0.0,
-                            c: at(b.dref, u * m3, nv * m3),
-                        })
-                    })
-                    .collect();
                 let local = Launch {
                     args: vec![
                         Arg::Buffer(q),
@@ -274,31 +251,110 @@ impl<T: Real> TetDeviceOperator<T> {
                     ],
                     ..self.kernel(TetRole::VolumeLocal, variant)?
                 };
+                let mut steps = self.gradient_gemms(q);
                 steps.push(Step::Kernel(local));
-                // divergence m = (Np)pad, n = K, k = 3Np per output formed from its flux: rhs_v −= [Dr Ds Dt]·G_v
-                steps.extend(p.plan.divergence.iter().map(|&v| {
-                    Step::Gemm(Gemm {
-                        double,
-                        m: ldq,
-                        n: self.k,
-                        k: 3 * np,
-                        alpha: -1.0,
-                        a: at(b.side_by_side, 0, ldq),
-                        b: at(b.dref, v * m3, nv * m3),
-                        beta: 1.0,
-                        c: at(rhs, v * ldq, nv * ldq),
-                    })
-                }));
+                steps.extend(self.divergence_gemms(rhs));
                 steps
             }
         })
     }
 
-    /// The launches of the surface term of `variant`, added to `rhs` (reads the traces).
-    pub fn surface_steps(&self, variant: &TetVariant, rhs: BufferId, t: f64) -> Result<Vec<Step>, DeviceOperatorError> {
+    /// The GEMM strategy's gradient GEMMs of `q` into the reference-derivative buffer, seed 002's Table 3 shapes:
+    /// m = (3Np)pad, n = K, k = Np per differentiated field.
+    fn gradient_gemms(&self, q: BufferId) -> Vec<Step> {
+        let (b, p) = (&self.buffers, &self.program);
+        let (nv, ldq, m3) = (p.nvars, p.ldq, p.m3);
+        let at = |buffer, offset, ld| GemmOperand { buffer, offset, ld };
+        let (a, shape) = (at(b.stacked, 0, m3), (m3, p.np, 1.0));
+        self.field_gemms(&p.plan.gradient, shape, a, |u| at(q, u * ldq, nv * ldq), |u| at(b.dref, u * m3, nv * m3))
+    }
+
+    /// The GEMM strategy's divergence GEMMs, m = (Np)pad, n = K, k = 3Np per output formed from its flux:
+    /// rhs_v = −[Dr Ds Dt]·G_v (the node-local kernel leaves those outputs alone, so nothing is read back).
+    fn divergence_gemms(&self, rhs: BufferId) -> Vec<Step> {
+        let (b, p) = (&self.buffers, &self.program);
+        let (nv, ldq, m3) = (p.nvars, p.ldq, p.m3);
+        let at = |buffer, offset, ld| GemmOperand { buffer, offset, ld };
+        let (a, shape) = (at(b.side_by_side, 0, ldq), (ldq, 3 * p.np, -1.0));
+        self.field_gemms(&p.plan.divergence, shape, a, |v| at(b.dref, v * m3, nv * m3), |v| at(rhs, v * ldq, nv * ldq))
+    }
+
+    /// One GEMM per field f of `fields` over every element: C(f) = α·A·B(f), A m × k (`shape` = (m, k, α)), β = 0.
+    fn field_gemms(
+        &self,
+        fields: &[usize],
+        (m, k, alpha): (usize, usize, f64),
+        a: GemmOperand,
+        b: impl Fn(usize) -> GemmOperand,
+        c: impl Fn(usize) -> GemmOperand,
+    ) -> Vec<Step> {
+        let double = T::NAME == "f64";
+        fields
+            .iter()
+            .map(|&f| Step::Gemm(Gemm { double, m, n: self.k, k, alpha, a, b: b(f), beta: 0.0, c: c(f) }))
+            .collect()
+    }
+
+    /// The GEMM strategy's lift, rhs += LIFT · jumps over every element and variable.
+    fn lift_gemm(&self, rhs: BufferId) -> Step {
+        let (b, p) = (&self.buffers, &self.program);
+        Step::Gemm(Gemm {
+            double: T::NAME == "f64",
+            m: p.ldq,
+            n: self.k * p.nvars,
+            k: p.nface,
+            alpha: 1.0,
+            a: GemmOperand { buffer: b.lift_padded, offset: 0, ld: p.ldq },
+            b: GemmOperand { buffer: b.jumps, offset: 0, ld: p.nface },
+            beta: 1.0,
+            c: GemmOperand { buffer: rhs, offset: 0, ld: p.ldq },
+        })
+    }
+
+    /// The merged GEMM strategy's right-hand side of `q` into `rhs`: the gradient GEMMs, the node-local part and
+    /// the face jumps in one pass (`tet_local_flux`, each element's state read once), the divergence GEMMs, the
+    /// lift GEMM — the kernels of [`Self::volume_steps`] and [`Self::surface_steps`] with the node-local and face
+    /// kernels merged.
+    pub fn gemm_rhs_steps(
+        &self,
+        variant: &TetVariant,
+        q: BufferId,
+        rhs: BufferId,
+        t: f64,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
+        self.require_gemm(variant)?;
+        let b = &self.buffers;
+        let role = self
+            .program
+            .kernels
+            .iter()
+            .map(|k| k.role)
+            .find(|r| matches!(r, TetRole::LocalFlux { .. }))
+            .unwrap_or(TetRole::LocalFlux { elements: 0 });
+        let args = [q, b.dref, rhs, b.geo, b.mat, b.jumps, b.face_geo, b.mapp, b.face_bc, b.neigh, b.face_xyz]
+            .into_iter()
+            .map(Arg::Buffer)
+            .chain([Self::scalar(t), Arg::I32(self.k as i32)])
+            .collect();
+        let mut steps = self.gradient_gemms(q);
+        steps.push(Step::Kernel(Launch { args, ..self.kernel(role, variant)? }));
+        steps.extend(self.divergence_gemms(rhs));
+        steps.push(self.lift_gemm(rhs));
+        Ok(steps)
+    }
+
+    /// The launches of the surface term of `variant` of the state `q`, added to `rhs`. The node and element
+    /// strategies read the traces of `q` (which a trace extraction or the previous fused update wrote), the GEMM
+    /// strategy reads `q` itself.
+    pub fn surface_steps(
+        &self,
+        variant: &TetVariant,
+        q: BufferId,
+        rhs: BufferId,
+        t: f64,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
         let b = &self.buffers;
         let k = Arg::I32(self.k as i32);
-        let p = &self.program;
         let face_args = [
             Arg::Buffer(b.face_geo),
             Arg::Buffer(b.mapp),
@@ -322,29 +378,18 @@ impl<T: Real> TetDeviceOperator<T> {
                 );
                 vec![Step::Kernel(Launch { args, ..self.kernel(TetRole::SurfaceElement { width }, variant)? })]
             }
-            Strategy::Gemm => {
+            Strategy::Gemm { .. } => {
                 self.require_gemm(variant)?;
-                let args = with(vec![Arg::Buffer(b.qf), Arg::Buffer(b.jumps)], vec![Self::scalar(t), k]);
+                let args = with(vec![Arg::Buffer(q), Arg::Buffer(b.jumps)], vec![Self::scalar(t), k]);
                 let flux = Launch { args, ..self.kernel(TetRole::Flux, variant)? };
-                let lift = Gemm {
-                    double: T::NAME == "f64",
-                    m: p.ldq,
-                    n: self.k * p.nvars,
-                    k: p.nface,
-                    alpha: 1.0,
-                    a: GemmOperand { buffer: b.lift_padded, offset: 0, ld: p.ldq },
-                    b: GemmOperand { buffer: b.jumps, offset: 0, ld: p.nface },
-                    beta: 1.0,
-                    c: GemmOperand { buffer: rhs, offset: 0, ld: p.ldq },
-                };
-                vec![Step::Kernel(flux), Step::Gemm(lift)]
+                vec![Step::Kernel(flux), self.lift_gemm(rhs)]
             }
         })
     }
 
     /// The trace extraction from the state `q` (before a right-hand side outside the AB3 loop).
     pub fn trace_step(&self, q: BufferId) -> Result<Step, DeviceOperatorError> {
-        let any = TetVariant { strategy: Strategy::Gemm, update: 1, precision: Precision::F32 };
+        let any = TetVariant { strategy: Strategy::Gemm { merged: false }, update: 1, precision: Precision::F32 };
         Ok(Step::Kernel(Launch {
             args: vec![Arg::Buffer(q), Arg::Buffer(self.buffers.qf), Arg::I32(self.k as i32)],
             ..self.kernel(TetRole::Trace, &any)?
@@ -353,7 +398,7 @@ impl<T: Real> TetDeviceOperator<T> {
 
     /// y ← a·y + Σ cᵢ·xᵢ for up to three terms, over whole state buffers.
     pub fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
-        let any = TetVariant { strategy: Strategy::Gemm, update: 1, precision: Precision::F32 };
+        let any = TetVariant { strategy: Strategy::Gemm { merged: false }, update: 1, precision: Precision::F32 };
         let mut args = vec![Arg::Buffer(y)];
         let mut coeffs = Vec::new();
         for slot in 0..3 {
@@ -373,8 +418,27 @@ impl<T: Real> TetDeviceOperator<T> {
         device.alloc_zeroed(n.max(1) * std::mem::size_of::<T>())
     }
 
-    /// The AB3 update q += dt(23/12 r0 − 16/12 r1 + 5/12 r2) with the trace extraction fused in.
+    /// The trace extraction from `q` if `variant`'s surface reads traces ([`Strategy::reads_traces`]), else
+    /// nothing.
+    pub fn trace_steps_for(&self, variant: &TetVariant, q: BufferId) -> Result<Vec<Step>, DeviceOperatorError> {
+        Ok(if variant.strategy.reads_traces() { vec![self.trace_step(q)?] } else { Vec::new() })
+    }
+
+    /// The AB3 update q += dt(23/12 r0 − 16/12 r1 + 5/12 r2), with the trace extraction fused in when `variant`'s
+    /// surface reads traces.
     pub fn update_step(&self, variant: &TetVariant, r: [BufferId; 3], dt: f64) -> Result<Step, DeviceOperatorError> {
+        let traces = variant.strategy.reads_traces();
+        self.update_step_of(variant, TetRole::UpdateAb3 { ku: variant.update, traces }, r, dt)
+    }
+
+    /// The AB3 update kernel `role` (a [`TetRole::UpdateAb3`]) on the operator's state.
+    pub fn update_step_of(
+        &self,
+        variant: &TetVariant,
+        role: TetRole,
+        r: [BufferId; 3],
+        dt: f64,
+    ) -> Result<Step, DeviceOperatorError> {
         let b = &self.buffers;
         Ok(Step::Kernel(Launch {
             args: vec![
@@ -386,11 +450,11 @@ impl<T: Real> TetDeviceOperator<T> {
                 Self::scalar(dt),
                 Arg::I32(self.k as i32),
             ],
-            ..self.kernel(TetRole::UpdateAb3 { ku: variant.update }, variant)?
+            ..self.kernel(role, variant)?
         }))
     }
 
-    /// A whole right-hand side of the state `q` into `rhs`: traces, volume, surface.
+    /// A whole right-hand side of the state `q` into `rhs`: traces (if the strategy reads them), volume, surface.
     pub fn rhs_steps(
         &self,
         variant: &TetVariant,
@@ -398,14 +462,18 @@ impl<T: Real> TetDeviceOperator<T> {
         rhs: BufferId,
         t: f64,
     ) -> Result<Vec<Step>, DeviceOperatorError> {
-        let mut steps = vec![self.trace_step(q)?];
+        if variant.strategy == (Strategy::Gemm { merged: true }) {
+            return self.gemm_rhs_steps(variant, q, rhs, t);
+        }
+        let mut steps = self.trace_steps_for(variant, q)?;
         steps.extend(self.volume_steps(variant, q, rhs)?);
-        steps.extend(self.surface_steps(variant, rhs, t)?);
+        steps.extend(self.surface_steps(variant, q, rhs, t)?);
         Ok(steps)
     }
 
     /// One AB3 step as seed 002 runs it: volume and surface into `r[0]` (from the traces the previous update
-    /// wrote), then the fused update. The caller rotates the three levels between steps.
+    /// wrote, or from the state for the GEMM strategy), then the fused update. The caller rotates the three levels
+    /// between steps.
     pub fn ab3_steps(
         &self,
         variant: &TetVariant,
@@ -413,8 +481,14 @@ impl<T: Real> TetDeviceOperator<T> {
         t: f64,
         dt: f64,
     ) -> Result<Vec<Step>, DeviceOperatorError> {
-        let mut steps = self.volume_steps(variant, self.buffers.q, r[0])?;
-        steps.extend(self.surface_steps(variant, r[0], t)?);
+        let q = self.buffers.q;
+        let mut steps = if variant.strategy == (Strategy::Gemm { merged: true }) {
+            self.gemm_rhs_steps(variant, q, r[0], t)?
+        } else {
+            let mut steps = self.volume_steps(variant, q, r[0])?;
+            steps.extend(self.surface_steps(variant, q, r[0], t)?);
+            steps
+        };
         steps.push(self.update_step(variant, r, dt)?);
         Ok(steps)
     }
@@ -480,7 +554,7 @@ fn role_name_matches(name: &str, role: TetRole) -> bool {
         TetRole::SurfaceNode { kb } => format!("tet_surface_node_kb{kb}"),
         TetRole::VolumeElement { width } => format!("tet_volume_elem_w{width}"),
         TetRole::SurfaceElement { width } => format!("tet_surface_elem_w{width}"),
-        TetRole::UpdateAb3 { ku } => format!("tet_update_ab3_ku{ku}"),
+        TetRole::UpdateAb3 { ku, traces } => crate::render::update_kernel_name(ku, traces),
         _ => return false,
     };
     name == expected

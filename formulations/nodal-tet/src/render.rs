@@ -29,6 +29,11 @@ pub enum TetRole {
     },
     /// Node-local part of the GEMM volume term.
     VolumeLocal,
+    /// The node-local part and the face jumps in one pass (the GEMM strategy's right-hand side in a run).
+    LocalFlux {
+        /// Elements per work group.
+        elements: usize,
+    },
     /// Surface term, node per thread.
     SurfaceNode {
         /// Elements per block.
@@ -41,10 +46,12 @@ pub enum TetRole {
     },
     /// Face jumps of every face node (the GEMM strategy lifts them with a GEMM).
     Flux,
-    /// AB3 update with fused trace extraction.
+    /// AB3 update, with the trace extraction fused in when `traces` (the strategies whose surface reads traces).
     UpdateAb3 {
         /// Elements per block.
         ku: usize,
+        /// Whether it writes the face-node traces.
+        traces: bool,
     },
     /// y = a·y + Σ cᵢ xᵢ (the Runge–Kutta integrators).
     Lincomb,
@@ -68,7 +75,8 @@ impl TetKernel {
             TetRole::Trace | TetRole::Flux => k * nface,
             TetRole::VolumeLocal => k * np,
             TetRole::VolumeNode { kb } | TetRole::SurfaceNode { kb } => k.div_ceil(kb),
-            TetRole::UpdateAb3 { ku } => k.div_ceil(ku),
+            TetRole::UpdateAb3 { ku, .. } => k.div_ceil(ku),
+            TetRole::LocalFlux { elements } => k.div_ceil(elements),
             TetRole::VolumeElement { width } | TetRole::SurfaceElement { width } => k.div_ceil(width),
             TetRole::Lincomb => k * nv * ldq,
         };
@@ -77,6 +85,11 @@ impl TetKernel {
             _ => n.max(1),
         }
     }
+}
+
+/// The name of the AB3 update kernel with `ku` elements per block, writing traces or not.
+pub fn update_kernel_name(ku: usize, traces: bool) -> String {
+    format!("tet_update_ab3{}_ku{ku}", if traces { "_traces" } else { "" })
 }
 
 /// The generated program.
@@ -214,6 +227,13 @@ pub fn render_tet(
     ctx.insert("ab3", &[23.0 / 12.0, -16.0 / 12.0, 5.0 / 12.0].map(|c| literal(c, single)));
     ctx.insert("p", PRELUDE_SUFFIX);
     ctx.insert("k", "");
+    // the merged node-local and face kernel: max(NP, NFACE) work items per element, as many whole elements as fit
+    // 256 work items (at least one; rounding up to 288 at N = 7 was slower on the H200)
+    let per = np.max(nface);
+    let local_flux_elements = (256 / per).max(1);
+    ctx.insert("per", &per);
+    ctx.insert("el", &local_flux_elements);
+
     let tera = engine(&TEMPLATES)?;
     let render = |name: &str, ctx: &tera::Context| {
         tera.render(name, ctx).map_err(|e| RenderError::Template(format!("{name}: {e:?}")))
@@ -227,6 +247,11 @@ pub fn render_tet(
         TetKernel { role: TetRole::Trace, name: "tet_trace".into(), local_size: 256 },
         TetKernel { role: TetRole::VolumeLocal, name: "tet_volume_local".into(), local_size: 256 },
         TetKernel { role: TetRole::Flux, name: "tet_flux".into(), local_size: 256 },
+        TetKernel {
+            role: TetRole::LocalFlux { elements: local_flux_elements },
+            name: "tet_local_flux".into(),
+            local_size: local_flux_elements * per,
+        },
         TetKernel { role: TetRole::Lincomb, name: "lincomb".into(), local_size: 256 },
     ];
     let mut rejected = Vec::new();
@@ -241,8 +266,8 @@ pub fn render_tet(
         }
         let mut c = ctx.clone();
         c.insert(extra.0, &extra.1);
-        if let TetRole::SurfaceNode { .. } = role {
-            c.insert("per", &np.max(nface));
+        if let TetRole::UpdateAb3 { traces, .. } = role {
+            c.insert("traces", &traces);
         }
         source.push_str(&render(template, &c)?);
         source.push('\n');
@@ -287,8 +312,11 @@ pub fn render_tet(
             ("w", width),
         )?;
     }
-    for ku in KU_CHOICES {
-        add(TetRole::UpdateAb3 { ku }, format!("tet_update_ab3_ku{ku}"), ku * np, 0, "tet_update", ("ku", ku))?;
+    for traces in [true, false] {
+        for ku in KU_CHOICES {
+            let role = TetRole::UpdateAb3 { ku, traces };
+            add(role, update_kernel_name(ku, traces), ku * np, 0, "tet_update", ("ku", ku))?;
+        }
     }
     Ok(TetProgram {
         target,

@@ -40,16 +40,19 @@ pub fn code_hash() -> &'static str {
 }
 
 /// The variants a program offers: node per thread with every volume and surface block it holds, element per
-/// thread at every width held for both terms, GEMM where the device has a BLAS; each with every update block.
+/// thread at every width held for both terms, GEMM where the device has a BLAS; each with every update block held
+/// in the kind it needs (with the traces written, or for GEMM without).
 pub fn program_variants(program: &TetProgram, gemm: bool) -> Vec<TetVariant> {
-    let (mut vol, mut surf, mut elem_v, mut elem_s, mut upd) = (vec![], vec![], vec![], vec![], vec![]);
+    let (mut vol, mut surf, mut elem_v, mut elem_s) = (vec![], vec![], vec![], vec![]);
+    let (mut upd_traces, mut upd_bare) = (vec![], vec![]);
     for k in &program.kernels {
         match k.role {
             TetRole::VolumeNode { kb } => vol.push(kb),
             TetRole::SurfaceNode { kb } => surf.push(kb),
             TetRole::VolumeElement { width } => elem_v.push(width),
             TetRole::SurfaceElement { width } => elem_s.push(width),
-            TetRole::UpdateAb3 { ku } => upd.push(ku),
+            TetRole::UpdateAb3 { ku, traces: true } => upd_traces.push(ku),
+            TetRole::UpdateAb3 { ku, traces: false } => upd_bare.push(ku),
             _ => {}
         }
     }
@@ -61,12 +64,15 @@ pub fn program_variants(program: &TetProgram, gemm: bool) -> Vec<TetVariant> {
     }
     strategies.extend(elem_v.iter().filter(|w| elem_s.contains(w)).map(|&width| Strategy::Element { width }));
     if gemm {
-        strategies.push(Strategy::Gemm);
+        strategies.extend([false, true].map(|merged| Strategy::Gemm { merged }));
     }
     let precision = program.precision;
     strategies
         .into_iter()
-        .flat_map(|strategy| upd.iter().map(move |&update| TetVariant { strategy, update, precision }))
+        .flat_map(|strategy| {
+            let upd = if strategy.reads_traces() { &upd_traces } else { &upd_bare };
+            upd.iter().map(move |&update| TetVariant { strategy, update, precision })
+        })
         .collect()
 }
 
@@ -375,7 +381,11 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
         Ok(UnitCost {
             flops: c.flops,
             bytes: c.bytes,
-            units: if variant.strategy == Strategy::Gemm { ArithmeticUnits::LibraryGemm } else { ArithmeticUnits::Fma },
+            units: if matches!(variant.strategy, Strategy::Gemm { .. }) {
+                ArithmeticUnits::LibraryGemm
+            } else {
+                ArithmeticUnits::Fma
+            },
         })
     }
 }

@@ -1,5 +1,6 @@
 //! Tetrahedral variants: the strategy, its block sizes and the precision, as SPEC strings
-//! (`tet/node/v4/s2/u8/f32`, `tet/elem/w128/u8/f64`, `tet/gemm/u8/f32`), and seed 002's padding rules.
+//! (`tet/node/v4/s2/u8/f32`, `tet/elem/w128/u8/f64`, `tet/gemm/u8/f32`, `tet/gemm-merged/u8/f32`), and seed 002's
+//! padding rules.
 
 use dg_codegen::{Precision, VariantError};
 use std::fmt;
@@ -27,8 +28,20 @@ pub enum Strategy {
         /// Work-group size.
         width: usize,
     },
-    /// BLAS GEMMs plus node-local kernels.
-    Gemm,
+    /// BLAS GEMMs plus node-local kernels; with `merged`, the node-local kernel and the face kernel are one pass
+    /// (each element's state read once).
+    Gemm {
+        /// Node-local and face kernels merged.
+        merged: bool,
+    },
+}
+
+impl Strategy {
+    /// Whether its surface kernels read the face-node traces (node and element per thread), which the AB3
+    /// update then extracts; the GEMM strategy's face kernel reads the state itself.
+    pub fn reads_traces(&self) -> bool {
+        !matches!(self, Strategy::Gemm { .. })
+    }
 }
 
 /// One tetrahedral variant: strategy, update block and precision.
@@ -51,7 +64,8 @@ impl fmt::Display for TetVariant {
         match self.strategy {
             Strategy::Node { volume, surface } => write!(f, "tet/node/v{volume}/s{surface}/u{}/{p}", self.update),
             Strategy::Element { width } => write!(f, "tet/elem/w{width}/u{}/{p}", self.update),
-            Strategy::Gemm => write!(f, "tet/gemm/u{}/{p}", self.update),
+            Strategy::Gemm { merged: false } => write!(f, "tet/gemm/u{}/{p}", self.update),
+            Strategy::Gemm { merged: true } => write!(f, "tet/gemm-merged/u{}/{p}", self.update),
         }
     }
 }
@@ -65,7 +79,7 @@ impl FromStr for TetVariant {
             spec: spec.to_string(),
             reason: format!(
                 "{reason}; tetrahedral variants read tet/node/v<K>/s<K>/u<K>/<f32|f64>, tet/elem/w<W>/u<K>/<f32|f64> or \
-                 tet/gemm/u<K>/<f32|f64> with K in {KB_CHOICES:?} and W in {ELEMENT_WIDTHS:?}"
+                 tet/gemm[-merged]/u<K>/<f32|f64> with K in {KB_CHOICES:?} and W in {ELEMENT_WIDTHS:?}"
             ),
         }
         };
@@ -101,7 +115,12 @@ impl FromStr for TetVariant {
                 Strategy::Element { width: number(parts[2], 'w', &ELEMENT_WIDTHS)? },
                 number(parts[3], 'u', &KU_CHOICES)?,
             ),
-            Some(&"gemm") if parts.len() == 4 => (Strategy::Gemm, number(parts[2], 'u', &KU_CHOICES)?),
+            Some(&"gemm") if parts.len() == 4 => {
+                (Strategy::Gemm { merged: false }, number(parts[2], 'u', &KU_CHOICES)?)
+            }
+            Some(&"gemm-merged") if parts.len() == 4 => {
+                (Strategy::Gemm { merged: true }, number(parts[2], 'u', &KU_CHOICES)?)
+            }
             _ => return Err(err("unknown strategy or wrong number of parts")),
         };
         Ok(Self { strategy, update, precision })

@@ -1,7 +1,8 @@
 //! Verification of the tetrahedral kernels against the CPU operator: every volume kernel (with a reference
-//! surface kernel), every surface kernel (with a reference volume kernel) and every AB3 update kernel, on a
-//! sheared box with random per-element materials (jumps across every face), every boundary condition of the law
-//! on some side, a random state, and outputs poisoned with NaN before each launch.
+//! surface kernel), every surface kernel (with a reference volume kernel) and every AB3 update kernel (with and
+//! without the trace extraction), on a sheared box with random per-element materials (jumps across every face),
+//! every boundary condition of the law on some side, a random state, and outputs poisoned with NaN before each
+//! launch.
 
 use crate::cpu::NodalOperator3d;
 use crate::device::TetDeviceOperator;
@@ -67,7 +68,7 @@ fn verification_problem<L: ConservationLaw, T: Real>(
 
 /// What the program offers, as the variants to check: each volume kernel with the reference surface, each
 /// surface kernel with the reference volume, and the updates.
-fn kernels_to_check(roles: &[TetRole], gemm: bool) -> (Vec<Strategy>, Vec<Strategy>, Vec<usize>) {
+fn kernels_to_check(roles: &[TetRole], gemm: bool) -> (Vec<Strategy>, Vec<Strategy>, Vec<(usize, bool)>) {
     let mut volume = Vec::new();
     let mut surface = Vec::new();
     let mut updates = Vec::new();
@@ -77,13 +78,13 @@ fn kernels_to_check(roles: &[TetRole], gemm: bool) -> (Vec<Strategy>, Vec<Strate
             TetRole::VolumeElement { width } => volume.push(Strategy::Element { width }),
             TetRole::SurfaceNode { kb } => surface.push(Strategy::Node { volume: 1, surface: kb }),
             TetRole::SurfaceElement { width } => surface.push(Strategy::Element { width }),
-            TetRole::UpdateAb3 { ku } => updates.push(ku),
+            TetRole::UpdateAb3 { ku, traces } => updates.push((ku, traces)),
             _ => {}
         }
     }
     if gemm {
-        volume.push(Strategy::Gemm);
-        surface.push(Strategy::Gemm);
+        volume.push(Strategy::Gemm { merged: false });
+        surface.push(Strategy::Gemm { merged: false });
     }
     (volume, surface, updates)
 }
@@ -131,9 +132,7 @@ pub fn verify_tet_kernels<L: ConservationLaw + Clone, T: Real>(
     let mut check_rhs = |label: String, vol: Strategy, surf: Strategy| {
         let rhs = op.buffers.rhs[0];
         let result = (|| -> Result<f64, DeviceOperatorError> {
-            let mut steps: Vec<Step> = vec![op.trace_step(op.buffers.q)?];
-            steps.extend(op.volume_steps(&variant(vol), op.buffers.q, rhs)?);
-            steps.extend(op.surface_steps(&variant(surf), rhs, 0.25)?);
+            let steps = rhs_with_traces_poisoned(device, &op, &variant(vol), &variant(surf), 0.25)?;
             op.fill_state(device, rhs, T::from_f64(f64::NAN))?;
             op.run(device, &steps, 1)?;
             Ok(relative_l2(&op.read_state(device, rhs)?, &reference))
@@ -159,7 +158,7 @@ pub fn verify_tet_kernels<L: ConservationLaw + Clone, T: Real>(
     let fmask = space.element.face_node_indices();
     let nv = L::NVARS;
     let expected_traces: Vec<T> = (0..k * nv * nface).map(|g| expected[(g / nface) * np + fmask[g % nface]]).collect();
-    for ku in updates {
+    for (ku, traces) in updates {
         let result = (|| -> Result<f64, DeviceOperatorError> {
             op.write_state(device, op.buffers.q, &state)?;
             for (s, level) in levels.iter().enumerate() {
@@ -167,22 +166,58 @@ pub fn verify_tet_kernels<L: ConservationLaw + Clone, T: Real>(
             }
             device
                 .upload(op.buffers.qf, dg_runtime::backend::as_bytes(&vec![T::from_f64(f64::NAN); k * nv * nface]))?;
-            let step = op.update_step(&TetVariant { update: ku, ..variant(reference_strategy) }, op.buffers.rhs, dt)?;
+            let role = TetRole::UpdateAb3 { ku, traces };
+            let step = op.update_step_of(&variant(reference_strategy), role, op.buffers.rhs, dt)?;
             op.run(device, &[step], 1)?;
-            let q = op.read_state(device, op.buffers.q)?;
-            let traces = op.read_traces(device)?;
-            Ok(worst(relative_l2(&q, &expected), relative_l2(&traces, &expected_traces)))
+            let q = relative_l2(&op.read_state(device, op.buffers.q)?, &expected);
+            Ok(if traces { worst(q, relative_l2(&op.read_traces(device)?, &expected_traces)) } else { q })
         })();
-        outcomes.push(VerifyOutcome::of::<T>(format!("update ab3 ku{ku} N={order} {}", T::NAME), result));
+        outcomes.push(VerifyOutcome::of::<T>(format!("{} N={order} {}", update_label(ku, traces), T::NAME), result));
     }
     Ok(outcomes)
+}
+
+/// Poisons the traces with NaN unless `surf`'s surface reads them (after a trace extraction): a surface that
+/// should read the state but reads stale traces then fails.
+fn poison_unread_traces<T: Real>(
+    device: &mut dyn Device,
+    op: &TetDeviceOperator<T>,
+    surf: &TetVariant,
+) -> Result<(), DeviceOperatorError> {
+    if !surf.strategy.reads_traces() {
+        let n = op.num_elements() * op.program().nvars * op.program().nface;
+        device.upload(op.buffers.qf, dg_runtime::backend::as_bytes(&vec![T::from_f64(f64::NAN); n]))?;
+    }
+    Ok(())
+}
+
+/// The launches of a right-hand side of the operator's state with the volume kernels of `vol` and the surface
+/// kernels of `surf` (the trace extraction first when the surface reads traces), the traces poisoned otherwise.
+fn rhs_with_traces_poisoned<T: Real>(
+    device: &mut dyn Device,
+    op: &TetDeviceOperator<T>,
+    vol: &TetVariant,
+    surf: &TetVariant,
+    t: f64,
+) -> Result<Vec<Step>, DeviceOperatorError> {
+    poison_unread_traces(device, op, surf)?;
+    let q = op.buffers.q;
+    let mut steps = op.trace_steps_for(surf, q)?;
+    steps.extend(op.volume_steps(vol, q, op.buffers.rhs[0])?);
+    steps.extend(op.surface_steps(surf, q, op.buffers.rhs[0], t)?);
+    Ok(steps)
+}
+
+/// How [`verify_tet_kernels`] reports the AB3 update kernel with `ku` elements per block, writing traces or not.
+fn update_label(ku: usize, traces: bool) -> String {
+    format!("update ab3{} ku{ku}", if traces { "+traces" } else { "" })
 }
 
 fn strategy_label(s: &Strategy, volume: bool) -> String {
     match *s {
         Strategy::Node { volume: v, surface: w } => format!("node kb{}", if volume { v } else { w }),
         Strategy::Element { width } => format!("elem w{width}"),
-        Strategy::Gemm => "gemm".into(),
+        Strategy::Gemm { .. } => "gemm".into(),
     }
 }
 
@@ -209,15 +244,16 @@ pub fn kernel_labels(variant: &TetVariant, order: usize, real: &str) -> Vec<Stri
             vec![format!("volume node kb{volume}"), format!("surface node kb{surface}")]
         }
         Strategy::Element { width } => vec![format!("volume elem w{width}"), format!("surface elem w{width}")],
-        Strategy::Gemm => vec!["volume gemm".into(), "surface gemm".into()],
+        // the merged kernel's two halves are these two kernels; it is checked with the whole right-hand side
+        Strategy::Gemm { .. } => vec!["volume gemm".into(), "surface gemm".into()],
     };
-    labels.push(format!("update ab3 ku{}", variant.update));
+    labels.push(update_label(variant.update, variant.strategy.reads_traces()));
     labels.into_iter().map(|l| format!("{l} N={order} {real}")).collect()
 }
 
 /// A strategy passes when every kernel it uses passed on the verification mesh (`kernel_checks`) and its
-/// right-hand side (traces, volume, surface) on the operator's mesh matches `reference`, the output poisoned
-/// with NaN before the launch.
+/// right-hand side as a run launches it ([`TetDeviceOperator::rhs_steps`]) on the operator's mesh matches
+/// `reference`, the output (and traces it does not read) poisoned with NaN before the launch.
 pub fn check_strategy<T: Real>(
     device: &mut dyn Device,
     op: &TetDeviceOperator<T>,
@@ -246,9 +282,9 @@ pub fn check_strategy<T: Real>(
     }
     let rhs = op.buffers.rhs[0];
     let result = (|| -> Result<f64, DeviceOperatorError> {
-        let mut steps: Vec<Step> = vec![op.trace_step(op.buffers.q)?];
-        steps.extend(op.volume_steps(variant, op.buffers.q, rhs)?);
-        steps.extend(op.surface_steps(variant, rhs, 0.0)?);
+        // the launches a run makes (for GEMM: the node-local and face kernels merged)
+        poison_unread_traces(device, op, variant)?;
+        let steps = op.rhs_steps(variant, op.buffers.q, rhs, 0.0)?;
         op.fill_state(device, rhs, T::from_f64(f64::NAN))?;
         op.run(device, &steps, 1)?;
         Ok(relative_l2(&op.read_state(device, rhs)?, reference))
@@ -303,7 +339,7 @@ pub fn verify_tet_variants<L: ConservationLaw + Clone, T: Real>(
                     o
                 }
             };
-            let update = format!("update ab3 ku{} N={order} {}", v.update, T::NAME);
+            let update = format!("{} N={order} {}", update_label(v.update, v.strategy.reads_traces()), T::NAME);
             let outcome = match kernel_checks.iter().find(|c| c.variant == update) {
                 Some(c) if !c.passed => VerifyOutcome::of::<T>(
                     v.to_string(),
