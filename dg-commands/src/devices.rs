@@ -3,7 +3,7 @@
 use crate::CommandError;
 use dg_runtime::backend::{self, DeviceSelector};
 
-/// Lists the devices found (JSON with `json`); with `measure`, measures each one's ceilings (copy bandwidth, FMA
+/// Lists the devices found (JSON with `json`); with `measure`, measures each one's ceilings (memory bandwidth, FMA
 /// and GEMM throughput) and stores them in the user's tuning database.
 pub fn list(measure: bool, json: bool) -> Result<(), CommandError> {
     let found = backend::discover();
@@ -20,7 +20,7 @@ pub fn list(measure: bool, json: bool) -> Result<(), CommandError> {
                 Some(ceilings),
             )?;
             println!(
-                "{:<12} copy {:.0} GB/s, FMA {:.0} GFLOP/s f32, {:.0} GFLOP/s f64 (stored in {})",
+                "{:<12} memory {:.0} GB/s, FMA {:.0} GFLOP/s f32, {:.0} GFLOP/s f64 (stored in {})",
                 d.selector,
                 ceilings.bandwidth_gbs,
                 ceilings.gflops_f32,

@@ -24,13 +24,13 @@ pub enum TargetArg {
 /// Arguments of `dg devices`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg devices\n  dg devices --json\n  dg devices --measure   # store copy bandwidth and FMA peak for the roofline"
+    after_help = "Examples:\n  dg devices\n  dg devices --json\n  dg devices --measure   # store memory bandwidth and FMA peak for the roofline"
 )]
 pub struct DevicesArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
-    /// Measure each device's ceilings (copy bandwidth, FMA throughput) and store them with the device in the
+    /// Measure each device's ceilings (memory bandwidth, FMA throughput) and store them with the device in the
     /// user's tuning database, where `dg autotune` and `dg bench` take their roofline from.
     #[arg(long)]
     pub measure: bool,
