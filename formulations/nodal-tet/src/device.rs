@@ -555,7 +555,11 @@ fn role_name_matches(name: &str, role: TetRole) -> bool {
         TetRole::VolumeElement { width } => format!("tet_volume_elem_w{width}"),
         TetRole::SurfaceElement { width } => format!("tet_surface_elem_w{width}"),
         TetRole::UpdateAb3 { ku, traces } => crate::render::update_kernel_name(ku, traces),
-        _ => return false,
+        // the fixed kernels (the device's registers can still refuse them)
+        TetRole::VolumeLocal => "tet_volume_local".into(),
+        TetRole::Flux => "tet_flux".into(),
+        TetRole::LocalFlux { .. } => "tet_local_flux".into(),
+        TetRole::Trace | TetRole::Lincomb => return false,
     };
     name == expected
 }
