@@ -62,9 +62,16 @@ pub fn execute(args: KernelReportArgs, device: &mut dyn Device) -> Result<(), Co
         }
     }
     bar.finish_and_clear();
+    // the library routine behind each GEMM shape (cuBLAS or a cublasLt algorithm, chosen on the device)
+    let gemm_routines = device.gemm_routines();
+    if !gemm_routines.is_empty() {
+        println!("GEMM routines:");
+        gemm_routines.iter().for_each(|line| println!("  {line}"));
+    }
     let doc = serde_json::json!({
         "device": device.fingerprint(),
         "ceilings": ceilings,
+        "gemm_routines": gemm_routines,
         "date": dg_runtime::pipeline::today(),
         "results": results,
     });

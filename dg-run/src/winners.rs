@@ -178,6 +178,10 @@ pub struct DeviceRunInfo {
     /// register written in the pass that computes L); reported by the runs that can fold.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stages_folded: Option<bool>,
+    /// The library routine behind each GEMM shape the run used (cuBLAS or a cublasLt algorithm, chosen on the
+    /// device by timing and checked against cuBLAS); absent where the run used no GEMM.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gemm_routines: Vec<String>,
 }
 
 impl DeviceRunInfo {
@@ -203,6 +207,7 @@ impl DeviceRunInfo {
             state_check_seconds: 0.0,
             loop_split: stats.split,
             stages_folded: None,
+            gemm_routines: device.gemm_routines(),
         })
     }
 

@@ -6,7 +6,9 @@
 # N = VERIFY_ORDERS, f32 and f64; planted = a planted bug at N = 7 must fail verification; ab = `dg bench
 # --per-kernel` at N = AB_ORDERS (f32 and f64) with the old and the new binary, alternating, twice; bench = `dg
 # bench --per-kernel` at N = 1..8, f32 and f64, new binary; runs = `dg run` of both cube cases with AB3 and each
-# GEMM variant, old and new binary (the errors must agree). Files in $OUT/tet.tar.gz; a short table on stdout.
+# GEMM variant, old and new binary (the errors must agree); cublas = `dg bench --per-kernel` at N = AB_ORDERS with
+# the new binary and DG_GEMM=cublas (cuBLAS for every GEMM, no cublasLt search). Files in $OUT/tet.tar.gz; a short
+# table on stdout (each bench's summary lines and the GEMM routines it chose).
 set -u
 DG=${DG:-gpu/dg}
 DG_OLD=${DG_OLD:-gpu/dg_old}
@@ -39,9 +41,16 @@ if on ab; then
     for p in $AB_PRECISIONS; do
       "$bin" bench acoustics3d,elastic3d --per-kernel --orders "$AB_ORDERS" --precision $p --device cuda:0 \
         --out "$R/bench-$which-$p-$i.json" > "$R/bench-$which-$p-$i.txt" 2> "$R/bench-$which-$p-$i.err"
-      echo "bench $which $p run $i rc=$?"; grep -E "^ *[0-9]+ f" "$R/bench-$which-$p-$i.txt"
+      echo "bench $which $p run $i rc=$?"; grep -E "N=|GEMM|^  f(32|64) " "$R/bench-$which-$p-$i.txt"
     done
   done; done
+fi
+if on cublas; then
+  for p in $AB_PRECISIONS; do
+    DG_GEMM=cublas "$DG" bench acoustics3d,elastic3d --per-kernel --orders "$AB_ORDERS" --precision $p --device cuda:0 \
+      --out "$R/bench-cublas-$p.json" > "$R/bench-cublas-$p.txt" 2> "$R/bench-cublas-$p.err"
+    echo "bench DG_GEMM=cublas $p rc=$?"; grep -E "N=|GEMM|^  f(32|64) " "$R/bench-cublas-$p.txt"
+  done
 fi
 if on bench; then
   for p in f32 f64; do

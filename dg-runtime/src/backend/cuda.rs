@@ -2,8 +2,9 @@
 //! call, so a machine without them gets an error value, never a panic.
 
 mod batched;
+mod gemm;
 
-use super::{Arg, BackendError, BufferId, Device, DeviceFingerprint, Gemm, Launch, ProgramId, Step};
+use super::{Arg, BackendError, BufferId, Device, DeviceFingerprint, Launch, ProgramId, Step};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use std::collections::HashMap;
@@ -188,6 +189,10 @@ pub struct CudaDevice {
     max_threads: usize,
     /// cuBLAS, created on first use; `Err` remembers that the library is missing.
     blas: Option<Result<cudarc::cublas::CudaBlas, String>>,
+    /// cublasLt, created on first use; `Err` says why it cannot be used.
+    lt: Option<Result<gemm::LtLibrary, String>>,
+    /// The routine chosen for each GEMM shape met so far.
+    routines: HashMap<gemm::GemmShape, gemm::GemmRoutine>,
     /// The device arrays of matrix addresses that cuBLAS's pointer-array batched routines take, per operand.
     pointer_arrays: HashMap<batched::PointerKey, CudaSlice<u64>>,
     /// Start and end events of submitted sequences whose device time is not yet added up.
@@ -273,6 +278,8 @@ impl CudaDevice {
             local_memory,
             max_threads,
             blas: None,
+            lt: None,
+            routines: HashMap::new(),
             pointer_arrays: HashMap::new(),
             pending: Vec::new(),
             settled: 0.0,
@@ -285,66 +292,6 @@ impl CudaDevice {
 }
 
 impl CudaDevice {
-    /// cuBLAS on this device's stream (loaded on first use).
-    fn blas(&mut self) -> Result<&cudarc::cublas::CudaBlas, BackendError> {
-        if self.blas.is_none() {
-            // SAFETY: only tries to dlopen the library.
-            let present = unsafe { cudarc::cublas::sys::is_culib_present() };
-            self.blas = Some(if present {
-                cudarc::cublas::CudaBlas::new(self.stream.clone()).map_err(|e| format!("cublasCreate: {e:?}"))
-            } else {
-                Err("libcublas not found".into())
-            });
-        }
-        match self.blas.as_ref() {
-            Some(Ok(blas)) => Ok(blas),
-            Some(Err(message)) => Err(BackendError::Unavailable { backend: "cublas", message: message.clone() }),
-            None => unreachable!("set above"),
-        }
-    }
-
-    /// One GEMM on the stream, through cuBLAS.
-    fn gemm(&mut self, g: &Gemm) -> Result<(), BackendError> {
-        use cudarc::cublas::{result, sys};
-        use cudarc::driver::DevicePtr;
-        let sizes = [g.m, g.n, g.k, g.a.ld, g.b.ld, g.c.ld];
-        if sizes.iter().any(|&v| v > i32::MAX as usize) {
-            return Err(BackendError::Call { backend: "cublas", call: "gemm", message: "a size exceeds i32".into() });
-        }
-        let [m, n, k, lda, ldb, ldc] = sizes.map(|v| v as i32);
-        let handle = *self.blas()?.handle();
-        let stream = self.stream.clone();
-        let size = if g.double { 8 } else { 4 };
-        for operand in [g.a, g.b, g.c] {
-            if (operand.offset + 1) * size > self.buffers[operand.buffer.0].len() {
-                return Err(BackendError::Call {
-                    backend: "cublas",
-                    call: "gemm",
-                    message: "an operand starts outside its buffer".into(),
-                });
-            }
-        }
-        let (a, _ra) = self.buffers[g.a.buffer.0].device_ptr(&stream);
-        let (b, _rb) = self.buffers[g.b.buffer.0].device_ptr(&stream);
-        // one stream orders every access, so the read-intent pointer serves the written C as well
-        let (c, _rc) = self.buffers[g.c.buffer.0].device_ptr(&stream);
-        let (a, b, c) =
-            (a + (g.a.offset * size) as u64, b + (g.b.offset * size) as u64, c + (g.c.offset * size) as u64);
-        let op = sys::cublasOperation_t::CUBLAS_OP_N;
-        // SAFETY: the buffers hold the matrices at the given shapes (the caller sized them from the same
-        // numbers); the handle works on this device's stream.
-        let outcome = unsafe {
-            if g.double {
-                let (alpha, beta) = (g.alpha, g.beta);
-                result::dgemm(handle, op, op, m, n, k, &alpha, a as _, lda, b as _, ldb, &beta, c as _, ldc)
-            } else {
-                let (alpha, beta) = (g.alpha as f32, g.beta as f32);
-                result::sgemm(handle, op, op, m, n, k, &alpha, a as _, lda, b as _, ldb, &beta, c as _, ldc)
-            }
-        };
-        outcome.map_err(|e| BackendError::Call { backend: "cublas", call: "gemm", message: format!("{e:?}") })
-    }
-
     /// Enqueues a sequence on the stream (no timing, no waiting).
     fn enqueue(&mut self, program: ProgramId, steps: &[Step]) -> Result<(), BackendError> {
         if steps.iter().any(|s| matches!(s, Step::Gemm(_) | Step::Batched(_))) {
@@ -620,6 +567,10 @@ impl Device for CudaDevice {
 
     fn supports_gemm(&mut self) -> bool {
         self.blas().is_ok()
+    }
+
+    fn gemm_routines(&self) -> Vec<String> {
+        self.describe_gemm_routines()
     }
 
     fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {

@@ -241,6 +241,11 @@ pub trait Device {
     fn supports_gemm(&mut self) -> bool {
         false
     }
+    /// The library routine chosen for each GEMM shape run so far, in words (cuBLAS or a cublasLt algorithm,
+    /// with the times that chose it); empty where GEMMs do not run or none has.
+    fn gemm_routines(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Like [`Device::run`] for a sequence that may hold GEMMs. The default runs kernel-only sequences and
     /// refuses GEMMs.
     fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {

@@ -245,6 +245,9 @@ impl Device for PlantedDevice<'_> {
     fn supports_gemm(&mut self) -> bool {
         self.inner.supports_gemm()
     }
+    fn gemm_routines(&self) -> Vec<String> {
+        self.inner.gemm_routines()
+    }
     fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
         self.fault(Some(program))?;
         self.inner.run_steps(program, steps, repeats)

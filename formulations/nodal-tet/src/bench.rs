@@ -15,7 +15,7 @@ use dg_core::Real;
 use dg_ir::LawIr;
 use dg_runtime::backend::{Device, Step};
 use dg_runtime::cpu::BoundaryBinding;
-use dg_runtime::tuning_db::{ArithmeticUnits, Candidate, Ceilings, Entry};
+use dg_runtime::tuning_db::{ArithmeticUnits, Ceilings};
 use dg_runtime::verify::VerifyOutcome;
 use dg_runtime::DeviceOperatorError;
 use serde::Serialize;
@@ -35,8 +35,11 @@ pub struct KernelTiming {
     pub gflops: f64,
     /// Cost-model GB/s.
     pub gbs: f64,
-    /// Percent of min(bandwidth × intensity, peak) with the measured ceilings.
+    /// Percent of min(bandwidth × intensity, peak) with the measured ceilings, at most 100.
     pub roofline_percent: f64,
+    /// The raw percentage where it is above 100: the measured ceilings were too low for this kernel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceiling_exceeded_percent: Option<f64>,
 }
 
 /// The best kernels of one strategy as an AB3 step.
@@ -132,7 +135,8 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     let double = precision == Precision::F64;
     let roof = |kernel: &str, c: KernelCost, s: f64| {
         let units = if kernel.starts_with("gemm-") { ArithmeticUnits::LibraryGemm } else { ArithmeticUnits::Fma };
-        ceilings.roofline_percent(c.flops, c.bytes, s, double, units)
+        let exceeded = ceilings.exceeded_by(c.flops, c.bytes, s, double, units);
+        (ceilings.roofline_percent(c.flops, c.bytes, s, double, units), exceeded)
     };
     let time = |device: &mut dyn Device, steps: &[Step]| -> Result<f64, DeviceOperatorError> {
         op.run(device, steps, 2)?;
@@ -141,8 +145,10 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     let role_cost = |role: &str| kernel_cost(ir, nflux, order, k, precision, role);
     let mut kernels = Vec::new();
     let mut record = |kernel: String, role: &str, strategy: &str, s: f64, c: KernelCost| {
+        let (roofline_percent, ceiling_exceeded_percent) = roof(&kernel, c, s);
         kernels.push(KernelTiming {
-            roofline_percent: roof(&kernel, c, s),
+            roofline_percent,
+            ceiling_exceeded_percent,
             kernel,
             role: role.into(),
             strategy: strategy.into(),
@@ -321,34 +327,6 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     })
 }
 
-/// The tuning-database entry of a benchmark's winner: every strategy a candidate, verified as its check says.
-pub fn winner_entry(b: &OrderBench, driver: &str) -> Result<Entry, DeviceOperatorError> {
-    let best = b
-        .strategies
-        .iter()
-        .find(|s| s.variant == b.winner)
-        .ok_or_else(|| DeviceOperatorError::Precision("the winner is not among the strategies".into()))?;
-    Ok(Entry {
-        winner: b.winner.clone(),
-        median_s: best.seconds_per_step,
-        dofs: b.nodes as u64,
-        gflops: best.gflops,
-        gbs: 0.0,
-        roofline_percent: None,
-        candidates: b
-            .strategies
-            .iter()
-            .map(|s| {
-                let note = format!("{:.3} ns per node per step", s.ns_per_node_step);
-                Candidate::checked(&s.check, Some((s.seconds_per_step, 0.0)), Some(note))
-            })
-            .collect(),
-        date: dg_runtime::pipeline::today(),
-        strategy: "per-kernel exhaustive (seed 002 Table 5), AB3 step = volume + surface + update".into(),
-        driver: Some(driver.to_string()),
-    })
-}
-
 /// Benchmarks `law` at `order` on about `nodes` nodes in `precision` (what `dg tet-bench` runs per order); the
 /// device's buffers are released afterwards.
 pub fn bench_one<L: ConservationLaw + Clone>(
@@ -378,9 +356,17 @@ pub fn summary_line(b: &OrderBench) -> String {
             .find(|s| s.strategy == name)
             .map_or("      -".to_string(), |s| format!("{:7.3}", s.ns_per_node_step))
     };
+    // a kernel above the measured ceilings means a ceiling (or the kernel's cost count) is wrong: say so
+    let exceeded: String = b
+        .kernels
+        .iter()
+        .filter_map(|k| {
+            k.ceiling_exceeded_percent.map(|p| format!("; {} at {p:.1} % of the measured roofline", k.kernel))
+        })
+        .collect();
     format!(
         "{:<12} N={} {:>9} nodes  ns/node/step: node {} elem {} gemm {} gemm-merged {}  winner {} ({:.3} ms/step \
-         measured)",
+         measured){exceeded}",
         b.law,
         b.order,
         b.nodes,
