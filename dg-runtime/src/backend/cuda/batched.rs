@@ -30,8 +30,8 @@ pub(super) type PointerKey = (usize, usize, usize, usize);
 
 impl CudaDevice {
     /// The device address of `operand`'s first matrix, after checking that its last matrix (`rows` × `cols`) lies
-    /// inside its buffer.
-    fn batched_base(
+    /// inside its buffer (a single matrix: `batch` = 1).
+    pub(super) fn batched_base(
         &self,
         operand: &BatchedOperand,
         rows: usize,
@@ -53,7 +53,7 @@ impl CudaDevice {
             .and_then(|v| v.checked_add(operand.ld * cols.saturating_sub(1) + rows))
             .ok_or_else(|| failed(call, "an empty batch or a size overflow"))?;
         if last * size > buffer.len() {
-            return Err(failed(call, "a matrix of the batch lies outside its buffer"));
+            return Err(failed(call, "a matrix (of the batch) lies outside its buffer"));
         }
         let (base, _record) = buffer.device_ptr(&self.stream);
         Ok(base + (operand.offset * size) as u64)

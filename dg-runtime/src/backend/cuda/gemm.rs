@@ -11,7 +11,7 @@
 //! cuBLAS everywhere; a missing cublasLt, a heuristic with nothing to offer or scratch memory refused also keep
 //! it, and say why in the description.
 
-use super::super::{BackendError, Gemm};
+use super::super::{BackendError, BatchedOperand, Gemm, GemmOperand};
 use super::{call, CudaDevice};
 use cudarc::cublaslt::{result as lt, sys as lt_sys};
 use cudarc::driver::{CudaSlice, DevicePtr};
@@ -213,11 +213,6 @@ pub fn fastest_candidate(times: &[f64]) -> (Option<usize>, String) {
     }
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::INFINITY)
-}
-
 /// The values of a downloaded C as f64.
 fn values_of(bytes: &[u8], double: bool) -> Vec<f64> {
     if double {
@@ -293,28 +288,11 @@ impl CudaDevice {
     /// The checked device addresses of `g`'s operands (each must lie inside its buffer).
     fn gemm_addresses(&self, g: &Gemm) -> Result<Addresses, BackendError> {
         let size = if g.double { 8 } else { 4 };
-        let spans = [(g.a, g.m, g.k), (g.b, g.k, g.n), (g.c, g.m, g.n)];
-        let mut at = [0u64; 3];
-        for (slot, (operand, rows, cols)) in at.iter_mut().zip(spans) {
-            let Some(buffer) = self.buffers.get(operand.buffer.0) else {
-                return Err(failed(BLAS, "gemm", "unknown buffer"));
-            };
-            if operand.ld < rows.max(1) {
-                return Err(failed(BLAS, "gemm", format!("leading dimension {} below the {rows} rows", operand.ld)));
-            }
-            let end = operand
-                .ld
-                .checked_mul(cols.saturating_sub(1))
-                .and_then(|v| v.checked_add(rows))
-                .and_then(|v| v.checked_add(operand.offset))
-                .and_then(|v| v.checked_mul(size));
-            if end.is_none_or(|end| end > buffer.len()) {
-                return Err(failed(BLAS, "gemm", "an operand reaches outside its buffer"));
-            }
-            let (base, _record) = buffer.device_ptr(&self.stream);
-            *slot = base + (operand.offset * size) as u64;
-        }
-        Ok(Addresses { a: at[0], b: at[1], c: at[2] })
+        let base = |o: &GemmOperand, rows, cols| {
+            let single = BatchedOperand { buffer: o.buffer, offset: o.offset, ld: o.ld, stride: 0 };
+            self.batched_base(&single, rows, cols, 1, size, "gemm")
+        };
+        Ok(Addresses { a: base(&g.a, g.m, g.k)?, b: base(&g.b, g.k, g.n)?, c: base(&g.c, g.m, g.n)? })
     }
 
     /// One GEMM on the stream through the routine chosen for its shape (chosen now on the shape's first use).
@@ -446,7 +424,7 @@ impl CudaDevice {
         for (candidate, start, end) in &events {
             times[*candidate].push(start.elapsed_ms(end).map_err(call("cuEventElapsedTime"))? as f64 * 1e-3);
         }
-        let medians: Vec<f64> = times.into_iter().map(median).collect();
+        let medians: Vec<f64> = times.into_iter().map(|t| crate::formulation::median_and_spread(t).0).collect();
         let (pick, why) = fastest_candidate(&medians);
         let Some(index) = pick else {
             return Ok(GemmRoutine::blas(why));
