@@ -378,3 +378,46 @@ pub fn summary_line(b: &OrderBench) -> String {
         b.winner_step_seconds * 1e3
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timing(kernel: &str, exceeded: Option<f64>) -> KernelTiming {
+        KernelTiming {
+            kernel: kernel.into(),
+            role: "surface".into(),
+            strategy: "gemm".into(),
+            seconds: 1e-4,
+            gflops: 1.0,
+            gbs: 1.0,
+            roofline_percent: exceeded.map_or(50.0, |p| p.min(100.0)),
+            ceiling_exceeded_percent: exceeded,
+        }
+    }
+
+    fn bench(kernels: Vec<KernelTiming>) -> OrderBench {
+        OrderBench {
+            law: "acoustics3d".into(),
+            order: 7,
+            flux: "upwind".into(),
+            precision: "f64".into(),
+            elements: 10,
+            nodes: 1200,
+            kernels,
+            strategies: Vec::new(),
+            winner: "tet/gemm/u1/f64".into(),
+            winner_step_seconds: 3e-4,
+            rejected: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_summary_names_a_kernel_above_the_measured_roofline() {
+        let quiet = summary_line(&bench(vec![timing("tet_flux", None)]));
+        assert!(!quiet.contains("roofline"), "{quiet}");
+        let loud = summary_line(&bench(vec![timing("tet_flux", None), timing("tet_update_ab3_ku1", Some(101.9))]));
+        assert!(loud.contains("tet_update_ab3_ku1 at 101.9 % of the measured roofline"), "{loud}");
+        assert!(!loud.contains("tet_flux at"), "{loud}");
+    }
+}
