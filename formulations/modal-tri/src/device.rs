@@ -189,16 +189,20 @@ impl<T: Real> ModalDeviceOperator<T> {
         let nv = source.nvars;
         let nm = source.nmodes;
         let state_bytes = k * nv * nm * std::mem::size_of::<T>();
-        // only the edge-wise surface writes the left/right temporaries; the other variants get a placeholder
-        let edge_wise = source.variant.surface == crate::ModalSurface::Edge;
-        let tmp_values = if edge_wise { edges * nv * nm } else { 1 };
-        let tmp_bytes = tmp_values.max(1) * std::mem::size_of::<T>();
+        // the edge-wise surface writes the left/right temporaries (one projection per side and edge), the edge-flux
+        // surface the numerical fluxes at each edge's points into the left one; the other variants get placeholders
+        let (left_values, right_values) = match source.variant.surface {
+            crate::ModalSurface::Edge => (edges * nv * nm, edges * nv * nm),
+            crate::ModalSurface::EdgeFlux => (edges * nv * source.edge_points, 1),
+            _ => (1, 1),
+        };
+        let bytes_of = |values: usize| values.max(1) * std::mem::size_of::<T>();
         let bstate: Vec<T> = cpu.prescribed_states(0.0).into_iter().map(real).collect();
         let buffers = Buffers {
             q: device.alloc(state_bytes)?,
             out: device.alloc(state_bytes)?,
-            tmp_l: device.alloc(tmp_bytes)?,
-            tmp_r: device.alloc(tmp_bytes)?,
+            tmp_l: device.alloc(bytes_of(left_values))?,
+            tmp_r: device.alloc(bytes_of(right_values))?,
             metric: upload(device, &metric, T::zero())?,
             mat: upload(device, &data.materials.iter().map(|&m| real(m)).collect::<Vec<T>>(), T::zero())?,
             face_geo: upload(device, &face_geo, T::zero())?,

@@ -30,6 +30,10 @@ pub enum ModalRole {
     ElementRegs,
     /// Per group of elements: volume and edges as two products on the f64 tensor cores.
     Mma,
+    /// Per edge: the numerical flux at each Gauss point, computed once and stored.
+    EdgeFlux,
+    /// Per element: volume integral plus the lift of its edges' stored fluxes.
+    ElementLift,
 }
 
 impl ModalRole {
@@ -43,18 +47,27 @@ impl ModalRole {
             ModalRole::Element => "modal_element",
             ModalRole::ElementRegs => "modal_element_regs",
             ModalRole::Mma => "modal_mma",
+            ModalRole::EdgeFlux => "modal_edge_flux",
+            ModalRole::ElementLift => "modal_element_lift",
         }
     }
 
     /// Whether one work item handles one edge (else one element).
     pub fn per_edge(self) -> bool {
-        matches!(self, ModalRole::SurfaceEdge | ModalRole::SurfaceAtomic)
+        matches!(self, ModalRole::SurfaceEdge | ModalRole::SurfaceAtomic | ModalRole::EdgeFlux)
     }
 
     /// Whether the kernel writes the finished right-hand side and so takes the fused update's arguments
     /// (`STEP_ARGS`): the element and volume-gather kernels; the atomic surface only adds to it.
     pub fn writes_result(self) -> bool {
-        matches!(self, ModalRole::Element | ModalRole::ElementRegs | ModalRole::VolumeGather | ModalRole::Mma)
+        matches!(
+            self,
+            ModalRole::Element
+                | ModalRole::ElementRegs
+                | ModalRole::VolumeGather
+                | ModalRole::Mma
+                | ModalRole::ElementLift
+        )
     }
 }
 
@@ -95,13 +108,14 @@ pub struct ModalKernelSource {
 }
 
 /// The modal templates (`templates/modal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 8] = [
+pub const TEMPLATES: [(&str, &str); 9] = [
     ("modal_sizes", include_str!("../../../templates/modal-tri/modal_sizes.tera")),
     ("modal_volume", include_str!("../../../templates/modal-tri/modal_volume.tera")),
     ("modal_face", include_str!("../../../templates/modal-tri/modal_face.tera")),
     ("modal_surface_edge", include_str!("../../../templates/modal-tri/modal_surface_edge.tera")),
     ("modal_element", include_str!("../../../templates/modal-tri/modal_element.tera")),
     ("modal_element_regs", include_str!("../../../templates/modal-tri/modal_element_regs.tera")),
+    ("modal_edge_flux", include_str!("../../../templates/modal-tri/modal_edge_flux.tera")),
     ("modal_mma", include_str!("../../../templates/modal-tri/modal_mma.tera")),
     ("modal_step", include_str!("../../../templates/modal-tri/modal_step.tera")),
 ];
@@ -351,6 +365,7 @@ pub fn render_modal(
         ModalSurface::Element => &["modal_element"],
         ModalSurface::ElementRegs => &["modal_element_regs"],
         ModalSurface::Mma => &["modal_mma"],
+        ModalSurface::EdgeFlux => &["modal_edge_flux"],
     };
     let mut source = format!("/* dg modal kernels: {} p={} {} */\n", ir.name, element.order, variant);
     let steps = ["modal_step", "update"];
@@ -365,6 +380,7 @@ pub fn render_modal(
         ModalSurface::Atomic => vec![launch(ModalRole::Volume), launch(ModalRole::SurfaceAtomic)],
         ModalSurface::Element => vec![launch(ModalRole::Element)],
         ModalSurface::ElementRegs => vec![launch(ModalRole::ElementRegs)],
+        ModalSurface::EdgeFlux => vec![launch(ModalRole::EdgeFlux), launch(ModalRole::ElementLift)],
         ModalSurface::Mma => {
             vec![ModalLaunch { role: ModalRole::Mma, local_size: variant.group, items_per_group: shape.elements }]
         }

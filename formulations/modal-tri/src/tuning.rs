@@ -56,8 +56,8 @@ impl Formulation for ModalTri {
     }
 
     fn summary(&self) -> &'static str {
-        "modal weak form on triangles with quadrature and limiter (seed 001): edge/atomic/element surface, table \
-         storage, layouts"
+        "modal weak form on triangles with quadrature and limiter (seed 001): edge, edge-flux, atomic, element, \
+         element-regs and mma surfaces, table storage, layouts"
     }
 
     fn family(&self) -> KernelFamily {

@@ -23,6 +23,10 @@ pub enum ModalSurface {
     /// As [`ModalSurface::Element`], with the element's coefficients read once and held for its volume and edges,
     /// and each neighbour's read once per edge (not again at every edge point).
     ElementRegs,
+    /// One work item per edge forms both traces at its Gauss points and stores the numerical flux there, computed
+    /// once; one work item per element forms its volume integral and lifts its three edges' stored fluxes, writing
+    /// the right-hand side once (no neighbour's coefficients and no Riemann solver in the element kernel).
+    EdgeFlux,
     /// One warp per 8 elements on the f64 tensor cores (CUDA, compute capability 8.0 and later): the traces at
     /// every volume and edge point are one matrix product [φ(volume); φ(edges)]·C of the elements' coefficients,
     /// each lane evaluates the fluxes at its two (element, point) pairs from the product's result in its
@@ -78,6 +82,7 @@ impl ModalVariant {
                 ModalSurface::Element,
                 ModalSurface::ElementRegs,
                 ModalSurface::Mma,
+                ModalSurface::EdgeFlux,
             ] {
                 if surface == ModalSurface::Mma && precision != Precision::F64 {
                     continue;
@@ -116,6 +121,7 @@ impl fmt::Display for ModalVariant {
             ModalSurface::Element => "element",
             ModalSurface::ElementRegs => "element-regs",
             ModalSurface::Mma => "mma",
+            ModalSurface::EdgeFlux => "edge-flux",
         };
         let tables = match self.tables {
             Tables::Const => "const",
@@ -141,7 +147,7 @@ impl FromStr for ModalVariant {
             VariantError::Parse {
             spec: spec.to_string(),
             reason: format!(
-                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|atomic|element|element-regs|mma>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
+                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|edge-flux|atomic|element|element-regs|mma>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
             ),
         }
         };
@@ -162,6 +168,7 @@ impl FromStr for ModalVariant {
             "element" => ModalSurface::Element,
             "element-regs" => ModalSurface::ElementRegs,
             "mma" => ModalSurface::Mma,
+            "edge-flux" => ModalSurface::EdgeFlux,
             other => return Err(err(format!("unknown surface `{other}`"))),
         };
         let tables = match parts[3] {
@@ -191,7 +198,7 @@ mod tests {
     fn every_variant_round_trips_through_its_spec() {
         for precision in [Precision::F32, Precision::F64] {
             let all = ModalVariant::all(precision);
-            assert_eq!(all.len(), if precision == Precision::F64 { 51 } else { 48 });
+            assert_eq!(all.len(), if precision == Precision::F64 { 63 } else { 60 });
             for v in all {
                 assert_eq!(v.to_string().parse::<ModalVariant>().unwrap(), v);
             }
