@@ -44,6 +44,13 @@ pub fn code_hash() -> &'static str {
     })
 }
 
+/// Whether `a` and `b` differ in exactly one axis — group size, surface, table storage or layout — so that a greedy
+/// search (a run's tuning on first use, `dg autotune --strategy greedy`) can step from one to the other.
+fn differs_in_one_axis(a: &ModalVariant, b: &ModalVariant) -> bool {
+    let axes = [a.group != b.group, a.surface != b.surface, a.tables != b.tables, a.layout != b.layout];
+    a.precision == b.precision && axes.iter().filter(|&&d| d).count() == 1
+}
+
 /// Cells per side of the periodic timing square (two triangles per cell) for at least `min_dofs` DOFs.
 fn timing_cells(order: usize, nvars: usize, min_dofs: u64) -> usize {
     let nm = dg_core::triangle::num_nodes(order) as f64;
@@ -214,6 +221,11 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
         Some(ModalVariant::seed(self.precision).to_string())
     }
 
+    fn neighbours(&self, spec: &str) -> Vec<String> {
+        let Ok(best) = spec.parse::<ModalVariant>() else { return Vec::new() };
+        self.valid.iter().filter(|v| differs_in_one_axis(v, &best)).map(ModalVariant::to_string).collect()
+    }
+
     fn verify(
         &mut self,
         device: &mut dyn Device,
@@ -316,6 +328,27 @@ pub fn stage_flops(ir: &LawIr, nflux: &str, element: &ModalTriangle, k: usize, e
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A greedy search steps along one axis at a time: from seed 001's design (edge surface, 256 work items, const
+    /// tables, mode-major) it reaches the other two group sizes, the other five surfaces in f64 (four in f32: no
+    /// mma), shared tables and the element-major layout, and nothing that changes two axes or the precision.
+    #[test]
+    fn a_greedy_step_changes_one_axis() {
+        for (precision, surfaces) in [(Precision::F64, 5), (Precision::F32, 4)] {
+            let seed = ModalVariant::seed(precision);
+            let all = ModalVariant::all(precision);
+            let steps: Vec<&ModalVariant> = all.iter().filter(|v| differs_in_one_axis(v, &seed)).collect();
+            assert_eq!(steps.len(), 2 + surfaces + 1 + 1, "{steps:?}");
+            assert!(!steps.contains(&&seed));
+            let edge_flux = ModalVariant { surface: crate::ModalSurface::EdgeFlux, ..seed };
+            assert!(steps.contains(&&edge_flux));
+            let two_axes = ModalVariant { group: 64, ..edge_flux };
+            assert!(all.contains(&two_axes) && !differs_in_one_axis(&two_axes, &seed));
+            let other_precision =
+                ModalVariant::seed(if precision == Precision::F64 { Precision::F32 } else { Precision::F64 });
+            assert!(!differs_in_one_axis(&other_precision, &seed));
+        }
+    }
 
     /// The count for Euler (4 variables) at p = 2 — 6 modes, 6 volume points, 3 Gauss points per edge — on 10
     /// elements and 15 edges, written out by hand from the rule above, with the law's flux and HLLC counts.
