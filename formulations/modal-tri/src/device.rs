@@ -45,6 +45,8 @@ pub struct ModalDeviceOperator<T: Real> {
     buffers: Buffers,
     k: usize,
     edges: usize,
+    /// Values in the left and right temporaries (1 where a variant does not use one).
+    temporaries: (usize, usize),
     prescribed: bool,
     /// φ₀, the constant mode's value (the mean of an element is φ₀ c₀).
     phi0: f64,
@@ -227,6 +229,7 @@ impl<T: Real> ModalDeviceOperator<T> {
             buffers,
             k,
             edges,
+            temporaries: (left_values.max(1), right_values.max(1)),
             prescribed: cpu.has_prescribed(),
             phi0: cpu.element().phi[(0, 0)],
             order: cpu.element().order,
@@ -521,10 +524,14 @@ impl<T: Real> ModalDeviceOperator<T> {
         self.buffers.out
     }
 
-    /// Fills the output with NaN so that anything left unwritten shows.
+    /// Fills the output and the kernels' temporaries with NaN so that anything left unwritten, or read before it
+    /// is written, shows.
     pub fn poison_output(&self, device: &mut dyn Device) -> Result<(), BackendError> {
         let nan = vec![T::nan(); self.k * self.source.nvars * self.source.nmodes];
-        device.upload(self.buffers.out, as_bytes(&nan))
+        device.upload(self.buffers.out, as_bytes(&nan))?;
+        let (left, right) = self.temporaries;
+        device.upload(self.buffers.tmp_l, as_bytes(&vec![T::nan(); left]))?;
+        device.upload(self.buffers.tmp_r, as_bytes(&vec![T::nan(); right]))
     }
 
     /// Downloads the right-hand side in the CPU layout.
