@@ -194,7 +194,7 @@ fn every_modal_variant_of_euler_at_degrees_1_to_5_matches_the_cpu_reference() {
         assert!(out.status.success(), "p={orders}: {doc}");
         let degrees = if orders == "1..3" { 3 } else { 2 };
         let (tested, passed) = (doc["tested"].as_u64().unwrap(), doc["passed"].as_u64().unwrap());
-        assert_eq!(tested, degrees * 2 * 60, "p={orders}: {doc}");
+        assert_eq!(tested, degrees * 2 * 72, "p={orders}: {doc}");
         assert_eq!(tested, passed, "p={orders}: {doc}");
         total += tested;
     }

@@ -195,7 +195,7 @@ impl<T: Real> ModalDeviceOperator<T> {
         // surface the numerical fluxes at each edge's points into the left one; the other variants get placeholders
         let (left_values, right_values) = match source.variant.surface {
             crate::ModalSurface::Edge => (edges * nv * nm, edges * nv * nm),
-            crate::ModalSurface::EdgeFlux => (edges * nv * source.edge_points, 1),
+            crate::ModalSurface::EdgeFlux | crate::ModalSurface::EdgeFluxPair => (edges * nv * source.edge_points, 1),
             _ => (1, 1),
         };
         let bytes_of = |values: usize| values.max(1) * std::mem::size_of::<T>();

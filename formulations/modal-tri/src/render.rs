@@ -34,6 +34,8 @@ pub enum ModalRole {
     EdgeFlux,
     /// Per element: volume integral plus the lift of its edges' stored fluxes.
     ElementLift,
+    /// Per element, two work items sharing it by variables: as [`ModalRole::ElementLift`].
+    ElementLiftPair,
 }
 
 impl ModalRole {
@@ -49,6 +51,7 @@ impl ModalRole {
             ModalRole::Mma => "modal_mma",
             ModalRole::EdgeFlux => "modal_edge_flux",
             ModalRole::ElementLift => "modal_element_lift",
+            ModalRole::ElementLiftPair => "modal_element_lift_pair",
         }
     }
 
@@ -58,7 +61,8 @@ impl ModalRole {
     }
 
     /// Whether the kernel writes the finished right-hand side and so takes the fused update's arguments
-    /// (`STEP_ARGS`): the element and volume-gather kernels; the atomic surface only adds to it.
+    /// (`STEP_ARGS`): every per-element kernel that finishes it (element, element-regs, volume-gather, mma and the
+    /// element-lift kernels); the atomic surface only adds to it.
     pub fn writes_result(self) -> bool {
         matches!(
             self,
@@ -67,6 +71,7 @@ impl ModalRole {
                 | ModalRole::VolumeGather
                 | ModalRole::Mma
                 | ModalRole::ElementLift
+                | ModalRole::ElementLiftPair
         )
     }
 }
@@ -348,6 +353,8 @@ pub fn render_modal(
         ctx.insert("nqp", &shape.edge_row);
     }
     ctx.insert("atomic", &(variant.surface == ModalSurface::Atomic));
+    ctx.insert("pair", &(variant.surface == ModalSurface::EdgeFluxPair));
+    ctx.insert("pair_items", &variant.group);
     ctx.insert("p", PRELUDE_SUFFIX);
     let speed_fn = ir.function("max_speed").ok_or_else(|| law_err("no max_speed".into()))?;
     ctx.insert("max_speed", &emit_law_function(speed_fn, law, "s", single, DIVISIONS));
@@ -365,7 +372,7 @@ pub fn render_modal(
         ModalSurface::Element => &["modal_element"],
         ModalSurface::ElementRegs => &["modal_element_regs"],
         ModalSurface::Mma => &["modal_mma"],
-        ModalSurface::EdgeFlux => &["modal_edge_flux"],
+        ModalSurface::EdgeFlux | ModalSurface::EdgeFluxPair => &["modal_edge_flux"],
     };
     let mut source = format!("/* dg modal kernels: {} p={} {} */\n", ir.name, element.order, variant);
     let steps = ["modal_step", "update"];
@@ -381,6 +388,14 @@ pub fn render_modal(
         ModalSurface::Element => vec![launch(ModalRole::Element)],
         ModalSurface::ElementRegs => vec![launch(ModalRole::ElementRegs)],
         ModalSurface::EdgeFlux => vec![launch(ModalRole::EdgeFlux), launch(ModalRole::ElementLift)],
+        ModalSurface::EdgeFluxPair => vec![
+            launch(ModalRole::EdgeFlux),
+            ModalLaunch {
+                role: ModalRole::ElementLiftPair,
+                local_size: variant.group,
+                items_per_group: variant.group / 2,
+            },
+        ],
         ModalSurface::Mma => {
             vec![ModalLaunch { role: ModalRole::Mma, local_size: variant.group, items_per_group: shape.elements }]
         }

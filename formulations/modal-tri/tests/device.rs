@@ -41,7 +41,7 @@ fn every_modal_variant_matches_the_cpu_with_shuffled_edges() {
         &mut |_| {},
     );
     assert_eq!(outcomes.len(), variants.len());
-    assert_eq!(variants.len(), 60, "edge, edge-flux, atomic, element and element-regs surfaces");
+    assert_eq!(variants.len(), 72, "edge, edge-flux, edge-flux-pair, atomic, element and element-regs surfaces");
     let failed: Vec<_> = outcomes.iter().filter(|o| !o.passed).collect();
     assert!(failed.is_empty(), "{failed:#?}");
 }
