@@ -14,14 +14,7 @@ R=$(mktemp -d)
 export DG_CACHE_DIR=$R/cache
 date -u +%FT%TZ | tee $R/date
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee $R/gpu.txt
-vortex() { # p precision tag [variant]  (BIN= another binary)
-  local extra=""; [ -n "${4:-}" ] && extra="--variant $4"
-  ${BIN:-$DG} run euler-isentropic-vortex --order $1 --nx 600 --scheme rk4 --dt 5e-5 --t-end 0.025 --precision $2 --device cuda:0 $extra --json > $R/iv-$2-$1-$3.json 2> $R/iv-$2-$1-$3.err
-  python3 -c "
-import json; d=json.load(open('$R/iv-$2-$1-$3.json')); p=d['order']; pts=d['elements']*(p+1)*(p+2)//2
-c=d['device'].get('choice') or {}
-print('iv $2 p=$1 $3', round(pts*d['rhs_evaluations']/d['wall_seconds']/1e9,2), 'Gpts/s kernels', round(d['device']['kernel_seconds'],3), 's', d['density_l2_error'], c.get('source',''), c.get('variant','${4:-}'))" 2>/dev/null || { echo "iv $2 p=$1 $3 FAILED"; tail -3 $R/iv-$2-$1-$3.err; }
-}
+source "$(dirname "$0")/vortex_run.sh"
 if on verify; then
   for pr in ${PRECISIONS:-f64 f32}; do for p in ${ORDERS:-1 2 3 4}; do
     for v in modal/wg128/edge-flux-pair/const/mode-major/$pr modal/wg64/edge-flux-pair/shared/elem-major/$pr; do
