@@ -54,12 +54,16 @@ pub struct DeviceLimits {
     /// Whether generated CUDA kernels may multiply matrices on the tensor cores (`mma.sync` with double or tf32
     /// operands: compute capability 8.0 and later).
     pub tensor_cores: bool,
+    /// Whether the device runs GEMM steps through a BLAS (cuBLAS on CUDA), so that variants built on library
+    /// GEMMs can run.
+    pub blas: bool,
 }
 
 impl Default for DeviceLimits {
-    /// The limits of an OpenCL 1.2 minimum device (32 KiB, 256 work items, no tensor cores), safe everywhere.
+    /// The limits of an OpenCL 1.2 minimum device (32 KiB, 256 work items, no tensor cores, no BLAS), safe
+    /// everywhere.
     fn default() -> Self {
-        Self { local_memory: 32 * 1024, max_work_group: 256, tensor_cores: false }
+        Self { local_memory: 32 * 1024, max_work_group: 256, tensor_cores: false, blas: false }
     }
 }
 

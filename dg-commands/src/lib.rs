@@ -39,9 +39,9 @@ impl PrecisionArg {
     }
 }
 
-/// What the variant rules need to know of `device`.
-pub fn limits_of(device: &dyn Device) -> DeviceLimits {
-    dg_runtime::backend::limits_of(device)
+/// What the variant rules need to know of `device`, its BLAS included (variants built on library GEMMs).
+pub fn limits_of(device: &mut dyn Device) -> DeviceLimits {
+    dg_runtime::backend::limits_with_blas(device)
 }
 
 /// A tuner of `law` (with numerical flux `flux`, its default when `None`) in `formulation` at `order` and `precision` with a timing problem of `timing_dofs`.

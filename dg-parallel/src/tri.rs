@@ -66,7 +66,7 @@ impl<T: Real> RangedDeviceRhs for DeviceOperator<T> {
         t: f64,
         elements: Range<usize>,
     ) -> Result<Vec<Step>, ParallelError> {
-        Ok(kernels(self.rhs_launches_over(q, out, t, elements)))
+        Ok(self.rhs_steps_over(q, out, t, elements))
     }
     fn element_quantum(&self) -> usize {
         DeviceOperator::element_quantum(self)
@@ -91,7 +91,7 @@ impl<T: Real> RangedDeviceRhs for DeviceOperator<T> {
         (r, z, a, c, b): (BufferId, BufferId, f64, f64, f64),
     ) -> Option<Vec<Step>> {
         let stage = FoldedStage { r, z, a, c, b };
-        self.folded_stage_launches_over(q, t, elements, &stage).map(kernels)
+        self.folded_stage_steps_over(q, t, elements, &stage)
     }
     fn update_steps(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Vec<Step>, ParallelError> {
         if terms.is_empty() {

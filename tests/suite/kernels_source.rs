@@ -39,7 +39,7 @@ fn invalid_specs_are_rejected_with_the_valid_values() {
 
 #[test]
 fn rules_reject_what_does_not_fit_with_a_reason() {
-    let small = DeviceLimits { local_memory: 8 * 1024, max_work_group: 128, tensor_cores: false };
+    let small = DeviceLimits { local_memory: 8 * 1024, max_work_group: 128, tensor_cores: false, blas: false };
     let linear = LawShape { nvars: 3, linear_flux: true };
     let nonlinear = LawShape { nvars: 4, linear_flux: false };
     let v: Variant = "node/mb4/seq1/matrix-local/fused/elem-major/f64".parse().unwrap();
@@ -58,7 +58,7 @@ fn rules_reject_what_does_not_fit_with_a_reason() {
 #[test]
 fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
     let linear = LawShape { nvars: 3, linear_flux: true };
-    let tensor = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, tensor_cores: true };
+    let tensor = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, tensor_cores: true, blas: false };
     let v: Variant = "mma/wg16/seq2/matrix-local/merged/node-major/f64".parse().unwrap();
     assert!(v.check(8, &linear, &tensor).is_ok());
     let no_tensor = DeviceLimits { tensor_cores: false, ..tensor };
@@ -152,6 +152,7 @@ fn emitted_source_snapshots() {
         ("maxwell2d_n2_node_local_opencl", 2, "node/mb4/seq2/matrix-local/split/elem-major/f32", Target::OpenCl),
         ("maxwell2d_n2_mma_cuda", 2, "mma/wg8/seq2/matrix-local/merged/node-major/f64", Target::Cuda),
         ("maxwell2d_n2_mma_tf32_cuda", 2, "mma/wg16/seq1/field-local/merged/node-major/f32", Target::Cuda),
+        ("maxwell2d_n2_gemm_opencl", 2, "gemm/wg32/seq1/field-local/merged/node-major/f64", Target::OpenCl),
     ];
     for (name, order, spec, target) in cases {
         insta::assert_snapshot!(name, emitted("maxwell2d", order, spec, target));

@@ -3,6 +3,7 @@
 
 pub mod cuda;
 pub mod discovery;
+pub mod host_gemm;
 pub mod opencl;
 pub mod planted;
 
@@ -345,13 +346,22 @@ pub trait Device {
     }
 }
 
-/// What the variant rules of every formulation need to know of `device`.
+/// What the variant rules of every formulation need to know of `device`, its BLAS not probed (`blas: false`:
+/// loading cuBLAS costs a run's start-up time): the rules then refuse variants built on library GEMMs.
+/// [`limits_with_blas`] where such variants may be chosen (tuning, verification, a run asking for one).
 pub fn limits_of(device: &dyn Device) -> dg_codegen::DeviceLimits {
     dg_codegen::DeviceLimits {
         local_memory: device.local_memory(),
         max_work_group: device.max_work_group(),
         tensor_cores: device.supports_tensor_cores(),
+        blas: false,
     }
+}
+
+/// [`limits_of`] with the device's BLAS probed ([`Device::supports_gemm`], which loads cuBLAS on CUDA).
+pub fn limits_with_blas(device: &mut dyn Device) -> dg_codegen::DeviceLimits {
+    let blas = device.supports_gemm();
+    dg_codegen::DeviceLimits { blas, ..limits_of(device) }
 }
 
 /// The error of a backend without a device-to-device link between ranks.

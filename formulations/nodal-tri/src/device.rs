@@ -2,14 +2,16 @@
 //! kernels, and conversion between the CPU state layout and the device's.
 
 use crate::render::{render_nodal_tri, KernelSource};
-use crate::variant::{LawShape, Layout, Precision, Variant, VariantError};
+use crate::variant::{LawShape, Layout, Partition, Precision, Variant, VariantError};
 use dg_codegen::LawInput;
 use dg_codegen::Target;
 use dg_core::mesh::FaceLink;
 use dg_core::space::DgSpace2d;
 use dg_core::Real;
 use dg_ir::LawIr;
-use dg_runtime::backend::{as_bytes, as_bytes_mut, Arg, BackendError, BufferId, Device, Launch, ProgramId};
+use dg_runtime::backend::{
+    as_bytes, as_bytes_mut, Arg, BackendError, BufferId, Device, Gemm, GemmOperand, Launch, ProgramId, Step,
+};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::DeviceOperatorError;
 
@@ -28,12 +30,25 @@ struct Buffers {
     tiled: BufferId,
     /// [−Dr −Ds LIFT] in tensor-core fragment order (the mma kernels).
     mma_a: BufferId,
+    /// The GEMM partition's operator [−Dr −Ds LIFT], row-major (its transpose column-major) and its operand B
+    /// (contravariant fluxes and face jumps of every element); `None` for the other partitions.
+    gemm: Option<GemmBuffers>,
     face_geo: BufferId,
     vmap_m: BufferId,
     vmap_p: BufferId,
     face_bc: BufferId,
     neigh: BufferId,
     face_xy: BufferId,
+}
+
+/// The GEMM partition's buffers.
+#[derive(Clone, Copy)]
+struct GemmBuffers {
+    /// [−Dr −Ds LIFT] row-major: the products' right operand, Aᵀ column-major (leading dimension 2·np + 3·nfp).
+    operator: BufferId,
+    /// Per variable, a column-major matrix of one row per element (leading dimension `fs / np`) and 2·np + 3·nfp
+    /// columns: what the flux kernel writes and the products read.
+    b: BufferId,
 }
 
 /// One stage of a two-register low-storage Runge–Kutta scheme folded into the store of the merged
@@ -153,6 +168,26 @@ pub(crate) fn mma_fragments<T: Real>(el: &dg_core::triangle::ReferenceTriangle) 
     out
 }
 
+/// Columns of the GEMM partition's operand per variable: the r- and s-fluxes at every node, the jumps at every
+/// face node.
+pub(crate) fn gemm_columns(np: usize, nfp: usize) -> usize {
+    2 * np + 3 * nfp
+}
+
+/// The GEMM partition's operator [−Dr −Ds LIFT] (`np` rows, [`gemm_columns`] columns), row-major: read by the
+/// library as its transpose, column-major, the right operand of B_v · [−Dr −Ds LIFT]ᵀ.
+pub(crate) fn gemm_operator<T: Real>(el: &dg_core::triangle::ReferenceTriangle) -> Vec<T> {
+    let np = el.np;
+    (0..np)
+        .flat_map(|i| {
+            let dr = (0..np).map(move |j| -el.dr[(i, j)]);
+            let ds = (0..np).map(move |j| -el.ds[(i, j)]);
+            let lift = (0..el.lift.ncols()).map(move |m| el.lift[(i, m)]);
+            dr.chain(ds).chain(lift).map(T::from_f64)
+        })
+        .collect()
+}
+
 /// `x` rounded to the tensor cores' tf32 format (8 exponent bits, 10 stored mantissa bits; to nearest, ties away
 /// from zero, as `cvt.rna.tf32.f32`), as an f32.
 pub(crate) fn tf32_round(x: f32) -> f32 {
@@ -188,7 +223,11 @@ impl<T: Real> DeviceOperator<T> {
         variant: &Variant,
     ) -> Result<Self, DeviceOperatorError> {
         Self::check_precision(device, variant)?;
-        let limits = dg_runtime::backend::limits_of(device);
+        // (the BLAS is probed only for a variant that needs it: loading cuBLAS costs a run's start-up time)
+        let limits = match variant.partition {
+            Partition::Gemm => dg_runtime::backend::limits_with_blas(device),
+            _ => dg_runtime::backend::limits_of(device),
+        };
         variant.check(space.element.order, &LawShape::of(ir), &limits)?;
         let source = render_nodal_tri(&LawInput { ir, params, numerical_flux }, &space.element, variant, target)?;
         let names: Vec<String> = source.symbols.iter().map(|(_, symbol)| symbol.clone()).collect();
@@ -264,6 +303,10 @@ impl<T: Real> DeviceOperator<T> {
                 .collect(),
         )?;
         let real = std::mem::size_of::<T>();
+        let gemm = match source.variant.partition {
+            Partition::Gemm => Some(Self::gemm_buffers(device, &source, el, fs)?),
+            _ => None,
+        };
         let q = device.alloc(nv * fs * real)?;
         let rhs = device.alloc(nv * fs * real)?;
         let jumps = device.alloc(nv * k * 3 * nfp * real)?;
@@ -278,6 +321,7 @@ impl<T: Real> DeviceOperator<T> {
             lift,
             tiled,
             mma_a,
+            gemm,
             face_geo,
             vmap_m,
             vmap_p,
@@ -286,6 +330,30 @@ impl<T: Real> DeviceOperator<T> {
             face_xy,
         };
         Ok(Self { source, program, buffers, np, nv, k, fs, _t: std::marker::PhantomData })
+    }
+
+    /// The GEMM partition's operator and operand buffers; refused without a BLAS or past 32-bit indices.
+    fn gemm_buffers(
+        device: &mut dyn Device,
+        source: &KernelSource,
+        el: &dg_core::triangle::ReferenceTriangle,
+        fs: usize,
+    ) -> Result<GemmBuffers, DeviceOperatorError> {
+        let reject = |reason: String| {
+            DeviceOperatorError::Variant(VariantError::Rejected { spec: source.variant.to_string(), reason })
+        };
+        if !device.supports_gemm() {
+            return Err(reject("the GEMM strategy needs a BLAS (cuBLAS on CUDA); this device has none".into()));
+        }
+        let cols = gemm_columns(el.np, el.nfp);
+        let values = source.nvars * cols * (fs / el.np);
+        if values > i32::MAX as usize {
+            return Err(reject(format!("its operand's {values} values exceed 32-bit indices")));
+        }
+        let operator: Vec<T> = gemm_operator(el);
+        let id = device.alloc(std::mem::size_of_val(operator.as_slice()))?;
+        device.upload(id, as_bytes(&operator))?;
+        Ok(GemmBuffers { operator: id, b: device.alloc(values * std::mem::size_of::<T>())? })
     }
 
     /// Refuses a variant of another precision, or whose compiled kernels allow fewer work items per group than
@@ -322,6 +390,7 @@ impl<T: Real> DeviceOperator<T> {
             && a.geometry.nfp == b.geometry.nfp
             && a.geometry.microblock == b.geometry.microblock
             && (a.nvars, a.nmaterials) == (b.nvars, b.nmaterials)
+            && (a.variant.partition == Partition::Gemm) == (b.variant.partition == Partition::Gemm)
     }
 
     /// An operator running the kernels of `source` (compiled in `program`) on this operator's buffers, state
@@ -355,14 +424,15 @@ impl<T: Real> DeviceOperator<T> {
         }
     }
 
-    /// The launches of one right-hand-side evaluation at time `t`.
-    pub fn rhs_launches(&self, t: f64) -> Vec<Launch> {
-        self.rhs_launches_between(self.buffers.q, self.buffers.rhs, t)
+    /// The steps (kernel launches, and the GEMM partition's library products) of one right-hand-side evaluation
+    /// at time `t`.
+    pub fn rhs_steps(&self, t: f64) -> Vec<Step> {
+        self.rhs_steps_between(self.buffers.q, self.buffers.rhs, t)
     }
 
-    /// The launches of one right-hand-side evaluation of state buffer `q` into buffer `out`.
-    pub fn rhs_launches_between(&self, q: BufferId, out: BufferId, t: f64) -> Vec<Launch> {
-        self.rhs_launches_over(q, out, t, 0..self.k)
+    /// The steps of one right-hand-side evaluation of state buffer `q` into buffer `out`.
+    pub fn rhs_steps_between(&self, q: BufferId, out: BufferId, t: f64) -> Vec<Step> {
+        self.rhs_steps_over(q, out, t, 0..self.k)
     }
 
     /// The elements operators may split their right-hand side at: a range of elements starts at a multiple of
@@ -371,22 +441,16 @@ impl<T: Real> DeviceOperator<T> {
         self.source.element_quantum()
     }
 
-    /// The launches computing the right-hand side of the elements `elements` only (`elements.start` a multiple of
+    /// The steps computing the right-hand side of the elements `elements` only (`elements.start` a multiple of
     /// [`DeviceOperator::element_quantum`], `elements.end` at most the operator's element count): a rank computes
     /// its own elements away from the halo while the halo travels, the rest after. Elements past the range
     /// (a rank's halo) are read across faces and never computed.
-    pub fn rhs_launches_over(
-        &self,
-        q: BufferId,
-        out: BufferId,
-        t: f64,
-        elements: std::ops::Range<usize>,
-    ) -> Vec<Launch> {
-        self.stage_launches_over(q, out, t, elements, None)
+    pub fn rhs_steps_over(&self, q: BufferId, out: BufferId, t: f64, elements: std::ops::Range<usize>) -> Vec<Step> {
+        self.stage_steps_over(q, out, t, elements, None)
     }
 
     /// Whether the variant's right-hand side is one merged kernel, which can fold a low-storage stage into its
-    /// store ([`DeviceOperator::folded_stage_launches`]), and gains from it. Measured on an H200
+    /// store ([`DeviceOperator::folded_stage_steps`]), and gains from it. Measured on an H200
     /// (docs/performance.md, "The nodal loop"): the fold saves 9–33 % of the kernel time except in the
     /// element-per-work-item kernel in f64 from N = 3 (its per-node loads of the register and the state cost the
     /// f64 kernel more than the two linear combinations they replace: +4 to +11 %), which keeps the unfolded stage.
@@ -401,32 +465,53 @@ impl<T: Real> DeviceOperator<T> {
 
     /// The launches of one low-storage stage of state `q` (every element), the update folded into the merged
     /// kernel's store; `None` when the variant's right-hand side is not one merged kernel.
-    pub fn folded_stage_launches(&self, q: BufferId, t: f64, stage: &FoldedStage) -> Option<Vec<Launch>> {
-        self.folded_stage_launches_over(q, t, 0..self.k, stage)
+    pub fn folded_stage_steps(&self, q: BufferId, t: f64, stage: &FoldedStage) -> Option<Vec<Step>> {
+        self.folded_stage_steps_over(q, t, 0..self.k, stage)
     }
 
     /// The launches of one low-storage stage of state `q` on the elements `elements` only (as
-    /// [`DeviceOperator::rhs_launches_over`]); `None` as for [`DeviceOperator::folded_stage_launches`]. The new
+    /// [`DeviceOperator::rhs_steps_over`]); `None` as for [`DeviceOperator::folded_stage_steps`]. The new
     /// state's values of other elements (a rank's halo) are not written.
-    pub fn folded_stage_launches_over(
+    pub fn folded_stage_steps_over(
         &self,
         q: BufferId,
         t: f64,
         elements: std::ops::Range<usize>,
         stage: &FoldedStage,
-    ) -> Option<Vec<Launch>> {
+    ) -> Option<Vec<Step>> {
         let apart = stage.z != q && stage.z != stage.r && stage.r != q;
-        (self.folds_stages() && apart).then(|| self.stage_launches_over(q, stage.r, t, elements, Some(stage)))
+        (self.folds_stages() && apart).then(|| self.stage_steps_over(q, stage.r, t, elements, Some(stage)))
     }
 
-    fn stage_launches_over(
+    /// The GEMM partition's products after its flux kernel: per variable v, rhs_v = B_v · [−Dr −Ds LIFT]ᵀ over the
+    /// elements `first..end` (rows of B_v and of the node-major right-hand side, leading dimension `fs / np`).
+    fn gemm_steps(&self, gemm: &GemmBuffers, out: BufferId, first: usize, end: usize) -> Vec<Step> {
+        let (np, cols, ld) = (self.np, gemm_columns(self.np, self.source.geometry.nfp), self.fs / self.np);
+        (0..self.nv)
+            .map(|v| {
+                Step::Gemm(Gemm {
+                    double: T::NAME == "f64",
+                    m: end - first,
+                    n: np,
+                    k: cols,
+                    alpha: 1.0,
+                    a: GemmOperand { buffer: gemm.b, offset: v * cols * ld + first, ld },
+                    b: GemmOperand { buffer: gemm.operator, offset: 0, ld: cols },
+                    beta: 0.0,
+                    c: GemmOperand { buffer: out, offset: v * self.fs + first, ld },
+                })
+            })
+            .collect()
+    }
+
+    fn stage_steps_over(
         &self,
         q: BufferId,
         out: BufferId,
         t: f64,
         elements: std::ops::Range<usize>,
         stage: Option<&FoldedStage>,
-    ) -> Vec<Launch> {
+    ) -> Vec<Step> {
         // the merged kernels' STEP_ARGS: step 0 stores L in `out` (the other buffers are not touched)
         let step_args: Vec<Arg> = match stage {
             Some(s) => vec![
@@ -455,7 +540,7 @@ impl<T: Real> DeviceOperator<T> {
             .rhs_kernels
             .iter()
             .filter(|_| elements.start < end)
-            .map(|kernel| {
+            .flat_map(|kernel| {
                 let per_group = self.source.elements_per_group(kernel);
                 let g0 = elements.start / per_group;
                 let g0_arg = Arg::I32(g0 as i32);
@@ -480,14 +565,24 @@ impl<T: Real> DeviceOperator<T> {
                         &[&[t, kk, fs, g0_arg][..], &step_args].concat(),
                     ),
                     "surface" => join(&[buf(b.q), buf(b.rhs)], &[buf(b.mat), buf(b.lift), t, kk, fs, g0_arg]),
+                    "gemm_flux" => {
+                        let operand = b.gemm.map_or(b.rhs, |g| g.b);
+                        join(&[buf(b.q), buf(operand), buf(b.geo), buf(b.mat)], &[t, kk, fs, g0_arg])
+                    }
                     "flux" => join(&[buf(b.q), buf(b.jumps)], &[buf(b.mat), t, kk, fs, g0_arg]),
                     _ => vec![buf(b.jumps), buf(b.rhs), buf(b.lift), kk, fs, g0_arg],
                 };
-                Launch {
+                let launch = Step::Kernel(Launch {
                     kernel: self.source.symbol(kernel.name).to_string(),
                     groups: self.source.groups(kernel, end) - g0,
                     local: kernel.local_size,
                     args,
+                });
+                match (kernel.name, &b.gemm) {
+                    ("gemm_flux", Some(gemm)) => {
+                        [vec![launch], self.gemm_steps(gemm, b.rhs, elements.start, end)].concat()
+                    }
+                    _ => vec![launch],
                 }
             })
             .collect()
@@ -498,10 +593,20 @@ impl<T: Real> DeviceOperator<T> {
         self.write_state(device, self.buffers.q, q)
     }
 
-    /// Fills the right-hand-side buffer with NaN (so that unwritten outputs show).
+    /// Fills the right-hand-side buffer and the kernels' temporaries (the split surface's face jumps, the GEMM
+    /// partition's operand) with NaN, so that an output no kernel wrote, or a temporary read before any kernel of
+    /// the launch wrote it, shows.
     pub fn poison_rhs(&self, device: &mut dyn Device) -> Result<(), BackendError> {
-        let nan = vec![T::nan(); self.nv * self.fs];
-        device.upload(self.buffers.rhs, as_bytes(&nan))
+        let mut poison = |buffer: BufferId| -> Result<(), BackendError> {
+            let values = device.buffer_bytes(buffer).unwrap_or(0) / std::mem::size_of::<T>();
+            device.upload(buffer, as_bytes(&vec![T::nan(); values]))
+        };
+        poison(self.buffers.rhs)?;
+        poison(self.buffers.jumps)?;
+        if let Some(gemm) = self.buffers.gemm {
+            poison(gemm.b)?;
+        }
+        Ok(())
     }
 
     /// Downloads the right-hand side in the CPU layout.
@@ -582,18 +687,19 @@ impl<T: Real> DeviceOperator<T> {
     /// Evaluates the right-hand side of the uploaded state; returns the device time of each of `repeats`
     /// evaluations.
     pub fn apply(&self, device: &mut dyn Device, t: f64, repeats: usize) -> Result<Vec<f64>, BackendError> {
-        device.run(self.program, &self.rhs_launches(t), repeats)
+        device.run_steps(self.program, &self.rhs_steps(t), repeats)
     }
 
     /// Evaluates the right-hand side of the uploaded state on the elements `elements` only (see
-    /// [`DeviceOperator::rhs_launches_over`]).
+    /// [`DeviceOperator::rhs_steps_over`]).
     pub fn apply_over(
         &self,
         device: &mut dyn Device,
         t: f64,
         elements: std::ops::Range<usize>,
     ) -> Result<(), BackendError> {
-        device.run(self.program, &self.rhs_launches_over(self.buffers.q, self.buffers.rhs, t, elements), 1).map(|_| ())
+        let steps = self.rhs_steps_over(self.buffers.q, self.buffers.rhs, t, elements);
+        device.run_steps(self.program, &steps, 1).map(|_| ())
     }
 
     /// Elements of the operator.

@@ -3,7 +3,7 @@
 
 use crate::device::{DeviceOperator, FoldedStage};
 use dg_core::Real;
-use dg_runtime::backend::{kernels, BackendError, BufferId, Device, Step};
+use dg_runtime::backend::{BackendError, BufferId, Device, Step};
 use dg_runtime::time::OdeSystem;
 
 /// A device, an operator on it, and the device time spent in kernels so far.
@@ -21,8 +21,8 @@ impl<T: Real> OdeSystem for DeviceSystem<'_, T> {
     type Error = BackendError;
 
     fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), BackendError> {
-        let launches = self.op.rhs_launches_between(*q, *out, t);
-        self.device_seconds += self.device.submit(self.op.program(), &kernels(launches))?;
+        let steps = self.op.rhs_steps_between(*q, *out, t);
+        self.device_seconds += self.device.submit(self.op.program(), &steps)?;
         Ok(())
     }
 
@@ -57,10 +57,10 @@ impl<T: Real> OdeSystem for DeviceSystem<'_, T> {
         (a, c, b): (f64, f64, f64),
     ) -> Result<(), BackendError> {
         let stage = FoldedStage { r: *r, z: *spare, a, c, b };
-        let Some(launches) = self.op.folded_stage_launches(*q, t, &stage) else {
+        let Some(steps) = self.op.folded_stage_steps(*q, t, &stage) else {
             return dg_runtime::time::low_storage_unfolded(self, t, q, k, r, (a, c, b));
         };
-        self.device_seconds += self.device.submit(self.op.program(), &kernels(launches))?;
+        self.device_seconds += self.device.submit(self.op.program(), &steps)?;
         std::mem::swap(q, spare);
         Ok(())
     }

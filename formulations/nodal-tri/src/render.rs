@@ -96,6 +96,7 @@ impl Geometry {
                 np.min((3 * nfp).div_ceil(2).max(16)),
             ),
             Partition::Mma => per_group(32 * np.div_ceil(mma_shape.0), 0, 0),
+            Partition::Gemm => per_group(variant.group, 0, 0),
         }
     }
 
@@ -154,6 +155,8 @@ impl Geometry {
             }
             // the group's contravariant fluxes and face jumps, every variable, in 8-column tiles of whole steps
             Partition::Mma => nvars * self.volume_elements * self.mma_shape.1 * self.mma_tiles().1,
+            // the fluxes and jumps go to global memory, the products to the library
+            Partition::Gemm => 0,
         };
         values * bytes
     }
@@ -183,7 +186,8 @@ fn tile_outputs(np: usize, threads: usize, precision: Precision) -> usize {
 /// A kernel of the generated program and how to launch it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct KernelLaunch {
-    /// The kernel's role (`volume`, `surface`, `flux`, `lift`, `rhs`, `tile`, `mma`); its function name is [`KernelSource::symbol`].
+    /// The kernel's role (`volume`, `surface`, `flux`, `lift`, `rhs`, `tile`, `mma`, `gemm_flux`); its function name
+    /// is [`KernelSource::symbol`].
     pub name: &'static str,
     /// Work items per group.
     pub local_size: usize,
@@ -267,7 +271,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 9] = [
+pub const TEMPLATES: [(&str, &str); 10] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -277,6 +281,7 @@ pub const TEMPLATES: [(&str, &str); 9] = [
     ("surface_elem", include_str!("../../../templates/nodal-tri/surface_elem.tera")),
     ("rhs_tile", include_str!("../../../templates/nodal-tri/rhs_tile.tera")),
     ("rhs_mma", include_str!("../../../templates/nodal-tri/rhs_mma.tera")),
+    ("gemm_flux", include_str!("../../../templates/nodal-tri/gemm_flux.tera")),
 ];
 
 /// Renders the nodal triangle program of `variant` for `law` on `element`.
@@ -336,6 +341,7 @@ pub fn render_nodal_tri(
         Partition::Element => ("volume_elem", "surface_elem"),
         Partition::Tile { .. } => ("rhs_tile", "rhs_tile"),
         Partition::Mma => ("rhs_mma", "rhs_mma"),
+        Partition::Gemm => ("gemm_flux", "gemm_flux"),
     };
     if variant.partition == Partition::Mma {
         if target != Target::Cuda {
@@ -402,6 +408,7 @@ pub fn render_nodal_tri(
             parts.push((vec!["tile"], piece(&[volume])?))
         }
         Surface::Merged if variant.partition == Partition::Mma => parts.push((vec!["mma"], piece(&[volume])?)),
+        Surface::Merged if variant.partition == Partition::Gemm => parts.push((vec!["gemm_flux"], piece(&[volume])?)),
         Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
     }
     parts.push((vec!["update", "lincomb"], piece(&["update"])?));
@@ -422,6 +429,7 @@ pub fn render_nodal_tri(
         name: match (variant.partition, variant.surface) {
             (Partition::Tile { .. }, _) => "tile",
             (Partition::Mma, _) => "mma",
+            (Partition::Gemm, _) => "gemm_flux",
             (_, Surface::Merged) => "rhs",
             _ => "volume",
         },

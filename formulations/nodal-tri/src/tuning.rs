@@ -138,7 +138,8 @@ impl Formulation for NodalTri {
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         let variant: Variant = spec.parse()?;
         // the rules of the variant space; the device's own limits are checked where it compiles
-        let unlimited = DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX, tensor_cores: true };
+        let unlimited =
+            DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX, tensor_cores: true, blas: true };
         variant.check(order, &LawShape::of(law.ir), &unlimited)?;
         let element = ReferenceTriangle::new(order).map_err(|e| FormulationError::Problem(e.to_string()))?;
         let source = render_nodal_tri(&law.input(), &element, &variant, target)
@@ -153,7 +154,7 @@ impl Formulation for NodalTri {
         target: TuneTarget,
     ) -> Result<Box<dyn Tuner>, FormulationError> {
         let ir = supported_ir(self, law)?;
-        let limits = dg_runtime::backend::limits_of(device);
+        let limits = dg_runtime::backend::limits_with_blas(device);
         let (valid, _) = valid_variants(target.order, &LawShape::of(&ir), precision_of::<T>(), &limits);
         let setup = VerificationSetup::new(law, target.order)?;
         let n = timing_cells(target.order, L::NVARS, target.timing_dofs);
@@ -380,6 +381,8 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
         let units = match (variant.partition, variant.precision) {
             (Partition::Mma, Precision::F64) => ArithmeticUnits::LibraryGemm,
             (Partition::Mma, Precision::F32) => ArithmeticUnits::SplitTf32,
+            // the GEMM partition's products run in the library at its measured rate
+            (Partition::Gemm, _) => ArithmeticUnits::LibraryGemm,
             _ => ArithmeticUnits::Fma,
         };
         Ok(UnitCost { flops: cost.flops, bytes: cost.bytes, units })

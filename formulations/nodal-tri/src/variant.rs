@@ -3,7 +3,8 @@
 //! SPEC grammar: `<partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/diff-first]`, e.g.
 //! `node/mb2/seq1/field-local/fused/elem-major/f32`, `elem/wg64/seq1/matrix-const/split/node-major/f64/diff-first`
 //! or `tile4/wg32/seq1/matrix-local/merged/node-major/f64` (four work items per element, 32 elements per group), or
-//! `mma/wg16/seq2/field-local/merged/node-major/f64` (the operator on the tensor cores, 16 elements per group).
+//! `mma/wg16/seq2/field-local/merged/node-major/f64` (the operator on the tensor cores, 16 elements per group), or
+//! `gemm/wg128/seq1/field-local/merged/node-major/f64` (a flux kernel, then the operator as library GEMMs).
 //! The optional last part is the volume formulation; without it, the flux is evaluated at the nodes and then
 //! differentiated (`flux-first`, valid for every law).
 
@@ -12,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 with wg32, seq1, and mma (f64) with wg8, wg16, wg32, seq1, seq2\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -35,6 +36,12 @@ pub enum Partition {
     /// `m8n8k4.f64`; f32 runs `m16n8k8.tf32` three times on operands split into high and low tf32 parts, which
     /// keeps f32 accuracy (one tf32 product alone would not).
     Mma,
+    /// Seed 002's GEMM strategy on triangles: a kernel writes each element's contravariant fluxes rx·Fx + ry·Fy,
+    /// sx·Fx + sy·Fy at every node and its face jumps at every face node (one work item per element, `group`
+    /// elements per work group), then one library GEMM per variable (cuBLAS) applies the whole operator
+    /// [−Dr −Ds LIFT] to every element at once: volume and lift in one product, the right-hand side written once.
+    /// Needs a BLAS ([`DeviceLimits::blas`]).
+    Gemm,
 }
 
 /// Where the operator matrices (Dr, Ds, LIFT) live.
@@ -109,10 +116,13 @@ impl fmt::Display for Variant {
             Partition::Element => "elem".to_string(),
             Partition::Tile { threads } => format!("tile{threads}"),
             Partition::Mma => "mma".to_string(),
+            Partition::Gemm => "gemm".to_string(),
         };
         let group = match self.partition {
             Partition::Node => format!("mb{}", self.group),
-            Partition::Element | Partition::Tile { .. } | Partition::Mma => format!("wg{}", self.group),
+            Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Gemm => {
+                format!("wg{}", self.group)
+            }
         };
         let storage = match self.storage {
             Storage::FieldLocal => "field-local",
@@ -159,12 +169,13 @@ impl FromStr for Variant {
             "node" => Partition::Node,
             "elem" => Partition::Element,
             "mma" => Partition::Mma,
+            "gemm" => Partition::Gemm,
             other if other.starts_with("tile") => Partition::Tile { threads: number(other, "tile")? },
             other => return Err(bad(format!("unknown partition `{other}`"))),
         };
         let group = match partition {
             Partition::Node => number(parts[1], "mb")?,
-            Partition::Element | Partition::Tile { .. } | Partition::Mma => number(parts[1], "wg")?,
+            Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Gemm => number(parts[1], "wg")?,
         };
         let seq = number(parts[2], "seq")?;
         let storage = match parts[3] {
@@ -236,6 +247,10 @@ impl Variant {
                     // loop, whose final error grew 4.6× (the split keeps 22 of f32's 24 bits; docs/performance.md))
                     if surface == Surface::Merged && storage != Storage::MatrixConst && precision == Precision::F64 {
                         out.extend([8, 16, 32].map(|group| shared(Partition::Mma, group, seq)));
+                    }
+                    // (the GEMM strategy: the library reads the operator, so the storage axis is field-local only)
+                    if surface == Surface::Merged && seq == 1 && storage == Storage::FieldLocal {
+                        out.extend([32, 128].map(|group| shared(Partition::Gemm, group, 1)));
                     }
                     if surface == Surface::Merged && seq == 1 {
                         // (tile2 and seq4 were measured too and rarely won: 3.5% at N = 7 f64 once; each tile costs
@@ -321,6 +336,23 @@ impl Variant {
             }
             if !matches!(self.group, 8 | 16 | 32) {
                 return reject("mma takes 8, 16 or 32 elements per group (whole 8-column tiles)".into());
+            }
+        }
+        if self.partition == Partition::Gemm {
+            if !limits.blas {
+                return reject("the GEMM strategy needs a BLAS (cuBLAS on CUDA); this device has none".into());
+            }
+            if self.surface != Surface::Merged
+                || self.layout != Layout::NodeMajor
+                || self.form != VolumeForm::FluxFirst
+                || self.storage != Storage::FieldLocal
+                || self.seq != 1
+            {
+                return reject(
+                    "gemm is generated merged (one product for volume and lift), flux-first, on the node-major layout, \
+                     field-local (the library reads the operator), seq1"
+                        .into(),
+                );
             }
         }
         if self.partition == Partition::Node && self.layout == Layout::NodeMajor {

@@ -68,7 +68,7 @@ pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
     let VerifyProblem { law, ir, space, binding, materials } = *problem;
     let params = law.param_values();
     let input = LawInput { ir, params: &params, numerical_flux: law.numerical_flux_name() };
-    let limits = dg_runtime::backend::limits_of(device);
+    let limits = dg_runtime::backend::limits_with_blas(device);
     let seed_of = |variant: &Variant| 100 + variants.iter().position(|v| v == variant).unwrap_or(0) as u64;
     let mut outcomes: Vec<Option<VerifyOutcome>> = vec![None; variants.len()];
     let mut sources = Vec::new();
