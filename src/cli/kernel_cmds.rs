@@ -171,7 +171,8 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
         let all = f.variants(&call, args.order, precision, &DeviceLimits::default());
         let valid = all.iter().filter(|(_, r)| r.is_none()).count();
         println!(
-            "{} {formulation} N={} {:?}: {} valid, {} rejected (limits: 32 KiB local memory, 256 work items)",
+            "{} {formulation} N={} {:?}: {} valid, {} rejected (limits of a minimal device: 32 KiB local memory, \
+             256 work items, no tensor cores, no BLAS; `dg verify` and `dg autotune` apply the device's own)",
             args.law,
             args.order,
             precision,
