@@ -463,13 +463,13 @@ impl<T: Real> DeviceOperator<T> {
         merged && !slower
     }
 
-    /// The launches of one low-storage stage of state `q` (every element), the update folded into the merged
+    /// The steps of one low-storage stage of state `q` (every element), the update folded into the merged
     /// kernel's store; `None` when the variant's right-hand side is not one merged kernel.
     pub fn folded_stage_steps(&self, q: BufferId, t: f64, stage: &FoldedStage) -> Option<Vec<Step>> {
         self.folded_stage_steps_over(q, t, 0..self.k, stage)
     }
 
-    /// The launches of one low-storage stage of state `q` on the elements `elements` only (as
+    /// The steps of one low-storage stage of state `q` on the elements `elements` only (as
     /// [`DeviceOperator::rhs_steps_over`]); `None` as for [`DeviceOperator::folded_stage_steps`]. The new
     /// state's values of other elements (a rank's halo) are not written.
     pub fn folded_stage_steps_over(
@@ -566,6 +566,8 @@ impl<T: Real> DeviceOperator<T> {
                     ),
                     "surface" => join(&[buf(b.q), buf(b.rhs)], &[buf(b.mat), buf(b.lift), t, kk, fs, g0_arg]),
                     "gemm_flux" => {
+                        // (always `Some` here: `with_program` allocates the operand for every GEMM variant and
+                        // `with_kernels` shares buffers only between GEMM variants)
                         let operand = b.gemm.map_or(b.rhs, |g| g.b);
                         join(&[buf(b.q), buf(operand), buf(b.geo), buf(b.mat)], &[t, kk, fs, g0_arg])
                     }
