@@ -54,16 +54,24 @@ pub struct DeviceLimits {
     /// Whether generated CUDA kernels may multiply matrices on the tensor cores (`mma.sync` with double or tf32
     /// operands: compute capability 8.0 and later).
     pub tensor_cores: bool,
+    /// Whether generated CUDA kernels may use the f64 tensor-core shapes of compute capability 9.0 (`mma.sync`
+    /// `m16n8k4`, `m16n8k8`, `m16n8k16` with double operands).
+    pub f64_mma_m16: bool,
     /// Whether the device runs GEMM steps through a BLAS (cuBLAS on CUDA), so that variants built on library
     /// GEMMs can run.
     pub blas: bool,
+}
+
+impl DeviceLimits {
+    /// Why a variant built on library GEMMs cannot run where [`DeviceLimits::blas`] is false.
+    pub const NO_BLAS: &'static str = "the GEMM strategy needs a BLAS (cuBLAS on CUDA); this device has none";
 }
 
 impl Default for DeviceLimits {
     /// The limits of an OpenCL 1.2 minimum device (32 KiB, 256 work items, no tensor cores, no BLAS), safe
     /// everywhere.
     fn default() -> Self {
-        Self { local_memory: 32 * 1024, max_work_group: 256, tensor_cores: false, blas: false }
+        Self { local_memory: 32 * 1024, max_work_group: 256, tensor_cores: false, f64_mma_m16: false, blas: false }
     }
 }
 

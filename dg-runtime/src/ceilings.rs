@@ -1,6 +1,6 @@
 //! Measured device ceilings for the roofline: memory bandwidth (the best of a 4-byte and a 16-byte per work item
 //! copy of 256 MB and a stream of four reads per write, bytes read and written), fused-multiply-add throughput, the library GEMM's throughput where the device has one, and
-//! the tf32 tensor-core instruction's where generated kernels may use it.
+//! the tf32 and f64 `m8n8k4` tensor-core instructions' where generated kernels may use them.
 
 use crate::backend::{Arg, BackendError, BufferId, Device, Launch};
 use crate::tuning_db::Ceilings;
@@ -45,12 +45,31 @@ extern "C" __global__ void mma_tf32(float* out, const float x) {
 }
 "#;
 
+/// Chains of `mma.sync.m8n8k4` with double operands, four independent accumulators per warp, 512 rounds: the
+/// instruction's throughput as the 8-row f64 tensor-core kernels issue it (on compute capability 9.0 it runs at
+/// half the rate of the larger f64 shapes the library DGEMM uses).
+const MMA_F64_M8N8K4_SOURCE: &str = r#"
+extern "C" __global__ void mma_f64_m8n8k4(double* out, const double x) {
+    const double a = x, b = x * 0.5;
+    double c[4][2] = {{0}};
+    for (int r = 0; r < 512; ++r) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+                         : "+d"(c[j][0]), "+d"(c[j][1]) : "d"(a), "d"(b));
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = c[0][0] + c[1][1] + c[2][0] + c[3][1];
+}
+"#;
+
 /// The ceilings of `device`: `stored` where it has every ceiling the device can measure (the library GEMM where the
 /// device has one, the tf32 instruction where generated kernels may use it), else measured now (saying so).
 pub fn stored_or_measured(stored: Option<Ceilings>, device: &mut dyn Device) -> Result<Ceilings, BackendError> {
     let (gemm, tensor_cores) = (device.supports_gemm(), device.supports_tensor_cores());
-    let complete =
-        |c: &Ceilings| (c.gemm_gflops_f32.is_some() || !gemm) && (c.mma_tf32_gflops.is_some() || !tensor_cores);
+    let complete = |c: &Ceilings| {
+        (c.gemm_gflops_f32.is_some() || !gemm)
+            && ((c.mma_tf32_gflops.is_some() && c.mma_f64_m8n8k4_gflops.is_some()) || !tensor_cores)
+    };
     match stored {
         Some(c) if complete(&c) => Ok(c),
         _ => {
@@ -128,7 +147,9 @@ pub fn measure(device: &mut dyn Device) -> Result<Ceilings, BackendError> {
     } else {
         (None, None)
     };
-    let mma_tf32_gflops = if cuda && device.supports_tensor_cores() { Some(mma_tf32_gflops(device)?) } else { None };
+    let tensor_cores = cuda && device.supports_tensor_cores();
+    let mma_tf32_gflops = if tensor_cores { Some(mma_tf32_gflops(device)?) } else { None };
+    let mma_f64_m8n8k4_gflops = if tensor_cores { Some(mma_f64_m8n8k4_gflops(device)?) } else { None };
     Ok(Ceilings {
         bandwidth_gbs,
         gflops_f32: gflops[0],
@@ -136,21 +157,41 @@ pub fn measure(device: &mut dyn Device) -> Result<Ceilings, BackendError> {
         gemm_gflops_f32,
         gemm_gflops_f64,
         mma_tf32_gflops,
+        mma_f64_m8n8k4_gflops,
     })
 }
 
 /// The tf32 `mma` instruction's throughput: 2·16·8·8 flops per instruction and warp, 2,048 instructions per warp,
 /// 8,192 warps (every multiprocessor full on current GPUs).
 fn mma_tf32_gflops(device: &mut dyn Device) -> Result<f64, BackendError> {
-    let program = device.compile(MMA_TF32_SOURCE, &["mma_tf32".to_string()])?;
+    chain_gflops(device, MMA_TF32_SOURCE, "mma_tf32", Arg::F32(0.999), 4, 2.0 * 16.0 * 8.0 * 8.0)
+}
+
+/// The f64 `m8n8k4` instruction's throughput: 2·8·8·4 flops per instruction and warp, 2,048 instructions per warp,
+/// 8,192 warps.
+fn mma_f64_m8n8k4_gflops(device: &mut dyn Device) -> Result<f64, BackendError> {
+    chain_gflops(device, MMA_F64_M8N8K4_SOURCE, "mma_f64_m8n8k4", Arg::F64(0.999), 8, 2.0 * 8.0 * 8.0 * 4.0)
+}
+
+/// Throughput of a kernel of `source` running 512 rounds of four instructions of `flops` each per warp (chains
+/// of one instruction), writing one value of `bytes` per work item.
+fn chain_gflops(
+    device: &mut dyn Device,
+    source: &str,
+    kernel: &str,
+    x: Arg,
+    bytes: usize,
+    flops: f64,
+) -> Result<f64, BackendError> {
+    let program = device.compile(source, &[kernel.to_string()])?;
     let (local, groups) = (256, 1024);
-    let out = device.alloc(local * groups * 4)?;
-    let launch = Launch { kernel: "mma_tf32".into(), groups, local, args: vec![Arg::Buffer(out), Arg::F32(0.999)] };
+    let out = device.alloc(local * groups * bytes)?;
+    let launch = Launch { kernel: kernel.into(), groups, local, args: vec![Arg::Buffer(out), x] };
     device.run(program, std::slice::from_ref(&launch), 2)?;
     let t = median(device.run(program, &[launch], 10)?);
     device.free_buffers();
     let warps = (groups * local / 32) as f64;
-    Ok(warps * 512.0 * 4.0 * 2.0 * 16.0 * 8.0 * 8.0 / t * 1e-9)
+    Ok(warps * 512.0 * 4.0 * flops / t * 1e-9)
 }
 
 /// The library GEMM's throughput on a square problem of order 8192 (4096 in f64), C ← A·B with β = 0: the

@@ -39,7 +39,13 @@ fn invalid_specs_are_rejected_with_the_valid_values() {
 
 #[test]
 fn rules_reject_what_does_not_fit_with_a_reason() {
-    let small = DeviceLimits { local_memory: 8 * 1024, max_work_group: 128, tensor_cores: false, blas: false };
+    let small = DeviceLimits {
+        local_memory: 8 * 1024,
+        max_work_group: 128,
+        tensor_cores: false,
+        f64_mma_m16: false,
+        blas: false,
+    };
     let linear = LawShape { nvars: 3, linear_flux: true };
     let nonlinear = LawShape { nvars: 4, linear_flux: false };
     let v: Variant = "node/mb4/seq1/matrix-local/fused/elem-major/f64".parse().unwrap();
@@ -55,10 +61,26 @@ fn rules_reject_what_does_not_fit_with_a_reason() {
     assert!(err.contains("linear and homogeneous"), "{err}");
 }
 
+/// Values of the local array `s_b` an mma kernel declares.
+fn declared_local_values(source: &str) -> usize {
+    source
+        .split("real s_b[")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the kernel declares s_b")
+}
+
 #[test]
 fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
     let linear = LawShape { nvars: 3, linear_flux: true };
-    let tensor = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, tensor_cores: true, blas: false };
+    let tensor = DeviceLimits {
+        local_memory: 48 * 1024,
+        max_work_group: 1024,
+        tensor_cores: true,
+        f64_mma_m16: true,
+        blas: false,
+    };
     let v: Variant = "mma/wg16/seq2/matrix-local/merged/node-major/f64".parse().unwrap();
     assert!(v.check(8, &linear, &tensor).is_ok());
     let no_tensor = DeviceLimits { tensor_cores: false, ..tensor };
@@ -100,16 +122,67 @@ fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
         for order in [1, 4, 8] {
             let el = ReferenceTriangle::new(order).unwrap();
             let source = render(&input, &el, spec, Target::Cuda).unwrap().source;
-            let declared: usize = source
-                .split("real s_b[")
-                .nth(1)
-                .and_then(|rest| rest.split(']').next())
-                .and_then(|n| n.parse().ok())
-                .expect("the kernel declares s_b");
+            let declared = declared_local_values(&source);
             let geometry = dg::dg_nodal_tri::render::Geometry::new(order, spec);
             assert_eq!(declared * bytes, geometry.local_bytes(3, bytes, spec), "{spec} N={order}");
         }
     }
+}
+
+#[test]
+fn mma16_needs_compute_capability_9_runs_f64_and_splits_its_steps() {
+    let linear = LawShape { nvars: 3, linear_flux: true };
+    let hopper = DeviceLimits {
+        local_memory: 48 * 1024,
+        max_work_group: 1024,
+        tensor_cores: true,
+        f64_mma_m16: true,
+        blas: false,
+    };
+    let v: Variant = "mma16/wg8/seq1/field-local/merged/node-major/f64".parse().unwrap();
+    assert_eq!(v.to_string(), "mma16/wg8/seq1/field-local/merged/node-major/f64");
+    assert!(v.check(8, &linear, &hopper).is_ok(), "{:?}", v.check(8, &linear, &hopper));
+    let ampere = DeviceLimits { f64_mma_m16: false, ..hopper };
+    assert!(v.check(8, &linear, &ampere).unwrap_err().to_string().contains("compute capability 9.0"));
+    let none = DeviceLimits { tensor_cores: false, f64_mma_m16: false, ..hopper };
+    assert!(v.check(8, &linear, &none).is_err());
+    let reasons = [
+        ("mma16/wg8/seq1/field-local/merged/node-major/f32", "f64 product"),
+        ("mma16/wg8/seq1/matrix-const/merged/node-major/f64", "constant memory"),
+        ("mma16/wg8/seq1/field-local/split/node-major/f64", "merged"),
+        ("mma16/wg24/seq1/field-local/merged/node-major/f64", "8, 16 or 32"),
+        ("mma16/wg32/seq1/field-local/merged/node-major/f64", "local memory"),
+    ];
+    for (spec, reason) in reasons {
+        let err = spec.parse::<Variant>().unwrap().check(8, &linear, &hopper).unwrap_err().to_string();
+        assert!(err.contains(reason), "{spec}: {err}");
+    }
+    // the tuner meets it in f64, field-local, every group and sequence
+    let listed = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mma16/")).count();
+    assert_eq!((listed(Precision::F32), listed(Precision::F64)), (0, 6));
+    let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
+    let params = dg::dg_laws::maxwell2d::Law::default().param_values();
+    let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
+    for storage in ["field-local", "matrix-local"] {
+        let spec: Variant = format!("mma16/wg16/seq2/{storage}/merged/node-major/f64").parse().unwrap();
+        for order in [1, 5, 8] {
+            let el = ReferenceTriangle::new(order).unwrap();
+            let rendered = render(&input, &el, &spec, Target::Cuda).unwrap();
+            let source = rendered.source;
+            assert!(source.contains("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64"), "{spec} N={order}");
+            assert!(!source.contains("DG_MMA_F64(c["), "{spec} N={order}: no m8n8k4 product");
+            // two warps per 16-row tile (split-K), whose parts meet in the store
+            let tiles = el.np.div_ceil(16);
+            assert_eq!(rendered.rhs_kernels[0].local_size, 2 * 32 * tiles, "{spec} N={order}");
+            assert!(source.contains(&format!("s_b[m] + s_b[m + {}]", 3 * el.np * 16)), "{spec} N={order}");
+            // the local array is the size the rules checked
+            let declared = declared_local_values(&source);
+            let geometry = dg::dg_nodal_tri::render::Geometry::new(order, &spec);
+            assert_eq!(declared * 8, geometry.local_bytes(3, 8, &spec), "{spec} N={order}");
+            assert!(declared >= 2 * 3 * el.np * 16, "{spec} N={order}: room for both parts' outputs");
+        }
+    }
+    assert!(render(&input, &ReferenceTriangle::new(3).unwrap(), &v, Target::OpenCl).is_err());
 }
 
 #[test]
@@ -152,6 +225,7 @@ fn emitted_source_snapshots() {
         ("maxwell2d_n2_node_local_opencl", 2, "node/mb4/seq2/matrix-local/split/elem-major/f32", Target::OpenCl),
         ("maxwell2d_n2_mma_cuda", 2, "mma/wg8/seq2/matrix-local/merged/node-major/f64", Target::Cuda),
         ("maxwell2d_n2_mma_tf32_cuda", 2, "mma/wg16/seq1/field-local/merged/node-major/f32", Target::Cuda),
+        ("maxwell2d_n5_mma16_cuda", 5, "mma16/wg8/seq2/field-local/merged/node-major/f64", Target::Cuda),
         ("maxwell2d_n2_gemm_opencl", 2, "gemm/wg32/seq1/field-local/merged/node-major/f64", Target::OpenCl),
     ];
     for (name, order, spec, target) in cases {

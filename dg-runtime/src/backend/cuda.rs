@@ -251,6 +251,11 @@ fn parallel_copy(to: &mut [u8], from: &[u8]) {
 const PENDING_RESOLVE: usize = 64;
 
 impl CudaDevice {
+    /// The compute capability's major version, read off the architecture string ("sm_90": 9).
+    fn major_version(&self) -> Option<u32> {
+        self.arch.strip_prefix("sm_").and_then(|cc| cc.get(..cc.len().saturating_sub(1))).and_then(|m| m.parse().ok())
+    }
+
     /// Opens device `ordinal` (its fingerprint from [`enumerate`]).
     pub fn open(ordinal: usize, fingerprint: DeviceFingerprint) -> Result<Self, BackendError> {
         if !libraries_present() {
@@ -767,12 +772,13 @@ impl Device for CudaDevice {
     }
 
     fn supports_tensor_cores(&self) -> bool {
-        // "sm_80" and later: the architecture string's major version
-        self.arch
-            .strip_prefix("sm_")
-            .and_then(|cc| cc.get(..cc.len().saturating_sub(1)))
-            .and_then(|m| m.parse::<u32>().ok())
-            .is_some_and(|major| major >= 8)
+        // "sm_80" and later
+        self.major_version().is_some_and(|major| major >= 8)
+    }
+
+    fn supports_f64_mma_m16(&self) -> bool {
+        // "sm_90" and later
+        self.major_version().is_some_and(|major| major >= 9)
     }
 
     fn lost(&mut self) -> Option<String> {

@@ -338,6 +338,11 @@ pub trait Device {
     fn supports_tensor_cores(&self) -> bool {
         false
     }
+    /// Whether generated kernels may use the f64 tensor-core shapes of compute capability 9.0 (`mma.sync`
+    /// `m16n8k4` and larger with double operands). The default: no.
+    fn supports_f64_mma_m16(&self) -> bool {
+        false
+    }
     /// Why the device can no longer run anything in this process, if an earlier failure left it so: a CUDA kernel
     /// that faults (an illegal address, say) poisons its context, and every later call fails with the same error.
     /// `None` while it works. The default: `None` (a failure stays with the call that failed).
@@ -354,6 +359,7 @@ pub fn limits_of(device: &dyn Device) -> dg_codegen::DeviceLimits {
         local_memory: device.local_memory(),
         max_work_group: device.max_work_group(),
         tensor_cores: device.supports_tensor_cores(),
+        f64_mma_m16: device.supports_f64_mma_m16(),
         blas: false,
     }
 }

@@ -268,6 +268,9 @@ impl Device for PlantedDevice<'_> {
     fn supports_tensor_cores(&self) -> bool {
         self.inner.supports_tensor_cores()
     }
+    fn supports_f64_mma_m16(&self) -> bool {
+        self.inner.supports_f64_mma_m16()
+    }
     fn max_work_group(&self) -> usize {
         self.inner.max_work_group()
     }

@@ -118,6 +118,11 @@ pub struct Ceilings {
     /// GFLOP/s; measured on CUDA devices of compute capability 8.0 and later.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mma_tf32_gflops: Option<f64>,
+    /// Tensor-core throughput of `mma.sync.m8n8k4` with double operands (chains of the instruction alone), GFLOP/s;
+    /// measured on CUDA devices of compute capability 8.0 and later (on 9.0 half the rate of the larger f64 shapes
+    /// the library DGEMM runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mma_f64_m8n8k4_gflops: Option<f64>,
 }
 
 /// The arithmetic units a kernel's flops run on, which set its roofline's ceiling.
@@ -130,11 +135,13 @@ pub enum ArithmeticUnits {
     /// f32 products as three tf32 tensor-core products of split operands: a third of the measured tf32 `mma` rate
     /// in f32 flops.
     SplitTf32,
+    /// f64 products on the tensor cores' `m8n8k4` instruction, at its measured rate.
+    MmaF64M8n8k4,
 }
 
 impl Ceilings {
     /// The arithmetic ceiling of kernels of a precision (`f32` or `f64`) on `units`: the FMA pipe, the library
-    /// GEMM, or a third of the tf32 tensor cores (each falling back to the FMA pipe where it was not measured, and
+    /// GEMM, a third of the tf32 tensor cores, or the f64 `m8n8k4` instruction (each falling back to the FMA pipe where it was not measured, and
     /// never below it).
     pub fn peak_gflops(&self, double: bool, units: ArithmeticUnits) -> f64 {
         let fma = if double { self.gflops_f64 } else { self.gflops_f32 };
@@ -148,6 +155,7 @@ impl Ceilings {
                 }
             }
             ArithmeticUnits::SplitTf32 => self.mma_tf32_gflops.map(|t| t / 3.0),
+            ArithmeticUnits::MmaF64M8n8k4 => self.mma_f64_m8n8k4_gflops,
         };
         other.unwrap_or(fma).max(fma)
     }
@@ -527,6 +535,7 @@ mod tests {
             gemm_gflops_f32: None,
             gemm_gflops_f64: None,
             mma_tf32_gflops: None,
+            mma_f64_m8n8k4_gflops: None,
         };
         // 2 GB in one second against a 1 GB/s ceiling: 200% raw
         assert_eq!(c.roofline_percent(1e9, 2e9, 1.0, false, ArithmeticUnits::Fma), 100.0);
@@ -545,6 +554,7 @@ mod tests {
             gemm_gflops_f32: Some(50.0),
             gemm_gflops_f64: Some(60.0),
             mma_tf32_gflops: Some(300.0),
+            mma_f64_m8n8k4_gflops: Some(45.0),
         };
         assert_eq!(c.peak_gflops(false, ArithmeticUnits::Fma), 60.0);
         assert_eq!(c.peak_gflops(true, ArithmeticUnits::LibraryGemm), 60.0);
@@ -554,5 +564,9 @@ mod tests {
         assert_eq!(c.peak_gflops(false, ArithmeticUnits::SplitTf32), 100.0);
         c.mma_tf32_gflops = None;
         assert_eq!(c.peak_gflops(false, ArithmeticUnits::SplitTf32), 60.0);
+        // the f64 m8n8k4 instruction at its own rate, not the library's
+        assert_eq!(c.peak_gflops(true, ArithmeticUnits::MmaF64M8n8k4), 45.0);
+        c.mma_f64_m8n8k4_gflops = Some(20.0);
+        assert_eq!(c.peak_gflops(true, ArithmeticUnits::MmaF64M8n8k4), 30.0);
     }
 }

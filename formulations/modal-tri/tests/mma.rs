@@ -119,7 +119,13 @@ fn the_mma_fragments_multiply_to_the_element_operators() {
 #[test]
 fn the_mma_rules_refuse_what_cannot_run() {
     let el = ModalTriangle::new(4).unwrap();
-    let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, tensor_cores: true, blas: false };
+    let gpu = DeviceLimits {
+        local_memory: 48 * 1024,
+        max_work_group: 1024,
+        tensor_cores: true,
+        f64_mma_m16: true,
+        blas: false,
+    };
     let ok: ModalVariant = "modal/wg128/mma/const/mode-major/f64".parse().unwrap();
     assert!(check_modal(&ok, &el, 4, &gpu).is_ok());
     let no_tc = DeviceLimits { tensor_cores: false, ..gpu };

@@ -499,7 +499,7 @@ impl<T: Real> TetDeviceOperator<T> {
         } else {
             Err(DeviceOperatorError::Variant(VariantError::Rejected {
                 spec: variant.to_string(),
-                reason: "the GEMM strategy needs a BLAS (cuBLAS on CUDA); this device has none".into(),
+                reason: dg_codegen::DeviceLimits::NO_BLAS.into(),
             }))
         }
     }

@@ -133,7 +133,13 @@ impl Formulation for NodalTet {
         // one program holds every kernel of every strategy; the SPEC picks the precision
         let variant: TetVariant = spec.parse()?;
         // a current GPU's limits (1024 work items, 48 KiB of static shared memory): what `dg emit` shows
-        let gpu = DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, tensor_cores: false, blas: false };
+        let gpu = DeviceLimits {
+            local_memory: 48 * 1024,
+            max_work_group: 1024,
+            tensor_cores: false,
+            f64_mma_m16: false,
+            blas: false,
+        };
         Ok(program(law, order, variant.precision, target, &gpu)?.source)
     }
 

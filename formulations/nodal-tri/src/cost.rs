@@ -25,7 +25,9 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     let nflux = law.function(&format!("numerical_flux:{nflux}")).map_or(0, |f| f.flops().total) as f64;
     let volume = match (variant.partition, variant.form) {
         // the two contravariant fluxes per node and variable (6 flops), then Dr·gr + Ds·gs (4 flops per entry)
-        (Partition::Tile { .. } | Partition::Mma | Partition::Gemm, _) => np * flux + nv * np * (4.0 * np + 6.0),
+        (Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Gemm, _) => {
+            np * flux + nv * np * (4.0 * np + 6.0)
+        }
         // flux at each node, 4 mat-vecs (2 flops per entry) per variable, 7 flops to combine
         (_, VolumeForm::FluxFirst) => np * flux + nv * np * (8.0 * np + 7.0),
         // 2 mat-vecs per variable, x and y derivatives (6 flops), the x flux of ∂q/∂x and the y flux of ∂q/∂y

@@ -130,15 +130,19 @@ pub(crate) fn tile_matrices<T: Real>(el: &dg_core::triangle::ReferenceTriangle, 
 }
 
 /// The mma kernels' operator A = [−Dr −Ds LIFT] (`np` rows, `2·np + 3·nfp` columns, zero-padded to whole row
-/// tiles and column steps of [`crate::render::mma_shape`]) in the order the tensor cores' A fragments are loaded.
-/// f64 (`m8n8k4`): fragment (tile, step) is 32 consecutive values, lane l's value A(8·tile + l / 4, 4·step + l % 4).
+/// tiles and column steps of `shape`, the instruction's [`crate::render::Geometry::mma_shape`]) in the order the
+/// tensor cores' A fragments are loaded.
+/// f64 (`m8n8k4`, shape 8 × 4): fragment (tile, step) is 32 consecutive values, lane l's value A(8·tile + l / 4,
+/// 4·step + l % 4).
+/// f64 (`m16n8k4`, shape 16 × 4): fragment (tile, step) is 32 consecutive pairs, lane l's pair A(16·tile + l / 4 + 8·j,
+/// 4·step + l % 4) for j = 0, 1.
 /// f32 (`m16n8k8.tf32`, split): fragment (tile, step) is 32 consecutive groups of 8 values, lane l's
 /// a_j = A(16·tile + l / 4 + 8·(j % 2), 8·step + l % 4 + 4·(j / 2)) for j = 0..3, first their high parts
 /// (rounded to tf32), then their low parts (the rest, rounded to tf32).
-pub(crate) fn mma_fragments<T: Real>(el: &dg_core::triangle::ReferenceTriangle) -> Vec<T> {
+pub(crate) fn mma_fragments<T: Real>(el: &dg_core::triangle::ReferenceTriangle, shape: (usize, usize)) -> Vec<T> {
     let (np, nf) = (el.np, el.lift.ncols());
     let single = T::NAME == "f32";
-    let (rows, depth) = crate::render::mma_shape(if single { Precision::F32 } else { Precision::F64 });
+    let (rows, depth) = shape;
     let (mtiles, ksteps) = (np.div_ceil(rows), (2 * np + nf).div_ceil(depth));
     let entry = |i: usize, c: usize| -> f64 {
         match (i < np, c) {
@@ -149,12 +153,14 @@ pub(crate) fn mma_fragments<T: Real>(el: &dg_core::triangle::ReferenceTriangle) 
             _ => 0.0,
         }
     };
-    let mut out = Vec::with_capacity(mtiles * ksteps * 32 * if single { 8 } else { 1 });
+    let mut out = Vec::with_capacity(mtiles * ksteps * 32 * if single { 8 } else { rows / 8 });
     for tile in 0..mtiles {
         for step in 0..ksteps {
             for l in 0..32 {
                 if !single {
-                    out.push(T::from_f64(entry(8 * tile + l / 4, 4 * step + l % 4)));
+                    for j in 0..rows / 8 {
+                        out.push(T::from_f64(entry(rows * tile + l / 4 + 8 * j, depth * step + l % 4)));
+                    }
                     continue;
                 }
                 let a: [f64; 4] =
@@ -273,7 +279,7 @@ impl<T: Real> DeviceOperator<T> {
         let ds = upload_real(device, dg_core::matrix::to_row_major(&el.ds))?;
         let lift = upload_real(device, dg_core::matrix::to_row_major(&el.lift))?;
         let tiled = upload_real(device, tile_matrices(el, source.geometry.tile_stride))?;
-        let mma_a = upload_real(device, mma_fragments(el))?;
+        let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape))?;
         let face_geo = upload_real(device, flat_par(&space.faces, |f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
         let face_xy = upload_real(device, flat_par(&space.vmap_m, |&g| [space.x[g], space.y[g]].map(T::from_f64)))?;
         let upload_int = |device: &mut dyn Device, values: Vec<i32>| -> Result<BufferId, BackendError> {
@@ -343,7 +349,7 @@ impl<T: Real> DeviceOperator<T> {
             DeviceOperatorError::Variant(VariantError::Rejected { spec: source.variant.to_string(), reason })
         };
         if !device.supports_gemm() {
-            return Err(reject("the GEMM strategy needs a BLAS (cuBLAS on CUDA); this device has none".into()));
+            return Err(reject(dg_codegen::DeviceLimits::NO_BLAS.into()));
         }
         let cols = gemm_columns(el.np, el.nfp);
         let values = source.nvars * cols * (fs / el.np);
@@ -391,6 +397,7 @@ impl<T: Real> DeviceOperator<T> {
             && a.geometry.microblock == b.geometry.microblock
             && (a.nvars, a.nmaterials) == (b.nvars, b.nmaterials)
             && (a.variant.partition == Partition::Gemm) == (b.variant.partition == Partition::Gemm)
+            && a.geometry.mma_shape == b.geometry.mma_shape
     }
 
     /// An operator running the kernels of `source` (compiled in `program`) on this operator's buffers, state
@@ -769,7 +776,7 @@ mod tests {
             let el = ReferenceTriangle::new(order).expect("element");
             let (np, nf) = (el.np, 3 * el.nfp);
             let (mtiles, ksteps) = (np.div_ceil(16), (2 * np + nf).div_ceil(8));
-            let frag: Vec<f32> = mma_fragments(&el);
+            let frag: Vec<f32> = mma_fragments(&el, crate::render::mma_shape(Precision::F32));
             assert_eq!(frag.len(), mtiles * ksteps * 32 * 8);
             let g: Vec<[f32; 8]> = random_columns(&mut rng, 8 * ksteps, 2 * np + nf);
             let (mut worst_split, mut worst_single) = (0.0f64, 0.0f64);
@@ -837,44 +844,57 @@ mod tests {
         }
     }
 
-    /// The mma kernel's product, emulated lane by lane with the PTX fragment maps of `mma.m8n8k4.f64` (A: lane l
-    /// holds (l / 4, l % 4); B: (l % 4, l / 4); C: (l / 4, 2·(l % 4) + h)), equals −Dr·Gr − Ds·Gs + LIFT·J: the
-    /// fragments hold the operator where the instruction expects it, padding included.
+    /// The f64 mma kernels' products, emulated lane by lane with the PTX fragment maps (g = l / 4, t = l % 4) of
+    /// `mma.m8n8k4.f64` (A: lane l holds (g, t); B: (t, g); C: (g, 2·t + h)) and of `mma.m16n8k4.f64` (A: (g + 8·j, t)
+    /// for j = 0, 1; B: (t, g); C: (g + 8·(j / 2), 2·t + j % 2)), equal −Dr·Gr − Ds·Gs + LIFT·J: the fragments hold
+    /// the operator where each instruction expects it, padding included.
     #[test]
     fn mma_fragments_multiply_to_the_strong_form_operator() {
         use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-        for order in [1, 2, 5, 8] {
-            let el = ReferenceTriangle::new(order).expect("element");
-            let (np, nf) = (el.np, 3 * el.nfp);
-            let (mtiles, ksteps) = (np.div_ceil(8), (2 * np + nf).div_ceil(4));
-            let frag: Vec<f64> = mma_fragments(&el);
-            assert_eq!(frag.len(), mtiles * ksteps * 32);
-            let g: Vec<[f64; 8]> = random_columns(&mut rng, 4 * ksteps, 2 * np + nf);
-            for tile in 0..mtiles {
-                let mut c = [[0.0f64; 2]; 32];
-                for step in 0..ksteps {
-                    // lane l's A and B values, then D = A·B + C over the warp
-                    let a: Vec<f64> = (0..32).map(|l| frag[(tile * ksteps + step) * 32 + l]).collect();
-                    let b: Vec<f64> = (0..32).map(|l| g[4 * step + l % 4][l / 4]).collect();
-                    for (l, acc) in c.iter_mut().enumerate() {
-                        for (h, value) in acc.iter_mut().enumerate() {
-                            let (row, col) = (l / 4, 2 * (l % 4) + h);
-                            *value += (0..4).map(|kk| a[4 * row + kk] * b[4 * col + kk]).sum::<f64>();
+        for shape in [crate::render::mma_shape(Precision::F64), crate::render::MMA16_SHAPE] {
+            let (rows, depth) = shape;
+            let halves = rows / 8;
+            for order in [1, 2, 5, 7, 8] {
+                let el = ReferenceTriangle::new(order).expect("element");
+                let (np, nf) = (el.np, 3 * el.nfp);
+                let (mtiles, ksteps) = (np.div_ceil(rows), (2 * np + nf).div_ceil(depth));
+                let frag: Vec<f64> = mma_fragments(&el, shape);
+                assert_eq!(frag.len(), mtiles * ksteps * 32 * halves);
+                let g: Vec<[f64; 8]> = random_columns(&mut rng, depth * ksteps, 2 * np + nf);
+                for tile in 0..mtiles {
+                    // lane l's accumulators: C(g + 8·(j / 2), 2·t + j % 2)
+                    let mut c = vec![[0.0f64; 4]; 32];
+                    for step in 0..ksteps {
+                        // the warp's A tile from the lanes' fragments, B's values, then D = A·B + C over the warp
+                        let mut a = vec![[0.0f64; 4]; rows];
+                        for l in 0..32 {
+                            for j in 0..halves {
+                                a[l / 4 + 8 * j][l % 4] = frag[((tile * ksteps + step) * 32 + l) * halves + j];
+                            }
+                        }
+                        let b = |k: usize, n: usize| g[depth * step + k][n];
+                        for (l, acc) in c.iter_mut().enumerate() {
+                            for (j, value) in acc.iter_mut().enumerate().take(2 * halves) {
+                                let (row, col) = (l / 4 + 8 * (j / 2), 2 * (l % 4) + j % 2);
+                                *value += (0..4).map(|kk| a[row][kk] * b(kk, col)).sum::<f64>();
+                            }
                         }
                     }
-                }
-                for (l, acc) in c.iter().enumerate() {
-                    let i = 8 * tile + l / 4;
-                    for (h, value) in acc.iter().enumerate() {
-                        let e = 2 * (l % 4) + h;
-                        let expected = if i < np {
-                            (0..np).map(|j| -el.dr[(i, j)] * g[j][e] - el.ds[(i, j)] * g[np + j][e]).sum::<f64>()
-                                + (0..nf).map(|m| el.lift[(i, m)] * g[2 * np + m][e]).sum::<f64>()
-                        } else {
-                            0.0
-                        };
-                        assert!((value - expected).abs() <= 1e-12 * (1.0 + expected.abs()), "N={order} i={i} e={e}");
+                    for (l, acc) in c.iter().enumerate() {
+                        for (j, value) in acc.iter().enumerate().take(2 * halves) {
+                            let (i, e) = (rows * tile + l / 4 + 8 * (j / 2), 2 * (l % 4) + j % 2);
+                            let expected = if i < np {
+                                (0..np).map(|m| -el.dr[(i, m)] * g[m][e] - el.ds[(i, m)] * g[np + m][e]).sum::<f64>()
+                                    + (0..nf).map(|m| el.lift[(i, m)] * g[2 * np + m][e]).sum::<f64>()
+                            } else {
+                                0.0
+                            };
+                            assert!(
+                                (value - expected).abs() <= 1e-12 * (1.0 + expected.abs()),
+                                "{rows}-row tiles N={order} i={i} e={e}"
+                            );
+                        }
                     }
                 }
             }

@@ -40,8 +40,8 @@ pub struct Geometry {
     /// Tile partition: nodes whose contravariant fluxes are in local memory at once (the sum over nodes runs in
     /// chunks; the face jumps reuse the chunk's memory, so it holds at least half of them).
     pub tile_chunk: usize,
-    /// Mma partition: rows of a warp's tile and columns of a step of the tensor-core instruction (8 × 4 for
-    /// `m8n8k4.f64`, 16 × 8 for `m16n8k8.tf32`); (8, 4) otherwise.
+    /// Mma partitions: rows of a warp's tile and columns of a step of the tensor-core instruction (8 × 4 for
+    /// `m8n8k4.f64`, 16 × 4 for `m16n8k4.f64`, 16 × 8 for `m16n8k8.tf32`); [`mma_shape`] of the precision otherwise.
     pub mma_shape: (usize, usize),
 }
 
@@ -51,7 +51,10 @@ impl Geometry {
         let np = dg_core::triangle::num_nodes(order);
         let nfp = order + 1;
         let mb = microblock(np, 16, 0.10);
-        let mma_shape = mma_shape(variant.precision);
+        let mma_shape = match variant.partition {
+            Partition::Mma16 => MMA16_SHAPE,
+            _ => mma_shape(variant.precision),
+        };
         // the element-group partitions: the same work items and `variant.group` elements per group for every kernel
         let per_group = |threads: usize, tile_outputs: usize, tile_chunk: usize| Self {
             np,
@@ -96,6 +99,7 @@ impl Geometry {
                 np.min((3 * nfp).div_ceil(2).max(16)),
             ),
             Partition::Mma => per_group(32 * np.div_ceil(mma_shape.0), 0, 0),
+            Partition::Mma16 => per_group(32 * np.div_ceil(mma_shape.0) * MMA16_KSPLIT, 0, 0),
             Partition::Gemm => per_group(variant.group, 0, 0),
         }
     }
@@ -105,6 +109,16 @@ impl Geometry {
     pub fn mma_tiles(&self) -> (usize, usize) {
         let (rows, depth) = self.mma_shape;
         (self.np.div_ceil(rows), (2 * self.np + 3 * self.nfp).div_ceil(depth))
+    }
+
+    /// Mma partitions: the parts the product's columns are split into, one set of warps each (split-K):
+    /// [`MMA16_KSPLIT`] for the 16-row tiles, which would otherwise leave half the warps of the 8-row ones to a
+    /// group's loads and stores; 1 otherwise.
+    pub fn mma_ksplit(&self, variant: &Variant) -> usize {
+        match variant.partition {
+            Partition::Mma16 => MMA16_KSPLIT,
+            _ => 1,
+        }
     }
 
     /// Tile partition: rows of the padded, transposed matrices (`threads · tile_outputs ≥ np`).
@@ -154,13 +168,22 @@ impl Geometry {
                 chunk + if local_mats { (2 * np + nf) * rows } else { 0 }
             }
             // the group's contravariant fluxes and face jumps, every variable, in 8-column tiles of whole steps
-            Partition::Mma => nvars * self.volume_elements * self.mma_shape.1 * self.mma_tiles().1,
+            // (the output goes through the same memory, one copy per split-K part: fewer values than B's)
+            Partition::Mma | Partition::Mma16 => (nvars * self.volume_elements * self.mma_shape.1 * self.mma_tiles().1)
+                .max(self.mma_ksplit(variant) * nvars * np * self.volume_elements),
             // the fluxes and jumps go to global memory, the products to the library
             Partition::Gemm => 0,
         };
         values * bytes
     }
 }
+
+/// The tile of `m16n8k4.f64` ([`Partition::Mma16`]): 16 rows, steps of 4 columns.
+pub const MMA16_SHAPE: (usize, usize) = (16, 4);
+
+/// [`Partition::Mma16`]: the product's steps are shared out among this many warps per row tile, each summing its
+/// part; the parts meet in the store (one more local-memory read per value).
+pub const MMA16_KSPLIT: usize = 2;
 
 /// The tensor-core instruction's tile of the operator in a precision: rows of a warp's tile and columns of a step
 /// (f64: `mma.m8n8k4.f64`; f32: `mma.m16n8k8.tf32`, three products of split operands).
@@ -340,23 +363,29 @@ pub fn render_nodal_tri(
         Partition::Node => ("volume_node", "surface_node"),
         Partition::Element => ("volume_elem", "surface_elem"),
         Partition::Tile { .. } => ("rhs_tile", "rhs_tile"),
-        Partition::Mma => ("rhs_mma", "rhs_mma"),
+        Partition::Mma | Partition::Mma16 => ("rhs_mma", "rhs_mma"),
         Partition::Gemm => ("gemm_flux", "gemm_flux"),
     };
-    if variant.partition == Partition::Mma {
+    if variant.partition.is_mma() {
         if target != Target::Cuda {
             return Err(law_err(format!("{variant} is generated in CUDA C (tensor-core instructions)")));
         }
         let (mtiles, ksteps) = geometry.mma_tiles();
         ctx.insert("rows", &geometry.mma_shape.0);
         ctx.insert("depth", &geometry.mma_shape.1);
-        ctx.insert("warps", &mtiles);
+        ctx.insert("warps", &(mtiles * geometry.mma_ksplit(variant)));
         ctx.insert("ksteps", &ksteps);
         ctx.insert("krows", &(2 * geometry.np + 3 * geometry.nfp));
         ctx.insert("ntiles", &(ir.variables.len() * variant.group / 8));
         ctx.insert("threads", &geometry.volume_threads);
         ctx.insert("parts", &(geometry.volume_threads / variant.group));
         ctx.insert("gtiles", &(variant.group / 8));
+        let ksplit = geometry.mma_ksplit(variant);
+        ctx.insert("ksplit", &ksplit);
+        ctx.insert("mtiles", &mtiles);
+        ctx.insert("kper", &ksteps.div_ceil(ksplit));
+        // values of one part's output in local memory (every variable, node and element of the group)
+        ctx.insert("stage_values", &(ir.variables.len() * geometry.np * variant.group));
     }
     if let Partition::Tile { threads } = variant.partition {
         let outputs = geometry.tile_outputs;
@@ -407,7 +436,7 @@ pub fn render_nodal_tri(
         Surface::Merged if matches!(variant.partition, Partition::Tile { .. }) => {
             parts.push((vec!["tile"], piece(&[volume])?))
         }
-        Surface::Merged if variant.partition == Partition::Mma => parts.push((vec!["mma"], piece(&[volume])?)),
+        Surface::Merged if variant.partition.is_mma() => parts.push((vec!["mma"], piece(&[volume])?)),
         Surface::Merged if variant.partition == Partition::Gemm => parts.push((vec!["gemm_flux"], piece(&[volume])?)),
         Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
     }
@@ -428,7 +457,7 @@ pub fn render_nodal_tri(
     let mut rhs_kernels = vec![KernelLaunch {
         name: match (variant.partition, variant.surface) {
             (Partition::Tile { .. }, _) => "tile",
-            (Partition::Mma, _) => "mma",
+            (Partition::Mma | Partition::Mma16, _) => "mma",
             (Partition::Gemm, _) => "gemm_flux",
             (_, Surface::Merged) => "rhs",
             _ => "volume",

@@ -138,8 +138,13 @@ impl Formulation for NodalTri {
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         let variant: Variant = spec.parse()?;
         // the rules of the variant space; the device's own limits are checked where it compiles
-        let unlimited =
-            DeviceLimits { local_memory: usize::MAX, max_work_group: usize::MAX, tensor_cores: true, blas: true };
+        let unlimited = DeviceLimits {
+            local_memory: usize::MAX,
+            max_work_group: usize::MAX,
+            tensor_cores: true,
+            f64_mma_m16: true,
+            blas: true,
+        };
         variant.check(order, &LawShape::of(law.ir), &unlimited)?;
         let element = ReferenceTriangle::new(order).map_err(|e| FormulationError::Problem(e.to_string()))?;
         let source = render_nodal_tri(&law.input(), &element, &variant, target)
@@ -376,10 +381,12 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
         let variant: Variant = spec.parse()?;
         let n = timing_cells(self.order, L::NVARS, self.min_dofs);
         let cost = rhs_cost(&self.ir, self.law.numerical_flux_name(), self.order, 2 * n * n, &variant);
-        // the mma kernels run their products on the tensor cores: f64 against the library DGEMM's measured rate
-        // (the FP64 tensor cores), f32 against a third of the tf32 instruction's (three products per product)
+        // the mma kernels run their products on the tensor cores: the 8-row f64 ones against the measured rate of
+        // `m8n8k4`, the 16-row ones against the library DGEMM's (the larger f64 shapes of compute capability 9.0;
+        // mma16 is f64 only), f32 against a third of the tf32 instruction's (three products per product)
         let units = match (variant.partition, variant.precision) {
-            (Partition::Mma, Precision::F64) => ArithmeticUnits::LibraryGemm,
+            (Partition::Mma, Precision::F64) => ArithmeticUnits::MmaF64M8n8k4,
+            (Partition::Mma16, _) => ArithmeticUnits::LibraryGemm,
             (Partition::Mma, Precision::F32) => ArithmeticUnits::SplitTf32,
             // the GEMM partition's products run in the library at its measured rate
             (Partition::Gemm, _) => ArithmeticUnits::LibraryGemm,

@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -36,12 +36,24 @@ pub enum Partition {
     /// `m8n8k4.f64`; f32 runs `m16n8k8.tf32` three times on operands split into high and low tf32 parts, which
     /// keeps f32 accuracy (one tf32 product alone would not).
     Mma,
+    /// [`Partition::Mma`] in f64 on the `m16n8k4.f64` instruction of compute capability 9.0 (one warp per 16 output
+    /// nodes): an H200 issues it at the rate of `m8n8k4`, so it does twice the work per issue (66 against 33
+    /// TFLOP/s, chains of each instruction alone; `scripts/probe/dmma_shapes.cu`). Needs
+    /// [`DeviceLimits::f64_mma_m16`].
+    Mma16,
     /// Seed 002's GEMM strategy on triangles: a kernel writes each element's contravariant fluxes rx·Fx + ry·Fy,
     /// sx·Fx + sy·Fy at every node and its face jumps at every face node (one work item per element, `group`
     /// elements per work group), then one library GEMM per variable (cuBLAS) applies the whole operator
     /// [−Dr −Ds LIFT] to every element at once: volume and lift in one product, the right-hand side written once.
     /// Needs a BLAS ([`DeviceLimits::blas`]).
     Gemm,
+}
+
+impl Partition {
+    /// Whether the partition runs the operator on the tensor cores ([`Partition::Mma`], [`Partition::Mma16`]).
+    pub fn is_mma(&self) -> bool {
+        matches!(self, Partition::Mma | Partition::Mma16)
+    }
 }
 
 /// Where the operator matrices (Dr, Ds, LIFT) live.
@@ -116,11 +128,12 @@ impl fmt::Display for Variant {
             Partition::Element => "elem".to_string(),
             Partition::Tile { threads } => format!("tile{threads}"),
             Partition::Mma => "mma".to_string(),
+            Partition::Mma16 => "mma16".to_string(),
             Partition::Gemm => "gemm".to_string(),
         };
         let group = match self.partition {
             Partition::Node => format!("mb{}", self.group),
-            Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Gemm => {
+            Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Gemm => {
                 format!("wg{}", self.group)
             }
         };
@@ -169,13 +182,16 @@ impl FromStr for Variant {
             "node" => Partition::Node,
             "elem" => Partition::Element,
             "mma" => Partition::Mma,
+            "mma16" => Partition::Mma16,
             "gemm" => Partition::Gemm,
             other if other.starts_with("tile") => Partition::Tile { threads: number(other, "tile")? },
             other => return Err(bad(format!("unknown partition `{other}`"))),
         };
         let group = match partition {
             Partition::Node => number(parts[1], "mb")?,
-            Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Gemm => number(parts[1], "wg")?,
+            Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Gemm => {
+                number(parts[1], "wg")?
+            }
         };
         let seq = number(parts[2], "seq")?;
         let storage = match parts[3] {
@@ -247,6 +263,10 @@ impl Variant {
                     // loop, whose final error grew 4.6× (the split keeps 22 of f32's 24 bits; docs/performance.md))
                     if surface == Surface::Merged && storage != Storage::MatrixConst && precision == Precision::F64 {
                         out.extend([8, 16, 32].map(|group| shared(Partition::Mma, group, seq)));
+                        // (the 16-row tiles' fragments of A fill 2·ksteps registers: field-local only in the list)
+                        if storage == Storage::FieldLocal {
+                            out.extend([8, 16, 32].map(|group| shared(Partition::Mma16, group, seq)));
+                        }
                     }
                     // (the GEMM strategy: the library reads the operator, so the storage axis is field-local only)
                     if surface == Surface::Merged && seq == 1 && storage == Storage::FieldLocal {
@@ -317,7 +337,18 @@ impl Variant {
                 ));
             }
         }
-        if self.partition == Partition::Mma {
+        if self.partition == Partition::Mma16 {
+            if !limits.f64_mma_m16 {
+                return reject(
+                    "mma16 needs the f64 tensor-core shape m16n8k4 of a CUDA device of compute capability 9.0 or later"
+                        .into(),
+                );
+            }
+            if self.precision != Precision::F64 {
+                return reject("mma16 is the f64 product (f32's mma already runs 16-row tiles: mma/…/f32)".into());
+            }
+        }
+        if self.partition.is_mma() {
             if !limits.tensor_cores {
                 return reject("mma needs the tensor cores of a CUDA device of compute capability 8.0 or later".into());
             }
@@ -340,7 +371,7 @@ impl Variant {
         }
         if self.partition == Partition::Gemm {
             if !limits.blas {
-                return reject("the GEMM strategy needs a BLAS (cuBLAS on CUDA); this device has none".into());
+                return reject(DeviceLimits::NO_BLAS.into());
             }
             if self.surface != Surface::Merged
                 || self.layout != Layout::NodeMajor
@@ -382,7 +413,7 @@ impl Variant {
                 ));
             }
         }
-        if self.seq > 1 && self.storage != Storage::MatrixLocal && self.partition != Partition::Mma {
+        if self.seq > 1 && self.storage != Storage::MatrixLocal && !self.partition.is_mma() {
             return reject("seq > 1 only pays off when matrices are loaded once per group (matrix-local)".into());
         }
         let threads = geometry.volume_threads.max(geometry.surface_threads);
