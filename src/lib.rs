@@ -2,7 +2,7 @@
 //!
 //! This facade re-exports the workspace crates ([`cases`]: named problems; [`maxwell_run`] and the other runners of
 //! `dg-run`; [`registry`], every linked law; [`commands`], the bodies of the kernel commands; the formulation
-//! crates) and holds the `dg` command line, [`cli`] (arguments and dispatch).
+//! crates and [`cli`], the `dg` command line: arguments and dispatch).
 //!
 //! ```
 //! use dg::prelude::*;
@@ -13,11 +13,11 @@
 //! assert!(outcome.report.l2_error.unwrap() < 1e-3);
 //! ```
 
-/// The crate is also reachable as `dg` from inside itself (the command line's modules and the macro's
-/// generated code name it so).
+/// The crate is also reachable as `dg` from inside itself (the macro's generated code names it so).
 extern crate self as dg;
 
-pub mod cli;
+/// The `dg` command line: arguments and dispatch (the `dg-cli` crate); [`cli::main`] is the whole program.
+pub use dg_cli as cli;
 /// The bodies of the kernel commands (the `dg-commands` crate).
 pub use dg_commands as commands;
 

@@ -3,13 +3,13 @@
 use super::kernel_cmds::{formulation_of, open_device, parse_orders, PrecisionArg};
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use dg::commands::autotune::{autotune_law, AutotuneRun};
-use dg::commands::bench::{bench_law, BenchRun};
-use dg::dg_codegen::Precision;
-use dg::dg_runtime::backend::DeviceSelector;
-use dg::dg_runtime::pipeline::{Strategy, TuneOptions, CPU_DEVICE_MIN_DOFS, DEFAULT_MIN_DOFS};
-use dg::dg_runtime::tuning_db;
-use dg::formulations::FormulationId;
+use dg_codegen::Precision;
+use dg_commands::autotune::{autotune_law, AutotuneRun};
+use dg_commands::bench::{bench_law, BenchRun};
+use dg_run::formulations::FormulationId;
+use dg_runtime::backend::DeviceSelector;
+use dg_runtime::pipeline::{Strategy, TuneOptions, CPU_DEVICE_MIN_DOFS, DEFAULT_MIN_DOFS};
+use dg_runtime::tuning_db;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -113,7 +113,7 @@ pub struct TetPlotArgs {
 
 /// Draws seed 002's crossover plot.
 pub fn tet_plot(args: TetPlotArgs) -> anyhow::Result<()> {
-    Ok(dg::commands::kernel_report::plot(&args.input, &args.png, args.font.as_deref())?)
+    Ok(dg_commands::kernel_report::plot(&args.input, &args.png, args.font.as_deref())?)
 }
 
 /// `dg db` subcommands.
@@ -143,7 +143,7 @@ pub enum DbCommand {
 /// Tunes and stores.
 pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
     let orders = parse_orders(&args.what.orders)?;
-    let law = dg::registry::law(&args.what.law)?;
+    let law = dg_run::registry::law(&args.what.law)?;
     let formulation = formulation_of(args.what.formulation, law);
     let mut device = open_device(&args.what.device)?;
     let opts = TuneOptions {
@@ -185,8 +185,8 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             PrecisionArg::Both => bail!("--per-kernel takes one precision"),
         };
         let mut device = open_device(&args.what.device)?;
-        return Ok(dg::commands::kernel_report::execute(
-            dg::commands::kernel_report::KernelReportArgs {
+        return Ok(dg_commands::kernel_report::execute(
+            dg_commands::kernel_report::KernelReportArgs {
                 laws: args.what.law.split(',').map(|l| l.trim().to_string()).collect(),
                 formulation: args.what.formulation,
                 orders,
@@ -198,7 +198,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             device.as_mut(),
         )?);
     }
-    let law = dg::registry::law(&args.what.law)?;
+    let law = dg_run::registry::law(&args.what.law)?;
     let formulation = formulation_of(args.what.formulation, law);
     let mut device = open_device(&args.what.device)?;
     let run = BenchRun {
@@ -215,7 +215,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
 
 /// Manages the database.
 pub fn db(command: DbCommand) -> anyhow::Result<()> {
-    use dg::commands::db;
+    use dg_commands::db;
     Ok(match command {
         DbCommand::List => db::list(),
         DbCommand::Show { key } => db::show(&key),

@@ -6,15 +6,15 @@
 use super::convergence::ConvergenceArgs;
 use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
-use dg::cases::elliptic::EllipticCase;
-use dg::dg_hdg::DeviceOptions;
-use dg::elliptic_run::{elliptic_study, run_elliptic};
+use dg_cases::elliptic::EllipticCase;
+use dg_hdg::DeviceOptions;
+use dg_run::elliptic_run::{elliptic_study, run_elliptic};
 
 /// The device of `--device` (`auto` when not given: the first GPU, else the native CPU path) and the HDG options of
 /// `--variant` (a preconditioner, the element solve and/or a local width, e.g. `block-jacobi/cublas-lu/w128`).
 fn open_elliptic_device(
     b: &super::mesh_args::BackendArgs,
-) -> anyhow::Result<Option<(Box<dyn dg::dg_runtime::backend::Device>, DeviceOptions)>> {
+) -> anyhow::Result<Option<(Box<dyn dg_runtime::backend::Device>, DeviceOptions)>> {
     let device = b.open("auto")?;
     let mut options = match &b.variant {
         Some(spec) => DeviceOptions::from_variant(spec)?,

@@ -3,11 +3,11 @@
 use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
 use anyhow::{bail, Context};
 use clap::Args;
-use dg::cases::MaxwellCase;
-use dg::dg_runtime::backend::Device;
-use dg::dg_runtime::study::ConvergenceStudy;
-use dg::formulations::FormulationId;
-use dg::maxwell_run::convergence;
+use dg_cases::MaxwellCase;
+use dg_run::formulations::FormulationId;
+use dg_run::maxwell_run::convergence;
+use dg_runtime::backend::Device;
+use dg_runtime::study::ConvergenceStudy;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::RangeInclusive;
 

@@ -4,13 +4,13 @@ use super::convergence::{print_study, study_bar, study_progress, ConvergenceArgs
 use super::mesh_args::BackendArgs;
 use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
-use dg::cases::waves::WaveCase;
-use dg::dg_core::mesh3d::{refine_uniform_tet, TetMesh};
-use dg::dg_parallel::comm::Communicator;
-use dg::dg_runtime::backend::Device;
-use dg::formulations::FormulationId;
-use dg::partitioned_tet::run_tet_partitioned;
-use dg::wave_run::{run_wave, wave_convergence, WaveOptions, WaveOutcome};
+use dg_cases::waves::WaveCase;
+use dg_core::mesh3d::{refine_uniform_tet, TetMesh};
+use dg_parallel::comm::Communicator;
+use dg_run::formulations::FormulationId;
+use dg_run::partitioned_tet::run_tet_partitioned;
+use dg_run::wave_run::{run_wave, wave_convergence, WaveOptions, WaveOutcome};
+use dg_runtime::backend::Device;
 
 /// Options shared by `run` and `convergence` of a wave case.
 fn options(
@@ -24,7 +24,7 @@ fn options(
     }
     Ok(WaveOptions {
         order,
-        scheme: args.scheme.unwrap_or(dg::prelude::Scheme::Lsrk45),
+        scheme: args.scheme.unwrap_or(dg_runtime::time::Scheme::Lsrk45),
         cfl: args.cfl,
         allow_unstable: args.allow_unstable,
         step_scale: 1.0,
@@ -47,7 +47,7 @@ fn mesh(args: &super::mesh_args::MeshArgs, case: &dyn WaveCase) -> anyhow::Resul
         bail!("--refine {} would multiply the element count by 8^{}; use at most 4", args.refine, args.refine);
     }
     let mut mesh = match &args.mesh {
-        Some(path) => dg::dg_core::mesh3d::read_gmsh_tet(path)
+        Some(path) => dg_core::mesh3d::read_gmsh_tet(path)
             .with_context(|| format!("cannot use tetrahedral mesh {}", path.display()))?,
         None => {
             let n = args.nx.unwrap_or(case.default_cells());
@@ -74,7 +74,7 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     let mut opts = options(&args.solver, order, args.t_end, &args.backend)?;
     opts.output = args.output(case.name());
     let mesh = mesh(&args.mesh, case.as_ref())?;
-    dg::dg_runtime::startup::mark("mesh");
+    dg_runtime::startup::mark("mesh");
     let mut device = args.backend.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} N={order} K={}", case.name(), mesh.num_elements()));

@@ -5,13 +5,13 @@ use super::convergence::{print_study, study_bar, study_progress, ConvergenceArgs
 use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
 use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
-use dg::cases::hex::HexCase;
-use dg::dg_core::hexmesh::HexMesh;
-use dg::dg_parallel::comm::Communicator;
-use dg::dg_runtime::backend::Device;
-use dg::formulations::FormulationId;
-use dg::hex_run::{hex_convergence, run_hex, HexOptions, HexOutcome};
-use dg::partitioned_hex::run_hex_partitioned;
+use dg_cases::hex::HexCase;
+use dg_core::hexmesh::HexMesh;
+use dg_parallel::comm::Communicator;
+use dg_run::formulations::FormulationId;
+use dg_run::hex_run::{hex_convergence, run_hex, HexOptions, HexOutcome};
+use dg_run::partitioned_hex::run_hex_partitioned;
+use dg_runtime::backend::Device;
 
 /// Options shared by `run` and `convergence`.
 fn options(args: &SolverArgs, backend: &BackendArgs, order: usize, t_end: Option<f64>) -> anyhow::Result<HexOptions> {
@@ -20,7 +20,7 @@ fn options(args: &SolverArgs, backend: &BackendArgs, order: usize, t_end: Option
     }
     Ok(HexOptions {
         order,
-        scheme: args.scheme.unwrap_or(dg::prelude::Scheme::Lsrk45),
+        scheme: args.scheme.unwrap_or(dg_runtime::time::Scheme::Lsrk45),
         cfl: args.cfl,
         allow_unstable: args.allow_unstable,
         step_scale: 1.0,
@@ -50,7 +50,7 @@ fn mesh(args: &MeshArgs, case: &dyn HexCase, order: usize) -> anyhow::Result<Hex
         if args.refine > 0 || args.perturb.is_some() {
             bail!("--refine and --perturb apply to the case's box, not to a Gmsh mesh (--mesh)");
         }
-        return dg::dg_core::hexmesh::read_gmsh_hex(path)
+        return dg_core::hexmesh::read_gmsh_hex(path)
             .with_context(|| format!("cannot use hexahedral mesh {}", path.display()));
     }
     if args.ny.is_some() {
@@ -61,7 +61,7 @@ fn mesh(args: &MeshArgs, case: &dyn HexCase, order: usize) -> anyhow::Result<Hex
         bail!("--nx {n} with --refine {} gives {} cells per direction; use 1 to 256", args.refine, n << args.refine);
     }
     let per_side = n << args.refine;
-    dg::hex_run::check_state_size(per_side.pow(3), order, dg::hex_run::case_variables(case))?;
+    dg_run::hex_run::check_state_size(per_side.pow(3), order, dg_run::hex_run::case_variables(case))?;
     case.mesh(n << args.refine, distortion(args)?).with_context(|| format!("cannot mesh the box of {}", case.name()))
 }
 
@@ -76,7 +76,7 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
     let mut opts = options(&args.solver, &args.backend, order, args.t_end)?;
     opts.output = args.output(case.name());
     let mesh = mesh(&args.mesh, case.as_ref(), order)?;
-    dg::dg_runtime::startup::mark("mesh");
+    dg_runtime::startup::mark("mesh");
     let mut device = args.backend.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} D={order} K={}", case.name(), mesh.num_elements()));

@@ -3,21 +3,21 @@
 use super::convergence::{print_study, study_bar, study_progress, ConvergenceArgs};
 use super::run::{Precision, RunArgs};
 use anyhow::{bail, Context};
-use dg::cases::euler::EulerCase;
-use dg::dg_parallel::comm::Communicator;
-use dg::dg_runtime::backend::Device;
-use dg::euler_run::{run_euler, EulerOutcome};
-use dg::euler_study::{euler_convergence, run_nodal_euler};
-use dg::formulations::FormulationId;
-use dg::partitioned_euler::run_euler_partitioned;
-use dg::picture::{render_png, ModalField};
+use dg_cases::euler::EulerCase;
+use dg_parallel::comm::Communicator;
+use dg_run::euler_run::{run_euler, EulerOutcome};
+use dg_run::euler_study::{euler_convergence, run_nodal_euler};
+use dg_run::formulations::FormulationId;
+use dg_run::partitioned_euler::run_euler_partitioned;
+use dg_run::picture::{render_png, ModalField};
+use dg_runtime::backend::Device;
 
 /// `dg run` of an Euler case.
 pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
     args.backend.warm_up("auto");
     let mesh = args.mesh.build_euler(case.as_ref())?;
-    dg::dg_runtime::startup::mark("mesh");
+    dg_runtime::startup::mark("mesh");
     let mut device = args.backend.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
@@ -116,7 +116,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn EulerCase>, comm: &dyn Commun
 }
 
 /// The lines of an Euler report up to its throughput.
-fn print_report(r: &dg::euler_run::EulerReport) {
+fn print_report(r: &dg_run::euler_run::EulerReport) {
     println!(
         "case        {} (euler2d, modal-tri, {} flux{})",
         r.case,

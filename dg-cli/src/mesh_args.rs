@@ -2,9 +2,11 @@
 
 use anyhow::{bail, Context};
 use clap::Args;
-use dg::cases::MaxwellCase;
-use dg::formulations::FormulationId;
-use dg::prelude::*;
+use dg_cases::MaxwellCase;
+use dg_core::mesh::{read_gmsh, refine_uniform, TriMesh};
+use dg_run::formulations::FormulationId;
+use dg_run::maxwell_run::RunOptions;
+use dg_runtime::time::Scheme;
 use std::path::PathBuf;
 
 /// Where the mesh comes from.
@@ -51,7 +53,7 @@ impl MeshArgs {
             if !(0.0..=0.4).contains(&f) {
                 bail!("--perturb must be between 0 and 0.4 (got {f})");
             }
-            dg::dg_core::mesh::perturb_interior(&mut mesh, f, 1);
+            dg_core::mesh::perturb_interior(&mut mesh, f, 1);
         }
         Ok(mesh)
     }
@@ -158,8 +160,8 @@ impl SolverArgs {
         order: Option<usize>,
         t_end: Option<f64>,
         backend: &BackendArgs,
-    ) -> dg::euler_run::EulerOptions {
-        dg::euler_run::EulerOptions {
+    ) -> dg_run::euler_run::EulerOptions {
+        dg_run::euler_run::EulerOptions {
             order,
             scheme: self.scheme,
             cfl: self.cfl,
@@ -186,7 +188,7 @@ impl SolverArgs {
 impl MeshArgs {
     /// The mesh of an Euler case: a Gmsh file or the case's own mesh with `--nx` cells, refined by the case's
     /// rule (curved boundaries stay on their curves).
-    pub fn build_euler(&self, case: &dyn dg::cases::euler::EulerCase) -> anyhow::Result<TriMesh> {
+    pub fn build_euler(&self, case: &dyn dg_cases::euler::EulerCase) -> anyhow::Result<TriMesh> {
         if self.ny.is_some() {
             bail!("Euler cases take --nx only (their meshes have a fixed shape)");
         }
@@ -210,7 +212,7 @@ impl MeshArgs {
             if !(0.0..=0.4).contains(&f) {
                 bail!("--perturb must be between 0 and 0.4 (got {f})");
             }
-            dg::dg_core::mesh::perturb_interior(&mut mesh, f, 1);
+            dg_core::mesh::perturb_interior(&mut mesh, f, 1);
         }
         Ok(mesh)
     }
@@ -252,17 +254,17 @@ impl BackendArgs {
 
     /// Starts preparing the device of `--device` (`default` when not given) in the background.
     pub fn warm_up(&self, default: &str) {
-        dg::commands::devices::warm_up(self.device.as_deref().unwrap_or(default));
+        dg_commands::devices::warm_up(self.device.as_deref().unwrap_or(default));
     }
 
     /// The device of `--device` (`default` when not given): `None` for the native CPU path.
-    pub fn open(&self, default: &str) -> anyhow::Result<Option<Box<dyn dg::dg_runtime::backend::Device>>> {
+    pub fn open(&self, default: &str) -> anyhow::Result<Option<Box<dyn dg_runtime::backend::Device>>> {
         super::run::pick_device(self.device.as_deref().unwrap_or(default))
     }
 }
 
 /// Looks a case up, with the list of cases in the error.
-pub fn find_case(name: &str) -> anyhow::Result<dg::cases::AnyCase> {
-    dg::cases::find_any(name)
-        .with_context(|| format!("unknown case `{name}`; available: {}", dg::cases::names().join(", ")))
+pub fn find_case(name: &str) -> anyhow::Result<dg_cases::AnyCase> {
+    dg_cases::find_any(name)
+        .with_context(|| format!("unknown case `{name}`; available: {}", dg_cases::names().join(", ")))
 }

@@ -3,10 +3,10 @@
 
 use super::run::{Precision, RunArgs};
 use anyhow::bail;
-use dg::cases::fv::FvCase;
-use dg::dg_runtime::backend::Device;
-use dg::formulations::FormulationId;
-use dg::fv_run::{run_fv, FvOptions, FvReport};
+use dg_cases::fv::FvCase;
+use dg_run::formulations::FormulationId;
+use dg_run::fv_run::{run_fv, FvOptions, FvReport};
+use dg_runtime::backend::Device;
 
 /// `dg run` of a finite-volume case.
 pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
@@ -51,14 +51,14 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
 }
 
 /// Draws the density (a colour map on a 2D grid; on a one-row grid the profiles of ρ and By along x).
-fn picture(path: &std::path::Path, outcome: &dg::fv_run::FvOutcome, width: u32) -> anyhow::Result<(f64, f64)> {
+fn picture(path: &std::path::Path, outcome: &dg_run::fv_run::FvOutcome, width: u32) -> anyhow::Result<(f64, f64)> {
     let (grid, q) = (&outcome.grid, &outcome.q);
     let cells = grid.cells();
     Ok(if grid.ny == 1 {
         let profile = |v: usize| (0..grid.nx).map(|i| (grid.center(i, 0)[0], q[v * cells + i])).collect::<Vec<_>>();
-        dg::picture::render_profile_png(path, &[profile(0), profile(6)], (width, width * 5 / 8))?
+        dg_run::picture::render_profile_png(path, &[profile(0), profile(6)], (width, width * 5 / 8))?
     } else {
-        dg::picture::render_grid_png(path, grid.nx, grid.ny, &q[..cells], width)?
+        dg_run::picture::render_grid_png(path, grid.nx, grid.ny, &q[..cells], width)?
     })
 }
 
@@ -77,7 +77,7 @@ fn print_report(r: &FvReport, json: bool, picture: Option<(f64, f64)>) -> anyhow
         "density     {:.6} … {:.6}, total mass changed by {:.2e}",
         r.density_range[0], r.density_range[1], r.mass_change
     );
-    let worst = r.divergence.iter().map(|d| d.1).fold(0.0, dg::dg_core::max_or_nan);
+    let worst = r.divergence.iter().map(|d| d.1).fold(0.0, dg_core::max_or_nan);
     let last = r.divergence.last().map_or(0.0, |d| d.1);
     println!("div B       max |∇·B| {worst:.3e} over the run, {last:.3e} at the end");
     let place = if r.device.is_some() { "" } else { " (native CPU)" };

@@ -54,7 +54,7 @@ pub fn resolve(args: RunArgs) -> anyhow::Result<RunArgs> {
             extra.join(", ")
         );
     }
-    let file = dg::dg_runtime::restart::read(&path).context("cannot continue from the restart file")?;
+    let file = dg_runtime::restart::read(&path).context("cannot continue from the restart file")?;
     let command: Vec<String> = serde_json::from_value(file.run.get("args").cloned().unwrap_or_default())
         .with_context(|| format!("{}: the file does not hold the command of its run", path.display()))?;
     let stored = Cli::try_parse_from(&command).map_err(|e| {

@@ -22,7 +22,7 @@ use dg_cases::AnyCase;
 
 /// dg: discontinuous Galerkin solvers for conservation laws.
 #[derive(Debug, Parser)]
-#[command(name = "dg", version, about, long_about = None, after_help = "\
+#[command(name = "dg", version, about = "Discontinuous Galerkin solvers for conservation laws, from a flux description to tuned kernels", long_about = None, after_help = "\
 Examples:
   dg run maxwell-cavity --order 4 --nx 8 --ny 8 --out cavity.vtu
   dg run maxwell-pulse --mesh examples/meshes/square_hole.msh --order 3 --t-end 0.5
@@ -78,7 +78,7 @@ enum Command {
 /// so a physics crate's `fn main() -> std::process::ExitCode { dg::cli::main() }` gives `cargo run -- verify
 /// my_law --order 1..4` and the rest for its own laws.
 pub fn main() -> std::process::ExitCode {
-    dg::dg_runtime::startup::start();
+    dg_runtime::startup::start();
     restore_default_sigpipe();
     let matches = Cli::command().get_matches();
     let mut args = match Cli::from_arg_matches(&matches) {
@@ -125,7 +125,7 @@ fn restore_default_sigpipe() {
 /// Runs the parsed command.
 pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     if let Some(dir) = cli.db {
-        dg::dg_runtime::tuning_db::set_user_dir(dir);
+        dg_runtime::tuning_db::set_user_dir(dir);
     }
     if !matches!(cli.command, Command::Run(_)) {
         ranks::refuse_several()?;
@@ -137,7 +137,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let case = mesh_args::find_case(args.case.as_deref().unwrap_or_default())?;
             // --schedule or --exchange in one process: the split path on one rank (the baseline of scaling studies)
             let alone = (args.schedule.is_some() || args.exchange.is_some())
-                .then(|| -> Box<dyn dg::dg_parallel::comm::Communicator> { Box::new(dg::dg_parallel::comm::Solo) });
+                .then(|| -> Box<dyn dg_parallel::comm::Communicator> { Box::new(dg_parallel::comm::Solo) });
             if let Some(comm) = ranks::join()?.or(alone) {
                 return match case {
                     AnyCase::Maxwell(case) => run::maxwell_over_ranks(args, case, comm.as_ref()),

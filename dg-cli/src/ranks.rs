@@ -1,8 +1,8 @@
-//! MPI ranks: under `mpirun -n P`, `dg run` splits a run over the P processes (`dg::partitioned`); every other
+//! MPI ranks: under `mpirun -n P`, `dg run` splits a run over the P processes (`dg_run::partitioned`); every other
 //! command refuses to run P times over.
 
-use dg::dg_parallel::comm::{launched_by_mpi, Communicator};
-use dg::partitioned::{ExchangePick, Pick, SchedulePick};
+use dg_parallel::comm::{launched_by_mpi, Communicator};
+use dg_run::partitioned::{ExchangePick, Pick, SchedulePick};
 
 /// The number of ranks the launcher announces, if any.
 fn announced_size() -> Option<usize> {
@@ -17,7 +17,7 @@ pub fn join() -> anyhow::Result<Option<Box<dyn Communicator>>> {
     }
     #[cfg(feature = "mpi")]
     {
-        let comm = dg::dg_parallel::comm::MpiCommunicator::init()
+        let comm = dg_parallel::comm::MpiCommunicator::init()
             .ok_or_else(|| anyhow::anyhow!("MPI was initialised twice in this process"))?;
         if comm.size() == 1 {
             return Ok(None);
@@ -59,7 +59,7 @@ pub fn rank_device(choice: &str) -> String {
     if choice != "cuda" && choice != "auto" {
         return choice.to_string();
     }
-    let count = dg::dg_runtime::backend::cuda::enumerate().map_or(0, |list| list.len());
+    let count = dg_runtime::backend::cuda::enumerate().map_or(0, |list| list.len());
     match (count, local_rank()) {
         (0, _) => choice.to_string(),
         (n, local) => format!("cuda:{}", local.unwrap_or(0) % n),
@@ -86,11 +86,11 @@ pub fn refuse_devices(args: &super::run::RunArgs, what: &str) -> anyhow::Result<
 pub fn open_rank_device(
     args: &super::run::RunArgs,
     comm: &dyn Communicator,
-) -> anyhow::Result<(Option<Box<dyn dg::dg_runtime::backend::Device>>, (SchedulePick, ExchangePick))> {
+) -> anyhow::Result<(Option<Box<dyn dg_runtime::backend::Device>>, (SchedulePick, ExchangePick))> {
     use anyhow::Context;
     let choice = rank_device(args.backend.device.as_deref().unwrap_or("auto"));
     // one device line for the run (rank 0's); the report names every rank's GPU
-    dg::commands::devices::set_announced(comm.rank() == 0);
+    dg_commands::devices::set_announced(comm.rank() == 0);
     let device = super::run::pick_device(&choice).with_context(|| format!("rank {}: opening {choice}", comm.rank()))?;
     if device.is_none() && (args.schedule.is_some() || args.exchange.is_some()) {
         anyhow::bail!(
@@ -113,8 +113,8 @@ pub fn rank_bar(args: &super::run::RunArgs, comm: &dyn Communicator, what: Strin
 /// (`"device"`).
 pub fn print_json<R: serde::Serialize>(
     report: &R,
-    ranks: &[dg::partitioned::RankReport],
-    device: Option<&dg::partitioned::PartitionedDevice>,
+    ranks: &[dg_run::partitioned::RankReport],
+    device: Option<&dg_run::partitioned::PartitionedDevice>,
 ) -> anyhow::Result<()> {
     let mut doc = serde_json::to_value(report)?;
     doc["ranks"] = serde_json::to_value(ranks)?;
@@ -126,7 +126,7 @@ pub fn print_json<R: serde::Serialize>(
 }
 
 /// Each rank's line of a split run on the native CPU path, and the pieces `--out` wrote.
-pub fn print_ranks(ranks: &[dg::partitioned::RankReport], out: Option<&std::path::Path>, size: usize) {
+pub fn print_ranks(ranks: &[dg_run::partitioned::RankReport], out: Option<&std::path::Path>, size: usize) {
     for r in ranks {
         println!(
             "rank {:<6} {} elements + {} halo, {} neighbours: {:.3} s computing, {:.3} s exchanging",
@@ -139,7 +139,7 @@ pub fn print_ranks(ranks: &[dg::partitioned::RankReport], out: Option<&std::path
 }
 
 /// The lines of a device run's variant, schedule, exchange and what was timed to choose them.
-pub fn schedule_lines(info: &dg::partitioned::PartitionedDevice) -> Vec<String> {
+pub fn schedule_lines(info: &dg_run::partitioned::PartitionedDevice) -> Vec<String> {
     let mut lines = Vec::new();
     let s = &info.schedule;
     let trials: Vec<String> = s
@@ -174,7 +174,7 @@ pub fn schedule_lines(info: &dg::partitioned::PartitionedDevice) -> Vec<String> 
 }
 
 /// Prints [`schedule_lines`].
-pub fn print_schedule(info: &dg::partitioned::PartitionedDevice) {
+pub fn print_schedule(info: &dg_run::partitioned::PartitionedDevice) {
     for line in schedule_lines(info) {
         println!("{line}");
     }

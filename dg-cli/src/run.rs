@@ -3,15 +3,15 @@
 use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use dg::cases::MaxwellCase;
-use dg::dg_parallel::comm::Communicator;
-use dg::dg_runtime::backend::Device;
-use dg::dg_runtime::startup::mark;
-use dg::formulations::FormulationId;
-use dg::maxwell_run::{run, RunOutcome};
-use dg::partitioned::{run_partitioned, ExchangePick, SchedulePick};
-use dg::prelude::*;
-use dg::winners::DeviceRunInfo;
+use dg_cases::MaxwellCase;
+use dg_core::space::DgSpace2d;
+use dg_parallel::comm::Communicator;
+use dg_run::formulations::FormulationId;
+use dg_run::maxwell_run::{run, RunOutcome};
+use dg_run::partitioned::{run_partitioned, ExchangePick, SchedulePick};
+use dg_run::winners::DeviceRunInfo;
+use dg_runtime::backend::Device;
+use dg_runtime::startup::mark;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -77,7 +77,7 @@ pub struct RunArgs {
     pub given: Vec<String>,
     /// The state the run continues from (--restart).
     #[arg(skip)]
-    pub resume: Option<std::sync::Arc<dg::dg_runtime::restart::LoopState>>,
+    pub resume: Option<std::sync::Arc<dg_runtime::restart::LoopState>>,
     /// Arithmetic precision.
     #[arg(long, value_enum, default_value_t = Precision::F64)]
     pub precision: Precision,
@@ -165,7 +165,7 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
 impl RunArgs {
     /// What the run writes and where it starts: VTU and series (--out, --out-every), checkpoints, the last good
     /// state of a run that stops (beside --out, else CASE-last-good in the current directory), the restart state.
-    pub fn output(&self, case: &str) -> dg::output::RunOutput {
+    pub fn output(&self, case: &str) -> dg_run::output::RunOutput {
         let checkpoint =
             self.checkpoint.clone().or_else(|| self.checkpoint_every.map(|_| format!("{case}.restart").into()));
         let last_good = match &self.out {
@@ -175,7 +175,7 @@ impl RunArgs {
             }
             None => PathBuf::from(format!("{case}-last-good")),
         };
-        dg::output::RunOutput {
+        dg_run::output::RunOutput {
             vtu: self.out.clone(),
             vtu_every: self.out_every,
             checkpoint_every: self.checkpoint_every,
@@ -252,7 +252,7 @@ fn print_run_on(
             println!("throughput  {:.3e} DOF·RHS/s ({how}, {})", r.throughput, on.unwrap_or_default())
         }
         None => {
-            let threads = dg::dg_runtime::cpu::thread_count();
+            let threads = dg_runtime::cpu::thread_count();
             println!("throughput  {:.3e} DOF·RHS/s ({how}, native CPU, {threads} threads)", r.throughput)
         }
         Some(info) => {
@@ -266,7 +266,7 @@ fn print_run_on(
 /// The start-up timeline (`"startup"` of `--json`): each phase with the seconds since the program started at its
 /// end.
 pub fn startup_json() -> serde_json::Value {
-    dg::dg_runtime::startup::timeline()
+    dg_runtime::startup::timeline()
         .into_iter()
         .map(|(phase, seconds)| serde_json::json!({ "phase": phase, "seconds": seconds }))
         .collect()
@@ -286,7 +286,7 @@ pub fn print_device(info: &DeviceRunInfo) {
 
 /// The device of `--device`: `None` for the native CPU path.
 pub(super) fn pick_device(choice: &str) -> anyhow::Result<Option<Box<dyn Device>>> {
-    Ok(dg::commands::devices::pick(choice)?)
+    Ok(dg_commands::devices::pick(choice)?)
 }
 
 /// Runs a Maxwell case split over the MPI ranks of `comm`, each rank on the native CPU path or its device (with

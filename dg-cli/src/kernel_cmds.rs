@@ -2,15 +2,15 @@
 
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, ValueEnum};
-use dg::commands::verify::verify_law;
-pub use dg::commands::verify::VerifyRun;
-pub use dg::commands::PrecisionArg;
-use dg::dg_codegen::{DeviceLimits, Precision, Target};
-use dg::dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
-use dg::dg_runtime::backend::{Device, DeviceSelector};
-use dg::dg_runtime::formulation::LawCall;
-use dg::formulations::FormulationId;
-use dg::registry::LawCommands;
+use dg_codegen::{DeviceLimits, Precision, Target};
+use dg_commands::verify::verify_law;
+pub use dg_commands::verify::VerifyRun;
+pub use dg_commands::PrecisionArg;
+use dg_run::formulations::FormulationId;
+use dg_run::registry::LawCommands;
+use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
+use dg_runtime::backend::{Device, DeviceSelector};
+use dg_runtime::formulation::LawCall;
 
 /// Kernel language on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -145,7 +145,7 @@ pub fn parse_orders(s: &str) -> anyhow::Result<Vec<usize>> {
 
 /// Lists devices (and with `--measure` stores each one's ceilings).
 pub fn devices(args: DevicesArgs) -> anyhow::Result<()> {
-    Ok(dg::commands::devices::list(args.measure, args.json)?)
+    Ok(dg_commands::devices::list(args.measure, args.json)?)
 }
 
 /// The formulation of a kernel command: the one named, else by the law's dimension.
@@ -154,13 +154,13 @@ pub fn formulation_of(named: Option<FormulationId>, law: &dyn LawCommands) -> Fo
 }
 
 /// The numerical fluxes a law offers, in declaration order (the first is its default).
-fn flux_names(ir: &dg::dg_ir::LawIr) -> Vec<String> {
+fn flux_names(ir: &dg_ir::LawIr) -> Vec<String> {
     ir.functions.iter().filter_map(|(_, f)| f.name.strip_prefix("numerical_flux:").map(str::to_string)).collect()
 }
 
 /// Lists valid and rejected variants.
 pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
-    let law = dg::registry::law(&args.law)?;
+    let law = dg_run::registry::law(&args.law)?;
     let formulation = formulation_of(args.formulation, law);
     let f = formulation.get();
     let ir = law.ir()?;
@@ -191,7 +191,7 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
 
 /// Prints the generated source of one variant of any formulation, for any registered law.
 pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
-    let law = dg::registry::law(&args.law)?;
+    let law = dg_run::registry::law(&args.law)?;
     let named = args.formulation.or(match args.variant.as_deref() {
         Some(v) if v.starts_with("modal/") => Some(FormulationId::ModalTri),
         Some(v) if v.starts_with("tet/") => Some(FormulationId::NodalTet),
@@ -221,7 +221,7 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
 
 /// Verifies every valid variant on a device (with a planted bug, on a device that compiles broken kernels).
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
-    let law = dg::registry::law(&args.law)?;
+    let law = dg_run::registry::law(&args.law)?;
     let formulation = formulation_of(args.formulation, law);
     let mut device = open_device(&args.device)?;
     let Some(bug) = args.plant_bug else { return verify_on(&args, formulation, device.as_mut()) };
@@ -265,10 +265,10 @@ fn verify_on(args: &VerifyArgs, formulation: FormulationId, device: &mut dyn Dev
         only: args.variant.as_deref(),
         json: args.json,
     };
-    Ok(verify_law(dg::registry::law(&args.law)?, device, &run)?)
+    Ok(verify_law(dg_run::registry::law(&args.law)?, device, &run)?)
 }
 
 /// Opens a device, saying which.
 pub fn open_device(selector: &DeviceSelector) -> anyhow::Result<Box<dyn Device>> {
-    Ok(dg::commands::devices::open(selector)?)
+    Ok(dg_commands::devices::open(selector)?)
 }

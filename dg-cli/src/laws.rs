@@ -24,10 +24,10 @@ pub struct IrArgs {
 
 /// Lists the laws.
 pub fn list(args: LawsArgs) -> anyhow::Result<()> {
-    Ok(dg::commands::laws::list(args.json)?)
+    Ok(dg_commands::laws::list(args.json)?)
 }
 
 /// Prints a law's IR.
 pub fn show(args: IrArgs) -> anyhow::Result<()> {
-    Ok(dg::commands::laws::show(&args.law, args.function.as_deref())?)
+    Ok(dg_commands::laws::show(&args.law, args.function.as_deref())?)
 }
