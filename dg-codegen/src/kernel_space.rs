@@ -65,6 +65,12 @@ pub struct DeviceLimits {
 impl DeviceLimits {
     /// Why a variant built on library GEMMs cannot run where [`DeviceLimits::blas`] is false.
     pub const NO_BLAS: &'static str = "the GEMM strategy needs a BLAS (cuBLAS on CUDA); this device has none";
+
+    /// A current GPU's limits (48 KiB of static local memory, 1024 work items; no tensor cores, no BLAS): what
+    /// `dg emit` shows of a program whose kernels depend on the limits.
+    pub fn current_gpu() -> Self {
+        Self { local_memory: 48 * 1024, max_work_group: 1024, ..Self::default() }
+    }
 }
 
 impl Default for DeviceLimits {

@@ -128,13 +128,7 @@ impl Formulation for Hex {
 
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         let variant: HexVariant = spec.parse()?;
-        let gpu = DeviceLimits {
-            local_memory: 48 * 1024,
-            max_work_group: 1024,
-            tensor_cores: false,
-            f64_mma_m16: false,
-            blas: false,
-        };
+        let gpu = DeviceLimits::current_gpu();
         let p = program(law, (order, variant.layout), variant.precision, target, &gpu)?;
         let cells = p.state.1;
         Ok(format!(

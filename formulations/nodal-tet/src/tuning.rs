@@ -132,14 +132,7 @@ impl Formulation for NodalTet {
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         // one program holds every kernel of every strategy; the SPEC picks the precision
         let variant: TetVariant = spec.parse()?;
-        // a current GPU's limits (1024 work items, 48 KiB of static shared memory): what `dg emit` shows
-        let gpu = DeviceLimits {
-            local_memory: 48 * 1024,
-            max_work_group: 1024,
-            tensor_cores: false,
-            f64_mma_m16: false,
-            blas: false,
-        };
+        let gpu = DeviceLimits::current_gpu();
         Ok(program(law, order, variant.precision, target, &gpu)?.source)
     }
 
