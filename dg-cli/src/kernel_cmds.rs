@@ -111,7 +111,8 @@ pub struct VerifyArgs {
     /// the command exit non-zero). skip-last-group: kernels return in their last work group;
     /// last-element-unwritten: kernels see one element fewer; wrong-stride: the layout's stride (MBF of
     /// element-major nodal variants, VSTRIDE of element-major modal ones, LDQ of the tetrahedral kernels, CSTRIDE of the hexahedral ones) is one
-    /// too small.
+    /// too small; stage-register-dropped (nodal triangles, the variants that fold a low-storage stage into their
+    /// store: merged surface): the folded stage writes L into the register instead of a·r + c·L.
     #[arg(long, value_enum, value_name = "BUG")]
     pub plant_bug: Option<BugArg>,
     /// Print one JSON document.
@@ -128,6 +129,9 @@ pub enum BugArg {
     LastElementUnwritten,
     /// The state layout's stride is one too small.
     WrongStride,
+    /// Nodal triangles: the low-storage stage folded into the merged kernels' store writes L into the register
+    /// instead of a·r + c·L (the right-hand side itself stays right).
+    StageRegisterDropped,
 }
 
 /// Parses `N` or `A..B`.
@@ -240,6 +244,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         BugArg::SkipLastGroup => PlantedBug::SkipLastGroup,
         BugArg::LastElementUnwritten => PlantedBug::LastElementUnwritten,
         BugArg::WrongStride => PlantedBug::WrongStride(stride.into()),
+        BugArg::StageRegisterDropped => PlantedBug::StageRegisterDropped,
     };
     eprintln!("planting {bug:?} in every kernel: verification must fail");
     let mut planted = PlantedDevice::new(device.as_mut(), bug);

@@ -8,6 +8,7 @@ use dg_commands::autotune::{autotune_law, AutotuneRun};
 use dg_commands::bench::{bench_law, BenchRun};
 use dg_run::formulations::FormulationId;
 use dg_runtime::backend::DeviceSelector;
+use dg_runtime::formulation::TimedOperation;
 use dg_runtime::pipeline::{Strategy, TuneOptions, CPU_DEVICE_MIN_DOFS, DEFAULT_MIN_DOFS};
 use dg_runtime::tuning_db;
 use std::path::PathBuf;
@@ -33,12 +34,35 @@ pub struct TunedSet {
     /// Numerical flux the kernels evaluate (default: the law's first); each flux has its own winners.
     #[arg(long)]
     pub flux: Option<String>,
+    /// What is timed: `unit`, the formulation's own (a right-hand side; an AB3 step on tetrahedra; a fused
+    /// Runge–Kutta stage on modal triangles), or `stage`, one low-storage Runge–Kutta stage as a run steps it
+    /// (nodal triangles; runs use its winner first). Each has its own winners.
+    #[arg(long, value_enum, default_value_t = OperationArg::Unit)]
+    pub operation: OperationArg,
+}
+
+/// `--operation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OperationArg {
+    /// The formulation's own timed unit.
+    Unit,
+    /// One low-storage Runge–Kutta stage, its update folded where the variant can.
+    Stage,
+}
+
+impl From<OperationArg> for TimedOperation {
+    fn from(arg: OperationArg) -> Self {
+        match arg {
+            OperationArg::Unit => TimedOperation::Unit,
+            OperationArg::Stage => TimedOperation::LowStorageStage,
+        }
+    }
 }
 
 /// Arguments of `dg autotune`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg autotune maxwell2d --orders 1..8\n  dg autotune euler2d --orders 2..4 --precision f64 --strategy greedy --budget 60\n  dg autotune euler2d --formulation modal-tri --orders 1..5 --precision both\n  dg autotune acoustics3d --orders 1..8 --min-dofs 2000000   (tetrahedra: nodes)\n  dg autotune maxwell2d --orders 1..8 --precision both --db tuning-db   (write the shipped database)"
+    after_help = "Examples:\n  dg autotune maxwell2d --orders 1..8\n  dg autotune euler2d --orders 2..4 --precision f64 --strategy greedy --budget 60\n  dg autotune euler2d --formulation modal-tri --orders 1..5 --precision both\n  dg autotune acoustics3d --orders 1..8 --min-dofs 2000000   (tetrahedra: nodes)\n  dg autotune maxwell2d --orders 1..8 --precision both --db tuning-db   (write the shipped database)\n  dg autotune maxwell2d --orders 6 --precision f64 --operation stage   (the stage a run steps)"
 )]
 pub struct AutotuneArgs {
     /// Law, orders, device, precision.
@@ -68,7 +92,7 @@ pub struct AutotuneArgs {
 /// Arguments of `dg bench`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg bench maxwell2d --orders 1..8\n  dg bench maxwell2d --orders 4 --precision f64 --json\n  dg bench euler2d --formulation modal-tri --orders 1..5 --precision both\n  dg bench acoustics3d --orders 1..8\n  dg bench acoustics3d --per-kernel --orders 1..8 --out tet.json   (seed 002's per-kernel tables)"
+    after_help = "Examples:\n  dg bench maxwell2d --orders 1..8\n  dg bench maxwell2d --orders 4 --precision f64 --json\n  dg bench maxwell2d --orders 6..8 --precision f64 --operation stage\n  dg bench euler2d --formulation modal-tri --orders 1..5 --precision both\n  dg bench acoustics3d --orders 1..8\n  dg bench acoustics3d --per-kernel --orders 1..8 --out tet.json   (seed 002's per-kernel tables)"
 )]
 pub struct BenchArgs {
     /// Law, orders, device, precision.
@@ -165,6 +189,7 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
         precision: args.what.precision,
         opts,
         timing_dofs: args.min_dofs.unwrap_or(default_size),
+        operation: args.what.operation.into(),
         dir: &dir,
         json: args.json,
     };
@@ -207,6 +232,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         orders: &orders,
         precision: args.what.precision,
         timing_dofs: args.min_dofs,
+        operation: args.what.operation.into(),
         repeats: args.repeats,
         json: args.json,
     };

@@ -7,6 +7,7 @@ use dg_codegen::Precision;
 use dg_run::formulations::FormulationId;
 use dg_run::registry::LawCommands;
 use dg_runtime::backend::Device;
+use dg_runtime::formulation::{TimedOperation, TuneTarget};
 use dg_runtime::pipeline::{speedup_over_fixed, tune, TuneEvent, TuneOptions};
 use dg_runtime::tuning_db;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -26,6 +27,8 @@ pub struct AutotuneRun<'a> {
     pub opts: TuneOptions,
     /// Smallest timing problem (DOFs; nodes for tetrahedra).
     pub timing_dofs: u64,
+    /// The operation timed.
+    pub operation: TimedOperation,
     /// The database directory written.
     pub dir: &'a std::path::Path,
     /// Print the entries as JSON.
@@ -51,7 +54,8 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
                 eprintln!("skipping f64: the device has no double precision");
                 continue;
             }
-            let mut tuner = open_tuner(law, run.formulation, run.flux, device, order, p, run.timing_dofs)?;
+            let target = TuneTarget { order, precision: p, timing_dofs: run.timing_dofs, operation: run.operation };
+            let mut tuner = open_tuner(law, run.formulation, run.flux, device, target)?;
             let key = tuner.key();
             let bar = ProgressBar::new(0);
             bar.set_style(

@@ -7,6 +7,7 @@ use dg_codegen::Precision;
 use dg_run::formulations::FormulationId;
 use dg_run::registry::LawCommands;
 use dg_runtime::backend::Device;
+use dg_runtime::formulation::{TimedOperation, TuneTarget};
 use dg_runtime::pipeline::measure;
 
 /// What one `dg bench` covers.
@@ -21,6 +22,8 @@ pub struct BenchRun<'a> {
     pub precision: PrecisionArg,
     /// Timing size instead of the one each winner was tuned at.
     pub timing_dofs: Option<u64>,
+    /// The operation timed (and whose stored winners are read).
+    pub operation: TimedOperation,
     /// Timed repetitions.
     pub repeats: usize,
     /// Print JSON.
@@ -40,15 +43,16 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
                 eprintln!("skipping f64: the device has no double precision");
                 continue;
             }
+            let target = |timing_dofs| TuneTarget { order, precision: p, timing_dofs, operation: run.operation };
             let probe =
-                open_tuner(law, run.formulation, run.flux, device, order, p, run.timing_dofs.unwrap_or(16_000_000))?;
+                open_tuner(law, run.formulation, run.flux, device, target(run.timing_dofs.unwrap_or(16_000_000)))?;
             let Some(found) = db.find(&probe.key()) else {
                 missing.push(format!("N={order} {p:?}"));
                 continue;
             };
             let (stored, exact) = (found.entry.clone(), found.exact_size);
             let dofs = run.timing_dofs.unwrap_or(stored.dofs);
-            let mut tuner = open_tuner(law, run.formulation, run.flux, device, order, p, dofs)?;
+            let mut tuner = open_tuner(law, run.formulation, run.flux, device, target(dofs))?;
             eprintln!("{} {} N={order} {p:?}: {} …", law.name(), run.formulation, stored.winner);
             let now = measure(tuner.as_mut(), device, &stored.winner, run.repeats, &ceilings, p == Precision::F64)?;
             if let Some(raw) = now.ceiling_exceeded {
@@ -75,8 +79,12 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
         }
     }
     if rows.is_empty() {
+        let operation = match run.operation {
+            TimedOperation::Unit => String::new(),
+            other => format!(" --operation {}", other.name()),
+        };
         bail!(
-            "no tuning results for `{}` ({}) on {} ({}) for this program's kernels; run `dg autotune {} --formulation {}` first",
+            "no tuning results for `{}` ({}{operation}) on {} ({}) for this program's kernels; run `dg autotune {} --formulation {}{operation}` first",
             law.name(),
             run.formulation,
             fp.name,
@@ -92,7 +100,7 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
     if run.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        print_table(&rows, run.formulation);
+        print_table(&rows, run.formulation, run.operation);
     }
     if failed > 0 {
         bail!("{failed} stored winner(s) failed verification now");
@@ -100,8 +108,12 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
     Ok(())
 }
 
-fn print_table(rows: &[serde_json::Value], formulation: FormulationId) {
-    let unit = if formulation == FormulationId::NodalTet { "ms/step" } else { "ms/RHS" };
+fn print_table(rows: &[serde_json::Value], formulation: FormulationId, operation: TimedOperation) {
+    let unit = match (formulation, operation) {
+        (_, TimedOperation::LowStorageStage) => "ms/stage",
+        (FormulationId::NodalTet, _) => "ms/step",
+        _ => "ms/RHS",
+    };
     println!(
         "{:>2} {:>3} {:<52} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10} {:>8} {:>8}",
         "N",

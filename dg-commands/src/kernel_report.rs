@@ -51,7 +51,8 @@ pub fn execute(args: KernelReportArgs, device: &mut dyn Device) -> Result<(), Co
         for &order in &args.orders {
             bar.set_message(format!("{name} N={order}"));
             let size = args.size as u64;
-            let mut tuner = super::open_tuner(law, formulation, None, device, order, args.precision, size)?;
+            let mut tuner =
+                super::open_tuner(law, formulation, None, device, super::unit_target(order, args.precision, size))?;
             let Some(report) = tuner.kernel_report(device, args.repeats, &ceilings) else {
                 bail!("the {formulation} formulation has no per-kernel report (nodal-tet has one)");
             };

@@ -15,7 +15,7 @@ use dg_codegen::{DeviceLimits, Precision};
 use dg_run::formulations::FormulationId;
 use dg_run::registry::LawCommands;
 use dg_runtime::backend::Device;
-use dg_runtime::formulation::{TuneTarget, Tuner};
+use dg_runtime::formulation::{TimedOperation, TuneTarget, Tuner};
 
 /// Precision choice on the command line.
 #[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
@@ -44,17 +44,20 @@ pub fn limits_of(device: &mut dyn Device) -> DeviceLimits {
     dg_runtime::backend::limits_with_blas(device)
 }
 
-/// A tuner of `law` (with numerical flux `flux`, its default when `None`) in `formulation` at `order` and `precision` with a timing problem of `timing_dofs`.
+/// A tuner of `law` (with numerical flux `flux`, its default when `None`) in `formulation` for `target`.
 pub fn open_tuner(
     law: &dyn LawCommands,
     formulation: FormulationId,
     flux: Option<&str>,
     device: &mut dyn Device,
-    order: usize,
-    precision: Precision,
-    timing_dofs: u64,
+    target: TuneTarget,
 ) -> Result<Box<dyn Tuner>, CommandError> {
-    Ok(law.tuner(formulation, flux, device, TuneTarget { order, precision, timing_dofs })?)
+    Ok(law.tuner(formulation, flux, device, target)?)
+}
+
+/// The target of `order` and `precision` with a timing problem of `timing_dofs`, timing the formulation's unit.
+pub fn unit_target(order: usize, precision: Precision, timing_dofs: u64) -> TuneTarget {
+    TuneTarget { order, precision, timing_dofs, operation: TimedOperation::Unit }
 }
 
 /// Why a command failed.

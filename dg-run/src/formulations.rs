@@ -43,13 +43,14 @@ impl FormulationId {
         }
     }
 
-    /// A tuner of `law` in precision `T`.
+    /// A tuner of `law` in precision `T`; an error when the formulation cannot time `target.operation`.
     pub fn tuner<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         self,
         law: &L,
         device: &mut dyn Device,
         target: TuneTarget,
     ) -> Result<Box<dyn Tuner>, FormulationError> {
+        self.get().check_operation(target.operation)?;
         match self {
             FormulationId::NodalTri => dg_nodal_tri::NodalTri.tuner::<L, T>(law, device, target),
             FormulationId::ModalTri => dg_modal_tri::ModalTri.tuner::<L, T>(law, device, target),

@@ -7,7 +7,7 @@ use dg_codegen::Precision;
 use dg_core::law::ConservationLaw;
 use dg_core::Real;
 use dg_runtime::backend::Device;
-use dg_runtime::formulation::{precision_of, TuneTarget};
+use dg_runtime::formulation::{precision_of, TimedOperation, TuneTarget};
 use dg_runtime::pipeline::{tune, Strategy, TuneOptions};
 use dg_runtime::tuning_db::{self, DeviceDb, Found, TuningKey};
 use std::collections::BTreeMap;
@@ -76,8 +76,9 @@ pub fn miss_reason(db: &DeviceDb, key: &TuningKey) -> String {
 }
 
 /// The variant of `formulation` for `law` at `order` and a problem of `size` DOFs (nodes for tetrahedra) on
-/// `device`: the database's entry for the key (nearest size when the exact one is missing) with no
-/// benchmarking, else a tuning run at that size (exhaustive for small variant spaces, greedy from the baseline
+/// `device`: the database's entry for the key of the operation the formulation's runs step
+/// ([`dg_runtime::formulation::Formulation::run_operation`]), else for its unit's key (nearest size when the exact
+/// one is missing) with no benchmarking, else a tuning run of the run's operation at that size (exhaustive for small variant spaces, greedy from the baseline
 /// for large ones, 60 s of timing at most) stored in the user database, else (with `no_tune`) the baseline.
 pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     formulation: FormulationId,
@@ -90,16 +91,27 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
 ) -> Result<VariantChoice, ChoiceError> {
     let start = Instant::now();
     let precision: Precision = precision_of::<T>();
-    let target = TuneTarget { order, precision, timing_dofs: size };
+    // the operation runs spend their time in first (a nodal run's low-storage stage), then the formulation's unit
+    let operation = formulation.get().run_operation();
+    let target = TuneTarget { order, precision, timing_dofs: size, operation };
     let mut tuner = formulation.tuner::<L, T>(law, device, target)?;
     let key = tuner.key();
     let valid = tuner.candidates();
     let fp = device.fingerprint().clone();
     let db = crate::shipped_db::load(&fp, log);
-    if let Some(found) = db.find(&key) {
+    let unit_key = match operation {
+        TimedOperation::Unit => None,
+        _ => Some(
+            formulation.tuner::<L, T>(law, device, TuneTarget { operation: TimedOperation::Unit, ..target })?.key(),
+        ),
+    };
+    for (i, key) in std::iter::once(&key).chain(unit_key.as_ref()).enumerate() {
+        let Some(found) = db.find(key) else { continue };
         if valid.contains(&found.entry.winner) {
             let choice = VariantChoice::from_database(&found, &fp.driver, start);
-            log(&format!("tuning database: {} (no benchmarking)", choice.detail));
+            let instead =
+                if i > 0 { format!("; no entry for the run's {} yet", operation.name()) } else { String::new() };
+            log(&format!("tuning database: {}{instead} (no benchmarking)", choice.detail));
             return Ok(choice);
         }
         log(&format!(

@@ -70,6 +70,33 @@ pub struct TuneTarget {
     pub precision: Precision,
     /// Smallest timing problem, in degrees of freedom (nodes for tetrahedra).
     pub timing_dofs: u64,
+    /// The operation timed.
+    pub operation: TimedOperation,
+}
+
+/// The operation a tuner times, and the role its results are stored under in the tuning database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimedOperation {
+    /// The formulation's own unit: one right-hand side (nodal triangles, hexahedra, finite volumes), one
+    /// Runge–Kutta stage with its update fused (modal triangles), one AB3 step (tetrahedra). What `dg bench`
+    /// reports by default. Role `rhs` (`ab3-step` for tetrahedra).
+    #[default]
+    Unit,
+    /// One stage of a two-register low-storage Runge–Kutta scheme as a run steps it — the right-hand side with
+    /// r ← a·r + c·L and the new state x + b·r folded into its store where the variant can, else the right-hand
+    /// side and two linear combinations. The layout that wins a bare right-hand side can lose the stage (its
+    /// stores become three streams). Role `stage`; offered by the formulations whose runs step this way.
+    LowStorageStage,
+}
+
+impl TimedOperation {
+    /// The name on the command line (`--operation`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TimedOperation::Unit => "unit",
+            TimedOperation::LowStorageStage => "stage",
+        }
+    }
 }
 
 /// Flops and bytes of one timed unit (a right-hand side, or an AB3 step), and the arithmetic units its flops run on.
@@ -116,6 +143,27 @@ pub trait Formulation: Sync {
     ) -> Result<Box<dyn Tuner>, FormulationError>
     where
         Self: Sized;
+    /// The operations its tuners can time ([`TuneTarget::operation`]); the first is its unit.
+    fn timed_operations(&self) -> &'static [TimedOperation] {
+        &[TimedOperation::Unit]
+    }
+    /// The operation its runs spend their time in: the tuning result a run looks for first.
+    fn run_operation(&self) -> TimedOperation {
+        TimedOperation::Unit
+    }
+    /// An error unless its tuners can time `operation`.
+    fn check_operation(&self, operation: TimedOperation) -> Result<(), FormulationError> {
+        if self.timed_operations().contains(&operation) {
+            return Ok(());
+        }
+        let offered: Vec<&str> = self.timed_operations().iter().map(|o| o.name()).collect();
+        Err(FormulationError::Problem(format!(
+            "the {} formulation cannot time operation `{}` (it times: {})",
+            self.name(),
+            operation.name(),
+            offered.join(", ")
+        )))
+    }
 }
 
 /// The law as the kernels see it: its IR, parameter values and selected numerical flux.

@@ -560,10 +560,55 @@ fn run_on_a_device_tunes_once_then_uses_the_database() {
     );
     let doc: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
     assert_eq!(doc["device"]["choice"]["source"], "database");
+    // a nodal run tunes (and then finds) the low-storage stage it steps, under its own role
+    let detail = doc["device"]["choice"]["detail"].as_str().unwrap();
+    assert!(detail.contains("|stage|"), "{detail}");
+    let bench = ["bench", "maxwell2d", "--orders", "3", "--precision", "f64", "--operation", "stage", "--json"];
+    let bench = dg(&[&bench[..], &["--device", "opencl"]].concat(), cache.path());
+    assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&bench.stdout).unwrap();
+    assert!(rows[0]["key"].as_str().unwrap().contains("|stage|"), "{rows}");
+    assert_eq!(rows[0]["verified_now"], true, "{rows}");
     let cpu = dg(&["run", "maxwell-cavity", "--order", "3", "--nx", "4", "--device", "cpu", "--json"], cache.path());
     let cpu_doc: serde_json::Value = serde_json::from_slice(&cpu.stdout).unwrap();
     let (a, b) = (doc["l2_error"].as_f64().unwrap(), cpu_doc["l2_error"].as_f64().unwrap());
     assert!((a - b).abs() <= 1e-9 * b, "device L2 {a} vs CPU {b}");
+}
+
+/// A run whose stage has no tuning result takes the right-hand side's winner (saying so) rather than tuning;
+/// `--operation stage` is refused, with the reason, by a formulation that times its own unit only.
+#[test]
+fn a_run_without_a_stage_result_takes_the_right_hand_sides_winner() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let tune = [
+        "autotune",
+        "maxwell2d",
+        "--orders",
+        "1",
+        "--precision",
+        "f64",
+        "--min-dofs",
+        "3000",
+        "--strategy",
+        "random:1",
+    ];
+    let tune = [&tune[..], &["--device", "opencl"]].concat();
+    let tuned = dg(&tune, cache.path());
+    assert!(tuned.status.success(), "{}", String::from_utf8_lossy(&tuned.stderr));
+    let run = dg(&["run", "maxwell-cavity", "--order", "1", "--nx", "4", "--device", "opencl", "--json"], cache.path());
+    let log = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{log}");
+    assert!(log.contains("no entry for the run's stage yet") && !log.contains("tuning ("), "{log}");
+    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert!(doc["device"]["choice"]["detail"].as_str().unwrap().contains("|rhs|"), "{doc}");
+    let modal = ["autotune", "euler2d", "--formulation", "modal-tri", "--orders", "1", "--operation", "stage"];
+    let refused = dg(&[&modal[..], &["--device", "opencl"]].concat(), cache.path());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && err.contains("cannot time operation `stage`"), "{err}");
 }
 
 /// Runs `dg verify` with a planted bug; returns the JSON report and whether the command succeeded.
@@ -613,6 +658,8 @@ fn planted_bugs_fail_verification_in_every_formulation() {
         ("nodal", nodal.to_vec(), "skip-last-group"),
         ("nodal", one(&nodal, "elem/wg128/seq2/matrix-local/fused/node-major/f64"), "last-element-unwritten"),
         ("nodal", one(&nodal, "node/mb4/seq2/matrix-local/split/elem-major/f64"), "wrong-stride"),
+        // the right-hand side stays right: only the check of a folded stage shows it
+        ("nodal", one(&nodal, "elem/wg128/seq1/matrix-local/merged/node-major/f64"), "stage-register-dropped"),
         ("nodal", one(&tiles, "tile4/wg32/seq1/matrix-local/merged/node-major/f64"), "skip-last-group"),
         ("nodal", one(&tiles, "tile4/wg32/seq1/field-local/merged/node-major/f64"), "last-element-unwritten"),
         ("modal", one(&modal, "modal/wg256/element/shared/mode-major/f64"), "skip-last-group"),

@@ -6,7 +6,9 @@
 //! - [`PlantedBug::SkipLastGroup`]: every kernel returns at once in its last work group;
 //! - [`PlantedBug::LastElementUnwritten`]: every kernel with an element count `K` believes there is one element
 //!   fewer, so the last element's outputs are never written;
-//! - [`PlantedBug::WrongStride`]: an integer `#define` of a stride (named by the formulation) is one too small.
+//! - [`PlantedBug::WrongStride`]: an integer `#define` of a stride (named by the formulation) is one too small;
+//! - [`PlantedBug::StageRegisterDropped`]: the nodal merged kernels' folded low-storage stage writes L into the
+//!   register instead of a·r + c·L.
 //!
 //! And one failure of the device rather than of a kernel's result: [`PlantedBug::FaultInProgram`] makes the n-th
 //! program compiled fault when it runs and leaves the device lost, as a CUDA kernel that reads an illegal address
@@ -24,6 +26,9 @@ pub enum PlantedBug {
     LastElementUnwritten,
     /// The integer `#define` of this name (a stride of the state layout) is one less than it should be.
     WrongStride(String),
+    /// The nodal merged kernels' folded low-storage stage stores L in the register instead of a·r + c·L (the
+    /// right-hand side stays right: only a check of the stage shows it).
+    StageRegisterDropped,
     /// The program compiled at this position (0 for the first) faults when it runs; from then on every call fails
     /// and the device reports itself lost. No source is edited.
     FaultInProgram(usize),
@@ -69,6 +74,10 @@ impl PlantedBug {
                     })
                     .collect();
                 (lines.join("\n") + "\n", applied)
+            }
+            PlantedBug::StageRegisterDropped => {
+                const STORE: &str = "step_r[i_] = r_;";
+                (source.replace(STORE, "step_r[i_] = l_;"), source.contains(STORE))
             }
             PlantedBug::FaultInProgram(_) => (source.to_string(), false),
         }
@@ -305,6 +314,11 @@ mod tests {
         assert!(applied && s.contains("#define MBF 31\n"), "{s}");
         let (_, applied) = PlantedBug::WrongStride("LDQ".into()).apply(SOURCE, true);
         assert!(!applied, "a define that is not there is reported as not applied");
+        let stage = "#define STEP_STORE(i, v) do { \\\n step_r[i_] = r_; \\\n step_z[i_] = step_x[i_] + step_b * r_; \\\n } while (0)\n";
+        let (s, applied) = PlantedBug::StageRegisterDropped.apply(stage, false);
+        assert!(applied && s.contains("step_r[i_] = l_;") && s.contains("step_b * r_;"), "{s}");
+        let (_, applied) = PlantedBug::StageRegisterDropped.apply(SOURCE, false);
+        assert!(!applied, "a source without the folded store is reported as not applied");
         let by_macro = "#define ARGS GPTR real* q, \\\n    const int K, const int E\nKERNEL void m(ARGS)\n{\n}\n";
         let (s, applied) = PlantedBug::LastElementUnwritten.apply(by_macro, false);
         assert!(applied, "{s}");

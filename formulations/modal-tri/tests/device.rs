@@ -50,7 +50,7 @@ fn every_modal_variant_matches_the_cpu_with_shuffled_edges() {
 fn tune_with_fault(device: &mut dyn Device, fault: usize, strategy: Strategy) -> Result<String, FormulationError> {
     let law = dg_laws::euler2d::Law::default();
     let mut planted = PlantedDevice::new(device, PlantedBug::FaultInProgram(fault));
-    let target = TuneTarget { order: 1, precision: Precision::F64, timing_dofs: 20_000 };
+    let target = TuneTarget { order: 1, precision: Precision::F64, timing_dofs: 20_000, operation: Default::default() };
     let mut tuner = ModalTri.tuner::<_, f64>(&law, &mut planted, target)?;
     let opts = TuneOptions { strategy, repeats: 3, ..TuneOptions::default() };
     tune(tuner.as_mut(), &mut planted, &opts, None, None, true, &mut |_| {}).map(|entry| entry.winner)

@@ -42,3 +42,14 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
         + 2.0 * nf * 4.0; // vmapM, vmapP (int32)
     Cost { flops: k as f64 * (volume + surface), bytes: k as f64 * per_element }
 }
+
+/// The cost of one low-storage Runge–Kutta stage as a run steps it (the right-hand side, r ← a·r + c·L and the new
+/// state x + b·r): the right-hand side's flops and 4 more per value; its bytes with the register read and written
+/// and the new state written instead of L (the state is read once: the update reads the values the right-hand
+/// side read).
+pub fn stage_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Variant) -> Cost {
+    let rhs = rhs_cost(law, nflux, order, k, variant);
+    let values = k as f64 * dg_core::triangle::num_nodes(order) as f64 * law.variables.len() as f64;
+    let b = variant.precision.bytes() as f64;
+    Cost { flops: rhs.flops + 4.0 * values, bytes: rhs.bytes + 2.0 * values * b }
+}

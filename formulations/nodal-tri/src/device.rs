@@ -699,6 +699,28 @@ impl<T: Real> DeviceOperator<T> {
         device.run_steps(self.program, &self.rhs_steps(t), repeats)
     }
 
+    /// One stage of a two-register low-storage Runge–Kutta scheme of the uploaded state q at time `t` as a run
+    /// steps it — r ← a·r + c·L(q), z ← q + b·r — `repeats` times; the device time of each. Folded into the
+    /// merged kernel's store where the variant folds ([`DeviceOperator::folds_stages`]), else the right-hand side
+    /// into the operator's output and two linear combinations (the second writes z where a run updates q in
+    /// place: the same traffic, and the uploaded state stays as it was).
+    pub fn apply_stage(
+        &self,
+        device: &mut dyn Device,
+        t: f64,
+        stage: &FoldedStage,
+        repeats: usize,
+    ) -> Result<Vec<f64>, BackendError> {
+        let q = self.buffers.q;
+        let steps = self.folded_stage_steps(q, t, stage).unwrap_or_else(|| {
+            let mut steps = self.rhs_steps(t);
+            steps.push(Step::Kernel(self.lincomb_launch(stage.r, stage.a, &[(stage.c, self.buffers.rhs)])));
+            steps.push(Step::Kernel(self.lincomb_launch(stage.z, 0.0, &[(1.0, q), (stage.b, stage.r)])));
+            steps
+        });
+        device.run_steps(self.program, &steps, repeats)
+    }
+
     /// Evaluates the right-hand side of the uploaded state on the elements `elements` only (see
     /// [`DeviceOperator::rhs_steps_over`]).
     pub fn apply_over(

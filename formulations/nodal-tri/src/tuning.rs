@@ -2,8 +2,8 @@
 //! a periodic square of at least the requested DOFs for timing, the CPU reference on both, seed 000's baseline and
 //! one-axis neighbours for greedy search, and the cost model.
 
-use crate::cost::rhs_cost;
-use crate::device::DeviceOperator;
+use crate::cost::{rhs_cost, stage_cost};
+use crate::device::{DeviceOperator, FoldedStage};
 use crate::render::{render_nodal_tri, KernelSource, TEMPLATES};
 use crate::variant::{DeviceLimits, LawShape, Layout, Partition, Precision, Storage, Surface, Variant, VolumeForm};
 use crate::verify::{valid_variants, verify_all, verify_variant, VerificationSetup, VerifyProblem};
@@ -15,11 +15,11 @@ use dg_core::space::DgSpace2d;
 use dg_core::triangle::ReferenceTriangle;
 use dg_core::Real;
 use dg_ir::LawIr;
-use dg_runtime::backend::{Device, ProgramId};
+use dg_runtime::backend::{BufferId, Device, ProgramId};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{
-    precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, LawCall, TimingPlan,
-    TuneTarget, Tuner, UnitCost,
+    precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, LawCall, TimedOperation,
+    TimingPlan, TuneTarget, Tuner, UnitCost,
 };
 use dg_runtime::tuning_db::{ArithmeticUnits, KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
@@ -152,12 +152,22 @@ impl Formulation for NodalTri {
         Ok(source.source)
     }
 
+    fn timed_operations(&self) -> &'static [TimedOperation] {
+        &[TimedOperation::Unit, TimedOperation::LowStorageStage]
+    }
+
+    /// Runs step LSRK45 (low-storage stages) by default: a run looks for the stage's winner first.
+    fn run_operation(&self) -> TimedOperation {
+        TimedOperation::LowStorageStage
+    }
+
     fn tuner<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         &self,
         law: &L,
         device: &mut dyn Device,
         target: TuneTarget,
     ) -> Result<Box<dyn Tuner>, FormulationError> {
+        self.check_operation(target.operation)?;
         let ir = supported_ir(self, law)?;
         let limits = dg_runtime::backend::limits_with_blas(device);
         let (valid, _) = valid_variants(target.order, &LawShape::of(&ir), precision_of::<T>(), &limits);
@@ -173,6 +183,8 @@ impl Formulation for NodalTri {
             min_dofs: target.timing_dofs,
             dofs,
             timing: None,
+            operation: target.operation,
+            stage_buffers: None,
             loaded: Vec::new(),
             compiled: Vec::new(),
             target: target_of(device),
@@ -198,6 +210,11 @@ struct NodalTriTuner<L, T: Real> {
     min_dofs: u64,
     dofs: u64,
     timing: Option<TimingProblem>,
+    /// What is timed: the right-hand side, or one low-storage stage as a run steps it.
+    operation: TimedOperation,
+    /// A low-storage stage's register and new state on the device, allocated for the first stage timed (forgotten
+    /// with the loaded operators).
+    stage_buffers: Option<(BufferId, BufferId)>,
     /// Operators holding the timing problem on the device, one per data layout (a random state uploaded once):
     /// every variant of that layout is timed on them. Forgotten whenever the device's buffers are freed.
     loaded: Vec<DeviceOperator<T>>,
@@ -257,7 +274,31 @@ impl<L: ConservationLaw + Clone, T: Real> NodalTriTuner<L, T> {
     /// Frees every device buffer and forgets the loaded operators.
     fn release(&mut self, device: &mut dyn Device) {
         device.free_buffers();
+        self.forget_buffers();
+    }
+
+    /// Forgets the loaded operators and the stage's buffers (their device buffers were freed).
+    fn forget_buffers(&mut self) {
         self.loaded.clear();
+        self.stage_buffers = None;
+    }
+
+    /// The timed stage on `op`'s buffers: a register and a new state of the timing problem's shape, allocated once
+    /// (the register zero, a = 0.5 keeps it bounded over any number of repetitions).
+    fn timed_stage(
+        &mut self,
+        device: &mut dyn Device,
+        op: &DeviceOperator<T>,
+    ) -> Result<FoldedStage, FormulationError> {
+        let (r, z) = match self.stage_buffers {
+            Some(buffers) => buffers,
+            None => {
+                let buffers = (op.new_state(device)?, op.new_state(device)?);
+                self.stage_buffers = Some(buffers);
+                buffers
+            }
+        };
+        Ok(FoldedStage { r, z, a: 0.5, c: 1e-3, b: 0.1 })
     }
 
     fn timing(&mut self) -> Result<&TimingProblem, FormulationError> {
@@ -275,7 +316,11 @@ impl<L: ConservationLaw + Clone, T: Real> NodalTriTuner<L, T> {
 impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
     fn key(&self) -> TuningKey {
         let nflux = self.law.numerical_flux_name();
-        TuningKey::new(self.family, self.law.name(), &self.ir.hash(), nflux, self.order, T::NAME, "rhs", self.dofs)
+        let role = match self.operation {
+            TimedOperation::Unit => "rhs",
+            TimedOperation::LowStorageStage => "stage",
+        };
+        TuningKey::new(self.family, self.law.name(), &self.ir.hash(), nflux, self.order, T::NAME, role, self.dofs)
     }
 
     fn timing_dofs(&self) -> u64 {
@@ -319,7 +364,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
         }
         let variants: Vec<Variant> = parsed.iter().map(|(_, v)| *v).collect();
         // verification frees the device's buffers when it is done
-        self.loaded.clear();
+        self.forget_buffers();
         let (target, law, ir, setup) = (self.target, &self.law, &self.ir, &self.setup);
         let checked = verify_all::<L, T>(device, target, law, ir, setup, &variants, progress, &mut self.compiled);
         for ((i, _), outcome) in parsed.into_iter().zip(checked) {
@@ -347,7 +392,13 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
         let variant: Variant = spec.parse()?;
         let result = (|| -> Result<(f64, f64), FormulationError> {
             let op = self.timing_operator(device, &variant)?;
-            Ok(plan.measure(|n| op.apply(device, 0.0, n))?)
+            match self.operation {
+                TimedOperation::Unit => Ok(plan.measure(|n| op.apply(device, 0.0, n))?),
+                TimedOperation::LowStorageStage => {
+                    let stage = self.timed_stage(device, &op)?;
+                    Ok(plan.measure(|n| op.apply_stage(device, 0.0, &stage, n))?)
+                }
+            }
         })();
         if result.is_err() {
             self.release(device);
@@ -357,7 +408,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
 
     fn check_at_size(&mut self, device: &mut dyn Device, spec: &str) -> VerifyOutcome {
         // the check frees the device's buffers when it is done
-        self.loaded.clear();
+        self.forget_buffers();
         let variant: Variant = match spec.parse() {
             Ok(v) => v,
             Err(e) => return VerifyOutcome::of::<T>(spec.into(), Err(dg_runtime::DeviceOperatorError::from(e))),
@@ -380,7 +431,12 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
     fn cost(&self, spec: &str) -> Result<UnitCost, FormulationError> {
         let variant: Variant = spec.parse()?;
         let n = timing_cells(self.order, L::NVARS, self.min_dofs);
-        let cost = rhs_cost(&self.ir, self.law.numerical_flux_name(), self.order, 2 * n * n, &variant);
+        let cost = match self.operation {
+            TimedOperation::Unit => rhs_cost(&self.ir, self.law.numerical_flux_name(), self.order, 2 * n * n, &variant),
+            TimedOperation::LowStorageStage => {
+                stage_cost(&self.ir, self.law.numerical_flux_name(), self.order, 2 * n * n, &variant)
+            }
+        };
         // the mma kernels run their products on the tensor cores: the 8-row f64 ones against the measured rate of
         // `m8n8k4`, the 16-row ones against the library DGEMM's (the larger f64 shapes of compute capability 9.0;
         // mma16 is f64 only), f32 against a third of the tf32 instruction's (three products per product)

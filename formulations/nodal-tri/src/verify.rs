@@ -4,7 +4,7 @@
 
 use crate::batch::batches;
 use crate::cpu::NodalOperator2d;
-use crate::device::DeviceOperator;
+use crate::device::{DeviceOperator, FoldedStage};
 use crate::render::{render_nodal_tri, KernelSource};
 use crate::variant::{DeviceLimits, LawShape, Precision, Variant};
 use dg_codegen::{LawInput, Target};
@@ -126,7 +126,10 @@ fn failed(variant: &Variant, e: DeviceOperatorError) -> VerifyOutcome {
 
 /// Builds the operator with `build`, applies it to a random state with its output poisoned, and compares
 /// with the CPU operator; then again in two launches over element ranges split at a multiple of the kernels'
-/// element quantum (how a rank computes its interior while its halo travels). The larger difference counts.
+/// element quantum (how a rank computes its interior while its halo travels); then one low-storage stage as a
+/// run steps it ([`DeviceOperator::apply_stage`], folded into the store where the variant folds) from a random
+/// register, the new state poisoned, against the register and state computed from the CPU right-hand side.
+/// The largest difference counts.
 fn check_operator<L: ConservationLaw + Clone, T: Real>(
     device: &mut dyn Device,
     problem: &VerifyProblem<'_, L>,
@@ -152,11 +155,38 @@ fn check_operator<L: ConservationLaw + Clone, T: Real>(
         op.apply_over(device, 0.3, 0..split)?;
         op.apply_over(device, 0.3, split..k)?;
         let in_two = relative_l2(&op.download_rhs(device)?, &reference);
-        Ok(dg_core::max_or_nan(whole, in_two))
+        let stage = check_stage(device, &op, &q, &reference, seed)?;
+        Ok(dg_core::max_or_nan(dg_core::max_or_nan(whole, in_two), stage))
     };
     let outcome = run(device);
     device.free_buffers();
     VerifyOutcome::of::<T>(variant.to_string(), outcome)
+}
+
+/// The larger relative difference of the register and the new state after one low-storage stage of the
+/// uploaded state `q` (right-hand side `reference` at t = 0.3, from the CPU) with a random register, the new state
+/// poisoned with NaN before the launch. Every coefficient is nonzero and no two are equal, so that a store that
+/// drops or swaps a term shows.
+fn check_stage<T: Real>(
+    device: &mut dyn Device,
+    op: &DeviceOperator<T>,
+    q: &[T],
+    reference: &[T],
+    seed: u64,
+) -> Result<f64, DeviceOperatorError> {
+    let (a, c, b) = (-0.4, 0.7, 0.3);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed + 1_000);
+    let r0: Vec<T> = (0..q.len()).map(|_| T::from_f64(rng.random_range(-1.0..1.0))).collect();
+    let (r, z) = (op.new_state(device)?, op.new_state(device)?);
+    op.write_state(device, r, &r0)?;
+    op.write_state(device, z, &vec![T::nan(); q.len()])?;
+    op.apply_stage(device, 0.3, &FoldedStage { r, z, a, c, b }, 1)?;
+    let r_expected: Vec<T> =
+        r0.iter().zip(reference).map(|(r, l)| T::from_f64(a * r.as_f64() + c * l.as_f64())).collect();
+    let z_expected: Vec<T> = q.iter().zip(&r_expected).map(|(q, r)| T::from_f64(q.as_f64() + b * r.as_f64())).collect();
+    let r_error = relative_l2(&op.read_state(device, r)?, &r_expected);
+    let z_error = relative_l2(&op.read_state(device, z)?, &z_expected);
+    Ok(dg_core::max_or_nan(r_error, z_error))
 }
 
 /// Elements per side of the verification mesh: 19 × 23 squares, 874 triangles — more than three work groups of
