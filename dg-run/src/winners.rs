@@ -99,18 +99,21 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let valid = tuner.candidates();
     let fp = device.fingerprint().clone();
     let db = crate::shipped_db::load(&fp, log);
-    let unit_key = match operation {
-        TimedOperation::Unit => None,
-        _ => Some(
-            formulation.tuner::<L, T>(law, device, TuneTarget { operation: TimedOperation::Unit, ..target })?.key(),
-        ),
-    };
-    for (i, key) in std::iter::once(&key).chain(unit_key.as_ref()).enumerate() {
-        let Some(found) = db.find(key) else { continue };
+    // the operation the run steps, then (only when it has no result: its tuner builds a verification problem) the
+    // formulation's unit
+    for (i, operation) in [operation, TimedOperation::Unit].into_iter().enumerate() {
+        let key = match i {
+            0 => key.clone(),
+            _ if operation == target.operation => break,
+            _ => formulation.tuner::<L, T>(law, device, TuneTarget { operation, ..target })?.key(),
+        };
+        let Some(found) = db.find(&key) else { continue };
         if valid.contains(&found.entry.winner) {
             let choice = VariantChoice::from_database(&found, &fp.driver, start);
-            let instead =
-                if i > 0 { format!("; no entry for the run's {} yet", operation.name()) } else { String::new() };
+            let instead = match i {
+                0 => String::new(),
+                _ => format!("; no entry for the run's {} yet", target.operation.name()),
+            };
             log(&format!("tuning database: {}{instead} (no benchmarking)", choice.detail));
             return Ok(choice);
         }
