@@ -32,7 +32,7 @@ pub struct MeshArgs {
 impl MeshArgs {
     /// Builds the mesh the arguments describe; `default_n` cells per direction when nothing is given.
     pub fn build(&self, case: &dyn MaxwellCase, default_n: usize) -> anyhow::Result<TriMesh> {
-        let mut mesh = match &self.mesh {
+        let mesh = match &self.mesh {
             Some(path) => read_gmsh(path).with_context(|| format!("cannot use mesh {}", path.display()))?,
             None => {
                 let nx = self.nx.unwrap_or(default_n);
@@ -43,11 +43,20 @@ impl MeshArgs {
                 case.default_mesh(nx, ny)?
             }
         };
+        self.refined_and_perturbed(mesh, refine_uniform)
+    }
+
+    /// `mesh` refined `--refine` times by `refine`, then perturbed by `--perturb`, each checked first.
+    fn refined_and_perturbed(
+        &self,
+        mut mesh: TriMesh,
+        refine: impl Fn(&TriMesh) -> TriMesh,
+    ) -> anyhow::Result<TriMesh> {
         if self.refine > 8 {
             bail!("--refine {} would multiply the element count by 4^{}; use at most 8", self.refine, self.refine);
         }
         for _ in 0..self.refine {
-            mesh = refine_uniform(&mesh);
+            mesh = refine(&mesh);
         }
         if let Some(f) = self.perturb {
             if !(0.0..=0.4).contains(&f) {
@@ -192,7 +201,7 @@ impl MeshArgs {
         if self.ny.is_some() {
             bail!("Euler cases take --nx only (their meshes have a fixed shape)");
         }
-        let mut mesh = match &self.mesh {
+        let mesh = match &self.mesh {
             Some(path) => read_gmsh(path).with_context(|| format!("cannot use mesh {}", path.display()))?,
             None => {
                 let n = self.nx.unwrap_or_else(|| case.default_cells());
@@ -202,19 +211,7 @@ impl MeshArgs {
                 case.default_mesh(n)?
             }
         };
-        if self.refine > 8 {
-            bail!("--refine {} would multiply the element count by 4^{}; use at most 8", self.refine, self.refine);
-        }
-        for _ in 0..self.refine {
-            mesh = case.refine(&mesh);
-        }
-        if let Some(f) = self.perturb {
-            if !(0.0..=0.4).contains(&f) {
-                bail!("--perturb must be between 0 and 0.4 (got {f})");
-            }
-            dg_core::mesh::perturb_interior(&mut mesh, f, 1);
-        }
-        Ok(mesh)
+        self.refined_and_perturbed(mesh, |mesh| case.refine(mesh))
     }
 }
 
