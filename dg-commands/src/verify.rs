@@ -48,7 +48,7 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
                 tally.ruled_out += f.variants(&call, order, p, &limits).iter().filter(|(_, r)| r.is_some()).count();
             }
             let mut tuner = open_tuner(law, run.formulation, run.flux, device, super::unit_target(order, p, 0))?;
-            let count = run.only.map_or_else(|| tuner.candidates().len(), |_| 1);
+            let count = run.only.map_or_else(|| tuner.candidates(device).len(), |_| 1);
             let bar = ProgressBar::new(count as u64);
             bar.set_style(
                 ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}").expect("template").progress_chars("=> "),

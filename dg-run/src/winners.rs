@@ -96,7 +96,6 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let target = TuneTarget { order, precision, timing_dofs: size, operation };
     let mut tuner = formulation.tuner::<L, T>(law, device, target)?;
     let key = tuner.key();
-    let valid = tuner.candidates();
     let fp = device.fingerprint().clone();
     let db = crate::shipped_db::load(&fp, log);
     // the operation the run steps, then (only when it has no result: its tuner builds a verification problem) the
@@ -108,7 +107,8 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             _ => formulation.tuner::<L, T>(law, device, TuneTarget { operation, ..target })?.key(),
         };
         let Some(found) = db.find(&key) else { continue };
-        if valid.contains(&found.entry.winner) {
+        // (a winner built on no library is accepted without loading one: cuBLAS costs start-up time)
+        if tuner.accepts(device, &found.entry.winner) {
             let choice = VariantChoice::from_database(&found, &fp.driver, start);
             let instead = match i {
                 0 => String::new(),
@@ -123,6 +123,7 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         ));
     }
     let miss = miss_reason(&db, &key);
+    let valid = tuner.candidates(device);
     if no_tune {
         let v = tuner
             .baseline()

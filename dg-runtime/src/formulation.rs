@@ -191,8 +191,14 @@ pub trait Tuner {
     fn timing_dofs(&self) -> u64;
     /// Elements of the verification problem (for reports).
     fn verification_elements(&self) -> usize;
-    /// The variants valid on this device, in the order a search visits them.
-    fn candidates(&self) -> Vec<String>;
+    /// The variants valid on `device`, in the order a search visits them (a tuner may ask the device here what
+    /// costs time to find out, such as whether its GEMM library loads).
+    fn candidates(&mut self, device: &mut dyn Device) -> Vec<String>;
+    /// Whether `spec` is one of [`Tuner::candidates`]. A tuner answers for a variant built on no library without
+    /// loading one: a run checks its stored winner this way at start-up.
+    fn accepts(&mut self, device: &mut dyn Device, spec: &str) -> bool {
+        self.candidates(device).iter().any(|c| c == spec)
+    }
     /// Where a greedy search starts (the paper's baseline), if the formulation has one.
     fn baseline(&self) -> Option<String> {
         None

@@ -10,9 +10,21 @@ use dg_core::Real;
 pub struct HostGemm<'a> {
     /// The device everything but the GEMMs runs on.
     pub inner: &'a mut dyn Device,
+    /// How many times it was asked whether it has a BLAS ([`Device::supports_gemm`], which loads cuBLAS on CUDA).
+    library_probes: usize,
 }
 
-impl HostGemm<'_> {
+impl<'a> HostGemm<'a> {
+    /// GEMM steps on the host, everything else on `inner`.
+    pub fn new(inner: &'a mut dyn Device) -> Self {
+        Self { inner, library_probes: 0 }
+    }
+
+    /// How many times it was asked whether it has a BLAS: what loads cuBLAS on a CUDA device.
+    pub fn library_probes(&self) -> usize {
+        self.library_probes
+    }
+
     fn gemm(&mut self, g: &Gemm) -> Result<(), BackendError> {
         if g.double {
             self.gemm_in::<f64>(g)
@@ -86,6 +98,7 @@ impl Device for HostGemm<'_> {
         self.inner.run(program, launches, repeats)
     }
     fn supports_gemm(&mut self) -> bool {
+        self.library_probes += 1;
         true
     }
     fn run_steps(&mut self, program: ProgramId, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {

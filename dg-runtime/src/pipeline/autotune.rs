@@ -104,7 +104,7 @@ pub fn tune(
     double: bool,
     progress: &mut dyn FnMut(TuneEvent<'_>),
 ) -> Result<Entry, FormulationError> {
-    let valid = tuner.candidates();
+    let valid = tuner.candidates(device);
     let started = Instant::now();
     let list: Vec<String> = match opts.strategy {
         Strategy::Exhaustive => valid.clone(),

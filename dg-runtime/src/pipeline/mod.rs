@@ -20,7 +20,7 @@ pub fn verify(
 ) -> Vec<VerifyOutcome> {
     let specs = match only {
         Some(spec) => vec![spec.to_string()],
-        None => tuner.candidates(),
+        None => tuner.candidates(device),
     };
     tuner.verify(device, &specs, progress)
 }

@@ -208,7 +208,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for FvTuner<L, T> {
         263 * 37
     }
 
-    fn candidates(&self) -> Vec<String> {
+    fn candidates(&mut self, _device: &mut dyn Device) -> Vec<String> {
         self.valid.iter().map(FvVariant::to_string).collect()
     }
 

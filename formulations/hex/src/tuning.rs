@@ -244,7 +244,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for HexTuner<L, T> {
         crate::verify::VERIFICATION_CELLS.iter().product()
     }
 
-    fn candidates(&self) -> Vec<String> {
+    fn candidates(&mut self, _device: &mut dyn Device) -> Vec<String> {
         self.valid.iter().map(HexVariant::to_string).collect()
     }
 

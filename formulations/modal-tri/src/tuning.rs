@@ -213,7 +213,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
         2 * nx * ny
     }
 
-    fn candidates(&self) -> Vec<String> {
+    fn candidates(&mut self, _device: &mut dyn Device) -> Vec<String> {
         self.valid.iter().map(ModalVariant::to_string).collect()
     }
 

@@ -249,7 +249,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
         5 * a * b * c
     }
 
-    fn candidates(&self) -> Vec<String> {
+    fn candidates(&mut self, _device: &mut dyn Device) -> Vec<String> {
         self.valid.iter().map(TetVariant::to_string).collect()
     }
 

@@ -30,7 +30,7 @@ fn check<L: ConservationLaw + Clone, T: Real>(
     precision: Precision,
 ) -> Vec<(String, bool, f64)> {
     let ir = law_ir(law).expect("registered law");
-    let mut host = HostGemm { inner: device };
+    let mut host = HostGemm::new(device);
     let outcomes = verify_tet_variants::<L, T>(&mut host, Target::OpenCl, law, &ir, order, &gemm_variants(precision))
         .expect("verification runs");
     outcomes.into_iter().map(|o| (o.variant, o.passed, o.relative_error)).collect()

@@ -169,8 +169,14 @@ impl Formulation for NodalTri {
     ) -> Result<Box<dyn Tuner>, FormulationError> {
         self.check_operation(target.operation)?;
         let ir = supported_ir(self, law)?;
-        let limits = dg_runtime::backend::limits_with_blas(device);
-        let (valid, _) = valid_variants(target.order, &LawShape::of(&ir), precision_of::<T>(), &limits);
+        // the device's BLAS is asked only when a library-backed variant's validity is needed (loading cuBLAS costs
+        // a run's start-up time, and a run's stored winner is usually built on none)
+        let without = dg_runtime::backend::limits_of(device);
+        let shape = LawShape::of(&ir);
+        let (valid, _) =
+            valid_variants(target.order, &shape, precision_of::<T>(), &DeviceLimits { blas: true, ..without });
+        let (plain, _) = valid_variants(target.order, &shape, precision_of::<T>(), &without);
+        let library_backed: Vec<Variant> = valid.iter().filter(|v| !plain.contains(v)).cloned().collect();
         let setup = VerificationSetup::new(law, target.order)?;
         let n = timing_cells(target.order, L::NVARS, target.timing_dofs);
         let dofs = (2 * n * n * dg_core::triangle::num_nodes(target.order) * L::NVARS) as u64;
@@ -179,6 +185,8 @@ impl Formulation for NodalTri {
             ir,
             order: target.order,
             valid,
+            library_backed,
+            blas: None,
             setup,
             min_dofs: target.timing_dofs,
             dofs,
@@ -205,7 +213,12 @@ struct NodalTriTuner<L, T: Real> {
     law: L,
     ir: LawIr,
     order: usize,
+    /// The variants valid on the device if it has a BLAS, in the order a search visits them.
     valid: Vec<Variant>,
+    /// Those of `valid` built on library GEMMs: candidates only where the device's BLAS loads.
+    library_backed: Vec<Variant>,
+    /// Whether the device's BLAS loads, once asked.
+    blas: Option<bool>,
     setup: VerificationSetup,
     min_dofs: u64,
     dofs: u64,
@@ -226,6 +239,14 @@ struct NodalTriTuner<L, T: Real> {
 }
 
 impl<L: ConservationLaw + Clone, T: Real> NodalTriTuner<L, T> {
+    /// Whether the device's BLAS loads: asked once, and only if some candidate needs it.
+    fn has_blas(&mut self, device: &mut dyn Device) -> bool {
+        if self.library_backed.is_empty() {
+            return false;
+        }
+        *self.blas.get_or_insert_with(|| device.supports_gemm())
+    }
+
     /// The timing program of `variant`, rendered.
     fn timing_source(&self, variant: &Variant) -> Result<KernelSource, FormulationError> {
         let params = self.law.param_values();
@@ -331,8 +352,18 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
         self.setup.space.num_elements()
     }
 
-    fn candidates(&self) -> Vec<String> {
-        self.valid.iter().map(Variant::to_string).collect()
+    fn candidates(&mut self, device: &mut dyn Device) -> Vec<String> {
+        let blas = self.has_blas(device);
+        self.valid.iter().filter(|v| blas || !self.library_backed.contains(v)).map(Variant::to_string).collect()
+    }
+
+    fn accepts(&mut self, device: &mut dyn Device, spec: &str) -> bool {
+        let Ok(variant) = spec.parse::<Variant>() else { return false };
+        match (self.valid.contains(&variant), self.library_backed.contains(&variant)) {
+            (true, true) => self.has_blas(device),
+            (valid, false) => valid,
+            (false, true) => false,
+        }
     }
 
     fn baseline(&self) -> Option<String> {
@@ -341,7 +372,12 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
 
     fn neighbours(&self, spec: &str) -> Vec<String> {
         let Ok(best) = spec.parse::<Variant>() else { return Vec::new() };
-        self.valid.iter().filter(|v| differs_in_one_axis(v, &best)).map(Variant::to_string).collect()
+        let blas = self.blas == Some(true);
+        self.valid
+            .iter()
+            .filter(|v| differs_in_one_axis(v, &best) && (blas || !self.library_backed.contains(v)))
+            .map(Variant::to_string)
+            .collect()
     }
 
     fn verify(

@@ -12,7 +12,7 @@ use dg_nodal_tri::verify::{verify_all, VerificationSetup};
 use dg_runtime::backend::host_gemm::HostGemm;
 use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg_runtime::backend::{opencl_for_tests, Device};
-use dg_runtime::formulation::law_ir;
+use dg_runtime::formulation::{law_ir, Formulation, TimedOperation, TuneTarget};
 
 /// The GEMM variants of one precision (every group size the variant space lists).
 fn gemm_variants(precision: Precision) -> Vec<Variant> {
@@ -31,7 +31,7 @@ fn check<L: ConservationLaw + Clone, T: Real>(
 ) -> Vec<(String, bool, f64, Option<String>)> {
     let ir = law_ir(law).expect("registered law");
     let setup = VerificationSetup::new(law, order).expect("verification mesh");
-    let mut host = HostGemm { inner: device };
+    let mut host = HostGemm::new(device);
     let outcomes = verify_all::<L, T>(
         &mut host,
         Target::OpenCl,
@@ -101,4 +101,31 @@ fn without_a_blas_the_rules_refuse_the_gemm_partition_with_a_reason() {
         let err = spec.parse::<Variant>().unwrap().check(5, &shape, &with).unwrap_err().to_string();
         assert!(err.contains(reason), "{spec}: {err}");
     }
+}
+
+#[test]
+fn a_stored_winner_built_on_no_library_is_accepted_without_asking_for_the_blas() {
+    let Some((_turn, mut device)) = opencl_for_tests() else { return };
+    let law = dg_laws::MaxwellTm::default();
+    let target = TuneTarget { order: 3, precision: Precision::F64, timing_dofs: 0, operation: TimedOperation::Unit };
+    let baseline = dg_nodal_tri::tuning::seed_baseline(Precision::F64).to_string();
+    let gemm: Vec<String> = gemm_variants(Precision::F64).iter().map(Variant::to_string).collect();
+    // a device with a BLAS (its products on the host), counting the questions that load cuBLAS on CUDA
+    let mut host = HostGemm::new(device.as_mut());
+    let mut tuner = dg_nodal_tri::NodalTri.tuner::<_, f64>(&law, &mut host, target).expect("tuner");
+    assert!(tuner.accepts(&mut host, &baseline), "{baseline}");
+    assert!(!tuner.accepts(&mut host, "not/a/variant"));
+    assert_eq!(host.library_probes(), 0, "the BLAS was asked for a winner built on no library");
+    assert!(tuner.accepts(&mut host, &gemm[0]), "{}", gemm[0]);
+    let candidates = tuner.candidates(&mut host);
+    assert_eq!(host.library_probes(), 1, "asked once");
+    for spec in gemm.iter().chain([&baseline]) {
+        assert!(candidates.contains(spec), "{spec} missing from {candidates:?}");
+    }
+    // the same device without one: the GEMM variants are neither accepted nor candidates
+    let mut tuner = dg_nodal_tri::NodalTri.tuner::<_, f64>(&law, device.as_mut(), target).expect("tuner");
+    assert!(tuner.accepts(device.as_mut(), &baseline));
+    assert!(!tuner.accepts(device.as_mut(), &gemm[0]));
+    let candidates = tuner.candidates(device.as_mut());
+    assert!(candidates.contains(&baseline) && gemm.iter().all(|g| !candidates.contains(g)), "{candidates:?}");
 }
