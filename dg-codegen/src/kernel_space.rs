@@ -8,12 +8,17 @@ pub struct LawShape {
     pub nvars: usize,
     /// Whether the flux is linear and homogeneous in the state (diff-first applies).
     pub linear_flux: bool,
+    /// The fewest products with each reference derivative matrix that form the flux's divergence per element:
+    /// [`dg_ir::DivergencePlan::products`] for a linear flux, one per variable otherwise.
+    pub divergence_products: usize,
 }
 
 impl LawShape {
     /// The shape of a law from its IR.
     pub fn of(ir: &dg_ir::LawIr) -> Self {
-        Self { nvars: ir.variables.len(), linear_flux: ir.flux_is_linear_homogeneous() }
+        let nvars = ir.variables.len();
+        let divergence_products = ir.divergence_plan().map_or(nvars, |plan| plan.products());
+        Self { nvars, linear_flux: ir.flux_is_linear_homogeneous(), divergence_products }
     }
 }
 

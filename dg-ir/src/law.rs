@@ -78,6 +78,45 @@ impl LawIr {
         flux.eval(&inputs).iter().all(|v| *v == 0.0)
     }
 
+    /// For a flux linear and homogeneous in the state ([`LawIr::flux_is_linear_homogeneous`]), which fields each
+    /// variable's flux reads: `reads[v][w]` when some direction's flux of variable `v` has a nonzero coefficient of
+    /// field `w` (evaluated at two generic sets of materials, the law's parameters at their defaults). `None` for
+    /// any other flux.
+    pub fn linear_flux_reads(&self) -> Option<Vec<Vec<bool>>> {
+        if !self.flux_is_linear_homogeneous() {
+            return None;
+        }
+        let flux = self.function("flux")?;
+        let nv = self.variables.len();
+        let params: Vec<f64> = self.params.iter().map(|p| p.1).collect();
+        let mut reads = vec![vec![false; nv]; nv];
+        for set in 0..2 {
+            let materials: Vec<f64> =
+                (0..self.materials.len()).map(|i| 0.7 + 0.31 * i as f64 + 0.53 * set as f64).collect();
+            for (w, _) in self.variables.iter().enumerate() {
+                let mut unit = vec![0.0; nv];
+                unit[w] = 1.0;
+                let inputs = crate::function::Inputs::default()
+                    .with(InputKind::StateM, &unit)
+                    .with(InputKind::MaterialM, &materials)
+                    .with(InputKind::Param, &params);
+                // outputs dimension-major: F_d of variable v at d·nv + v
+                for (i, value) in flux.eval(&inputs).iter().enumerate() {
+                    if *value != 0.0 {
+                        reads[i % nv][w] = true;
+                    }
+                }
+            }
+        }
+        Some(reads)
+    }
+
+    /// The cheapest way to form the divergence of a linear flux from products with the reference derivative
+    /// matrices ([`crate::DivergencePlan`]); `None` unless the flux is linear and homogeneous in the state.
+    pub fn divergence_plan(&self) -> Option<crate::DivergencePlan> {
+        self.linear_flux_reads().map(|reads| crate::DivergencePlan::cheapest(&reads))
+    }
+
     /// Name of an input, as the printer shows it (`qm.rho`, `mp.c`, `n.x`, `alpha`).
     pub fn input_name(&self, kind: InputKind, index: usize) -> String {
         let var = |names: &[String]| names.get(index).cloned().unwrap_or_else(|| format!("#{index}"));

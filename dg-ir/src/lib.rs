@@ -7,11 +7,13 @@
 //! flop counts ([`IrFunction::flops`]), linearity in the state ([`IrFunction::linear_outputs`]), a readable
 //! printer, and a stable content hash of the whole law ([`LawIr::hash`]).
 
+mod divergence;
 mod function;
 mod graph;
 mod law;
 mod sym;
 
+pub use divergence::DivergencePlan;
 pub use function::{FlopCount, Inputs, IrFunction};
 pub use graph::{InputKind, NodeId, Op};
 pub use law::{registered_laws, FunctionRole, LawIr, LawRegistration};

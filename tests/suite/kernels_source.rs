@@ -46,8 +46,8 @@ fn rules_reject_what_does_not_fit_with_a_reason() {
         f64_mma_m16: false,
         blas: false,
     };
-    let linear = LawShape { nvars: 3, linear_flux: true };
-    let nonlinear = LawShape { nvars: 4, linear_flux: false };
+    let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3 };
+    let nonlinear = LawShape { nvars: 4, linear_flux: false, divergence_products: 4 };
     let v: Variant = "node/mb4/seq1/matrix-local/fused/elem-major/f64".parse().unwrap();
     let err = v.check(8, &linear, &small).unwrap_err().to_string();
     assert!(err.contains("exceed the device limit"), "{err}");
@@ -73,7 +73,7 @@ fn declared_local_values(source: &str) -> usize {
 
 #[test]
 fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
-    let linear = LawShape { nvars: 3, linear_flux: true };
+    let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3 };
     let tensor = DeviceLimits {
         local_memory: 48 * 1024,
         max_work_group: 1024,
@@ -131,7 +131,7 @@ fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
 
 #[test]
 fn mma16_needs_compute_capability_9_runs_f64_and_splits_its_steps() {
-    let linear = LawShape { nvars: 3, linear_flux: true };
+    let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3 };
     let hopper = DeviceLimits {
         local_memory: 48 * 1024,
         max_work_group: 1024,

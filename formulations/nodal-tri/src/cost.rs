@@ -24,6 +24,17 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     let flux = law.function("flux").map_or(0, |f| f.flops().total) as f64;
     let nflux = law.function(&format!("numerical_flux:{nflux}")).map_or(0, |f| f.flops().total) as f64;
     let volume = match (variant.partition, variant.form) {
+        // the tiles' mixed form: Dr and Ds products (4 flops per entry) of the flux-first variables' contravariant
+        // fluxes (6 flops per node) and of the shared fields, then each other variable's divergence from the
+        // gradients (4 flops per gradient it reads, per node)
+        (Partition::Tile { .. }, VolumeForm::Mixed) => match law.divergence_plan() {
+            Some(plan) => {
+                let reads: usize = plan.from_gradients.iter().map(|(_, r)| r.len()).sum();
+                np * flux
+                    + np * (4.0 * np * plan.products() as f64 + 6.0 * plan.flux_first.len() as f64 + 4.0 * reads as f64)
+            }
+            None => np * flux + nv * np * (4.0 * np + 6.0),
+        },
         // the two contravariant fluxes per node and variable (6 flops), then Dr·gr + Ds·gs (4 flops per entry)
         (Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Gemm, _) => {
             np * flux + nv * np * (4.0 * np + 6.0)
@@ -32,7 +43,7 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
         (_, VolumeForm::FluxFirst) => np * flux + nv * np * (8.0 * np + 7.0),
         // 2 mat-vecs per variable, x and y derivatives (6 flops), the x flux of ∂q/∂x and the y flux of ∂q/∂y
         // (the compiler drops the unused halves, so one flux's worth), 1 add
-        (_, VolumeForm::DiffFirst) => np * flux + nv * np * (4.0 * np + 7.0),
+        (_, VolumeForm::DiffFirst | VolumeForm::Mixed) => np * flux + nv * np * (4.0 * np + 7.0),
     };
     // surface: numerical flux and own flux per face node, n·F and scaling (5 flops per variable), lift
     let surface = nf * (nflux + flux + 5.0 * nv) + nv * np * 2.0 * nf;

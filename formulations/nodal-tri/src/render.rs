@@ -307,6 +307,37 @@ pub const TEMPLATES: [(&str, &str); 10] = [
     ("gemm_flux", include_str!("../../../templates/nodal-tri/gemm_flux.tera")),
 ];
 
+/// One shared field of the mixed form, as the tile template reads it.
+#[derive(serde::Serialize)]
+struct SharedGradient {
+    /// The field.
+    field: usize,
+    /// Its position among the shared gradients.
+    slot: usize,
+    /// The variables whose flux reads it.
+    vars: Vec<usize>,
+}
+
+/// The mixed form's plan in the template's terms: `ff` (flux-first variables), `gw` (fields whose gradients are
+/// shared) and `shared` (each such field with the variables that read it).
+fn insert_divergence_plan(ctx: &mut tera::Context, plan: &dg_ir::DivergencePlan) {
+    let shared: Vec<SharedGradient> = plan
+        .gradients
+        .iter()
+        .enumerate()
+        .map(|(slot, &field)| SharedGradient {
+            field,
+            slot,
+            vars: plan.from_gradients.iter().filter(|(_, reads)| reads.contains(&slot)).map(|(v, _)| *v).collect(),
+        })
+        .collect();
+    ctx.insert("ff", &plan.flux_first);
+    // the first slot of the shared fields in a chunk, after two per flux-first variable
+    ctx.insert("gbase", &(2 * plan.flux_first.len()));
+    ctx.insert("gw", &plan.gradients);
+    ctx.insert("shared", &shared);
+}
+
 /// Renders the nodal triangle program of `variant` for `law` on `element`.
 pub fn render_nodal_tri(
     law: &LawInput<'_>,
@@ -357,6 +388,7 @@ pub fn render_nodal_tri(
     ctx.insert("fused", &(variant.surface == Surface::Fused));
     ctx.insert("merged", &(variant.surface == Surface::Merged));
     ctx.insert("diff_first", &(variant.form == VolumeForm::DiffFirst));
+    ctx.insert("mixed", &(variant.form == VolumeForm::Mixed));
     ctx.insert("surface_t", &geometry.np.max(3 * geometry.nfp));
     let tera = engine(&TEMPLATES)?;
     let (volume, surface) = match variant.partition {
@@ -394,7 +426,20 @@ pub fn render_nodal_tri(
         ctx.insert("rows", &geometry.tile_rows(variant));
         ctx.insert("stride", &geometry.tile_stride);
         ctx.insert("chunk", &geometry.tile_chunk);
-        ctx.insert("scratch", &((2 * geometry.tile_chunk).max(3 * geometry.nfp) * ir.variables.len() * variant.group));
+        let nv = ir.variables.len();
+        // values per node in a chunk: two contravariant fluxes per variable, or (mixed) per flux-first variable, and
+        // one per shared field
+        let slots = match variant.form {
+            VolumeForm::Mixed => {
+                let plan = ir
+                    .divergence_plan()
+                    .ok_or_else(|| law_err("mixed needs a flux linear and homogeneous in the state".into()))?;
+                insert_divergence_plan(&mut ctx, &plan);
+                2 * plan.flux_first.len() + plan.gradients.len()
+            }
+            _ => 2 * nv,
+        };
+        ctx.insert("scratch", &((slots * geometry.tile_chunk).max(3 * geometry.nfp * nv) * variant.group));
         // CUDA reads a block row of a matrix from local memory as vectors where the block's length allows
         // constant memory is read value by value (uniform addresses, the constant cache)
         let width = match (single, target) {

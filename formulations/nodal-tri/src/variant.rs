@@ -1,6 +1,6 @@
 //! The variant space of the nodal strong-form kernels, SPEC strings and validity rules.
 //!
-//! SPEC grammar: `<partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/diff-first]`, e.g.
+//! SPEC grammar: `<partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/diff-first|/mixed]`, e.g.
 //! `node/mb2/seq1/field-local/fused/elem-major/f32`, `elem/wg64/seq1/matrix-const/split/node-major/f64/diff-first`
 //! or `tile4/wg32/seq1/matrix-local/merged/node-major/f64` (four work items per element, 32 elements per group), or
 //! `mma/wg16/seq2/field-local/merged/node-major/f64` (the operator on the tensor cores, 16 elements per group), or
@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -98,6 +98,11 @@ pub enum VolumeForm {
     /// the flux is linear and homogeneous in the state (the IR says so); half the matrix work and half the
     /// per-thread storage of flux-first.
     DiffFirst,
+    /// Tiles of a linear law whose variables' fluxes read shared fields ([`dg_ir::DivergencePlan`]): flux-first for
+    /// the variables whose flux mixes fields, and the reference gradient of each field that several variables'
+    /// fluxes read summed once and shared (Maxwell TM: ∇Ez serves Hx and Hy; two products per direction instead of
+    /// three).
+    Mixed,
 }
 
 /// One point of the variant space.
@@ -156,8 +161,10 @@ impl fmt::Display for Variant {
             Precision::F64 => "f64",
         };
         write!(f, "{partition}/{group}/seq{}/{storage}/{surface}/{layout}/{precision}", self.seq)?;
-        if self.form == VolumeForm::DiffFirst {
-            write!(f, "/diff-first")?;
+        match self.form {
+            VolumeForm::FluxFirst => {}
+            VolumeForm::DiffFirst => write!(f, "/diff-first")?,
+            VolumeForm::Mixed => write!(f, "/mixed")?,
         }
         Ok(())
     }
@@ -219,6 +226,7 @@ impl FromStr for Variant {
         let form = match parts.get(7) {
             None | Some(&"flux-first") => VolumeForm::FluxFirst,
             Some(&"diff-first") => VolumeForm::DiffFirst,
+            Some(&"mixed") => VolumeForm::Mixed,
             Some(other) => return Err(bad(format!("unknown formulation `{other}`"))),
         };
         Ok(Variant { partition, group, seq, storage, surface, layout, precision, form })
@@ -276,6 +284,15 @@ impl Variant {
                         // (tile2 and seq4 were measured too and rarely won: 3.5% at N = 7 f64 once; each tile costs
                         // PoCL several seconds to build at high orders, and CI builds every valid variant)
                         out.extend([4, 8].map(|threads| shared(Partition::Tile { threads }, 32, 1)));
+                        // (mixed, f32, with the storages tiles have won with: each tile costs PoCL seconds to
+                        // build; on an H200 the f64 mixed tiles won no order of either operation, so the tuner does
+                        // not meet them, and they stay valid on request, `--variant …/f64/mixed`)
+                        if storage != Storage::FieldLocal && precision == Precision::F32 {
+                            out.extend([4, 8].map(|threads| Variant {
+                                form: VolumeForm::Mixed,
+                                ..shared(Partition::Tile { threads }, 32, 1)
+                            }));
+                        }
                     }
                     for layout in [Layout::ElementMajor, Layout::NodeMajor] {
                         for group in [32, 128] {
@@ -316,6 +333,18 @@ impl Variant {
                 );
             }
         }
+        if self.form == VolumeForm::Mixed {
+            if !matches!(self.partition, Partition::Tile { .. }) {
+                return reject("mixed is generated for the tile partition".into());
+            }
+            if !law.linear_flux || law.divergence_products >= nvars {
+                return reject(format!(
+                    "mixed needs a linear flux whose variables share fields' gradients (this law's divergence needs \
+                     {} products per direction, one per variable, so flux-first is as cheap)",
+                    law.divergence_products
+                ));
+            }
+        }
         let geometry = crate::render::Geometry::new(order, self);
         let bytes = self.precision.bytes();
         if let Partition::Tile { threads } = self.partition {
@@ -325,7 +354,7 @@ impl Variant {
             if self.surface != Surface::Merged || self.layout != Layout::NodeMajor {
                 return reject("tiles are generated merged (volume and surface) on the node-major layout".into());
             }
-            if self.form != VolumeForm::FluxFirst {
+            if self.form == VolumeForm::DiffFirst {
                 return reject(
                     "tiles differentiate the contravariant fluxes (as few flops as diff-first, every law)".into(),
                 );

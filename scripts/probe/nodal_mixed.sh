@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The tiles' mixed volume form (`tile<t>/…/mixed`: the gradient of a field that several variables' fluxes read summed
+# once, Maxwell TM's ∇Ez serving Hx and Hy) on one GPU: compute-sanitizer on a mixed kernel; maxwell2d tuned
+# exhaustively (right-hand side, then stage) at N = 1..8 in both precisions into a copy of the shipped database
+# (every candidate verified first, the mixed tiles among them) and benched; the folded loop and the issue's
+# 720,000-triangle run with those winners against the shipped ones; start-up of that run (warm and cold kernel cache).
+# usage: DG=gpu/dg OUT=dir [PARTS="sanitize tune bench loop startup"] [OPERATIONS="unit stage"] [PRECISIONS="f32 f64"]
+#        [DB=dir, the database the bench/loop/startup parts read: default $OUT/db of a tune part in the same call]
+#        [BEFORE=dir, the database the loop part compares with: default tuning-db]
+#        bash scripts/probe/nodal_mixed.sh
+set -u
+# everything is written under $OUT/r and packed into $OUT/results.tgz at the end (the device tool returns few files)
+PACK=${OUT:-.}; OUT=$PACK/r; mkdir -p "$OUT"; DG=${DG:-gpu/dg}; D="--device cuda:0"
+PARTS=${PARTS:-sanitize tune bench}
+DB=${DB:-$OUT/db}
+nvidia-smi -L; date -u +%FT%TZ | tee "$OUT/date"
+for part in $PARTS; do case $part in
+sanitize)
+  v=tile4/wg32/seq1/matrix-const/merged/node-major/f64/mixed
+  for tool in memcheck racecheck initcheck; do
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$DG" verify maxwell2d --order 5 --variant $v $D > "$OUT/sanitize-$tool.txt" 2>&1
+    echo "compute-sanitizer $tool $v N=5: rc $? ($(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-$tool.txt" | tr -s ' ' | head -1))"
+  done ;;
+tune)
+  [ -d "$DB" ] || cp -r tuning-db "$DB"
+  for op in ${OPERATIONS:-unit stage}; do for p in ${PRECISIONS:-f32 f64}; do
+    t0=$(date +%s)
+    DG_CACHE_DIR=$(mktemp -d) timeout ${TUNE_LIMIT:-280} "$DG" autotune maxwell2d --orders ${TUNE_ORDERS:-1..8} --precision $p --operation $op $D --db "$DB" > "$OUT/tune-$op-$p.txt" 2> "$OUT/tune-$op-$p.err"
+    echo "tune $op $p rc $? ($(( $(date +%s) - t0 )) s)"; grep -E "winner|speed-up" "$OUT/tune-$op-$p.txt" | cut -c1-200
+  done; done ;;
+bench)
+  for op in ${OPERATIONS:-unit}; do
+    "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision both --operation $op $D > "$OUT/bench-$op.txt" 2> "$OUT/bench-$op.err"
+    echo "bench $op rc $?"; cat "$OUT/bench-$op.txt"
+  done ;;
+loop)
+  for p in ${PRECISIONS:-f32 f64}; do
+    for db in "${BEFORE:-tuning-db}" "$DB"; do for run in "6 300 0.1" "8 300 0.1" "4 600 0.3"; do
+      set -- $run; o="$OUT/loop-$p-N$1-nx$2-$(basename $db)"
+      DG_CACHE_DIR=$(mktemp -d) timeout 90 "$DG" --db "$db" run maxwell-cavity --order $1 --nx $2 --t-end $3 --precision $p $D --json > $o.json 2> $o.err
+      python3 -c "
+import json;d=json.load(open('$o.json'));v=d['device']
+print('$p N=$1 nx=$2 $(basename $db):',v['choice']['variant'],v['choice']['source'],'steps',d['steps'],'L2 %.6e'%d['l2_error'],'kernels %.3f s'%v['kernel_seconds'],'wall %.3f s'%d['wall_seconds'])" || tail -2 $o.err
+    done; done
+  done ;;
+startup)
+  # the issue's start-up: process start to the end of the first step, database hit; one cold kernel cache, then warm
+  for p in ${PRECISIONS:-f32 f64}; do
+    cache=$(mktemp -d)
+    for run in cold warm1 warm2 warm3; do
+      o="$OUT/startup-$p-$run"
+      t0=$(date +%s.%N)
+      DG_CACHE_DIR=$cache "$DG" --db "$DB" run maxwell-cavity --order 4 --nx 600 --precision $p --t-end 1e-5 $D --json > $o.json 2> $o.err
+      t1=$(date +%s.%N)
+      python3 -c "
+import json;d=json.load(open('$o.json'));v=d['device']
+m=d.get('startup',[]); prev=0.0; parts=[]
+for x in m: parts.append('%s %.3f'%(x['phase'],x['seconds']-prev)); prev=x['seconds']
+print('startup $p $run: to the end of the first step %.3f s'%prev,'(process %.2f s)'%($t1-$t0),'|',', '.join(parts),'|',v['choice']['source'],v['choice']['variant'])" || tail -2 $o.err
+    done
+  done ;;
+esac; done
+tar -czf "$PACK/results.tgz" -C "$OUT" . && rm -rf "$OUT" && echo packed
