@@ -4,7 +4,7 @@
 # exhaustively (right-hand side, then stage) at N = 1..8 in both precisions into a copy of the shipped database
 # (every candidate verified first, the mixed tiles among them) and benched; the folded loop and the issue's
 # 720,000-triangle run with those winners against the shipped ones; start-up of that run (warm and cold kernel cache).
-# usage: DG=gpu/dg OUT=dir [PARTS="sanitize tune bench loop startup"] [OPERATIONS="unit stage"] [PRECISIONS="f32 f64"]
+# usage: DG=gpu/dg OUT=dir [PARTS="sanitize tune bench loop startup ncu"] [OPERATIONS="unit stage"] [PRECISIONS="f32 f64"]
 #        [DB=dir, the database the bench/loop/startup parts read: default $OUT/db of a tune part in the same call]
 #        [BEFORE=dir, the database the loop part compares with: default tuning-db]
 #        bash scripts/probe/nodal_mixed.sh
@@ -58,6 +58,18 @@ m=d.get('startup',[]); prev=0.0; parts=[]
 for x in m: parts.append('%s %.3f'%(x['phase'],x['seconds']-prev)); prev=x['seconds']
 print('startup $p $run: to the end of the first step %.3f s'%prev,'(process %.2f s)'%($t1-$t0),'|',', '.join(parts),'|',v['choice']['source'],v['choice']['variant'])" || tail -2 $o.err
     done
+  done ;;
+ncu)
+  # where the tiles spend their time, flux-first against mixed (one folded stage launch of each, in a run)
+  for spec in "8 tile8/wg32/seq1/matrix-local/merged/node-major/f32/mixed" "8 tile4/wg32/seq1/matrix-local/merged/node-major/f32" \
+              "7 tile4/wg32/seq1/matrix-local/merged/node-major/f32" "7 tile4/wg32/seq1/matrix-local/merged/node-major/f32/mixed"; do
+    set -- $spec; f="$OUT/ncu-N$1-${2//\//_}.txt"
+    timeout 150 ncu --clock-control none --kernel-name regex:tile --launch-skip 5 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section InstructionStats \
+      "$DG" run maxwell-cavity --order $1 --nx 300 --t-end 0.002 --precision f32 --variant $2 $D > "$f" 2>&1
+    echo "== N=$1 $2"
+    grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache Throughput|Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Instructions  |Block Limit (Registers|Shared Mem)" "$f" | tr -s ' ' | head -16
+    grep -E "^ +(OPT|WRN).*(stall|Stall)" "$f" | head -3 | cut -c1-220
   done ;;
 esac; done
 tar -czf "$PACK/results.tgz" -C "$OUT" . && rm -rf "$OUT" && echo packed

@@ -287,3 +287,17 @@ pub fn verify_all<L: ConservationLaw + Clone, T: Real>(
     let problem = setup.problem(law, ir);
     verify_variants::<L, T>(device, target, &problem, variants, batch_size, progress, compiled)
 }
+
+/// [`verify_all`] of `variants` of `law` at `order` on the verification mesh ([`VerificationSetup`]), without
+/// progress reports and without keeping the programs: for tests and one-off checks.
+pub fn verify_at_order<L: ConservationLaw + Clone, T: Real>(
+    device: &mut dyn Device,
+    target: Target,
+    law: &L,
+    order: usize,
+    variants: &[Variant],
+) -> Result<Vec<VerifyOutcome>, FormulationError> {
+    let ir = dg_runtime::formulation::law_ir(law)?;
+    let setup = VerificationSetup::new(law, order)?;
+    Ok(verify_all::<L, T>(device, target, law, &ir, &setup, variants, &mut |_| {}, &mut Vec::new()))
+}

@@ -8,11 +8,11 @@ use dg_codegen::{Precision, Target};
 use dg_core::law::ConservationLaw;
 use dg_core::Real;
 use dg_nodal_tri::variant::{DeviceLimits, LawShape, Partition, Variant};
-use dg_nodal_tri::verify::{verify_all, VerificationSetup};
+use dg_nodal_tri::verify::verify_at_order;
 use dg_runtime::backend::host_gemm::HostGemm;
 use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg_runtime::backend::{opencl_for_tests, Device};
-use dg_runtime::formulation::{law_ir, Formulation, TimedOperation, TuneTarget};
+use dg_runtime::formulation::{Formulation, TimedOperation, TuneTarget};
 
 /// The GEMM variants of one precision (every group size the variant space lists).
 fn gemm_variants(precision: Precision) -> Vec<Variant> {
@@ -29,19 +29,9 @@ fn check<L: ConservationLaw + Clone, T: Real>(
     order: usize,
     precision: Precision,
 ) -> Vec<(String, bool, f64, Option<String>)> {
-    let ir = law_ir(law).expect("registered law");
-    let setup = VerificationSetup::new(law, order).expect("verification mesh");
     let mut host = HostGemm::new(device);
-    let outcomes = verify_all::<L, T>(
-        &mut host,
-        Target::OpenCl,
-        law,
-        &ir,
-        &setup,
-        &gemm_variants(precision),
-        &mut |_| {},
-        &mut Vec::new(),
-    );
+    let outcomes = verify_at_order::<L, T>(&mut host, Target::OpenCl, law, order, &gemm_variants(precision))
+        .expect("verification runs");
     outcomes.into_iter().map(|o| (o.variant, o.passed, o.relative_error, o.error)).collect()
 }
 

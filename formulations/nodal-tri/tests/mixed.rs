@@ -7,7 +7,7 @@ use dg_codegen::{Precision, Target};
 use dg_core::law::ConservationLaw;
 use dg_core::Real;
 use dg_nodal_tri::variant::{LawShape, Partition, Variant, VolumeForm};
-use dg_nodal_tri::verify::{verify_all, VerificationSetup};
+use dg_nodal_tri::verify::verify_at_order;
 use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg_runtime::backend::{opencl_for_tests, Device};
 use dg_runtime::formulation::law_ir;
@@ -35,9 +35,7 @@ fn check<L: ConservationLaw + Clone, T: Real>(
     let variants: Vec<Variant> =
         mixed_tiles(precision).into_iter().filter(|v| v.check(order, &shape, &limits).is_ok()).collect();
     assert!(!variants.is_empty(), "no mixed tile valid at N = {order}");
-    let setup = VerificationSetup::new(law, order).expect("verification mesh");
-    let outcomes =
-        verify_all::<L, T>(device, Target::OpenCl, law, &ir, &setup, &variants, &mut |_| {}, &mut Vec::new());
+    let outcomes = verify_at_order::<L, T>(device, Target::OpenCl, law, order, &variants).expect("verification runs");
     outcomes.into_iter().map(|o| (o.variant, o.passed, o.relative_error)).collect()
 }
 
