@@ -6,7 +6,7 @@
 # 720,000-triangle run with those winners against the shipped ones; start-up of that run (warm and cold kernel cache).
 # usage: DG=gpu/dg OUT=dir [PARTS="sanitize tune bench loop startup ncu"] [OPERATIONS="unit stage"] [PRECISIONS="f32 f64"]
 #        [DB=dir, the database the bench/loop/startup parts read: default $OUT/db of a tune part in the same call]
-#        [BEFORE=dir, the database the loop part compares with: default tuning-db]
+#        [BEFORE=dir, a database the loop part also runs with, for comparison]
 #        bash scripts/probe/nodal_mixed.sh
 set -u
 # everything is written under $OUT/r and packed into $OUT/results.tgz at the end (the device tool returns few files)
@@ -30,12 +30,12 @@ tune)
   done; done ;;
 bench)
   for op in ${OPERATIONS:-unit}; do
-    "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision both --operation $op $D > "$OUT/bench-$op.txt" 2> "$OUT/bench-$op.err"
+    "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision ${BENCH_PRECISION:-both} --operation $op $D > "$OUT/bench-$op.txt" 2> "$OUT/bench-$op.err"
     echo "bench $op rc $?"; cat "$OUT/bench-$op.txt"
   done ;;
 loop)
   for p in ${PRECISIONS:-f32 f64}; do
-    for db in "${BEFORE:-tuning-db}" "$DB"; do for run in "6 300 0.1" "8 300 0.1" "4 600 0.3"; do
+    for db in ${BEFORE:+"$BEFORE"} "$DB"; do for run in "6 300 0.1" "8 300 0.1" "4 600 0.3"; do
       set -- $run; o="$OUT/loop-$p-N$1-nx$2-$(basename $db)"
       DG_CACHE_DIR=$(mktemp -d) timeout 90 "$DG" --db "$db" run maxwell-cavity --order $1 --nx $2 --t-end $3 --precision $p $D --json > $o.json 2> $o.err
       python3 -c "

@@ -124,7 +124,7 @@ fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
             let source = render(&input, &el, spec, Target::Cuda).unwrap().source;
             let declared = declared_local_values(&source);
             let geometry = dg::dg_nodal_tri::render::Geometry::new(order, spec);
-            assert_eq!(declared * bytes, geometry.local_bytes(3, bytes, spec), "{spec} N={order}");
+            assert_eq!(declared * bytes, geometry.local_bytes(&linear, bytes, spec), "{spec} N={order}");
         }
     }
 }
@@ -178,7 +178,7 @@ fn mma16_needs_compute_capability_9_runs_f64_and_splits_its_steps() {
             // the local array is the size the rules checked
             let declared = declared_local_values(&source);
             let geometry = dg::dg_nodal_tri::render::Geometry::new(order, &spec);
-            assert_eq!(declared * 8, geometry.local_bytes(3, 8, &spec), "{spec} N={order}");
+            assert_eq!(declared * 8, geometry.local_bytes(&linear, 8, &spec), "{spec} N={order}");
             assert!(declared >= 2 * 3 * el.np * 16, "{spec} N={order}: room for both parts' outputs");
         }
     }

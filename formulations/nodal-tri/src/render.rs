@@ -7,6 +7,7 @@ use dg_codegen::cexpr::Divisions;
 use dg_codegen::program::{
     engine, insert_law, matrix_text, render_pieces, LawInput, RenderError, Target, KERNEL_SUFFIX, PRELUDE_SUFFIX,
 };
+use dg_codegen::LawShape;
 use dg_core::triangle::ReferenceTriangle;
 
 /// The law's functions invert a divisor shared by several divisions once (as the modal kernels do): Euler's fluxes
@@ -93,10 +94,17 @@ impl Geometry {
                 }
             }
             Partition::Element => per_group(variant.group, 0, 0),
+            // (mixed keeps at most two values per node and product, fewer than flux-first's two per variable: with
+            // eight or more work items per element, whose chunks of 16 nodes left each two nodes per barrier, its
+            // chunk is the whole element, one pass; on an H200 that made tile8 4–5 % faster at N = 7, 8 f32 and tile4
+            // 4–19 % slower)
             Partition::Tile { threads } => per_group(
                 variant.group * threads,
                 tile_outputs(np, threads.max(1), variant.precision),
-                np.min((3 * nfp).div_ceil(2).max(16)),
+                match variant.form {
+                    VolumeForm::Mixed if threads >= 8 => np,
+                    _ => np.min((3 * nfp).div_ceil(2).max(16)),
+                },
             ),
             Partition::Mma => per_group(32 * np.div_ceil(mma_shape.0), 0, 0),
             Partition::Mma16 => per_group(32 * np.div_ceil(mma_shape.0) * MMA16_KSPLIT, 0, 0),
@@ -143,8 +151,9 @@ impl Geometry {
         }
     }
 
-    /// Local memory of the most demanding kernel, in bytes.
-    pub fn local_bytes(&self, nvars: usize, bytes: usize, variant: &Variant) -> usize {
+    /// Local memory of the most demanding kernel for a law of shape `law`, in bytes.
+    pub fn local_bytes(&self, law: &LawShape, bytes: usize, variant: &Variant) -> usize {
+        let nvars = law.nvars;
         let local_mats = variant.storage == Storage::MatrixLocal;
         let (np, nf) = (self.np, 3 * self.nfp);
         let values = match variant.partition {
@@ -161,10 +170,16 @@ impl Geometry {
                 (true, Surface::Merged) => 2 * np * np + np * nf,
                 (true, _) => (2 * np * np).max(np * nf),
             },
-            // one chunk of contravariant fluxes (the face jumps reuse it), and the transposed, padded matrices
+            // one chunk of contravariant fluxes (the face jumps reuse it), and the transposed, padded matrices;
+            // values per node in a chunk: two per variable, or (mixed) at most two per product of the divergence
+            // plan (two per flux-first variable, one per shared field)
             Partition::Tile { .. } => {
                 let rows = self.tile_rows(variant);
-                let chunk = (2 * self.tile_chunk).max(nf) * nvars * self.volume_elements;
+                let slots = match variant.form {
+                    VolumeForm::Mixed => 2 * law.divergence_products,
+                    _ => 2 * nvars,
+                };
+                let chunk = (slots * self.tile_chunk).max(nf * nvars) * self.volume_elements;
                 chunk + if local_mats { (2 * np + nf) * rows } else { 0 }
             }
             // the group's contravariant fluxes and face jumps, every variable, in 8-column tiles of whole steps

@@ -449,7 +449,7 @@ impl Variant {
         if threads > limits.max_work_group {
             return reject(format!("{threads} work items per group exceed the device limit {}", limits.max_work_group));
         }
-        let local = geometry.local_bytes(nvars, bytes, self);
+        let local = geometry.local_bytes(law, bytes, self);
         if local > limits.local_memory {
             return reject(format!("{local} bytes of local memory exceed the device limit {}", limits.local_memory));
         }

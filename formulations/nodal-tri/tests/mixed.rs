@@ -94,3 +94,37 @@ fn planted_bugs_fail_the_mixed_tiles() {
         }
     }
 }
+
+/// Values of the local arrays a kernel declares (`LOCAL_MEM … name[N];`).
+fn declared_local_values(source: &str) -> usize {
+    source
+        .lines()
+        .filter(|l| l.trim_start().starts_with("LOCAL_MEM"))
+        .filter_map(|l| l.split('[').nth(1)?.split(']').next()?.parse::<usize>().ok())
+        .sum()
+}
+
+#[test]
+fn the_rules_count_at_least_the_local_memory_a_mixed_tile_declares() {
+    let law = dg_laws::MaxwellTm::default();
+    let ir = law_ir(&law).unwrap();
+    let shape = LawShape::of(&ir);
+    let params = law.param_values();
+    let input = dg_codegen::LawInput { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
+    for order in 2..=8 {
+        let element = dg_core::triangle::ReferenceTriangle::new(order).unwrap();
+        for variant in mixed_tiles(Precision::F32) {
+            let unlimited = dg_codegen::DeviceLimits { local_memory: usize::MAX, ..Default::default() };
+            if variant.check(order, &shape, &unlimited).is_err() {
+                continue;
+            }
+            let source = dg_nodal_tri::render::render_nodal_tri(&input, &element, &variant, Target::Cuda).unwrap();
+            let declared = declared_local_values(&source.source) * 4;
+            let counted = source.geometry.local_bytes(&shape, 4, &variant);
+            assert!(
+                declared > 0 && declared <= counted,
+                "{variant} N={order}: declares {declared} bytes, rules count {counted}"
+            );
+        }
+    }
+}
