@@ -361,10 +361,11 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
 
     fn accepts(&mut self, device: &mut dyn Device, spec: &str) -> bool {
         let Ok(variant) = spec.parse::<Variant>() else { return false };
-        match (self.valid.contains(&variant), self.library_backed.contains(&variant)) {
-            (true, true) => self.has_blas(device),
-            (valid, false) => valid,
-            (false, true) => false,
+        // (the library-backed variants are some of `valid`)
+        if self.library_backed.contains(&variant) {
+            self.has_blas(device)
+        } else {
+            self.valid.contains(&variant)
         }
     }
 
