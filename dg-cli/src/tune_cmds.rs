@@ -68,7 +68,9 @@ pub struct AutotuneArgs {
     /// Law, orders, device, precision.
     #[command(flatten)]
     pub what: TunedSet,
-    /// exhaustive, random[:N] or greedy.
+    /// exhaustive, random[:N] or greedy (random and greedy also take the winners the database holds for related
+    /// keys on this device: other orders, laws and operations; greedy descends from the fastest of them and the
+    /// baseline).
     #[arg(long, default_value = "exhaustive")]
     pub strategy: Strategy,
     /// Seconds of timing per order and precision before the remaining candidates are skipped.

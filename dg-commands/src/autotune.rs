@@ -8,7 +8,7 @@ use dg_run::formulations::FormulationId;
 use dg_run::registry::LawCommands;
 use dg_runtime::backend::Device;
 use dg_runtime::formulation::{TimedOperation, TuneTarget};
-use dg_runtime::pipeline::{speedup_over_fixed, tune, TuneEvent, TuneOptions};
+use dg_runtime::pipeline::{speedup_over_fixed, tune, TuneEvent, TuneOptions, RELATED_SEEDS};
 use dg_runtime::tuning_db;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
@@ -86,8 +86,9 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
             };
             // the stored winner of the same key is kept unless beaten by the hysteresis (both timed now)
             let double = p == Precision::F64;
-            let entry =
-                tune(tuner.as_mut(), device, &run.opts, db.get(&key), ceilings.as_ref(), double, &mut progress)?;
+            // a greedy search or random sample also takes what won for related keys on this device
+            let opts = TuneOptions { seeds: db.related_winners(&key, RELATED_SEEDS), ..run.opts.clone() };
+            let entry = tune(tuner.as_mut(), device, &opts, db.get(&key), ceilings.as_ref(), double, &mut progress)?;
             bar.finish_and_clear();
             let timed = entry.candidates.iter().filter(|c| c.median_s.is_some()).count();
             println!(

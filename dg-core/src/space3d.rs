@@ -6,6 +6,7 @@ use crate::mesh3d::{Connectivity3d, TetFaceGeometry, TetGeometry, TetMesh};
 use crate::space::SpaceError;
 use crate::tetrahedron::{tet_cubature, ReferenceTetrahedron};
 use crate::{CoreError, MeshError};
+use rayon::prelude::*;
 
 /// A nodal DG space of order N on a tetrahedral mesh.
 ///
@@ -45,71 +46,90 @@ impl DgSpace3d {
     /// mesh keeps the whole mesh's links; a face linked to itself sees its own trace).
     pub fn with_connectivity(mesh: TetMesh, order: usize, connectivity: Connectivity3d) -> Result<Self, SpaceError> {
         let element = ReferenceTetrahedron::new(order)?;
+        if connectivity.links.len() != mesh.num_elements() {
+            return Err(MeshError::Invalid(format!(
+                "the connectivity has {} elements but the mesh {}",
+                connectivity.links.len(),
+                mesh.num_elements()
+            ))
+            .into());
+        }
         let (np, nfp) = (element.np, element.nfp);
         let k_count = mesh.num_elements();
-        let mut xyz =
-            [Vec::with_capacity(k_count * np), Vec::with_capacity(k_count * np), Vec::with_capacity(k_count * np)];
-        let mut geometry = Vec::with_capacity(k_count);
-        let mut faces = Vec::with_capacity(4 * k_count);
-        for (k, e) in mesh.elements.iter().enumerate() {
-            let p = e.map(|v| mesh.vertices[v]);
-            for i in 0..np {
-                let (r, s, t) = (element.r[i], element.s[i], element.t[i]);
-                let l = [-0.5 * (1.0 + r + s + t), 0.5 * (1.0 + r), 0.5 * (1.0 + s), 0.5 * (1.0 + t)];
-                for (d, coord) in xyz.iter_mut().enumerate() {
-                    coord.push((0..4).map(|a| l[a] * p[a][d]).sum());
-                }
-            }
-            let (g, f) = TetGeometry::of_element(&mesh, k);
-            geometry.push(g);
-            faces.extend(f);
+        // every element's nodes, geometry and face maps are independent: built in parallel
+        let mut xyz = [vec![0.0; k_count * np], vec![0.0; k_count * np], vec![0.0; k_count * np]];
+        {
+            let [xs, ys, zs] = &mut xyz;
+            xs.par_chunks_mut(np).zip(ys.par_chunks_mut(np)).zip(zs.par_chunks_mut(np)).enumerate().for_each(
+                |(k, ((xk, yk), zk))| {
+                    let p = mesh.elements[k].map(|v| mesh.vertices[v]);
+                    for i in 0..np {
+                        let (r, s, t) = (element.r[i], element.s[i], element.t[i]);
+                        let l = [-0.5 * (1.0 + r + s + t), 0.5 * (1.0 + r), 0.5 * (1.0 + s), 0.5 * (1.0 + t)];
+                        let at = |d: usize| (0..4).map(|a| l[a] * p[a][d]).sum();
+                        (xk[i], yk[i], zk[i]) = (at(0), at(1), at(2));
+                    }
+                },
+            );
         }
-        let mut vmap_m = Vec::with_capacity(k_count * 4 * nfp);
-        let mut vmap_p = Vec::with_capacity(k_count * 4 * nfp);
-        let mut face_tag = Vec::with_capacity(4 * k_count);
+        let (geometry, faces): (Vec<TetGeometry>, Vec<[TetFaceGeometry; 4]>) =
+            (0..k_count).into_par_iter().map(|k| TetGeometry::of_element(&mesh, k)).unzip();
+        let faces: Vec<TetFaceGeometry> = faces.into_iter().flatten().collect();
+        let (mut vmap_m, mut vmap_p) = (vec![0; k_count * 4 * nfp], vec![0; k_count * 4 * nfp]);
+        let mut face_tag = vec![None; 4 * k_count];
         let point = |g: usize| [xyz[0][g], xyz[1][g], xyz[2][g]];
-        let centroid = |nodes: &[usize]| {
+        let centroid = |node: &dyn Fn(usize) -> usize| {
             let mut c = [0.0; 3];
-            for &g in nodes {
+            for g in (0..nfp).map(node) {
                 for (d, cd) in c.iter_mut().enumerate() {
-                    *cd += xyz[d][g] / nodes.len() as f64;
+                    *cd += xyz[d][g] / nfp as f64;
                 }
             }
             c
         };
-        for k in 0..k_count {
-            for f in 0..4 {
-                let own: Vec<usize> = element.fmask[f].iter().map(|&i| k * np + i).collect();
-                match connectivity.links[k][f] {
-                    FaceLink::Boundary { tag } => {
-                        face_tag.push(Some(tag));
-                        vmap_p.extend(&own);
+        vmap_m
+            .par_chunks_mut(4 * nfp)
+            .zip(vmap_p.par_chunks_mut(4 * nfp))
+            .zip(face_tag.par_chunks_mut(4))
+            .enumerate()
+            .try_for_each(|(k, ((vm, vp), tags))| {
+                for f in 0..4 {
+                    let (vm, vp) = (&mut vm[f * nfp..(f + 1) * nfp], &mut vp[f * nfp..(f + 1) * nfp]);
+                    for (slot, &i) in vm.iter_mut().zip(&element.fmask[f]) {
+                        *slot = k * np + i;
                     }
-                    FaceLink::Interior { element: k2, face: f2 } => {
-                        face_tag.push(None);
-                        let other: Vec<usize> = element.fmask[f2].iter().map(|&i| k2 * np + i).collect();
-                        // translation between the two faces (non-zero across a periodic pair)
-                        let (c1, c2) = (centroid(&own), centroid(&other));
-                        let shift: [f64; 3] = std::array::from_fn(|d| c2[d] - c1[d]);
-                        let tol = 1e-7 * faces[4 * k + f].sj.sqrt();
-                        for &g in &own {
-                            let target: [f64; 3] = std::array::from_fn(|d| point(g)[d] + shift[d]);
-                            let dist = |a: usize| crate::mesh3d::distance3(point(a), target);
-                            let best = other
-                                .iter()
-                                .copied()
-                                .min_by(|&a, &b| dist(a).total_cmp(&dist(b)))
-                                .expect("faces have nodes");
-                            if dist(best) > tol {
-                                return Err(MeshError::NodeMismatch { element: k, neighbor: k2 }.into());
+                    match connectivity.links[k][f] {
+                        FaceLink::Boundary { tag } => {
+                            tags[f] = Some(tag);
+                            vp.copy_from_slice(vm);
+                        }
+                        FaceLink::Interior { element: k2, face: f2 } => {
+                            let other = |j: usize| k2 * np + element.fmask[f2][j];
+                            // translation between the two faces (non-zero across a periodic pair)
+                            let (c1, c2) = (centroid(&|j| vm[j]), centroid(&other));
+                            let shift: [f64; 3] = std::array::from_fn(|d| c2[d] - c1[d]);
+                            // squared distances against the squared tolerance
+                            let tol = (1e-7 * faces[4 * k + f].sj.sqrt()).powi(2);
+                            for (slot, &g) in vp.iter_mut().zip(vm.iter()) {
+                                let target: [f64; 3] = std::array::from_fn(|d| point(g)[d] + shift[d]);
+                                let dist = |a: usize| {
+                                    let q = point(a);
+                                    (0..3).map(|d| (q[d] - target[d]).powi(2)).sum::<f64>()
+                                };
+                                let best = (0..nfp)
+                                    .map(other)
+                                    .min_by(|&a, &b| dist(a).total_cmp(&dist(b)))
+                                    .ok_or(MeshError::NodeMismatch { element: k, neighbor: k2 })?;
+                                if dist(best).is_nan() || dist(best) > tol {
+                                    return Err(MeshError::NodeMismatch { element: k, neighbor: k2 });
+                                }
+                                *slot = best;
                             }
-                            vmap_p.push(best);
                         }
                     }
                 }
-                vmap_m.extend(own);
-            }
-        }
+                Ok(())
+            })?;
         Ok(Self { element, mesh, connectivity, xyz, geometry, faces, vmap_m, vmap_p, face_tag })
     }
 
@@ -147,7 +167,7 @@ impl DgSpace3d {
     }
 
     /// Samples `f(x, q)` at every node into a new state (layout `(k * nvars + v) * np + i`).
-    pub fn interpolate<T: crate::Real>(&self, nvars: usize, f: impl Fn([f64; 3], &mut [f64])) -> Vec<T> {
+    pub fn interpolate<T: crate::Real>(&self, nvars: usize, f: impl Fn([f64; 3], &mut [f64]) + Sync) -> Vec<T> {
         sample_nodes(&self.xyz, self.element.np, nvars, f)
     }
 
@@ -215,19 +235,20 @@ pub(crate) fn sample_nodes<T: crate::Real>(
     xyz: &[Vec<f64>; 3],
     np: usize,
     nvars: usize,
-    f: impl Fn([f64; 3], &mut [f64]),
+    f: impl Fn([f64; 3], &mut [f64]) + Sync,
 ) -> Vec<T> {
     let num_elements = xyz[0].len() / np.max(1);
     let mut state = vec![T::zero(); num_elements * nvars * np];
-    let mut q = vec![0.0; nvars];
-    for k in 0..num_elements {
+    // every element in parallel (the initial states of large meshes)
+    state.par_chunks_mut((nvars * np).max(1)).enumerate().for_each(|(k, qk)| {
+        let mut q = vec![0.0; nvars];
         for i in 0..np {
             let g = k * np + i;
             f([xyz[0][g], xyz[1][g], xyz[2][g]], &mut q);
             for v in 0..nvars {
-                state[(k * nvars + v) * np + i] = T::from_f64(q[v]);
+                qk[v * np + i] = T::from_f64(q[v]);
             }
         }
-    }
+    });
     state
 }

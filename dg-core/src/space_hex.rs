@@ -181,7 +181,7 @@ impl HexSpace {
     }
 
     /// Samples `f(x, q)` at every node into a new state (layout `(k * nvars + v) * np + i`).
-    pub fn interpolate<T: crate::Real>(&self, nvars: usize, f: impl Fn([f64; 3], &mut [f64])) -> Vec<T> {
+    pub fn interpolate<T: crate::Real>(&self, nvars: usize, f: impl Fn([f64; 3], &mut [f64]) + Sync) -> Vec<T> {
         crate::space3d::sample_nodes(&self.xyz, self.element.np, nvars, f)
     }
 

@@ -20,6 +20,7 @@ use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::restart::Snapshot;
 use dg_runtime::run_loop::{non_finite, Integrated, LoopError, LoopStats, StepPoint, StepRule, Stepper};
 use dg_runtime::stability::StabilityLimit;
+use dg_runtime::startup::mark;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::{Integrator, OdeSystem, Scheme};
 use dg_runtime::DeviceOperatorError;
@@ -227,9 +228,11 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
 ) -> Result<WaveOutcome, RunError> {
     let started = Instant::now();
     let problem = prepare(&law, case, mesh, opts)?;
+    mark("space");
     let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
     let space = &problem.space;
     let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
+    mark("initial state");
     let q0_f64: Vec<f64> = crate::widened(&q0);
     if let Some(spec) = &opts.variant {
         spec.parse::<TetVariant>()?;
@@ -405,11 +408,16 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let params = law.param_values();
     let target = dg_runtime::formulation::target_of(device);
     let flux = law.numerical_flux_name();
+    mark("kernel choice");
+    let (binding, materials) = (&problem.binding, &problem.materials);
     let op =
-        TetDeviceOperator::<T>::new(device, target, (&ir, &params, flux), space, &problem.binding, &problem.materials)?;
+        TetDeviceOperator::<T>::for_variant(device, target, (&ir, &params, flux), space, binding, materials, &variant)?;
+    mark("device operator");
     let q = op.buffers.q;
     op.write_state(device, q, q0)?;
+    mark("state upload");
     let step_check = crate::StepCheck::new(device, q0, ir.is_linear())?;
+    mark("state check");
     let mut system = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
     let q0_f64: Vec<f64> = crate::widened(q0);
     let limit = StabilityLimit::of_device(

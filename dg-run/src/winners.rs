@@ -8,7 +8,7 @@ use dg_core::law::ConservationLaw;
 use dg_core::Real;
 use dg_runtime::backend::Device;
 use dg_runtime::formulation::{precision_of, TimedOperation, TuneTarget};
-use dg_runtime::pipeline::{tune, Strategy, TuneOptions};
+use dg_runtime::pipeline::{tune, Strategy, TuneOptions, RELATED_SEEDS};
 use dg_runtime::tuning_db::{self, DeviceDb, Found, TuningKey};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -78,8 +78,8 @@ pub fn miss_reason(db: &DeviceDb, key: &TuningKey) -> String {
 /// The variant of `formulation` for `law` at `order` and a problem of `size` DOFs (nodes for tetrahedra) on
 /// `device`: the database's entry for the key of the operation the formulation's runs step
 /// ([`dg_runtime::formulation::Formulation::run_operation`]), else for its unit's key (nearest size when the exact
-/// one is missing) with no benchmarking, else a tuning run of the run's operation at that size (exhaustive for small variant spaces, greedy from the baseline
-/// for large ones, 60 s of timing at most) stored in the user database, else (with `no_tune`) the baseline.
+/// one is missing) with no benchmarking, else a tuning run of the run's operation at that size (exhaustive for small variant spaces, greedy for large ones
+/// from the baseline and the winners stored for related keys, 60 s of timing at most) stored in the user database, else (with `no_tune`) the baseline.
 pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     formulation: FormulationId,
     device: &mut dyn Device,
@@ -135,8 +135,15 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         return Ok(VariantChoice { variant: v, source: "default", detail, seconds: start.elapsed().as_secs_f64() });
     }
     let strategy = if valid.len() <= 48 { Strategy::Exhaustive } else { Strategy::Greedy };
-    log(&format!("{miss}: tuning ({strategy}, 60 s budget) …"));
-    let opts = TuneOptions { strategy, budget: Some(Duration::from_secs(60)), repeats: 5, ..TuneOptions::default() };
+    // a greedy search also starts from what won for related keys on this device (other orders, laws, operations)
+    let seeds = db.related_winners(&key, RELATED_SEEDS);
+    let from = match strategy {
+        Strategy::Greedy if !seeds.is_empty() => format!(" from the baseline and {} stored winners", seeds.len()),
+        _ => String::new(),
+    };
+    log(&format!("{miss}: tuning ({strategy}{from}, 60 s budget) …"));
+    let budget = Some(Duration::from_secs(60));
+    let opts = TuneOptions { strategy, budget, repeats: 5, seeds, ..TuneOptions::default() };
     let double = precision == Precision::F64;
     let entry = tune(tuner.as_mut(), device, &opts, None, db.ceilings.as_ref(), double, &mut |_| {})?;
     let winner = entry.winner.clone();

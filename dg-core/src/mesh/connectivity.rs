@@ -37,14 +37,12 @@ impl Connectivity {
     /// manifold. Boundary faces without a tag get [`DEFAULT_BOUNDARY_TAG`].
     pub fn build(mesh: &TriMesh) -> Result<Self, MeshError> {
         // every face keyed by its vertices, sorted (in parallel): equal keys are the faces that meet
-        let mut keyed: Vec<([usize; 2], usize, usize)> = mesh
-            .elements
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(k, e)| {
-                (0..3).map(move |f| {
-                    (sorted_pair(mesh.canonical_vertex(e[f]), mesh.canonical_vertex(e[(f + 1) % 3])), k, f)
-                })
+        // (an indexed iterator: collected in place)
+        let mut keyed: Vec<([usize; 2], usize, usize)> = (0..3 * mesh.num_elements())
+            .into_par_iter()
+            .map(|face| {
+                let (k, f, e) = (face / 3, face % 3, mesh.elements[face / 3]);
+                (sorted_pair(mesh.canonical_vertex(e[f]), mesh.canonical_vertex(e[(f + 1) % 3])), k, f)
             })
             .collect();
         keyed.par_sort_unstable();

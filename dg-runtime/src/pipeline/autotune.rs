@@ -5,6 +5,7 @@
 use crate::backend::Device;
 use crate::formulation::{FormulationError, TimingPlan, Tuner};
 use crate::tuning_db::{Candidate, Ceilings, Entry};
+use crate::verify::VerifyOutcome;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::time::{Duration, Instant};
@@ -14,10 +15,10 @@ use std::time::{Duration, Instant};
 pub enum Strategy {
     /// Every valid variant.
     Exhaustive,
-    /// A random sample of this many (plus the baseline).
+    /// A random sample of this many (plus the baseline and the seeds, [`TuneOptions::seeds`]).
     Random(usize),
-    /// Coordinate descent from the formulation's baseline: one axis at a time, keep the best, until no axis
-    /// improves.
+    /// Coordinate descent from the fastest of the formulation's baseline and the seeds: one axis at a time, keep
+    /// the best, until no axis improves.
     Greedy,
 }
 
@@ -72,12 +73,37 @@ pub struct TuneOptions {
     /// Stop timing a candidate after its probe when it is clearly slower than the best so far
     /// ([`EARLY_STOP`]); off, every candidate is timed in full (an untruncated search).
     pub early_stop: bool,
+    /// Variants a greedy search also starts from and a random sample also takes, such as the winners a database
+    /// holds for related keys ([`crate::tuning_db::DeviceDb::related_winners`]); those not valid here are skipped.
+    pub seeds: Vec<String>,
 }
 
 impl Default for TuneOptions {
     fn default() -> Self {
-        Self { strategy: Strategy::Exhaustive, budget: None, repeats: 20, hysteresis: 0.03, early_stop: true }
+        Self {
+            strategy: Strategy::Exhaustive,
+            budget: None,
+            repeats: 20,
+            hysteresis: 0.03,
+            early_stop: true,
+            seeds: Vec::new(),
+        }
     }
+}
+
+/// Where a search starts: the baseline, then the seeds, those valid, each once (the first valid variant when none
+/// is).
+fn starting_points(baseline: Option<String>, seeds: &[String], valid: &[String]) -> Vec<String> {
+    let mut starts: Vec<String> = Vec::new();
+    for spec in baseline.into_iter().chain(seeds.iter().cloned()) {
+        if valid.contains(&spec) && !starts.contains(&spec) {
+            starts.push(spec);
+        }
+    }
+    if starts.is_empty() {
+        starts.extend(valid.first().cloned());
+    }
+    starts
 }
 
 /// Progress events of a tuning run.
@@ -112,8 +138,10 @@ pub fn tune(
             let mut list = valid.clone();
             list.shuffle(&mut rand::rngs::StdRng::seed_from_u64(tuner.key().order as u64));
             list.truncate(n);
-            if let Some(base) = tuner.baseline().filter(|b| valid.contains(b) && !list.contains(b)) {
-                list.push(base);
+            for start in starting_points(tuner.baseline(), &opts.seeds, &valid) {
+                if !list.contains(&start) {
+                    list.push(start);
+                }
             }
             list
         }
@@ -122,24 +150,15 @@ pub fn tune(
     progress(TuneEvent::Start { candidates: if opts.strategy == Strategy::Greedy { valid.len() } else { list.len() } });
     let mut candidates: Vec<Candidate> = Vec::new();
     // verification of the listed candidates in one pass (formulations batch their programs)
-    let mut checks = if list.is_empty() { Vec::new() } else { tuner.verify(device, &list, &mut |_| {}) };
-    if let Some(why) = device.lost() {
-        // the batch ran in list order: the first failure that ran (a refusal before any launch cannot fault) is
-        // the candidate that faulted, or one that failed before it
-        let first = checks.iter().find(|c| !c.passed && !c.rejected).map(|c| (c.variant.as_str(), c.error.as_deref()));
-        return Err(device_lost(tuner, first, &why));
-    }
-    // the timing programs of every verified candidate compiled at once (in parallel on CUDA)
-    let passed: Vec<String> = checks.iter().filter(|c| c.passed).map(|c| c.variant.clone()).collect();
-    if !passed.is_empty() {
-        tuner.prepare(device, &passed);
-    }
+    let mut checks = Vec::new();
+    check_batch(tuner, device, &list, &mut checks)?;
     let mut warm = !device.fingerprint().is_gpu;
     let mut best_so_far = f64::INFINITY;
     let mut evaluate = |spec: &str,
                         device: &mut dyn Device,
                         tuner: &mut dyn Tuner,
-                        candidates: &mut Vec<Candidate>|
+                        candidates: &mut Vec<Candidate>,
+                        checks: &mut Vec<VerifyOutcome>|
      -> Result<Option<f64>, FormulationError> {
         if let Some(c) = candidates.iter().find(|c| c.variant == spec) {
             return Ok(c.median_s);
@@ -188,21 +207,34 @@ pub fn tune(
     match opts.strategy {
         Strategy::Exhaustive | Strategy::Random(_) => {
             for spec in &list {
-                evaluate(spec, device, tuner, &mut candidates)?;
+                evaluate(spec, device, tuner, &mut candidates, &mut checks)?;
             }
         }
         Strategy::Greedy => {
-            let mut best = match tuner.baseline().filter(|b| valid.contains(b)) {
-                Some(b) => b,
-                None => valid.first().cloned().ok_or_else(|| FormulationError::NoWinner("no valid variant".into()))?,
+            let starts = starting_points(tuner.baseline(), &opts.seeds, &valid);
+            let Some(first) = starts.first().cloned() else {
+                return Err(FormulationError::NoWinner("no valid variant".into()));
             };
-            let mut best_time = evaluate(&best, device, tuner, &mut candidates)?.unwrap_or(f64::INFINITY);
+            // the descent starts from the fastest starting point (the first when none could be timed); each
+            // round's new variants are verified and compiled together
+            check_batch(tuner, device, &starts, &mut checks)?;
+            let (mut best, mut best_time) = (first, f64::INFINITY);
+            for spec in starts {
+                if let Some(t) = evaluate(&spec, device, tuner, &mut candidates, &mut checks)? {
+                    if t < best_time {
+                        (best, best_time) = (spec, t);
+                    }
+                }
+            }
             loop {
                 let mut improved = false;
                 let neighbours: Vec<String> =
                     tuner.neighbours(&best).into_iter().filter(|n| valid.contains(n)).collect();
+                let fresh: Vec<String> =
+                    neighbours.iter().filter(|n| !candidates.iter().any(|c| &c.variant == *n)).cloned().collect();
+                check_batch(tuner, device, &fresh, &mut checks)?;
                 for spec in neighbours {
-                    if let Some(t) = evaluate(&spec, device, tuner, &mut candidates)? {
+                    if let Some(t) = evaluate(&spec, device, tuner, &mut candidates, &mut checks)? {
                         if t < best_time {
                             best = spec;
                             best_time = t;
@@ -256,6 +288,37 @@ pub fn speedup_over_fixed(entries: &[&Entry]) -> Option<(String, f64)> {
         .filter(|(_, ratio)| ratio.is_finite())
         .min_by(|a, b| a.1.total_cmp(&b.1))
 }
+
+/// Verifies `specs` in one pass (formulations batch their programs) and compiles the timing programs of those that
+/// pass at once (in parallel on CUDA); their outcomes join `checks`, where the timing takes them. A device lost
+/// during the pass ends the tuning, naming the first candidate that failed.
+fn check_batch(
+    tuner: &mut dyn Tuner,
+    device: &mut dyn Device,
+    specs: &[String],
+    checks: &mut Vec<VerifyOutcome>,
+) -> Result<(), FormulationError> {
+    if specs.is_empty() {
+        return Ok(());
+    }
+    let outcomes = tuner.verify(device, specs, &mut |_| {});
+    if let Some(why) = device.lost() {
+        // the batch ran in order: the first failure that ran (a refusal before any launch cannot fault) is the
+        // candidate that faulted, or one that failed before it
+        let first =
+            outcomes.iter().find(|c| !c.passed && !c.rejected).map(|c| (c.variant.as_str(), c.error.as_deref()));
+        return Err(device_lost(tuner, first, &why));
+    }
+    let passed: Vec<String> = outcomes.iter().filter(|c| c.passed).map(|c| c.variant.clone()).collect();
+    if !passed.is_empty() {
+        tuner.prepare(device, &passed);
+    }
+    checks.extend(outcomes);
+    Ok(())
+}
+
+/// How many stored winners of related keys a search takes as seeds ([`TuneOptions::seeds`]).
+pub const RELATED_SEEDS: usize = 4;
 
 /// A candidate whose probe is this many times slower than the best so far is not timed further.
 pub const EARLY_STOP: f64 = 1.25;
@@ -357,6 +420,7 @@ fn device_lost(tuner: &dyn Tuner, first: Option<(&str, Option<&str>)>, why: &str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::BackendError;
 
     fn entry(winner: &str, times: &[(&str, Option<f64>)]) -> Entry {
         let candidates = times
@@ -393,6 +457,158 @@ mod tests {
         let lone = entry("c", &[("c", Some(1.0))]);
         assert_eq!(speedup_over_fixed(&[&lone, &two]), None, "no variant timed in every entry");
         assert_eq!(speedup_over_fixed(&[]), None);
+    }
+
+    /// A device no candidate runs on: the searches below time their candidates through [`Line`] alone.
+    struct NoDevice(crate::backend::DeviceFingerprint);
+
+    impl Device for NoDevice {
+        fn fingerprint(&self) -> &crate::backend::DeviceFingerprint {
+            &self.0
+        }
+        fn compile(&mut self, _: &str, _: &[String]) -> Result<crate::backend::ProgramId, BackendError> {
+            Err(Self::refused())
+        }
+        fn alloc(&mut self, _: usize) -> Result<crate::backend::BufferId, BackendError> {
+            Err(Self::refused())
+        }
+        fn upload(&mut self, _: crate::backend::BufferId, _: &[u8]) -> Result<(), BackendError> {
+            Err(Self::refused())
+        }
+        fn download(&mut self, _: crate::backend::BufferId, _: &mut [u8]) -> Result<(), BackendError> {
+            Err(Self::refused())
+        }
+        fn free_buffers(&mut self) {}
+        fn buffer_bytes(&self, _: crate::backend::BufferId) -> Option<usize> {
+            None
+        }
+        fn run(
+            &mut self,
+            _: crate::backend::ProgramId,
+            _: &[crate::backend::Launch],
+            _: usize,
+        ) -> Result<Vec<f64>, BackendError> {
+            Err(Self::refused())
+        }
+        fn kernel_max_work_group(&self, _: crate::backend::ProgramId, _: &str) -> Option<usize> {
+            None
+        }
+        fn local_memory(&self) -> usize {
+            0
+        }
+        fn max_work_group(&self) -> usize {
+            1
+        }
+        fn supports_f64(&self) -> bool {
+            true
+        }
+    }
+
+    impl NoDevice {
+        fn new() -> Self {
+            Self(crate::backend::DeviceFingerprint {
+                backend: "test".into(),
+                vendor: "test".into(),
+                name: "no device".into(),
+                architecture: "none".into(),
+                driver: "0".into(),
+                memory_bytes: 0,
+                selector: "test".into(),
+                is_gpu: false,
+            })
+        }
+        fn refused() -> BackendError {
+            BackendError::Call { backend: "test", call: "any", message: "nothing runs on this device".into() }
+        }
+    }
+
+    /// Variants `v0`, `v1`, … on a line, each a neighbour of the next, with the given times; `v0` is the baseline.
+    struct Line {
+        times: Vec<f64>,
+        timed: Vec<String>,
+        verified: Vec<Vec<String>>,
+    }
+
+    impl Line {
+        fn index(spec: &str) -> Option<usize> {
+            spec.strip_prefix('v')?.parse().ok()
+        }
+    }
+
+    impl Tuner for Line {
+        fn key(&self) -> crate::tuning_db::TuningKey {
+            "line@00|flux|nodal-strong|tri|N1|f64|rhs|2^0dof|cg0".parse().expect("a key")
+        }
+        fn timing_dofs(&self) -> u64 {
+            1
+        }
+        fn verification_elements(&self) -> usize {
+            1
+        }
+        fn candidates(&mut self, _: &mut dyn Device) -> Vec<String> {
+            (0..self.times.len()).map(|i| format!("v{i}")).collect()
+        }
+        fn baseline(&self) -> Option<String> {
+            Some("v0".into())
+        }
+        fn neighbours(&self, spec: &str) -> Vec<String> {
+            let i = Self::index(spec).unwrap_or(0);
+            [i.checked_sub(1), Some(i + 1)].into_iter().flatten().map(|j| format!("v{j}")).collect()
+        }
+        fn verify(
+            &mut self,
+            _: &mut dyn Device,
+            specs: &[String],
+            _: &mut dyn FnMut(&crate::verify::VerifyOutcome),
+        ) -> Vec<crate::verify::VerifyOutcome> {
+            self.verified.push(specs.to_vec());
+            specs.iter().map(|s| crate::verify::VerifyOutcome::of::<f64>(s.clone(), Ok(0.0))).collect()
+        }
+        fn time(&mut self, _: &mut dyn Device, spec: &str, _: &TimingPlan) -> Result<(f64, f64), FormulationError> {
+            self.timed.push(spec.to_string());
+            let t = Self::index(spec).and_then(|i| self.times.get(i).copied());
+            t.map(|t| (t, 0.0)).ok_or_else(|| FormulationError::Problem(format!("no variant {spec}")))
+        }
+        fn check_at_size(&mut self, _: &mut dyn Device, spec: &str) -> crate::verify::VerifyOutcome {
+            crate::verify::VerifyOutcome::of::<f64>(spec.to_string(), Ok(0.0))
+        }
+        fn cost(&self, _: &str) -> Result<crate::formulation::UnitCost, FormulationError> {
+            Ok(crate::formulation::UnitCost { flops: 1.0, bytes: 1.0, units: crate::tuning_db::ArithmeticUnits::Fma })
+        }
+    }
+
+    /// The winner, the variants timed (in order, each once) and the batches verified.
+    fn search(strategy: Strategy, seeds: &[&str]) -> (String, Vec<String>, Vec<Vec<String>>) {
+        // from the baseline v0 the next variant is slower; v5 is the fastest, reached from v3
+        let times = vec![1.0, 1.2, 0.8, 0.6, 0.5, 0.4, 0.45];
+        let mut line = Line { times, timed: Vec::new(), verified: Vec::new() };
+        let seeds = seeds.iter().map(|s| s.to_string()).collect();
+        let opts = TuneOptions { strategy, repeats: 3, seeds, ..TuneOptions::default() };
+        let entry = tune(&mut line, &mut NoDevice::new(), &opts, None, None, true, &mut |_| {}).expect("a winner");
+        let mut timed = line.timed;
+        timed.dedup();
+        (entry.winner, timed, line.verified)
+    }
+
+    #[test]
+    fn a_greedy_search_descends_from_the_fastest_of_the_baseline_and_the_seeds() {
+        // the baseline alone stops at its local minimum
+        assert_eq!(search(Strategy::Greedy, &[]).0, "v0");
+        // a seed (an invalid one skipped) leads to the fastest variant
+        let (winner, timed, verified) = search(Strategy::Greedy, &["v99", "v3"]);
+        assert_eq!(winner, "v5", "timed {timed:?}");
+        assert!(!timed.iter().any(|t| t == "v99"), "an invalid seed is never timed: {timed:?}");
+        // the starting points are verified together, then each round's new neighbours, each variant once
+        assert_eq!(verified[0], ["v0", "v3"]);
+        assert_eq!(verified[1], ["v2", "v4"], "the first round's neighbours, in one batch");
+        let all: Vec<&String> = verified.iter().flatten().collect();
+        assert!((1..all.len()).all(|i| !all[..i].contains(&all[i])), "verified twice: {verified:?}");
+        // a seed slower than the baseline: the descent starts from the baseline
+        assert_eq!(search(Strategy::Greedy, &["v1"]).0, "v0");
+        // a random sample of none takes the baseline and the seeds
+        let (winner, timed, _) = search(Strategy::Random(0), &["v4"]);
+        assert_eq!(winner, "v4");
+        assert!(timed.iter().all(|t| t == "v0" || t == "v4"), "{timed:?}");
     }
 
     #[test]

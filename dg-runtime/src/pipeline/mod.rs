@@ -4,7 +4,9 @@
 pub mod autotune;
 pub mod bench;
 
-pub use autotune::{speedup_over_fixed, tune, Strategy, TuneEvent, TuneOptions, CPU_DEVICE_MIN_DOFS, DEFAULT_MIN_DOFS};
+pub use autotune::{
+    speedup_over_fixed, tune, Strategy, TuneEvent, TuneOptions, CPU_DEVICE_MIN_DOFS, DEFAULT_MIN_DOFS, RELATED_SEEDS,
+};
 pub use bench::{measure, Measured};
 
 use crate::backend::Device;

@@ -427,6 +427,40 @@ impl DeviceDb {
         self.entries.keys().filter(|k| key.same_but_code(k) && k.code != key.code).count()
     }
 
+    /// The winners stored for keys related to `key` — the same formulation, element and precision, any law, flux,
+    /// order, operation, size or generated code — most related first (nearest order, then the same law, the same
+    /// operation, the same generated code, the nearest size), each variant once, at most `limit`: where a search
+    /// for a key without a result can start (a run's tuning on first use).
+    pub fn related_winners(&self, key: &TuningKey, limit: usize) -> Vec<String> {
+        let mut related: Vec<(&TuningKey, &Entry)> = self
+            .entries
+            .iter()
+            .filter(|(k, _)| {
+                k.formulation == key.formulation && k.element == key.element && k.precision == key.precision
+            })
+            .map(|(k, (e, _))| (k, e))
+            .collect();
+        related.sort_by_key(|(k, _)| {
+            (
+                k.order.abs_diff(key.order),
+                (k.law != key.law || k.law_hash != key.law_hash || k.numerical_flux != key.numerical_flux),
+                k.role != key.role,
+                k.code != key.code,
+                k.size_bucket.abs_diff(key.size_bucket),
+            )
+        });
+        let mut winners: Vec<String> = Vec::new();
+        for (_, entry) in related {
+            if winners.len() == limit {
+                break;
+            }
+            if !winners.contains(&entry.winner) {
+                winners.push(entry.winner.clone());
+            }
+        }
+        winners
+    }
+
     /// Every entry with its origin.
     pub fn iter(&self) -> impl Iterator<Item = (&TuningKey, &Entry, &str)> {
         self.entries.iter().map(|(k, (e, slot))| (k, e, self.origins[*slot].as_str()))
@@ -524,7 +558,55 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ArithmeticUnits, Ceilings};
+    use super::{ArithmeticUnits, Ceilings, DeviceDb, Entry};
+    use crate::tuning_db::TuningKey;
+
+    fn entry(winner: &str) -> Entry {
+        Entry {
+            winner: winner.into(),
+            median_s: 1e-3,
+            dofs: 1000,
+            gflops: 1.0,
+            gbs: 1.0,
+            roofline_percent: None,
+            candidates: Vec::new(),
+            date: "2026-11-30".into(),
+            driver: None,
+            strategy: "exhaustive".into(),
+        }
+    }
+
+    #[test]
+    fn related_winners_come_nearest_order_first_then_the_same_law_operation_and_code() {
+        let key: TuningKey = "maxwell2d@aa|upwind|nodal-strong|tri|N5|f32|stage|2^24dof|cg111".parse().unwrap();
+        let stored = [
+            // another formulation and another precision: never related
+            ("maxwell2d@aa|upwind|modal|tri|N5|f32|stage|2^24dof|cg111", "other-formulation"),
+            ("maxwell2d@aa|upwind|nodal-strong|tri|N5|f64|stage|2^24dof|cg111", "other-precision"),
+            // two orders away
+            ("maxwell2d@aa|upwind|nodal-strong|tri|N7|f32|stage|2^24dof|cg111", "two-orders-away"),
+            // one order away: another law, then the same law's other operation, then the same law's and operation's
+            ("acoustics2d@bb|upwind|nodal-strong|tri|N4|f32|stage|2^24dof|cg111", "other-law"),
+            ("maxwell2d@aa|upwind|nodal-strong|tri|N6|f32|rhs|2^24dof|cg111", "other-operation"),
+            ("maxwell2d@aa|upwind|nodal-strong|tri|N4|f32|stage|2^20dof|cg111", "same-law-and-operation"),
+            // the same order, older generated code, and a duplicate winner of a less related key
+            ("maxwell2d@aa|upwind|nodal-strong|tri|N5|f32|stage|2^24dof|cg000", "older-code"),
+            ("euler2d@cc|hllc|nodal-strong|tri|N5|f32|stage|2^24dof|cg111", "older-code"),
+        ];
+        let db = DeviceDb {
+            entries: stored.iter().map(|(k, w)| (k.parse().unwrap(), (entry(w), 0))).collect(),
+            origins: vec!["test".into()],
+            ..DeviceDb::default()
+        };
+        let all = db.related_winners(&key, 10);
+        assert_eq!(
+            all,
+            ["older-code", "same-law-and-operation", "other-operation", "other-law", "two-orders-away"],
+            "nearest order, then the same law, operation and code; each winner once"
+        );
+        assert_eq!(db.related_winners(&key, 2), ["older-code", "same-law-and-operation"]);
+        assert!(DeviceDb::default().related_winners(&key, 4).is_empty());
+    }
 
     #[test]
     fn a_kernel_faster_than_the_ceilings_is_capped_and_reported() {

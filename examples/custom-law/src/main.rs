@@ -51,8 +51,9 @@ pub mod decaying_advection {
     }
 }
 
-/// Two passive tracers carried by different velocities, without a source: a law whose kernels dg generates, verifies
-/// and tunes through this program's own command line (`cargo run -- verify two_tracers --order 1..4`).
+/// Two passive tracers carried by different velocities, without a source, with a boundary state that depends on
+/// the position and time: a law whose kernels dg generates, verifies and tunes through this program's own command
+/// line (`cargo run -- verify two_tracers --order 1..4`).
 #[dg::conservation_law(dim = 2)]
 pub mod two_tracers {
     pub struct State {
@@ -81,6 +82,13 @@ pub mod two_tracers {
 
     pub fn numerical_flux(qm: State, qp: State, n: Normal) -> State {
         rusanov(qm, qp, n)
+    }
+
+    /// The outer state on the boundary: the first tracer from a profile of the position and time (the generated
+    /// kernels read the face nodes' coordinates here, and `verify` holds them to the CPU's), the second its own.
+    #[boundary]
+    pub fn inflow(q: State, n: Normal, x: Position, t: Real) -> State {
+        State { a: sin(3.0 * x.x - 2.0 * x.y + t), b: q.b }
     }
 }
 

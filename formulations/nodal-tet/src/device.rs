@@ -17,6 +17,7 @@ use dg_runtime::backend::{
 };
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::DeviceOperatorError;
+use rayon::prelude::*;
 
 /// Device buffers of one tetrahedral operator.
 #[derive(Debug, Clone, Copy)]
@@ -59,7 +60,8 @@ pub struct TetDeviceOperator<T: Real> {
 }
 
 impl<T: Real> TetDeviceOperator<T> {
-    /// Renders and compiles the program and uploads the mesh of `space` (materials element-major).
+    /// Renders and compiles the program and uploads the mesh of `space` (materials element-major), for every
+    /// strategy: the GEMM strategies where the device's BLAS loads (which asks for it: cuBLAS on CUDA).
     pub fn new(
         device: &mut dyn Device,
         target: Target,
@@ -67,6 +69,33 @@ impl<T: Real> TetDeviceOperator<T> {
         space: &DgSpace3d,
         binding: &BoundaryBinding,
         materials: &[f64],
+    ) -> Result<Self, DeviceOperatorError> {
+        Self::build(device, target, law, space, binding, materials, true)
+    }
+
+    /// The operator a run of `variant` needs: as [`new`](Self::new), but the device's BLAS is asked for (and its
+    /// buffers made) only when `variant` is a GEMM strategy — loading cuBLAS costs a run's start-up time.
+    pub fn for_variant(
+        device: &mut dyn Device,
+        target: Target,
+        law: (&LawIr, &[f64], &str),
+        space: &DgSpace3d,
+        binding: &BoundaryBinding,
+        materials: &[f64],
+        variant: &TetVariant,
+    ) -> Result<Self, DeviceOperatorError> {
+        let blas = matches!(variant.strategy, Strategy::Gemm { .. });
+        Self::build(device, target, law, space, binding, materials, blas)
+    }
+
+    fn build(
+        device: &mut dyn Device,
+        target: Target,
+        law: (&LawIr, &[f64], &str),
+        space: &DgSpace3d,
+        binding: &BoundaryBinding,
+        materials: &[f64],
+        blas: bool,
     ) -> Result<Self, DeviceOperatorError> {
         let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
         if precision == Precision::F64 && !device.supports_f64() {
@@ -90,7 +119,7 @@ impl<T: Real> TetDeviceOperator<T> {
             }
         }
         program.kernels = kept;
-        let gemm = device.supports_gemm();
+        let gemm = blas && device.supports_gemm();
         let buffers = Self::upload_mesh(device, &program, space, binding, materials, gemm)?;
         Ok(Self { program, program_id, buffers, k: space.num_elements(), gemm, _t: std::marker::PhantomData })
     }
@@ -107,37 +136,55 @@ impl<T: Real> TetDeviceOperator<T> {
         let (np, nfp, nface, nv, ldq, m3) = (p.np, el.nfp, p.nface, p.nvars, p.ldq, p.m3);
         let k_count = space.num_elements();
         let real = |v: f64| T::from_f64(v);
-        let geo: Vec<T> = space.geometry.iter().flat_map(|g| g.metric.into_iter().flatten().map(real)).collect();
-        let face_geo: Vec<T> = space.faces.iter().flat_map(|f| [f.n[0], f.n[1], f.n[2], f.fscale].map(real)).collect();
-        let mut mapp = Vec::with_capacity(k_count * nface);
-        let mut face_bc = Vec::with_capacity(4 * k_count);
-        let mut neigh = Vec::with_capacity(4 * k_count);
-        for k in 0..k_count {
-            for f in 0..4 {
-                match space.connectivity.links[k][f] {
-                    FaceLink::Interior { element: k2, face: f2 } => {
-                        face_bc.push(-1i32);
-                        neigh.push(k2 as i32);
-                        for a in 0..nfp {
-                            let i2 = space.vmap_p[(4 * k + f) * nfp + a] - k2 * np;
-                            let a2 = el.fmask[f2].iter().position(|&i| i == i2).ok_or_else(|| {
-                                DeviceOperatorError::Precision(format!("face node of element {k} has no partner"))
-                            })?;
-                            mapp.push((k2 * nv * nface + f2 * nfp + a2) as i32);
+        // every element's tables are independent: written in place, in parallel
+        let mut geo: Vec<T> = vec![T::zero(); k_count * 9];
+        geo.par_chunks_mut(9).zip(space.geometry.par_iter()).for_each(|(out, g)| {
+            for (o, &v) in out.iter_mut().zip(g.metric.iter().flatten()) {
+                *o = real(v);
+            }
+        });
+        let mut face_geo: Vec<T> = vec![T::zero(); space.faces.len() * 4];
+        face_geo.par_chunks_mut(4).zip(space.faces.par_iter()).for_each(|(out, f)| {
+            out.copy_from_slice(&[f.n[0], f.n[1], f.n[2], f.fscale].map(real));
+        });
+        let mut mapp = vec![0i32; k_count * nface];
+        let mut face_bc = vec![0i32; 4 * k_count];
+        let mut neigh = vec![0i32; 4 * k_count];
+        mapp.par_chunks_mut(nface)
+            .zip(face_bc.par_chunks_mut(4))
+            .zip(neigh.par_chunks_mut(4))
+            .enumerate()
+            .try_for_each(|(k, ((mapp, face_bc), neigh))| {
+                for f in 0..4 {
+                    let mapp = &mut mapp[f * nfp..(f + 1) * nfp];
+                    match space.connectivity.links[k][f] {
+                        FaceLink::Interior { element: k2, face: f2 } => {
+                            (face_bc[f], neigh[f]) = (-1, k2 as i32);
+                            for (a, slot) in mapp.iter_mut().enumerate() {
+                                let i2 = space.vmap_p[(4 * k + f) * nfp + a] - k2 * np;
+                                let a2 = el.fmask[f2].iter().position(|&i| i == i2).ok_or_else(|| {
+                                    DeviceOperatorError::Precision(format!("face node of element {k} has no partner"))
+                                })?;
+                                *slot = (k2 * nv * nface + f2 * nfp + a2) as i32;
+                            }
+                        }
+                        FaceLink::Boundary { tag } => {
+                            (face_bc[f], neigh[f]) = (binding.condition_of_tag[tag] as i32, k as i32);
+                            for (a, slot) in mapp.iter_mut().enumerate() {
+                                *slot = (k * nv * nface + f * nfp + a) as i32;
+                            }
                         }
                     }
-                    FaceLink::Boundary { tag } => {
-                        face_bc.push(binding.condition_of_tag[tag] as i32);
-                        neigh.push(k as i32);
-                        mapp.extend((0..nfp).map(|a| (k * nv * nface + f * nfp + a) as i32));
-                    }
                 }
-            }
-        }
+                Ok::<(), DeviceOperatorError>(())
+            })?;
         if k_count * nv * nface > i32::MAX as usize || k_count * nv * m3 > i32::MAX as usize {
             return Err(DeviceOperatorError::Precision("the mesh is too large for 32-bit indices".into()));
         }
-        let face_xyz: Vec<T> = space.vmap_m.iter().flat_map(|&g| [0, 1, 2].map(|d| real(space.xyz[d][g]))).collect();
+        let mut face_xyz: Vec<T> = vec![T::zero(); space.vmap_m.len() * 3];
+        face_xyz.par_chunks_mut(3).zip(space.vmap_m.par_iter()).for_each(|(out, &g)| {
+            out.copy_from_slice(&[0, 1, 2].map(|d| real(space.xyz[d][g])));
+        });
         let mat: Vec<T> = materials.iter().map(|&m| real(m)).collect();
         let (stacked, lift_padded, side_by_side) = gemm_matrices(el);
         let zeros = |n: usize| vec![T::zero(); n];

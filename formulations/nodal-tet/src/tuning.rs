@@ -148,7 +148,13 @@ impl Formulation for NodalTet {
         let call = LawCall { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
         let lang = target_of(device);
         let program = program(&call, target.order, precision_of::<T>(), lang, &limits)?;
-        let valid = program_variants(&program, device.supports_gemm() && lang == Target::Cuda);
+        // the GEMM strategies join the list once the device's BLAS is known to load (asked only when needed:
+        // loading cuBLAS costs a run's start-up time)
+        let valid = program_variants(&program, false);
+        let library_backed: Vec<TetVariant> = match lang {
+            Target::Cuda => program_variants(&program, true).into_iter().filter(|v| !valid.contains(v)).collect(),
+            Target::OpenCl => Vec::new(),
+        };
         let np = dg_core::tetrahedron::num_nodes(target.order);
         let n = ((target.timing_dofs as f64 / (6.0 * np as f64)).cbrt().round() as usize).max(1);
         Ok(Box::new(NodalTetTuner::<L, T> {
@@ -156,6 +162,8 @@ impl Formulation for NodalTet {
             ir,
             order: target.order,
             valid,
+            library_backed,
+            blas_asked: false,
             nodes: target.timing_dofs as usize,
             elements: 6 * n * n * n,
             np,
@@ -181,7 +189,12 @@ struct NodalTetTuner<L, T: Real> {
     law: L,
     ir: LawIr,
     order: usize,
+    /// The variants valid here: those built on no library, then (once the BLAS is known to load) the GEMM ones.
     valid: Vec<TetVariant>,
+    /// The GEMM strategies' variants, valid where the device's BLAS loads.
+    library_backed: Vec<TetVariant>,
+    /// Whether the device was asked for its BLAS (and `library_backed` moved into `valid` if it loads).
+    blas_asked: bool,
     nodes: usize,
     elements: usize,
     np: usize,
@@ -226,6 +239,16 @@ impl<L: ConservationLaw + Clone, T: Real> NodalTetTuner<L, T> {
         self.op.as_ref().ok_or_else(|| FormulationError::Problem("no operator".into()))
     }
 
+    /// Asks the device for its BLAS once, adding the GEMM strategies' variants to `valid` where it loads.
+    fn ask_blas(&mut self, device: &mut dyn Device) {
+        if !self.blas_asked {
+            self.blas_asked = true;
+            if !self.library_backed.is_empty() && device.supports_gemm() {
+                self.valid.append(&mut self.library_backed);
+            }
+        }
+    }
+
     /// Frees the device's buffers (and forgets the operator that lived in them).
     fn release(&mut self, device: &mut dyn Device) {
         self.op = None;
@@ -249,8 +272,15 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
         5 * a * b * c
     }
 
-    fn candidates(&mut self, _device: &mut dyn Device) -> Vec<String> {
+    fn candidates(&mut self, device: &mut dyn Device) -> Vec<String> {
+        self.ask_blas(device);
         self.valid.iter().map(TetVariant::to_string).collect()
+    }
+
+    fn accepts(&mut self, device: &mut dyn Device, spec: &str) -> bool {
+        let Ok(variant) = spec.parse::<TetVariant>() else { return false };
+        // a variant built on no library is answered without loading the BLAS
+        self.valid.contains(&variant) || self.candidates(device).iter().any(|c| c == spec)
     }
 
     fn baseline(&self) -> Option<String> {
@@ -279,6 +309,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
         specs: &[String],
         progress: &mut dyn FnMut(&VerifyOutcome),
     ) -> Vec<VerifyOutcome> {
+        self.ask_blas(device);
         let mut parsed = Vec::new();
         let mut outcomes: Vec<Option<VerifyOutcome>> = vec![None; specs.len()];
         for (i, spec) in specs.iter().enumerate() {

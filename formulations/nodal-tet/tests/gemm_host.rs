@@ -69,3 +69,42 @@ fn a_planted_bug_fails_the_gemm_strategies() {
         }
     }
 }
+
+#[test]
+fn a_run_of_a_winner_built_on_no_library_never_asks_for_the_blas() {
+    use dg_nodal_tet::device::TetDeviceOperator;
+    use dg_runtime::cpu::BoundaryBinding;
+    use dg_runtime::formulation::{Formulation, TimedOperation, TuneTarget};
+    let Some((_turn, mut device)) = opencl_for_tests() else { return };
+    let law = dg_laws::acoustics3d::Law::default();
+    let baseline = dg_nodal_tet::tuning::NodalTet.default_variant(Precision::F64);
+    // a device with a BLAS, counting the questions that load cuBLAS on CUDA: the run's kernel choice (its tuner,
+    // the stored winner accepted) and its operator ask nothing for a winner built on no library
+    let mut host = HostGemm::new(device.as_mut());
+    let target = TuneTarget { order: 2, precision: Precision::F64, timing_dofs: 0, operation: TimedOperation::Unit };
+    let mut tuner = dg_nodal_tet::tuning::NodalTet.tuner::<_, f64>(&law, &mut host, target).expect("tuner");
+    assert!(tuner.accepts(&mut host, &baseline), "{baseline}");
+    assert!(!tuner.accepts(&mut host, "not/a/variant"));
+    let space = dg_nodal_tet::verify::verification_space(2).expect("space");
+    let binding =
+        BoundaryBinding::for_law_on_tets(&law, &space, &dg_nodal_tet::verify::every_condition(&law)).expect("binding");
+    let materials = vec![1.0; space.num_elements() * <dg_laws::acoustics3d::Law as ConservationLaw>::NMATERIALS];
+    let ir = law_ir(&law).expect("registered law");
+    let params = law.param_values();
+    let call = (&ir, params.as_slice(), law.numerical_flux_name());
+    let variant: TetVariant = baseline.parse().expect("variant");
+    let op =
+        TetDeviceOperator::<f64>::for_variant(&mut host, Target::OpenCl, call, &space, &binding, &materials, &variant)
+            .expect("operator");
+    assert!(!op.has_gemm());
+    assert_eq!(host.library_probes(), 0, "the BLAS was asked for a run built on no library");
+    // a GEMM winner's operator asks, and so does the operator every strategy shares
+    let gemm = gemm_variants(Precision::F64).remove(0);
+    let op =
+        TetDeviceOperator::<f64>::for_variant(&mut host, Target::OpenCl, call, &space, &binding, &materials, &gemm)
+            .expect("operator");
+    assert!(op.has_gemm());
+    assert_eq!(host.library_probes(), 1);
+    TetDeviceOperator::<f64>::new(&mut host, Target::OpenCl, call, &space, &binding, &materials).expect("operator");
+    assert_eq!(host.library_probes(), 2);
+}

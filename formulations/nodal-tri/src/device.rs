@@ -207,10 +207,36 @@ fn to_real<T: Real>(values: impl IntoIterator<Item = f64>) -> Vec<T> {
     values.into_iter().map(T::from_f64).collect()
 }
 
-/// `per(item)` for every item, flattened, in parallel (the face tables reach tens of millions of values).
-fn flat_par<I: Sync, V: Send, const N: usize>(items: &[I], per: impl Fn(&I) -> [V; N] + Sync + Send) -> Vec<V> {
+/// `per(item)` for every item, flattened, in parallel, each item's values written in place (the face tables reach
+/// tens of millions of values; `zero` fills the vector first).
+fn flat_par<I: Sync, V: Copy + Send + Sync, const N: usize>(
+    items: &[I],
+    zero: V,
+    per: impl Fn(&I) -> [V; N] + Sync + Send,
+) -> Vec<V> {
     use rayon::prelude::*;
-    items.par_iter().flat_map_iter(per).collect()
+    let mut out = vec![zero; items.len() * N];
+    out.par_chunks_mut(N.max(1)).zip(items.par_iter()).for_each(|(values, item)| values.copy_from_slice(&per(item)));
+    out
+}
+
+/// The coordinates of every face node (x, y) the kernels read: those of boundary faces, where a boundary state may
+/// depend on the position (`face_jump.tera` reads them nowhere else); zero on every other face, which saves the
+/// gather of tens of millions of coordinates on a large mesh.
+fn boundary_face_xy<T: Real>(space: &DgSpace2d) -> Vec<T> {
+    use rayon::prelude::*;
+    let nfp = space.element.nfp;
+    let mut xy = vec![T::zero(); space.vmap_m.len() * 2];
+    xy.par_chunks_mut(2 * nfp).zip(space.vmap_m.par_chunks(nfp)).zip(space.face_tag.par_iter()).for_each(
+        |((xy, nodes), tag)| {
+            if tag.is_some() {
+                for (pair, &g) in xy.chunks_mut(2).zip(nodes) {
+                    pair.copy_from_slice(&[T::from_f64(space.x[g]), T::from_f64(space.y[g])]);
+                }
+            }
+        },
+    );
+    xy
 }
 
 impl<T: Real> DeviceOperator<T> {
@@ -228,17 +254,36 @@ impl<T: Real> DeviceOperator<T> {
         materials: &[f64],
         variant: &Variant,
     ) -> Result<Self, DeviceOperatorError> {
+        let source =
+            Self::kernel_source(device, target, &LawInput { ir, params, numerical_flux }, &space.element, variant)?;
+        let program = Self::compile(device, &source)?;
+        Self::with_program(device, source, program, space, binding, materials)
+    }
+
+    /// The kernels of `variant` for `law` on `element`, once the device is known to run them (precision, the
+    /// variant's rules against the device's limits): the first of [`new`](Self::new)'s three parts, which a run
+    /// times apart (this, [`compile`](Self::compile), [`with_program`](Self::with_program)).
+    pub fn kernel_source(
+        device: &mut dyn Device,
+        target: Target,
+        law: &LawInput<'_>,
+        element: &dg_core::triangle::ReferenceTriangle,
+        variant: &Variant,
+    ) -> Result<KernelSource, DeviceOperatorError> {
         Self::check_precision(device, variant)?;
         // (the BLAS is probed only for a variant that needs it: loading cuBLAS costs a run's start-up time)
         let limits = match variant.partition {
             Partition::Gemm => dg_runtime::backend::limits_with_blas(device),
             _ => dg_runtime::backend::limits_of(device),
         };
-        variant.check(space.element.order, &LawShape::of(ir), &limits)?;
-        let source = render_nodal_tri(&LawInput { ir, params, numerical_flux }, &space.element, variant, target)?;
+        variant.check(element.order, &LawShape::of(law.ir), &limits)?;
+        Ok(render_nodal_tri(law, element, variant, target)?)
+    }
+
+    /// The program of `source`'s kernels on `device` (from the kernel cache where it holds them).
+    pub fn compile(device: &mut dyn Device, source: &KernelSource) -> Result<ProgramId, DeviceOperatorError> {
         let names: Vec<String> = source.symbols.iter().map(|(_, symbol)| symbol.clone()).collect();
-        let program = device.compile(&source.source, &names)?;
-        Self::with_program(device, source, program, space, binding, materials)
+        Ok(device.compile(&source.source, &names)?)
     }
 
     fn check_precision(device: &dyn Device, variant: &Variant) -> Result<(), DeviceOperatorError> {
@@ -273,40 +318,37 @@ impl<T: Real> DeviceOperator<T> {
             device.upload(id, as_bytes(&values))?;
             Ok(id)
         };
-        let geo = upload_real(device, flat_par(&space.geometry, |g| [g.rx, g.sx, g.ry, g.sy].map(T::from_f64)))?;
+        let geo =
+            upload_real(device, flat_par(&space.geometry, T::zero(), |g| [g.rx, g.sx, g.ry, g.sy].map(T::from_f64)))?;
         let mat = upload_real(device, if nmat == 0 { vec![T::zero()] } else { to_real(materials.iter().copied()) })?;
         let dr = upload_real(device, dg_core::matrix::to_row_major(&el.dr))?;
         let ds = upload_real(device, dg_core::matrix::to_row_major(&el.ds))?;
         let lift = upload_real(device, dg_core::matrix::to_row_major(&el.lift))?;
         let tiled = upload_real(device, tile_matrices(el, source.geometry.tile_stride))?;
         let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape))?;
-        let face_geo = upload_real(device, flat_par(&space.faces, |f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
-        let face_xy = upload_real(device, flat_par(&space.vmap_m, |&g| [space.x[g], space.y[g]].map(T::from_f64)))?;
+        let face_geo =
+            upload_real(device, flat_par(&space.faces, T::zero(), |f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
+        let face_xy = upload_real(device, boundary_face_xy(space))?;
         let upload_int = |device: &mut dyn Device, values: Vec<i32>| -> Result<BufferId, BackendError> {
             let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
             device.upload(id, as_bytes(&values))?;
             Ok(id)
         };
-        let vmap_m = upload_int(device, flat_par(&space.vmap_m, |&g| [offset_of(g)]))?;
-        let vmap_p = upload_int(device, flat_par(&space.vmap_p, |&g| [offset_of(g)]))?;
+        let vmap_m = upload_int(device, flat_par(&space.vmap_m, 0, |&g| [offset_of(g)]))?;
+        let vmap_p = upload_int(device, flat_par(&space.vmap_p, 0, |&g| [offset_of(g)]))?;
         let face_bc = upload_int(
             device,
-            space.face_tag.iter().map(|t| t.map_or(-1, |tag| binding.condition_of_tag[tag] as i32)).collect(),
+            flat_par(&space.face_tag, 0, |t| [t.map_or(-1, |tag| binding.condition_of_tag[tag] as i32)]),
         )?;
+        let element_links: Vec<(usize, &[FaceLink; 3])> = space.connectivity.links.iter().enumerate().collect();
         let neigh = upload_int(
             device,
-            space
-                .connectivity
-                .links
-                .iter()
-                .enumerate()
-                .flat_map(|(k, links)| {
-                    links.iter().map(move |l| match l {
-                        FaceLink::Interior { element, .. } => *element as i32,
-                        FaceLink::Boundary { .. } => k as i32,
-                    })
+            flat_par(&element_links, 0, |&(k, links)| {
+                links.map(|l| match l {
+                    FaceLink::Interior { element, .. } => element as i32,
+                    FaceLink::Boundary { .. } => k as i32,
                 })
-                .collect(),
+            }),
         )?;
         let real = std::mem::size_of::<T>();
         let gemm = match source.variant.partition {
