@@ -58,14 +58,7 @@ impl DgSpace2d {
     /// (`dg-parallel`). A face linked to itself takes its own trace as the exterior state.
     pub fn with_connectivity(mesh: TriMesh, order: usize, connectivity: Connectivity) -> Result<Self, SpaceError> {
         let element = ReferenceTriangle::new(order)?;
-        if connectivity.links.len() != mesh.num_elements() {
-            return Err(MeshError::Invalid(format!(
-                "the connectivity has {} elements but the mesh {}",
-                connectivity.links.len(),
-                mesh.num_elements()
-            ))
-            .into());
-        }
+        crate::mesh::check_connectivity_size(connectivity.links.len(), mesh.num_elements())?;
         let (np, nfp) = (element.np, element.nfp);
         let k_count = mesh.num_elements();
         // every element's nodes, geometry and face maps are independent: built in parallel

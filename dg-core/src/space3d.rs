@@ -46,14 +46,7 @@ impl DgSpace3d {
     /// mesh keeps the whole mesh's links; a face linked to itself sees its own trace).
     pub fn with_connectivity(mesh: TetMesh, order: usize, connectivity: Connectivity3d) -> Result<Self, SpaceError> {
         let element = ReferenceTetrahedron::new(order)?;
-        if connectivity.links.len() != mesh.num_elements() {
-            return Err(MeshError::Invalid(format!(
-                "the connectivity has {} elements but the mesh {}",
-                connectivity.links.len(),
-                mesh.num_elements()
-            ))
-            .into());
-        }
+        crate::mesh::check_connectivity_size(connectivity.links.len(), mesh.num_elements())?;
         let (np, nfp) = (element.np, element.nfp);
         let k_count = mesh.num_elements();
         // every element's nodes, geometry and face maps are independent: built in parallel

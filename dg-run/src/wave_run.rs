@@ -410,8 +410,15 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let flux = law.numerical_flux_name();
     mark("kernel choice");
     let (binding, materials) = (&problem.binding, &problem.materials);
-    let op =
-        TetDeviceOperator::<T>::for_variant(device, target, (&ir, &params, flux), space, binding, materials, &variant)?;
+    let op = TetDeviceOperator::<T>::for_variant(
+        device,
+        target,
+        (&ir, &params, flux),
+        space,
+        binding,
+        materials,
+        Some(&variant),
+    )?;
     mark("device operator");
     let q = op.buffers.q;
     op.write_state(device, q, q0)?;

@@ -151,3 +151,12 @@ fn bounding_box_diameter(vertices: &[[f64; 2]]) -> f64 {
     }
     dist(lo, hi)
 }
+
+/// An error unless a connectivity of `links` elements fits a mesh of `elements` (a space built with a given
+/// connectivity, triangles or tetrahedra).
+pub(crate) fn check_connectivity_size(links: usize, elements: usize) -> Result<(), MeshError> {
+    if links == elements {
+        return Ok(());
+    }
+    Err(MeshError::Invalid(format!("the connectivity has {links} elements but the mesh {elements}")))
+}

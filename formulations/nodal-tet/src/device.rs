@@ -70,11 +70,12 @@ impl<T: Real> TetDeviceOperator<T> {
         binding: &BoundaryBinding,
         materials: &[f64],
     ) -> Result<Self, DeviceOperatorError> {
-        Self::build(device, target, law, space, binding, materials, true)
+        Self::for_variant(device, target, law, space, binding, materials, None)
     }
 
-    /// The operator a run of `variant` needs: as [`new`](Self::new), but the device's BLAS is asked for (and its
-    /// buffers made) only when `variant` is a GEMM strategy — loading cuBLAS costs a run's start-up time.
+    /// The operator a run of `variant` needs: as [`new`](Self::new) (which is `variant` `None`), but the device's
+    /// BLAS is asked for (and its buffers made) only when `variant` is a GEMM strategy — loading cuBLAS costs a
+    /// run's start-up time.
     pub fn for_variant(
         device: &mut dyn Device,
         target: Target,
@@ -82,21 +83,9 @@ impl<T: Real> TetDeviceOperator<T> {
         space: &DgSpace3d,
         binding: &BoundaryBinding,
         materials: &[f64],
-        variant: &TetVariant,
+        variant: Option<&TetVariant>,
     ) -> Result<Self, DeviceOperatorError> {
-        let blas = matches!(variant.strategy, Strategy::Gemm { .. });
-        Self::build(device, target, law, space, binding, materials, blas)
-    }
-
-    fn build(
-        device: &mut dyn Device,
-        target: Target,
-        law: (&LawIr, &[f64], &str),
-        space: &DgSpace3d,
-        binding: &BoundaryBinding,
-        materials: &[f64],
-        blas: bool,
-    ) -> Result<Self, DeviceOperatorError> {
+        let blas = variant.is_none_or(|v| matches!(v.strategy, Strategy::Gemm { .. }));
         let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
         if precision == Precision::F64 && !device.supports_f64() {
             return Err(DeviceOperatorError::Precision("the device has no double precision".into()));

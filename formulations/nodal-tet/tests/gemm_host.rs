@@ -93,16 +93,30 @@ fn a_run_of_a_winner_built_on_no_library_never_asks_for_the_blas() {
     let params = law.param_values();
     let call = (&ir, params.as_slice(), law.numerical_flux_name());
     let variant: TetVariant = baseline.parse().expect("variant");
-    let op =
-        TetDeviceOperator::<f64>::for_variant(&mut host, Target::OpenCl, call, &space, &binding, &materials, &variant)
-            .expect("operator");
+    let op = TetDeviceOperator::<f64>::for_variant(
+        &mut host,
+        Target::OpenCl,
+        call,
+        &space,
+        &binding,
+        &materials,
+        Some(&variant),
+    )
+    .expect("operator");
     assert!(!op.has_gemm());
     assert_eq!(host.library_probes(), 0, "the BLAS was asked for a run built on no library");
     // a GEMM winner's operator asks, and so does the operator every strategy shares
     let gemm = gemm_variants(Precision::F64).remove(0);
-    let op =
-        TetDeviceOperator::<f64>::for_variant(&mut host, Target::OpenCl, call, &space, &binding, &materials, &gemm)
-            .expect("operator");
+    let op = TetDeviceOperator::<f64>::for_variant(
+        &mut host,
+        Target::OpenCl,
+        call,
+        &space,
+        &binding,
+        &materials,
+        Some(&gemm),
+    )
+    .expect("operator");
     assert!(op.has_gemm());
     assert_eq!(host.library_probes(), 1);
     TetDeviceOperator::<f64>::new(&mut host, Target::OpenCl, call, &space, &binding, &materials).expect("operator");
