@@ -207,16 +207,19 @@ fn to_real<T: Real>(values: impl IntoIterator<Item = f64>) -> Vec<T> {
     values.into_iter().map(T::from_f64).collect()
 }
 
-/// `per(item)` for every item, flattened, in parallel, each item's values written in place (the face tables reach
-/// tens of millions of values; `zero` fills the vector first).
+/// `per(index, item)` for every item, flattened, in parallel, each item's values written in place (the face tables
+/// reach tens of millions of values; `zero` fills the vector first).
 fn flat_par<I: Sync, V: Copy + Send + Sync, const N: usize>(
     items: &[I],
     zero: V,
-    per: impl Fn(&I) -> [V; N] + Sync + Send,
+    per: impl Fn(usize, &I) -> [V; N] + Sync + Send,
 ) -> Vec<V> {
     use rayon::prelude::*;
     let mut out = vec![zero; items.len() * N];
-    out.par_chunks_mut(N.max(1)).zip(items.par_iter()).for_each(|(values, item)| values.copy_from_slice(&per(item)));
+    out.par_chunks_mut(N.max(1))
+        .zip(items.par_iter())
+        .enumerate()
+        .for_each(|(i, (values, item))| values.copy_from_slice(&per(i, item)));
     out
 }
 
@@ -318,8 +321,10 @@ impl<T: Real> DeviceOperator<T> {
             device.upload(id, as_bytes(&values))?;
             Ok(id)
         };
-        let geo =
-            upload_real(device, flat_par(&space.geometry, T::zero(), |g| [g.rx, g.sx, g.ry, g.sy].map(T::from_f64)))?;
+        let geo = upload_real(
+            device,
+            flat_par(&space.geometry, T::zero(), |_, g| [g.rx, g.sx, g.ry, g.sy].map(T::from_f64)),
+        )?;
         let mat = upload_real(device, if nmat == 0 { vec![T::zero()] } else { to_real(materials.iter().copied()) })?;
         let dr = upload_real(device, dg_core::matrix::to_row_major(&el.dr))?;
         let ds = upload_real(device, dg_core::matrix::to_row_major(&el.ds))?;
@@ -327,23 +332,22 @@ impl<T: Real> DeviceOperator<T> {
         let tiled = upload_real(device, tile_matrices(el, source.geometry.tile_stride))?;
         let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape))?;
         let face_geo =
-            upload_real(device, flat_par(&space.faces, T::zero(), |f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
+            upload_real(device, flat_par(&space.faces, T::zero(), |_, f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
         let face_xy = upload_real(device, boundary_face_xy(space))?;
         let upload_int = |device: &mut dyn Device, values: Vec<i32>| -> Result<BufferId, BackendError> {
             let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
             device.upload(id, as_bytes(&values))?;
             Ok(id)
         };
-        let vmap_m = upload_int(device, flat_par(&space.vmap_m, 0, |&g| [offset_of(g)]))?;
-        let vmap_p = upload_int(device, flat_par(&space.vmap_p, 0, |&g| [offset_of(g)]))?;
+        let vmap_m = upload_int(device, flat_par(&space.vmap_m, 0, |_, &g| [offset_of(g)]))?;
+        let vmap_p = upload_int(device, flat_par(&space.vmap_p, 0, |_, &g| [offset_of(g)]))?;
         let face_bc = upload_int(
             device,
-            flat_par(&space.face_tag, 0, |t| [t.map_or(-1, |tag| binding.condition_of_tag[tag] as i32)]),
+            flat_par(&space.face_tag, 0, |_, t| [t.map_or(-1, |tag| binding.condition_of_tag[tag] as i32)]),
         )?;
-        let element_links: Vec<(usize, &[FaceLink; 3])> = space.connectivity.links.iter().enumerate().collect();
         let neigh = upload_int(
             device,
-            flat_par(&element_links, 0, |&(k, links)| {
+            flat_par(&space.connectivity.links, 0, |k, links| {
                 links.map(|l| match l {
                     FaceLink::Interior { element, .. } => element as i32,
                     FaceLink::Boundary { .. } => k as i32,
