@@ -4,7 +4,9 @@
 # exhaustively (right-hand side, then stage) at N = 1..8 in both precisions into a copy of the shipped database
 # (every candidate verified first, the mixed tiles among them) and benched; the folded loop and the issue's
 # 720,000-triangle run with those winners against the shipped ones; start-up of that run (warm and cold kernel cache).
-# usage: DG=gpu/dg OUT=dir [PARTS="sanitize tune bench loop startup ncu"] [OPERATIONS="unit stage"] [PRECISIONS="f32 f64"]
+# The sass part compiles the tiles' CUDA C with nvcc (as NVRTC does: the device's architecture, C++17) and counts the
+# machine instructions of each kernel by opcode.
+# usage: DG=gpu/dg OUT=dir [PARTS="sanitize tune bench loop startup ncu sass"] [OPERATIONS="unit stage"] [PRECISIONS="f32 f64"]
 #        [DB=dir, the database the bench/loop/startup parts read: default $OUT/db of a tune part in the same call]
 #        [BEFORE=dir, a database the loop part also runs with, for comparison]
 #        bash scripts/probe/nodal_mixed.sh
@@ -70,6 +72,16 @@ ncu)
     echo "== N=$1 $2"
     grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache Throughput|Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Instructions  |Block Limit (Registers|Shared Mem)" "$f" | tr -s ' ' | head -16
     grep -E "^ +(OPT|WRN).*(stall|Stall)" "$f" | head -3 | cut -c1-220
+  done ;;
+sass)
+  # SASS_SPECS: order:spec pairs, separated by spaces
+  for spec in ${SASS_SPECS:-8:tile8/wg32/seq1/matrix-local/merged/node-major/f32/mixed 8:tile4/wg32/seq1/matrix-local/merged/node-major/f32/mixed 7:tile4/wg32/seq1/matrix-local/merged/node-major/f32/mixed}; do
+    set -- ${spec/:/ }; f="$OUT/sass-N$1-${2//\//_}"
+    "$DG" emit maxwell2d --order $1 --variant $2 > "$f.cu" && nvcc -arch=sm_90 -std=c++17 -cubin --resource-usage -o "$f.cubin" "$f.cu" > "$f.usage" 2>&1 \
+      && cuobjdump -sass "$f.cubin" > "$f.sass" && rm -f "$f.cubin"
+    echo "== N=$1 $2: $(grep -o 'Used [0-9]* registers[^,]*' "$f.usage" | head -1)"
+    grep -E '^ +/\*[0-9a-f]{4}\*/' "$f.sass" | awk '{op=$2; if (op ~ /^@/) op=$3; sub(/\..*/, "", op); n[op]++; t++} END {for (o in n) printf "%s %d\n", o, n[o]; print "TOTAL", t}' \
+      | sort -k2 -n -r | head -14 | tr '\n' ' '; echo
   done ;;
 esac; done
 tar -czf "$PACK/results.tgz" -C "$OUT" . && rm -rf "$OUT" && echo packed

@@ -26,7 +26,8 @@ struct Buffers {
     dr: BufferId,
     ds: BufferId,
     lift: BufferId,
-    /// Dr, Ds and LIFT transposed, each padded with zero rows to [`Geometry::tile_stride`] (the tile kernels).
+    /// Dr and Ds transposed and interleaved two rows at a time, then LIFT transposed, each column padded with zero
+    /// rows to [`Geometry::tile_stride`] (the tile kernels; [`tile_matrices`]).
     tiled: BufferId,
     /// [−Dr −Ds LIFT] in tensor-core fragment order (the mma kernels).
     mma_a: BufferId,
@@ -117,14 +118,23 @@ fn field_stride(source: &KernelSource, k: usize) -> usize {
     }
 }
 
-/// Dr, Ds and LIFT transposed (column j of each a row of `stride` values, zero past the last node), one after the
-/// other: the tile kernels read a block of consecutive output rows as vectors.
+/// The tile kernels' operator: first, for each column j of Dr and Ds, their transposed rows interleaved two at a time
+/// — Dr(2p, j), Dr(2p + 1, j), Ds(2p, j), Ds(2p + 1, j) for p < `stride` / 2, zero past the last node — so that one
+/// 4-vector holds both matrices' entries of a pair of output rows; then LIFT transposed, column j a row of `stride`
+/// values. The tile kernels read a block of consecutive output rows as vectors.
 pub(crate) fn tile_matrices<T: Real>(el: &dg_core::triangle::ReferenceTriangle, stride: usize) -> Vec<T> {
-    let mut out = Vec::with_capacity((el.dr.ncols() + el.ds.ncols() + el.lift.ncols()) * stride);
-    for m in [&el.dr, &el.ds, &el.lift] {
-        for j in 0..m.ncols() {
-            out.extend((0..stride).map(|i| T::from_f64(if i < m.nrows() { m[(i, j)] } else { 0.0 })));
+    let padded =
+        |m: &dg_core::matrix::Matrix, i: usize, j: usize| T::from_f64(if i < m.nrows() { m[(i, j)] } else { 0.0 });
+    let mut out = Vec::with_capacity((2 * el.dr.ncols() + el.lift.ncols()) * stride);
+    for j in 0..el.dr.ncols() {
+        for pair in 0..stride / 2 {
+            for m in [&el.dr, &el.ds] {
+                out.extend([padded(m, 2 * pair, j), padded(m, 2 * pair + 1, j)]);
+            }
         }
+    }
+    for j in 0..el.lift.ncols() {
+        out.extend((0..stride).map(|i| padded(&el.lift, i, j)));
     }
     out
 }
@@ -818,6 +828,41 @@ mod tests {
                 let padding = (0..fs).filter(|&o| !seen[o]).collect::<Vec<_>>();
                 assert!(padding.iter().all(|&o| node_at(&source, o, k, fs).is_none()), "{variant} N={order}");
                 assert_eq!(fs - padding.len(), k * element.np);
+            }
+        }
+    }
+
+    /// The tile kernels' operator: the 4-vector at pair p of column j (what `TILE_PAIR(j, p)` reads) is
+    /// Dr(2p, j), Dr(2p + 1, j), Ds(2p, j), Ds(2p + 1, j), zero past the last node; then LIFT's columns of `stride`.
+    #[test]
+    fn tile_matrices_interleave_dr_and_ds_in_pairs_of_rows_then_hold_lift() {
+        use super::tile_matrices;
+        for order in [1, 4, 7, 8] {
+            let el = ReferenceTriangle::new(order).expect("element");
+            let (np, nf, stride) = (el.np, 3 * el.nfp, el.np.next_multiple_of(16));
+            let tiled: Vec<f64> = tile_matrices(&el, stride);
+            assert_eq!(tiled.len(), (2 * np + nf) * stride, "N={order}");
+            let entry = |m: &dg_core::matrix::Matrix, i: usize, j: usize| if i < np { m[(i, j)] } else { 0.0 };
+            for j in 0..np {
+                for p in 0..stride / 2 {
+                    let at = j * 2 * stride + 4 * p;
+                    let expected = [
+                        entry(&el.dr, 2 * p, j),
+                        entry(&el.dr, 2 * p + 1, j),
+                        entry(&el.ds, 2 * p, j),
+                        entry(&el.ds, 2 * p + 1, j),
+                    ];
+                    assert_eq!(tiled[at..at + 4], expected, "N={order} column {j} pair {p}");
+                }
+            }
+            for j in 0..nf {
+                for i in 0..stride {
+                    assert_eq!(
+                        tiled[2 * np * stride + j * stride + i],
+                        entry(&el.lift, i, j),
+                        "N={order} LIFT ({i}, {j})"
+                    );
+                }
             }
         }
     }

@@ -137,6 +137,13 @@ impl Geometry {
         }
     }
 
+    /// Tile partition, matrix-local: rows of each column of Dr and of Ds kept in local memory, [`Geometry::tile_rows`]
+    /// rounded up to a whole pair (the two matrices are interleaved two rows at a time, see
+    /// `crate::device::tile_matrices`).
+    pub fn tile_pair_rows(&self, variant: &Variant) -> usize {
+        self.tile_rows(variant).next_multiple_of(2)
+    }
+
     /// Values of Dr, Ds and LIFT together.
     pub fn matrix_values(&self) -> usize {
         2 * self.np * self.np + self.np * 3 * self.nfp
@@ -170,7 +177,8 @@ impl Geometry {
                 (true, Surface::Merged) => 2 * np * np + np * nf,
                 (true, _) => (2 * np * np).max(np * nf),
             },
-            // one chunk of contravariant fluxes (the face jumps reuse it), and the transposed, padded matrices;
+            // one chunk of contravariant fluxes (the face jumps reuse it), and the transposed, padded matrices (Dr
+            // and Ds in whole pairs of rows);
             // values per node in a chunk: two per variable, or (mixed) at most two per product of the divergence
             // plan (two per flux-first variable, one per shared field)
             Partition::Tile { .. } => {
@@ -180,7 +188,7 @@ impl Geometry {
                     _ => 2 * nvars,
                 };
                 let chunk = (slots * self.tile_chunk).max(nf * nvars) * self.volume_elements;
-                chunk + if local_mats { (2 * np + nf) * rows } else { 0 }
+                chunk + if local_mats { 2 * np * self.tile_pair_rows(variant) + nf * rows } else { 0 }
             }
             // the group's contravariant fluxes and face jumps, every variable, in 8-column tiles of whole steps
             // (the output goes through the same memory, one copy per split-K part: fewer values than B's)
@@ -192,6 +200,13 @@ impl Geometry {
         values * bytes
     }
 }
+
+/// Tile partition: nodes whose states a work item loads before it forms their fluxes (one batch of loads in
+/// flight instead of one node's at a time).
+const TILE_FLUX_BATCH: usize = 8;
+
+/// Tile partition: face nodes whose indices, face data and states a work item loads before it forms their jumps.
+const TILE_FACE_BATCH: usize = 4;
 
 /// The tile of `m16n8k4.f64` ([`Partition::Mma16`]): 16 rows, steps of 4 columns.
 pub const MMA16_SHAPE: (usize, usize) = (16, 4);
@@ -470,8 +485,12 @@ pub fn render_nodal_tri(
             let matrix = dg_core::matrix::Matrix::from_row_slice(columns, geometry.tile_stride, &tiled);
             ctx.insert("tiled", &matrix_text(&matrix, single));
         }
-        ctx.insert("chunk_nodes", &geometry.tile_chunk.div_ceil(threads));
-        ctx.insert("face_nodes", &(3 * geometry.nfp).div_ceil(threads));
+        let (chunk_nodes, face_nodes) = (geometry.tile_chunk.div_ceil(threads), (3 * geometry.nfp).div_ceil(threads));
+        ctx.insert("chunk_nodes", &chunk_nodes);
+        ctx.insert("face_nodes", &face_nodes);
+        // nodes whose loads a work item has in flight at once (the registers they hold bound the batch)
+        ctx.insert("flux_batch", &chunk_nodes.min(TILE_FLUX_BATCH));
+        ctx.insert("face_batch", &face_nodes.min(TILE_FACE_BATCH));
         ctx.insert("width", &width);
         ctx.insert("vectors", &(outputs / width));
         let vector = match (single, width) {
@@ -481,6 +500,38 @@ pub fn render_nodal_tri(
             _ => "real",
         };
         ctx.insert("vector", vector);
+        // CUDA reads both matrices' entries of a pair of output rows at once (`tile_matrices` interleaves them): one
+        // float4, or two double2, per pair where the block is whole pairs
+        let cuda_vectors = target == Target::Cuda && variant.storage != Storage::MatrixConst;
+        ctx.insert("pairs", &(cuda_vectors && outputs.is_multiple_of(2)));
+        // matrix-local: the copy to local memory, Dr and Ds as vectors of one pair of rows of either matrix (whole
+        // pairs of the interleaved columns), LIFT as the block's vectors
+        let rows = geometry.tile_rows(variant);
+        let drows = geometry.tile_pair_rows(variant);
+        let cw = if target == Target::Cuda {
+            if single {
+                4
+            } else {
+                2
+            }
+        } else {
+            1
+        };
+        let group_items = variant.group * threads;
+        ctx.insert("drows", &drows);
+        ctx.insert("cw", &cw);
+        ctx.insert("cvec", if single { "float4" } else { "double2" });
+        ctx.insert("dd_values", &(2 * geometry.np * drows));
+        ctx.insert("dd_vecs", &(2 * geometry.np * drows / cw));
+        ctx.insert("dd_col", &(2 * drows / cw));
+        ctx.insert("dd_stride", &(2 * geometry.tile_stride / cw));
+        ctx.insert("dd_trips", &(2 * geometry.np * drows / cw).div_ceil(group_items));
+        let lift_values = 3 * geometry.nfp * rows;
+        ctx.insert("lift_vecs", &(lift_values / width));
+        ctx.insert("lift_col", &(rows / width));
+        ctx.insert("lift_stride", &(geometry.tile_stride / width));
+        ctx.insert("lift_trips", &(lift_values / width).div_ceil(group_items));
+        ctx.insert("local_mat", &(2 * geometry.np * drows + lift_values));
     }
     let piece = |names: &[&str]| render_pieces(&tera, &ctx, names);
     let mut parts = Vec::new();
