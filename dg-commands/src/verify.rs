@@ -44,9 +44,13 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
             let (params, default_flux) = law.kernel_inputs();
             let nflux = run.flux.map_or(default_flux, str::to_string);
             let call = dg_runtime::formulation::LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
+            let space = f.variants(&call, order, p, &limits);
             if run.only.is_none() {
-                tally.ruled_out += f.variants(&call, order, p, &limits).iter().filter(|(_, r)| r.is_some()).count();
+                tally.ruled_out += space.iter().filter(|(_, r)| r.is_some()).count();
             }
+            // a variant named on the command line comes back refused when the rules reject it at this order: count it
+            // as ruled out, not as refused by the device
+            let named_ruled_out = run.only.is_some_and(|spec| space.iter().any(|(s, r)| s == spec && r.is_some()));
             let mut tuner = open_tuner(law, run.formulation, run.flux, device, super::unit_target(order, p, 0))?;
             let count = run.only.map_or_else(|| tuner.candidates(device).len(), |_| 1);
             let bar = ProgressBar::new(count as u64);
@@ -65,7 +69,7 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
             bar.finish_and_clear();
             let what =
                 format!("{} {} N={order} {p:?} ({} elements)", law.name(), f.name(), tuner.verification_elements());
-            tally.add(&what, order, outcomes, started);
+            tally.add(&what, order, outcomes, named_ruled_out, started);
         }
     }
     tally.finish(law.name(), f.name(), device, run.json)
@@ -96,17 +100,28 @@ struct Tally {
 }
 
 impl Tally {
-    /// Adds one order's outcomes and prints their line.
-    fn add(&mut self, what: &str, order: usize, outcomes: Vec<VerifyOutcome>, started: std::time::Instant) {
+    /// Adds one order's outcomes and prints their line; `ruled_out`: its refusals are the rules' (a named variant
+    /// they reject at this order), not the device's.
+    fn add(
+        &mut self,
+        what: &str,
+        order: usize,
+        outcomes: Vec<VerifyOutcome>,
+        ruled_out: bool,
+        started: std::time::Instant,
+    ) {
         let ok = outcomes.iter().filter(|o| o.passed).count();
         let no = outcomes.iter().filter(|o| o.rejected).count();
+        let by = if ruled_out { "rejected by the rules" } else { "refused by the device" };
         eprintln!(
-            "{what}: {} tested, {ok} passed, {no} refused by the device ({:.1} s)",
+            "{what}: {} tested, {ok} passed, {no} {by} ({:.1} s)",
             outcomes.len() - no,
             started.elapsed().as_secs_f64()
         );
         for o in outcomes {
-            if o.rejected {
+            if o.rejected && ruled_out {
+                self.ruled_out += 1;
+            } else if o.rejected {
                 self.refused += 1;
             } else if o.passed {
                 self.tested += 1;
@@ -158,5 +173,16 @@ mod tests {
         assert_eq!(outcome_line(&failed), "  v NaN FAILED");
         failed.error = Some("launch failed".into());
         assert_eq!(outcome_line(&failed), "  v NaN FAILED: launch failed");
+    }
+
+    #[test]
+    fn a_named_variant_the_rules_reject_is_ruled_out_not_refused_by_the_device() {
+        let started = std::time::Instant::now();
+        let mut tally = super::Tally::default();
+        let rules =
+            VerifyOutcome::rejected("tile8".into(), "8 work items of 1 outputs each leave one without a node".into());
+        tally.add("N=1", 1, vec![rules], true, started);
+        tally.add("N=6", 6, vec![VerifyOutcome::rejected("mma/wg32".into(), "92160 bytes".into())], false, started);
+        assert_eq!((tally.ruled_out, tally.refused, tally.tested, tally.passed), (1, 1, 0, 0));
     }
 }
