@@ -532,6 +532,17 @@ pub fn render_nodal_tri(
         ctx.insert("lift_stride", &(geometry.tile_stride / width));
         ctx.insert("lift_trips", &(lift_values / width).div_ceil(group_items));
         ctx.insert("local_mat", &(2 * geometry.np * drows + lift_values));
+        // where the kernel reads the operator: its array, the values per column of Dr and Ds, where LIFT starts and
+        // its values per column (local memory keeps only the rows the work items use)
+        let (array, kept, lift_rows) = match variant.storage {
+            Storage::MatrixLocal => ("s_mat".to_string(), drows, rows),
+            Storage::MatrixConst => (format!("C_TILE{PRELUDE_SUFFIX}"), geometry.tile_stride, geometry.tile_stride),
+            Storage::FieldLocal => ("tiled".to_string(), geometry.tile_stride, geometry.tile_stride),
+        };
+        ctx.insert("tile_array", &array);
+        ctx.insert("dd_span", &(2 * kept));
+        ctx.insert("lift_base", &(2 * geometry.np * kept));
+        ctx.insert("lift_rows", &lift_rows);
     }
     let piece = |names: &[&str]| render_pieces(&tera, &ctx, names);
     let mut parts = Vec::new();
