@@ -227,9 +227,10 @@ struct NodalTriTuner<L, T: Real> {
     timing: Option<TimingProblem>,
     /// What is timed: the right-hand side, or one low-storage stage as a run steps it.
     operation: TimedOperation,
-    /// A low-storage stage's register and new state on the device, allocated for the first stage timed (forgotten
-    /// with the loaded operators).
-    stage_buffers: Option<(BufferId, BufferId)>,
+    /// A low-storage stage's register and new state on the device and the values each holds: allocated for the
+    /// first stage timed, again for a layout whose state is larger (the element-major and node-major layouts pad
+    /// the same elements differently), forgotten with the loaded operators.
+    stage_buffers: Option<(BufferId, BufferId, usize)>,
     /// Operators holding the timing problem on the device, one per data layout (a random state uploaded once):
     /// every variant of that layout is timed on them. Forgotten whenever the device's buffers are freed.
     loaded: Vec<DeviceOperator<T>>,
@@ -306,19 +307,21 @@ impl<L: ConservationLaw + Clone, T: Real> NodalTriTuner<L, T> {
         self.stage_buffers = None;
     }
 
-    /// The timed stage on `op`'s buffers: a register and a new state of the timing problem's shape, allocated once
-    /// (the register zero, a = 0.5 keeps it bounded over any number of repetitions).
+    /// The timed stage on `op`'s buffers: a register and a new state of the timing problem's shape in `op`'s
+    /// layout, allocated once per size they must reach (the register zero, a = 0.5 keeps it bounded over any number
+    /// of repetitions). Buffers of a smaller layout's state would let the stage's kernels write past their end.
     fn timed_stage(
         &mut self,
         device: &mut dyn Device,
         op: &DeviceOperator<T>,
     ) -> Result<FoldedStage, FormulationError> {
+        let needed = op.state_values();
         let (r, z) = match self.stage_buffers {
-            Some(buffers) => buffers,
-            None => {
-                let buffers = (op.new_state(device)?, op.new_state(device)?);
-                self.stage_buffers = Some(buffers);
-                buffers
+            Some((r, z, values)) if values >= needed => (r, z),
+            _ => {
+                let (r, z) = (op.new_state(device)?, op.new_state(device)?);
+                self.stage_buffers = Some((r, z, needed));
+                (r, z)
             }
         };
         Ok(FoldedStage { r, z, a: 0.5, c: 1e-3, b: 0.1 })
