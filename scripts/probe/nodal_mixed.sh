@@ -9,6 +9,7 @@
 # usage: DG=gpu/dg OUT=dir [PARTS="sanitize tune bench loop startup ncu sass"] [OPERATIONS="unit stage"] [PRECISIONS="f32 f64"]
 #        [DB=dir, the database the bench/loop/startup parts read: default $OUT/db of a tune part in the same call]
 #        [BEFORE=dir, a database the loop part also runs with, for comparison]
+#        [LOOP_RUNS="N,NX,T_END …", the loop part's runs: default "6,300,0.1 8,300,0.1 4,600,0.3"]
 #        bash scripts/probe/nodal_mixed.sh
 set -u
 # everything is written under $OUT/r and packed into $OUT/results.tgz at the end (the device tool returns few files)
@@ -37,8 +38,8 @@ bench)
   done ;;
 loop)
   for p in ${PRECISIONS:-f32 f64}; do
-    for db in ${BEFORE:+"$BEFORE"} "$DB"; do for run in "6 300 0.1" "8 300 0.1" "4 600 0.3"; do
-      set -- $run; o="$OUT/loop-$p-N$1-nx$2-$(basename $db)"
+    for db in ${BEFORE:+"$BEFORE"} "$DB"; do for run in ${LOOP_RUNS:-6,300,0.1 8,300,0.1 4,600,0.3}; do
+      set -- ${run//,/ }; o="$OUT/loop-$p-N$1-nx$2-$(basename $db)"
       DG_CACHE_DIR=$(mktemp -d) timeout 90 "$DG" --db "$db" run maxwell-cavity --order $1 --nx $2 --t-end $3 --precision $p $D --json > $o.json 2> $o.err
       python3 -c "
 import json;d=json.load(open('$o.json'));v=d['device']

@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed, f32) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -286,9 +286,12 @@ impl Variant {
                         out.extend([4, 8].map(|threads| shared(Partition::Tile { threads }, 32, 1)));
                         // (mixed, f32, with the storages tiles have won with: each tile costs PoCL seconds to
                         // build; on an H200 the f64 mixed tiles won no order of either operation, so the tuner does
-                        // not meet them, and they stay valid on request, `--variant …/f64/mixed`)
+                        // not meet them, and they stay valid on request, `--variant …/f64/mixed`. Six work items
+                        // per element — eight output rows each at N = 8, six at N = 7 — won N = 7 (right-hand side
+                        // and stage) and N = 5 (stage) on an H200; three and five, flux-first tiles of six, and
+                        // mixed tiles at seq2 won no order and are not in the list)
                         if storage != Storage::FieldLocal && precision == Precision::F32 {
-                            out.extend([4, 8].map(|threads| Variant {
+                            out.extend([4, 6, 8].map(|threads| Variant {
                                 form: VolumeForm::Mixed,
                                 ..shared(Partition::Tile { threads }, 32, 1)
                             }));
@@ -348,8 +351,8 @@ impl Variant {
         let geometry = crate::render::Geometry::new(order, self);
         let bytes = self.precision.bytes();
         if let Partition::Tile { threads } = self.partition {
-            if !matches!(threads, 1 | 2 | 4 | 8 | 16) {
-                return reject("tile partition takes 1, 2, 4, 8 or 16 work items per element".into());
+            if !(1..=16).contains(&threads) {
+                return reject("tile partition takes 1 to 16 work items per element".into());
             }
             if self.surface != Surface::Merged || self.layout != Layout::NodeMajor {
                 return reject("tiles are generated merged (volume and surface) on the node-major layout".into());
