@@ -64,8 +64,6 @@ enum Command {
     Autotune(tune_cmds::AutotuneArgs),
     /// Time the tuned variants: ms per RHS, GDOF/s, GFLOP/s, GB/s, % of roofline, speedups.
     Bench(tune_cmds::BenchArgs),
-    /// Tune the modal (seed 001) kernels of euler2d per degree: verify and time every variant, store the winner.
-
     /// Draw the crossover plot of a `dg bench --formulation nodal-tet --per-kernel --out FILE` file.
     TetPlot(tune_cmds::TetPlotArgs),
     /// Manage the tuning database.
@@ -183,7 +181,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Verify(args) => kernel_cmds::verify(args),
         Command::Autotune(args) => tune_cmds::autotune(args),
         Command::Bench(args) => tune_cmds::bench(args),
-
         Command::TetPlot(args) => tune_cmds::tet_plot(args),
         Command::Db(command) => tune_cmds::db(command),
     }
@@ -191,7 +188,56 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::error_line;
+    use super::{error_line, Cli};
+    use clap::{CommandFactory, Parser};
+
+    /// Every example line (`  dg …`) of a command's help and of its subcommands', with the trailing comment
+    /// (`   (…)` or `   # …`) removed: (the command's path, the example).
+    fn examples(command: &clap::Command, path: &str, out: &mut Vec<(String, String)>) {
+        if let Some(help) = command.get_after_help() {
+            for line in help.to_string().lines() {
+                let line = line.trim_start();
+                if let Some(rest) = line.strip_prefix("dg ") {
+                    let end = [rest.find("  ("), rest.find(" # "), rest.find("   ")].into_iter().flatten().min();
+                    out.push((path.to_string(), format!("dg {}", rest[..end.unwrap_or(rest.len())].trim_end())));
+                }
+            }
+        }
+        for sub in command.get_subcommands() {
+            examples(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_example_in_the_help_parses_as_printed() {
+        let mut found = Vec::new();
+        examples(&Cli::command(), "dg", &mut found);
+        assert!(found.len() >= 40, "{} examples found: {found:?}", found.len());
+        for command in ["dg run", "dg convergence", "dg verify", "dg autotune", "dg bench", "dg tet-plot"] {
+            assert!(found.iter().any(|(path, _)| path == command), "no example in `{command} --help`");
+        }
+        for (path, example) in &found {
+            let words: Vec<&str> = example.split_whitespace().collect();
+            if let Err(e) = Cli::try_parse_from(&words) {
+                panic!("`{path} --help` shows `{example}`, which does not parse:\n{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn each_subcommand_is_described_by_its_own_sentence() {
+        let cli = Cli::command();
+        let about = |name: &str| {
+            let sub = cli.get_subcommands().find(|c| c.get_name() == name).expect("subcommand");
+            sub.get_about().map(|a| a.to_string()).unwrap_or_default()
+        };
+        // (a stale doc comment once ran into the next variant's and described tet-plot as the modal tuner)
+        assert!(about("tet-plot").starts_with("Draw the crossover plot"), "{}", about("tet-plot"));
+        for sub in cli.get_subcommands() {
+            let text = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            assert!(!text.is_empty() && !text.contains(". "), "`dg {}`: {text}", sub.get_name());
+        }
+    }
 
     #[derive(Debug, thiserror::Error)]
     #[error("choosing the kernel variant: {0}")]

@@ -94,7 +94,8 @@ pub struct AutotuneArgs {
 /// Arguments of `dg bench`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg bench maxwell2d --orders 1..8\n  dg bench maxwell2d --orders 4 --precision f64 --json\n  dg bench maxwell2d --orders 6..8 --precision f64 --operation stage\n  dg bench euler2d --formulation modal-tri --orders 1..5 --precision both\n  dg bench acoustics3d --orders 1..8\n  dg bench acoustics3d --per-kernel --orders 1..8 --out tet.json   (seed 002's per-kernel tables)"
+    after_help = "It times the winners stored for this device (the shipped file of a known GPU, else what `dg autotune` \
+                  stored: tune the same law, orders, precision and operation first).\n\nExamples:\n  dg bench maxwell2d --orders 1..8\n  dg bench maxwell2d --orders 4 --precision f64 --json\n  dg bench maxwell2d --orders 6..8 --precision f64 --operation stage\n  dg bench euler2d --formulation modal-tri --orders 1..5 --precision both\n  dg bench acoustics3d --orders 1..8\n  dg bench acoustics3d --per-kernel --orders 1..8 --out tet.json   (seed 002's per-kernel tables)"
 )]
 pub struct BenchArgs {
     /// Law, orders, device, precision.

@@ -71,7 +71,7 @@ fn announced() -> bool {
 /// Opens a device, saying on standard error which it is.
 pub fn open(selector: &DeviceSelector) -> Result<Box<dyn backend::Device>, CommandError> {
     let device = backend::open(selector).map_err(|e| CommandError::Context {
-        message: format!("cannot open device {selector:?} (not found: {})", backend::discover().missing.join("; ")),
+        message: format!("cannot open device {selector}"),
         source: Box::new(e),
     })?;
     let fp = device.fingerprint();

@@ -153,7 +153,10 @@ impl Tally {
             bail!("{} {formulation} variant(s) failed verification", failed.len());
         }
         if tested == 0 {
-            bail!("nothing was verified (every precision skipped or every variant refused)");
+            bail!(
+                "nothing was verified (every precision skipped, or every variant refused by the device or rejected by \
+                 the rules at these orders: `dg variants {law} --order N` lists which are valid)"
+            );
         }
         Ok(())
     }

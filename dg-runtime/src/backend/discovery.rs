@@ -62,6 +62,18 @@ impl std::str::FromStr for DeviceSelector {
     }
 }
 
+/// The selector as a user writes it (`auto`, `cuda:0`, `opencl`, `opencl:0:1`): parses back to the same value.
+impl std::fmt::Display for DeviceSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Auto => write!(f, "auto"),
+            Self::Cuda(n) => write!(f, "cuda:{n}"),
+            Self::OpenCl(p, d) => write!(f, "opencl:{p}:{d}"),
+            Self::AnyOpenCl => write!(f, "opencl"),
+        }
+    }
+}
+
 /// Everything found, with the reasons for what was not found.
 pub struct Discovery {
     /// Devices, in preference order.
@@ -129,5 +141,20 @@ pub fn open(selector: &DeviceSelector) -> Result<Box<dyn Device>, BackendError> 
         DeviceSelector::OpenCl(p, d) => open_opencl(&|c| c.platform == p && c.device == d, format!("opencl:{p}:{d}")),
         DeviceSelector::AnyOpenCl => open_opencl(&|_| true, "opencl".into()),
         DeviceSelector::Auto => open_cuda(0).or_else(|_| open_opencl(&|_| true, "auto".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DeviceSelector;
+
+    #[test]
+    fn a_selector_prints_as_the_user_writes_it_and_parses_back() {
+        for text in ["auto", "cuda:0", "cuda:3", "opencl", "opencl:1:2"] {
+            let selector: DeviceSelector = text.parse().expect(text);
+            assert_eq!(selector.to_string(), text);
+        }
+        assert_eq!("cuda".parse::<DeviceSelector>().map(|s| s.to_string()), Ok("cuda:0".to_string()));
+        assert!("opencl:1".parse::<DeviceSelector>().is_err());
     }
 }
