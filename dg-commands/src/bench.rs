@@ -110,7 +110,7 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
 
 fn print_table(rows: &[serde_json::Value], formulation: FormulationId, operation: TimedOperation) {
     let unit = match (formulation, operation) {
-        (_, TimedOperation::LowStorageStage) => "ms/stage",
+        (_, TimedOperation::LowStorageStage) | (FormulationId::ModalTri, _) => "ms/stage",
         (FormulationId::NodalTet, _) => "ms/step",
         _ => "ms/RHS",
     };

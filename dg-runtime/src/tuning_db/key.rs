@@ -22,7 +22,9 @@ pub struct TuningKey {
     pub order: usize,
     /// `f32` or `f64`.
     pub precision: String,
-    /// What was timed: `rhs` (one right-hand side) or `ab3-step` (one AB3 step).
+    /// What was timed: `rhs` (one right-hand side), `stage` (one low-storage Runge–Kutta stage, the right-hand side
+    /// with its updates folded in), `rk-stage` (one Runge–Kutta stage of the modal formulation: the right-hand side
+    /// and stage ← stage + c·L in the same pass) or `ab3-step` (one AB3 step).
     pub role: String,
     /// log₂ of the problem size in degrees of freedom (nodes for tetrahedra), rounded.
     pub size_bucket: u32,
