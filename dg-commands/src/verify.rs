@@ -3,11 +3,13 @@
 
 use super::{open_tuner, PrecisionArg};
 use crate::{bail, CommandError};
-use dg_codegen::Precision;
+use dg_codegen::{Precision, VariantError};
 use dg_run::formulations::FormulationId;
 use dg_run::registry::LawCommands;
 use dg_runtime::backend::Device;
+use dg_runtime::formulation::FormulationError;
 use dg_runtime::verify::VerifyOutcome;
+use dg_runtime::DeviceOperatorError;
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// What one `dg verify` covers.
@@ -32,6 +34,19 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
     let ir = law.ir()?;
     if let Err(reason) = f.supports(&ir) {
         bail!("the {} formulation cannot run law `{}`: {reason}", f.name(), law.name());
+    }
+    if let Some(spec) = run.only {
+        // a SPEC that does not parse is a usage error, said before anything is compiled (the rules' verdict, which
+        // depends on the device's limits, comes per order below)
+        let (params, default_flux) = law.kernel_inputs();
+        let nflux = run.flux.map_or(default_flux, str::to_string);
+        let call = dg_runtime::formulation::LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
+        let order = run.orders.first().copied().unwrap_or(1);
+        if let Err(FormulationError::Operator(DeviceOperatorError::Variant(e @ VariantError::Parse { .. }))) =
+            f.emit(&call, order, spec, dg_codegen::Target::OpenCl)
+        {
+            bail!("{e}");
+        }
     }
     let limits = super::limits_of(device);
     let mut tally = Tally::default();
@@ -155,7 +170,8 @@ impl Tally {
         if tested == 0 {
             bail!(
                 "nothing was verified (every precision skipped, or every variant refused by the device or rejected by \
-                 the rules at these orders: `dg variants {law} --order N` lists which are valid)"
+                 the rules at these orders: `dg variants {law} --formulation {formulation} --order N` lists which are \
+                 valid)"
             );
         }
         Ok(())

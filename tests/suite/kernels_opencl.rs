@@ -866,3 +866,28 @@ fn folded_modal_updates_match_the_cpu_for_every_scheme() {
         }
     }
 }
+
+/// A `--variant` that does not parse is refused before anything is compiled (a hexahedral program took 26 s to say
+/// so), with the formulation's grammar, and nothing is counted as refused by the device.
+#[test]
+fn verify_refuses_a_variant_that_does_not_parse_before_compiling() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    for (law, formulation, spec, grammar) in [
+        ("maxwell3d", "hex", "nonsense", "hexahedral variants read hex/"),
+        ("euler2d", "modal-tri", "modal/wg999/edge/const/mode-major/f32", "modal SPEC"),
+        ("maxwell2d", "nodal-tri", "bogus", "expected <partition>/<group>"),
+        ("acoustics3d", "nodal-tet", "tet/node/v3/s1/u1/f32", "tetrahedral variants read"),
+    ] {
+        let args =
+            ["verify", law, "--formulation", formulation, "--order", "1", "--variant", spec, "--device", "opencl"];
+        let out = dg(&args, cache.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {err}");
+        assert!(err.contains(&format!("invalid variant `{spec}`")) && err.contains(grammar), "{args:?}: {err}");
+        assert!(!err.contains("refused by the device") && !err.contains("tested"), "{args:?}: {err}");
+    }
+}

@@ -251,15 +251,25 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
             EdgeOrder::BoundaryFirst,
             progress,
         );
+        // (the verification reported its own outcomes; these two kinds are reported here, so that a caller that
+        // prints each outcome says why a SPEC was refused)
+        for o in &unparsed {
+            progress(o);
+        }
         outcomes.extend(unparsed);
         // in the order of `specs`
-        specs
-            .iter()
-            .map(|s| match outcomes.iter().position(|o| o.variant == *s) {
+        let mut ordered = Vec::with_capacity(specs.len());
+        for s in specs {
+            ordered.push(match outcomes.iter().position(|o| o.variant == *s) {
                 Some(i) => outcomes.swap_remove(i),
-                None => VerifyOutcome::rejected(s.clone(), "not verified".into()),
-            })
-            .collect()
+                None => {
+                    let o = VerifyOutcome::rejected(s.clone(), "not verified".into());
+                    progress(&o);
+                    o
+                }
+            });
+        }
+        ordered
     }
 
     fn time(&mut self, device: &mut dyn Device, spec: &str, plan: &TimingPlan) -> Result<(f64, f64), FormulationError> {
