@@ -35,12 +35,12 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
     if let Err(reason) = f.supports(&ir) {
         bail!("the {} formulation cannot run law `{}`: {reason}", f.name(), law.name());
     }
+    let (params, default_flux) = law.kernel_inputs();
+    let nflux = run.flux.map_or(default_flux, str::to_string);
+    let call = dg_runtime::formulation::LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
     if let Some(spec) = run.only {
         // a SPEC that does not parse is a usage error, said before anything is compiled (the rules' verdict, which
         // depends on the device's limits, comes per order below)
-        let (params, default_flux) = law.kernel_inputs();
-        let nflux = run.flux.map_or(default_flux, str::to_string);
-        let call = dg_runtime::formulation::LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
         let order = run.orders.first().copied().unwrap_or(1);
         if let Err(FormulationError::Operator(DeviceOperatorError::Variant(e @ VariantError::Parse { .. }))) =
             f.emit(&call, order, spec, dg_codegen::Target::OpenCl)
@@ -56,9 +56,6 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
                 eprintln!("skipping f64: the device has no double precision");
                 continue;
             }
-            let (params, default_flux) = law.kernel_inputs();
-            let nflux = run.flux.map_or(default_flux, str::to_string);
-            let call = dg_runtime::formulation::LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
             let space = f.variants(&call, order, p, &limits);
             if run.only.is_none() {
                 tally.ruled_out += space.iter().filter(|(_, r)| r.is_some()).count();
