@@ -132,6 +132,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         // each kind of case has its own module; only this dispatch knows them all
         Command::Run(args) => {
             let args = restart::resolve(args)?;
+            args.check_output_paths()?;
             let case = mesh_args::find_case(args.case.as_deref().unwrap_or_default())?;
             // --schedule or --exchange in one process: the split path on one rank (the baseline of scaling studies)
             let alone = (args.schedule.is_some() || args.exchange.is_some())

@@ -186,6 +186,23 @@ impl RunArgs {
         }
     }
 
+    /// Refuses, before any work, a file the run would write (--out and its series, --checkpoint or the
+    /// checkpoints' default CASE.restart, --png) that names a directory, or whose directory does not exist or takes
+    /// no new file: a run that could not write its result at the end would have computed for nothing.
+    pub fn check_output_paths(&self) -> anyhow::Result<()> {
+        let checkpoint = match (&self.checkpoint, self.checkpoint_every, &self.case) {
+            (Some(file), _, _) => Some(file.clone()),
+            (None, Some(_), Some(case)) => Some(PathBuf::from(format!("{case}.restart"))),
+            _ => None,
+        };
+        let files = [("--out", self.out.clone()), ("--checkpoint", checkpoint), ("--png", self.png.clone())];
+        for (flag, file) in files.iter().filter_map(|(flag, file)| Some((flag, file.as_ref()?))) {
+            writable(file)
+                .map_err(|why| anyhow::anyhow!("cannot write {flag} {}: {why} (nothing was run)", file.display()))?;
+        }
+        Ok(())
+    }
+
     /// The lines naming what the run wrote (text reports).
     pub fn print_outputs(&self) {
         if self.json {
@@ -357,4 +374,29 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
         println!("wrote {} ({} pieces)", out.with_extension("pvtu").display(), comm.size());
     }
     Ok(())
+}
+
+/// Why `file` cannot be written, if it cannot: it is a directory, its directory does not exist, or a new file
+/// cannot be made there (a probe file is created and removed).
+pub(crate) fn writable(file: &std::path::Path) -> Result<(), String> {
+    if file.is_dir() {
+        return Err("it is a directory".into());
+    }
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!("the directory {} does not exist", dir.display()));
+    }
+    let probe = dir.join(format!(".dg-write-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        // another process's probe of the same name (ranks on several hosts): files are made there
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(format!("no new file can be made in {}: {e}", dir.display())),
+    }
 }

@@ -212,6 +212,10 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             PrecisionArg::F64 => Precision::F64,
             PrecisionArg::Both => bail!("--per-kernel takes one precision"),
         };
+        if let Some(file) = &args.out {
+            super::run::writable(file)
+                .map_err(|why| anyhow::anyhow!("cannot write --out {}: {why} (nothing was run)", file.display()))?;
+        }
         let mut device = open_device(&args.what.device)?;
         return Ok(dg_commands::kernel_report::execute(
             dg_commands::kernel_report::KernelReportArgs {

@@ -51,6 +51,29 @@ fn run_writes_a_vtu_file_and_reports_error_and_throughput() {
 }
 
 #[test]
+fn a_file_the_run_could_not_write_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("cavity.vtu");
+    let folder = dir.path().to_str().unwrap().to_string();
+    let cases: [(&[&str], &str); 3] = [
+        (&["--out", missing.to_str().unwrap()], "does not exist"),
+        (&["--png", &folder], "is a directory"),
+        (&["--checkpoint-every", "5", "--checkpoint", missing.to_str().unwrap()], "does not exist"),
+    ];
+    for (extra, why) in cases {
+        // a run of minutes if it started
+        let mut args = vec!["run", "maxwell-cavity", "--order", "8", "--nx", "64", "--device", "cpu"];
+        args.extend_from_slice(extra);
+        let out = dg(&args);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{extra:?}: {err}");
+        assert!(err.contains(why) && err.contains("nothing was run"), "{extra:?}: {err}");
+        assert!(stdout(&out).is_empty(), "{extra:?}: a report was printed: {}", stdout(&out));
+    }
+    assert!(!missing.parent().unwrap().exists());
+}
+
+#[test]
 fn run_json_reports_a_small_error_for_the_cavity() {
     let out = dg(&["run", "maxwell-cavity", "--order", "5", "--nx", "4", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));

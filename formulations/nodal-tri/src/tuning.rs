@@ -308,8 +308,9 @@ impl<L: ConservationLaw + Clone, T: Real> NodalTriTuner<L, T> {
     }
 
     /// The timed stage on `op`'s buffers: a register and a new state of the timing problem's shape in `op`'s
-    /// layout, allocated once per size they must reach (the register zero, a = 0.5 keeps it bounded over any number
-    /// of repetitions). Buffers of a smaller layout's state would let the stage's kernels write past their end.
+    /// layout, allocated once (the register zero, a = 0.5 keeps it bounded over any number of repetitions). Buffers
+    /// of a smaller layout's state would let the stage's kernels write past their end: the caller frees them first
+    /// ([`Tuner::time`]), and they are refused here.
     fn timed_stage(
         &mut self,
         device: &mut dyn Device,
@@ -318,7 +319,12 @@ impl<L: ConservationLaw + Clone, T: Real> NodalTriTuner<L, T> {
         let needed = op.state_values();
         let (r, z) = match self.stage_buffers {
             Some((r, z, values)) if values >= needed => (r, z),
-            _ => {
+            Some((_, _, values)) => {
+                return Err(FormulationError::Problem(format!(
+                    "the timed stage's buffers hold {values} values, the state {needed}: free them first"
+                )))
+            }
+            None => {
                 let (r, z) = (op.new_state(device)?, op.new_state(device)?);
                 self.stage_buffers = Some((r, z, needed));
                 (r, z)
@@ -437,6 +443,15 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
             match self.operation {
                 TimedOperation::Unit => Ok(plan.measure(|n| op.apply(device, 0.0, n))?),
                 TimedOperation::LowStorageStage => {
+                    // a stage's buffers too small for this layout's state: the device frees buffers all at once, so
+                    // everything goes and the operator is loaded again (at most once per layout a tuning meets)
+                    let op = match self.stage_buffers {
+                        Some((_, _, values)) if values < op.state_values() => {
+                            self.release(device);
+                            self.timing_operator(device, &variant)?
+                        }
+                        _ => op,
+                    };
                     let stage = self.timed_stage(device, &op)?;
                     Ok(plan.measure(|n| op.apply_stage(device, 0.0, &stage, n))?)
                 }
