@@ -40,7 +40,9 @@ pub struct RunArgs {
     /// Case to run (see `dg cases`); with --restart, the file's.
     #[arg(required_unless_present = "restart")]
     pub case: Option<String>,
-    /// Polynomial order N (1..=10) [default: 4 for Maxwell, the case's for Euler]
+    /// Polynomial order N: 1..=10 on triangles and tetrahedra, D = 0..=15 on hexahedra, 1 or 2 for finite
+    /// volumes [default: 4 for Maxwell on triangles, 3 for tetrahedra, hexahedra and helmholtz-square, 2 for finite
+    /// volumes, the case's for Euler]
     #[arg(long)]
     pub order: Option<usize>,
     #[command(flatten)]

@@ -58,6 +58,14 @@ pub fn rectangle(spec: &RectangleSpec) -> Result<TriMesh, MeshError> {
     if nx == 0 || ny == 0 {
         return Err(MeshError::Invalid(format!("a rectangle needs at least one cell per direction (got {nx} × {ny})")));
     }
+    for (cells, periodic, axis) in [(nx, periodic_x, "x"), (ny, periodic_y, "y")] {
+        if periodic && cells < 3 {
+            return Err(MeshError::Invalid(format!(
+                "a rectangle periodic in {axis} needs at least 3 cells across (got {cells}): with fewer, two edges of \
+                 the mesh join the same pair of vertices"
+            )));
+        }
+    }
     let finite = lower.iter().chain(&upper).all(|v| v.is_finite());
     if !(finite && upper[0] > lower[0] && upper[1] > lower[1]) {
         return Err(MeshError::Invalid(format!("empty or non-finite rectangle {lower:?}–{upper:?}")));
@@ -174,6 +182,30 @@ pub fn perturb_interior(mesh: &mut TriMesh, fraction: f64, seed: u64) {
         let ok = incident[v].iter().all(|&k| signed_area(&mesh.vertices, &mesh.elements[k]) >= 0.25 * original[k]);
         if !ok {
             mesh.vertices[v] = old;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{rectangle, Diagonal, RectangleSpec};
+    use crate::mesh::Connectivity;
+
+    /// A periodic direction of fewer than three cells would give a non-manifold mesh (two edges on one pair of
+    /// vertices): refused with the reason; three cells connect, for every diagonal.
+    #[test]
+    fn a_periodic_direction_takes_at_least_three_cells() {
+        for diagonal in [Diagonal::Right, Diagonal::Left, Diagonal::Alternating] {
+            for (nx, ny, periodic_x, periodic_y) in [(2, 4, true, false), (4, 1, false, true), (2, 2, true, true)] {
+                let spec = RectangleSpec { nx, ny, periodic_x, periodic_y, diagonal, ..RectangleSpec::unit_square(1) };
+                let message = rectangle(&spec).expect_err("refused").to_string();
+                assert!(message.contains("at least 3 cells"), "{message}");
+            }
+            for (nx, ny, periodic_x, periodic_y) in [(3, 2, true, false), (1, 3, false, true), (3, 3, true, true)] {
+                let spec = RectangleSpec { nx, ny, periodic_x, periodic_y, diagonal, ..RectangleSpec::unit_square(1) };
+                let mesh = rectangle(&spec).expect("a mesh");
+                assert!(Connectivity::build(&mesh).is_ok(), "{nx} × {ny} {diagonal:?}");
+            }
         }
     }
 }

@@ -52,6 +52,12 @@ impl std::str::FromStr for DeviceSelector {
             || format!("unknown device `{s}`: use auto, cuda, cuda:N, opencl, opencl:P:D or cpu (see `dg devices`)");
         let parts: Vec<&str> = s.split(':').collect();
         match parts.as_slice() {
+            // `dg run` takes `cpu` before it comes here; a command that runs generated kernels cannot
+            ["cpu"] => {
+                Err("`cpu` is the native CPU path, which runs no generated kernels: use auto, cuda, cuda:N, \
+                 opencl or opencl:P:D (an OpenCL CPU device such as PoCL runs them on the processor; see `dg devices`)"
+                    .into())
+            }
             ["auto"] => Ok(Self::Auto),
             ["cuda"] => Ok(Self::Cuda(0)),
             ["cuda", n] => n.parse().map(Self::Cuda).map_err(|_| bad()),
@@ -156,5 +162,10 @@ mod tests {
         }
         assert_eq!("cuda".parse::<DeviceSelector>().map(|s| s.to_string()), Ok("cuda:0".to_string()));
         assert!("opencl:1".parse::<DeviceSelector>().is_err());
+        // the commands that run generated kernels say why `cpu` is not a device of theirs, and do not offer it
+        let cpu = "cpu".parse::<DeviceSelector>().expect_err("no device");
+        assert!(cpu.contains("native CPU path") && cpu.contains("PoCL"), "{cpu}");
+        let other = "gpu".parse::<DeviceSelector>().expect_err("no device");
+        assert!(other.contains("unknown device `gpu`"), "{other}");
     }
 }
