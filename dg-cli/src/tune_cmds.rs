@@ -163,7 +163,7 @@ pub enum DbCommand {
         /// A file written by `dg db export` or `dg autotune`.
         path: PathBuf,
     },
-    /// Delete the user database (shipped results stay).
+    /// Delete the user database's device files (shipped results stay; other files in the directory are kept).
     Clear,
 }
 

@@ -78,12 +78,45 @@ pub fn import(path: &std::path::Path) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// Deletes the user database (shipped results stay).
+/// Deletes the user database (shipped results stay): the device files of the user directory (JSON files that are
+/// dg databases) and the lock, temporary and set-aside files the store makes beside them; nothing else, since
+/// `--db` may name a directory that holds other files (the directory itself goes when nothing is left in it).
 pub fn clear() -> Result<(), CommandError> {
     let dir = tuning_db::user_dir();
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            println!("nothing to clear: {} does not exist", dir.display());
+            return Ok(());
+        }
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
+    };
+    let files: Vec<std::path::PathBuf> =
+        entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
+    // the stems of the device files: their side files are `<stem>.lock`, `<stem>.tmp-PID`, `<stem>.corrupt-PID`
+    let databases: Vec<&std::path::PathBuf> = files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && tuning_db::read_file(p).is_ok_and(|f| f.is_some()))
+        .collect();
+    let stems: Vec<&std::ffi::OsStr> = databases.iter().filter_map(|p| p.file_stem()).collect();
+    let side_file = |p: &std::path::Path| {
+        let (Some(stem), Some(ext)) = (p.file_stem(), p.extension().and_then(|e| e.to_str())) else { return false };
+        stems.contains(&stem) && (ext == "lock" || ext.starts_with("tmp-") || ext.starts_with("corrupt-"))
+    };
+    let (mut removed, mut left) = (0, Vec::new());
+    for file in &files {
+        if databases.contains(&file) || side_file(file) {
+            std::fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
+            removed += usize::from(databases.contains(&file));
+        } else {
+            left.push(file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+        }
     }
-    println!("cleared {}", dir.display());
+    let _ = std::fs::remove_dir(&dir); // only if empty
+    println!("cleared {}: {removed} device file(s) removed", dir.display());
+    if !left.is_empty() {
+        left.sort();
+        println!("left {} file(s) that are not dg databases: {}", left.len(), left.join(", "));
+    }
     Ok(())
 }

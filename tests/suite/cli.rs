@@ -73,6 +73,36 @@ fn a_file_the_run_could_not_write_is_refused_before_the_run() {
     assert!(!missing.parent().unwrap().exists());
 }
 
+/// `dg --db DIR db clear` removes the database's files and nothing else a user keeps there (it removed the whole
+/// directory: `--db tuning-db` would have taken the shipped files' README with it).
+#[test]
+fn db_clear_removes_the_device_files_and_keeps_everything_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().to_str().unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("tuning-db").join("cuda-nvidia-h200-sm-90.json");
+    let out = dg(&["--db", db, "db", "import", shipped.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let device_file = dir.path().join("cuda-nvidia-h200-sm-90.json");
+    assert!(device_file.is_file());
+    std::fs::write(dir.path().join("README.md"), "notes").unwrap();
+    std::fs::write(dir.path().join("results.json"), r#"{"mine": 1}"#).unwrap();
+    std::fs::create_dir(dir.path().join("runs")).unwrap();
+    let out = dg(&["--db", db, "db", "clear"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("1 device file(s) removed"), "{}", stdout(&out));
+    assert!(!device_file.exists() && !dir.path().join("cuda-nvidia-h200-sm-90.lock").exists());
+    for kept in ["README.md", "results.json", "runs"] {
+        assert!(dir.path().join(kept).exists(), "{kept} was removed");
+    }
+    // a directory left empty goes
+    let empty = tempfile::tempdir().unwrap();
+    let own = empty.path().join("tuning");
+    let out = dg(&["--db", own.to_str().unwrap(), "db", "import", shipped.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = dg(&["--db", own.to_str().unwrap(), "db", "clear"]);
+    assert!(out.status.success() && !own.exists(), "{}", stderr(&out));
+}
+
 #[test]
 fn run_json_reports_a_small_error_for_the_cavity() {
     let out = dg(&["run", "maxwell-cavity", "--order", "5", "--nx", "4", "--json"]);
