@@ -141,10 +141,25 @@ pub fn parse_orders(s: &str) -> anyhow::Result<Vec<usize>> {
         Some((a, b)) => (p(a)?, p(b.trim_start_matches('='))?),
         None => (p(s)?, p(s)?),
     };
-    if a < 1 || b > 10 || a > b {
-        bail!("orders must lie in 1..10 with A ≤ B (got {s})");
+    if a > b || b > MAX_ANY_ORDER {
+        bail!("orders are N or A..B with A ≤ B ≤ {MAX_ANY_ORDER} (got {s})");
     }
     Ok((a..=b).collect())
+}
+
+/// Above every formulation's highest order: a range past it is refused before it is listed.
+const MAX_ANY_ORDER: usize = 64;
+
+/// Refuses, before any device is opened, an order the formulation does not discretise (triangles and tetrahedra
+/// 1..=10, hexahedra 0..=15, finite volumes 1..=2).
+pub fn check_orders(formulation: FormulationId, orders: &[usize]) -> anyhow::Result<()> {
+    let range = formulation.get().orders();
+    match orders.iter().find(|o| !range.contains(o)) {
+        Some(bad) => {
+            bail!("the {formulation} formulation takes orders {}..={} (got {bad})", range.start(), range.end())
+        }
+        None => Ok(()),
+    }
 }
 
 /// Lists devices (and with `--measure` stores each one's ceilings).
@@ -169,6 +184,7 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
     let f = formulation.get();
     let ir = law.ir()?;
     f.supports(&ir).map_err(|r| anyhow!("the {formulation} formulation cannot run law `{}`: {r}", args.law))?;
+    check_orders(formulation, &[args.order])?;
     let (params, nflux) = law.kernel_inputs();
     let call = LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
     for precision in args.precision.list() {
@@ -207,6 +223,7 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
     let f = formulation.get();
     let ir = law.ir()?;
     f.supports(&ir).map_err(|r| anyhow!("the {formulation} formulation cannot run law `{}`: {r}", args.law))?;
+    check_orders(formulation, &[args.order])?;
     let (params, _) = law.kernel_inputs();
     let names = flux_names(&ir);
     let flux = args.flux.clone().or_else(|| names.first().cloned()).context("the law has no numerical flux")?;
@@ -227,6 +244,7 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     let law = dg_run::registry::law(&args.law)?;
     let formulation = formulation_of(args.formulation, law);
+    check_orders(formulation, &parse_orders(&args.order)?)?;
     let mut device = open_device(&args.device)?;
     let Some(bug) = args.plant_bug else { return verify_on(&args, formulation, device.as_mut()) };
     let stride = match formulation {

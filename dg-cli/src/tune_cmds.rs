@@ -1,6 +1,6 @@
 //! `dg autotune`, `dg bench` and `dg db`: tuning, measuring and managing the tuning database.
 
-use super::kernel_cmds::{formulation_of, open_device, parse_orders, PrecisionArg};
+use super::kernel_cmds::{check_orders, formulation_of, open_device, parse_orders, PrecisionArg};
 use anyhow::bail;
 use clap::{Args, Subcommand};
 use dg_codegen::Precision;
@@ -22,9 +22,9 @@ pub struct TunedSet {
     /// Formulation [default: nodal-tri for 2D laws, nodal-tet for 3D laws].
     #[arg(long, value_enum)]
     pub formulation: Option<FormulationId>,
-    /// Orders, A..B.
-    #[arg(long, default_value = "1..8")]
-    pub orders: String,
+    /// Orders, N or A..B [default: the formulation's orders within 1..8: 1..2 for finite volumes]
+    #[arg(long)]
+    pub orders: Option<String>,
     /// Device.
     #[arg(long, default_value = "auto")]
     pub device: DeviceSelector,
@@ -39,6 +39,19 @@ pub struct TunedSet {
     /// (nodal triangles; runs use its winner first). Each has its own winners.
     #[arg(long, value_enum, default_value_t = OperationArg::Unit)]
     pub operation: OperationArg,
+}
+
+impl TunedSet {
+    /// The orders asked for (`--orders`), or the formulation's own within 1..8; refused, before any device is
+    /// opened, where the formulation does not discretise them.
+    fn orders_of(&self, formulation: FormulationId) -> anyhow::Result<Vec<usize>> {
+        let orders = match &self.orders {
+            Some(text) => parse_orders(text)?,
+            None => formulation.get().orders().filter(|o| (1..=8).contains(o)).collect(),
+        };
+        check_orders(formulation, &orders)?;
+        Ok(orders)
+    }
 }
 
 /// `--operation`.
@@ -169,9 +182,9 @@ pub enum DbCommand {
 
 /// Tunes and stores.
 pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
-    let orders = parse_orders(&args.what.orders)?;
     let law = dg_run::registry::law(&args.what.law)?;
     let formulation = formulation_of(args.what.formulation, law);
+    let orders = args.what.orders_of(formulation)?;
     let mut device = open_device(&args.what.device)?;
     let opts = TuneOptions {
         strategy: args.strategy,
@@ -202,7 +215,6 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
 /// Verifies and times the stored winners again and prints what was measured now (or seed 002's per-kernel
 /// report with `--per-kernel`).
 pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
-    let orders = parse_orders(&args.what.orders)?;
     if args.repeats == 0 {
         bail!("--repeats must be positive");
     }
@@ -215,6 +227,11 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         if let Some(file) = &args.out {
             super::run::writable(file)
                 .map_err(|why| anyhow::anyhow!("cannot write --out {}: {why} (nothing was run)", file.display()))?;
+        }
+        let mut orders = Vec::new();
+        for name in args.what.law.split(',') {
+            let law = dg_run::registry::law(name.trim())?;
+            orders = args.what.orders_of(formulation_of(args.what.formulation, law))?;
         }
         let mut device = open_device(&args.what.device)?;
         return Ok(dg_commands::kernel_report::execute(
@@ -232,6 +249,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     }
     let law = dg_run::registry::law(&args.what.law)?;
     let formulation = formulation_of(args.what.formulation, law);
+    let orders = args.what.orders_of(formulation)?;
     let mut device = open_device(&args.what.device)?;
     let run = BenchRun {
         formulation,

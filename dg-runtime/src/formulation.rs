@@ -120,6 +120,9 @@ pub trait Formulation: Sync {
     fn family(&self) -> KernelFamily;
     /// Whether it handles the law of `ir` (dimension, source terms …), with the reason when it does not.
     fn supports(&self, ir: &LawIr) -> Result<(), String>;
+    /// The orders it discretises: polynomial orders of its elements (finite volumes: 1, first order, and 2,
+    /// MUSCL–Hancock). The commands refuse any other before they open a device.
+    fn orders(&self) -> std::ops::RangeInclusive<usize>;
     /// The variant space at `order` and `precision` on a device with `limits`: every SPEC, with the rules' reason
     /// when it is rejected.
     fn variants(

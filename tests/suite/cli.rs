@@ -147,6 +147,51 @@ fn bad_input_gives_a_clear_error_and_no_panic() {
     }
 }
 
+/// The kernel commands refuse an order the formulation does not discretise with its range, before a device is
+/// opened (`dg variants` listed 72 valid modal variants at order 0, `dg emit` printed finite-volume kernels for
+/// order 3, `dg autotune --formulation fv` measured the device's ceilings first), and take the orders it does (the
+/// hexahedra's D = 0 and 12, which a fixed 1..10 refused).
+#[test]
+fn kernel_commands_take_each_formulations_own_orders() {
+    let refused: [(&[&str], &str); 6] = [
+        (
+            &["variants", "euler2d", "--formulation", "modal-tri", "--order", "0"],
+            "modal-tri formulation takes orders 1..=10 (got 0)",
+        ),
+        (&["variants", "maxwell2d", "--order", "11"], "nodal-tri formulation takes orders 1..=10 (got 11)"),
+        (
+            &["emit", "mhd2d", "--formulation", "fv", "--order", "3", "--variant", "fv/across/once/w128/f32"],
+            "fv formulation takes orders 1..=2 (got 3)",
+        ),
+        (
+            &["autotune", "mhd2d", "--formulation", "fv", "--orders", "3", "--device", "cuda:7"],
+            "fv formulation takes orders 1..=2 (got 3)",
+        ),
+        (
+            &["verify", "acoustics3d", "--order", "9..11", "--device", "cuda:7"],
+            "nodal-tet formulation takes orders 1..=10 (got 11)",
+        ),
+        (&["verify", "maxwell2d", "--order", "1..1000"], "A ≤ B ≤ 64"),
+    ];
+    for (args, needle) in refused {
+        let out = dg(args);
+        let err = stderr(&out);
+        assert!(!out.status.success() && err.contains(needle), "{args:?}: {err}");
+        // no device was opened (cuda:7 would have been refused first otherwise)
+        assert!(!err.contains("cannot open device") && !err.contains("device:"), "{args:?}: {err}");
+    }
+    // without --orders, a formulation's own (finite volumes: 1..2, which the fixed default 1..8 was not): the
+    // command goes on to open the device
+    let out = dg(&["autotune", "mhd2d", "--formulation", "fv", "--device", "cuda:7"]);
+    assert!(stderr(&out).contains("cannot open device cuda:7"), "{}", stderr(&out));
+    for order in ["0", "12"] {
+        let out = dg(&["variants", "maxwell3d", "--formulation", "hex", "--order", order, "--precision", "f64"]);
+        assert!(out.status.success(), "D = {order}: {}", stderr(&out));
+        // (at D = 12 every kernel needs more work items than the listing's minimal device has: rejected, listed)
+        assert!(stdout(&out).contains(&format!("maxwell3d hex N={order} F64: ")), "D = {order}: {}", stdout(&out));
+    }
+}
+
 #[test]
 fn help_shows_examples() {
     for args in [vec!["--help"], vec!["run", "--help"], vec!["convergence", "--help"]] {

@@ -72,8 +72,11 @@ pub fn step_cost(ir: &LawIr, nflux: &str, order: usize, cells: usize, variant: &
     UnitCost { flops: cells * 2.0 * per_sweep, bytes: cells * passes * 2.0 * nv * b, units: ArithmeticUnits::Fma }
 }
 
+/// The finite volumes' orders: 1 (first order) and 2 (MUSCL–Hancock).
+const FV_ORDERS: std::ops::RangeInclusive<usize> = 1..=2;
+
 fn check_order(order: usize) -> Result<(), FormulationError> {
-    if order == 1 || order == 2 {
+    if FV_ORDERS.contains(&order) {
         Ok(())
     } else {
         Err(FormulationError::Problem(format!(
@@ -104,6 +107,10 @@ impl Formulation for Fv {
             return Err("it takes laws without per-cell materials".into());
         }
         Ok(())
+    }
+
+    fn orders(&self) -> std::ops::RangeInclusive<usize> {
+        FV_ORDERS
     }
 
     fn variants(

@@ -104,6 +104,10 @@ impl Formulation for Hex {
         dg_runtime::formulation::refuse_source_terms(ir)
     }
 
+    fn orders(&self) -> std::ops::RangeInclusive<usize> {
+        0..=dg_core::space_hex::MAX_HEX_ORDER
+    }
+
     fn variants(
         &self,
         law: &LawCall<'_>,

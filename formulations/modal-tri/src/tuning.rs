@@ -78,6 +78,10 @@ impl Formulation for ModalTri {
         refuse_source_terms(ir)
     }
 
+    fn orders(&self) -> std::ops::RangeInclusive<usize> {
+        dg_core::triangle::MIN_ORDER..=dg_core::triangle::MAX_ORDER
+    }
+
     fn variants(
         &self,
         law: &LawCall<'_>,

@@ -112,6 +112,10 @@ impl Formulation for NodalTet {
         refuse_source_terms(ir)
     }
 
+    fn orders(&self) -> std::ops::RangeInclusive<usize> {
+        dg_core::tetrahedron::MIN_ORDER..=dg_core::tetrahedron::MAX_ORDER
+    }
+
     fn variants(
         &self,
         law: &LawCall<'_>,
