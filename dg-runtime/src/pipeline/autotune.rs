@@ -357,6 +357,25 @@ fn retime_fastest(tuner: &mut dyn Tuner, device: &mut dyn Device, candidates: &m
     }
 }
 
+/// The two most frequent reasons the `candidates` were not timed, with their counts (`: 48 × reason`), so that a
+/// search without a winner says why; empty when none gave one.
+fn common_reasons(candidates: &[Candidate]) -> String {
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for note in candidates.iter().filter_map(|c| c.note.as_deref()) {
+        match reasons.iter_mut().find(|(r, _)| *r == note) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((note, 1)),
+        }
+    }
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
+    let listed: Vec<String> = reasons.iter().take(2).map(|(r, n)| format!("{n} × {r}")).collect();
+    if listed.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", listed.join("; "))
+    }
+}
+
 /// The index of the winner among the timed `candidates`: the fastest that also matches the CPU reference on the
 /// timing problem itself; a candidate failing that check is marked unverified, with the reason, and the next
 /// fastest is tried. The `previous` winner is kept while the new fastest is not faster than it by `hysteresis`.
@@ -374,8 +393,12 @@ fn pick_winner(
         let Some(&fastest) = order.first() else {
             let key = tuner.key();
             return Err(FormulationError::NoWinner(format!(
-                "no candidate could be verified and timed for {} N = {} ({})",
-                key.law, key.order, key.precision
+                "no candidate could be verified and timed for {} N = {} ({}) among {}{}",
+                key.law,
+                key.order,
+                key.precision,
+                candidates.len(),
+                common_reasons(candidates)
             )));
         };
         let mut best = fastest;
@@ -443,6 +466,24 @@ mod tests {
             driver: None,
             strategy: "exhaustive".into(),
         }
+    }
+
+    /// A search without a winner says why: the most frequent reasons first, with their counts.
+    #[test]
+    fn the_reasons_no_candidate_was_timed_are_counted_most_frequent_first() {
+        let refused = |v: &str, why: &str| {
+            Candidate::checked(&crate::verify::VerifyOutcome::rejected(v.into(), why.into()), None, None)
+        };
+        let candidates = [
+            refused("a", "timing mesh: too small"),
+            refused("b", "local memory"),
+            refused("c", "timing mesh: too small"),
+            refused("d", "registers"),
+            refused("e", "timing mesh: too small"),
+            refused("f", "local memory"),
+        ];
+        assert_eq!(common_reasons(&candidates), ": 3 × timing mesh: too small; 2 × local memory");
+        assert_eq!(common_reasons(&[]), "");
     }
 
     #[test]
