@@ -125,3 +125,26 @@ fn hexahedral_runs_refuse_what_they_cannot_do() {
         assert!(text.contains(name), "dg cases lists {name}");
     }
 }
+
+/// A device run of a small cavity tunes on first use on a problem of its own size: the timing cube took two cells
+/// per side, which a periodic box refuses, and every candidate failed ("no candidate could be verified and timed").
+#[test]
+fn a_small_hexahedral_device_run_tunes_on_first_use() {
+    let _heavy = crate::heavy();
+    if !crate::kernels_opencl::opencl_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dg"))
+        .current_dir(dir.path())
+        .env("DG_CACHE_DIR", dir.path())
+        .args(["run", "maxwell3d-cavity", "--order", "2", "--nx", "2", "--device", "opencl", "--json"])
+        .output()
+        .expect("dg starts");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["elements"], 8);
+    assert_eq!(report["device"]["choice"]["source"], "tuned", "{}", report["device"]);
+    let relative = report["relative_l2_error"].as_f64().unwrap();
+    assert!(relative.is_finite() && relative < 0.1, "relative error {relative}");
+}
