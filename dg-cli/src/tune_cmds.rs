@@ -228,10 +228,12 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             super::run::writable(file)
                 .map_err(|why| anyhow::anyhow!("cannot write --out {}: {why} (nothing was run)", file.display()))?;
         }
-        let mut orders = Vec::new();
-        for name in args.what.law.split(',') {
-            let law = dg_run::registry::law(name.trim())?;
-            orders = args.what.orders_of(formulation_of(args.what.formulation, law))?;
+        // one list of orders for every law, the first law's formulation's default; each law's must take them
+        let mut laws = args.what.law.split(',').map(|name| dg_run::registry::law(name.trim()));
+        let first = laws.next().ok_or_else(|| anyhow::anyhow!("no law given"))??;
+        let orders = args.what.orders_of(formulation_of(args.what.formulation, first))?;
+        for law in laws {
+            check_orders(formulation_of(args.what.formulation, law?), &orders)?;
         }
         let mut device = open_device(&args.what.device)?;
         return Ok(dg_commands::kernel_report::execute(

@@ -17,6 +17,10 @@ pub use gmsh::{read_gmsh, read_gmsh_hex, read_gmsh_hex_str, read_gmsh_str, read_
 pub use refine::refine_uniform;
 pub use structured::{perturb_interior, rectangle, Diagonal, RectangleSpec};
 
+/// The fewest cells a structured mesh takes across a periodic direction (rectangles and boxes): with fewer, a face
+/// of the mesh joins the same vertices as another (or its own cell twice), and the connectivity is not manifold.
+pub const MIN_PERIODIC_CELLS: usize = 3;
+
 use crate::MeshError;
 use std::collections::HashMap;
 

@@ -59,10 +59,11 @@ pub fn rectangle(spec: &RectangleSpec) -> Result<TriMesh, MeshError> {
         return Err(MeshError::Invalid(format!("a rectangle needs at least one cell per direction (got {nx} × {ny})")));
     }
     for (cells, periodic, axis) in [(nx, periodic_x, "x"), (ny, periodic_y, "y")] {
-        if periodic && cells < 3 {
+        if periodic && cells < super::MIN_PERIODIC_CELLS {
             return Err(MeshError::Invalid(format!(
-                "a rectangle periodic in {axis} needs at least 3 cells across (got {cells}): with fewer, two edges of \
-                 the mesh join the same pair of vertices"
+                "a rectangle periodic in {axis} needs at least {} cells across (got {cells}): with fewer, two edges \
+                 of the mesh join the same pair of vertices",
+                super::MIN_PERIODIC_CELLS
             )));
         }
     }

@@ -138,9 +138,10 @@ impl VertexLattice {
             if upper[d] <= lower[d] || !lower[d].is_finite() || !upper[d].is_finite() {
                 return Err(MeshError::Invalid(format!("empty or non-finite box {lower:?}–{upper:?}")));
             }
-            if periodic[d] && cells[d] < 3 {
+            if periodic[d] && cells[d] < crate::mesh::MIN_PERIODIC_CELLS {
                 return Err(MeshError::Invalid(format!(
-                    "a periodic direction needs at least 3 cells (direction {d} has {})",
+                    "a periodic direction needs at least {} cells (direction {d} has {})",
+                    crate::mesh::MIN_PERIODIC_CELLS,
                     cells[d]
                 )));
             }

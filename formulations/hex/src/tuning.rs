@@ -155,7 +155,8 @@ impl Formulation for Hex {
         let program = program(&call, (target.order, Layout::Kvi), precision_of::<T>(), lang, &limits)?;
         let valid = program_variants(&program);
         let np = (target.order + 1).pow(3);
-        let n = ((target.timing_dofs as f64 / np as f64).cbrt().round() as usize).max(3);
+        let n =
+            ((target.timing_dofs as f64 / np as f64).cbrt().round() as usize).max(dg_core::mesh::MIN_PERIODIC_CELLS);
         Ok(Box::new(HexTuner::<L, T> {
             law: law.clone(),
             ir,

@@ -54,7 +54,7 @@ fn differs_in_one_axis(a: &ModalVariant, b: &ModalVariant) -> bool {
 /// Cells per side of the periodic timing square (two triangles per cell) for at least `min_dofs` DOFs.
 fn timing_cells(order: usize, nvars: usize, min_dofs: u64) -> usize {
     let nm = dg_core::triangle::num_nodes(order) as f64;
-    ((min_dofs as f64 / (2.0 * nm * nvars as f64)).sqrt().ceil() as usize).max(3)
+    ((min_dofs as f64 / (2.0 * nm * nvars as f64)).sqrt().ceil() as usize).max(dg_core::mesh::MIN_PERIODIC_CELLS)
 }
 
 impl Formulation for ModalTri {

@@ -63,11 +63,10 @@ pub fn seed_baseline(precision: Precision) -> Variant {
     }
 }
 
-/// Cells per side of the timing square (two triangles each; at least three, as a periodic direction needs) for at
-/// least `min_dofs` DOFs.
+/// Cells per side of the periodic timing square (two triangles each) for at least `min_dofs` DOFs.
 fn timing_cells(order: usize, nvars: usize, min_dofs: u64) -> usize {
     let np = dg_core::triangle::num_nodes(order) as f64;
-    ((min_dofs as f64 / (2.0 * np * nvars as f64)).sqrt().ceil() as usize).max(3)
+    ((min_dofs as f64 / (2.0 * np * nvars as f64)).sqrt().ceil() as usize).max(dg_core::mesh::MIN_PERIODIC_CELLS)
 }
 
 /// The timing problem: a periodic unit square with at least `min_dofs` DOFs.
