@@ -244,9 +244,10 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     let law = dg_run::registry::law(&args.law)?;
     let formulation = formulation_of(args.formulation, law);
-    check_orders(formulation, &parse_orders(&args.order)?)?;
+    let orders = parse_orders(&args.order)?;
+    check_orders(formulation, &orders)?;
     let mut device = open_device(&args.device)?;
-    let Some(bug) = args.plant_bug else { return verify_on(&args, formulation, device.as_mut()) };
+    let Some(bug) = args.plant_bug else { return verify_on(&args, formulation, &orders, device.as_mut()) };
     let stride = match formulation {
         FormulationId::NodalTri => "MBF",
         FormulationId::ModalTri => "VSTRIDE",
@@ -266,15 +267,19 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     };
     eprintln!("planting {bug:?} in every kernel: verification must fail");
     let mut planted = PlantedDevice::new(device.as_mut(), bug);
-    let result = verify_on(&args, formulation, &mut planted);
+    let result = verify_on(&args, formulation, &orders, &mut planted);
     if planted.programs_edited() == 0 {
         bail!("the planted bug applied to no kernel (nothing was shown)");
     }
     result
 }
 
-fn verify_on(args: &VerifyArgs, formulation: FormulationId, device: &mut dyn Device) -> anyhow::Result<()> {
-    let orders = parse_orders(&args.order)?;
+fn verify_on(
+    args: &VerifyArgs,
+    formulation: FormulationId,
+    orders: &[usize],
+    device: &mut dyn Device,
+) -> anyhow::Result<()> {
     let precision = match args.variant.as_deref() {
         Some(v) if v.contains("/f32") => PrecisionArg::F32,
         Some(v) if v.contains("/f64") => PrecisionArg::F64,
@@ -283,7 +288,7 @@ fn verify_on(args: &VerifyArgs, formulation: FormulationId, device: &mut dyn Dev
     let run = VerifyRun {
         formulation,
         flux: args.flux.as_deref(),
-        orders: &orders,
+        orders,
         precision,
         only: args.variant.as_deref(),
         json: args.json,

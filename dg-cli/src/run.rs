@@ -199,8 +199,7 @@ impl RunArgs {
         };
         let files = [("--out", self.out.clone()), ("--checkpoint", checkpoint), ("--png", self.png.clone())];
         for (flag, file) in files.iter().filter_map(|(flag, file)| Some((flag, file.as_ref()?))) {
-            writable(file)
-                .map_err(|why| anyhow::anyhow!("cannot write {flag} {}: {why} (nothing was run)", file.display()))?;
+            check_writable(flag, file)?;
         }
         Ok(())
     }
@@ -378,9 +377,14 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
     Ok(())
 }
 
+/// Refuses the file an option (`flag`) names when it cannot be written ([`writable`]), before any work.
+pub(crate) fn check_writable(flag: &str, file: &std::path::Path) -> anyhow::Result<()> {
+    writable(file).map_err(|why| anyhow::anyhow!("cannot write {flag} {}: {why} (nothing was run)", file.display()))
+}
+
 /// Why `file` cannot be written, if it cannot: it is a directory, its directory does not exist, or a new file
 /// cannot be made there (a probe file is created and removed).
-pub(crate) fn writable(file: &std::path::Path) -> Result<(), String> {
+fn writable(file: &std::path::Path) -> Result<(), String> {
     if file.is_dir() {
         return Err("it is a directory".into());
     }

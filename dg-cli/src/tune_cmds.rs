@@ -225,8 +225,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             PrecisionArg::Both => bail!("--per-kernel takes one precision"),
         };
         if let Some(file) = &args.out {
-            super::run::writable(file)
-                .map_err(|why| anyhow::anyhow!("cannot write --out {}: {why} (nothing was run)", file.display()))?;
+            super::run::check_writable("--out", file)?;
         }
         // one list of orders for every law, the first law's formulation's default; each law's must take them
         let mut laws = args.what.law.split(',').map(|name| dg_run::registry::law(name.trim()));
