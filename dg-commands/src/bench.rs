@@ -46,11 +46,21 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
             let target = |timing_dofs| TuneTarget { order, precision: p, timing_dofs, operation: run.operation };
             let probe =
                 open_tuner(law, run.formulation, run.flux, device, target(run.timing_dofs.unwrap_or(16_000_000)))?;
-            let Some(found) = db.find(&probe.key()) else {
-                missing.push(format!("N={order} {p:?}"));
-                continue;
+            // this device's winner, else one tuned on another device of its architecture (what a run takes)
+            let same_architecture;
+            let found = match db.find(&probe.key()) {
+                Some(found) => found,
+                None => {
+                    same_architecture = dg_run::shipped_db::load_same_architecture(&fp);
+                    let Some(found) = same_architecture.find(&probe.key()) else {
+                        missing.push(format!("N={order} {p:?}"));
+                        continue;
+                    };
+                    found
+                }
             };
             let (stored, exact) = (found.entry.clone(), found.exact_size);
+            let tuned_on = found.tuned_on.map(str::to_string);
             let dofs = run.timing_dofs.unwrap_or(stored.dofs);
             let mut tuner = open_tuner(law, run.formulation, run.flux, device, target(dofs))?;
             eprintln!("{} {} N={order} {p:?}: {} …", law.name(), run.formulation, stored.winner);
@@ -67,7 +77,7 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
             let median_valid = timed.get(timed.len() / 2).copied();
             rows.push(serde_json::json!({
                 "key": tuner.key().to_string(), "formulation": run.formulation.name(), "order": order,
-                "precision": p.name(), "winner": stored.winner, "stored_at_exact_size": exact,
+                "precision": p.name(), "winner": stored.winner, "stored_at_exact_size": exact, "tuned_on": tuned_on,
                 "verified_now": now.verified, "relative_error": now.relative_error,
                 "dofs": now.dofs, "ms": now.median_s * 1e3, "spread": now.spread,
                 "gdofs": now.dofs as f64 / now.median_s * 1e-9, "gflops": now.gflops, "gbs": now.gbs,
@@ -95,6 +105,15 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
     }
     for m in &missing {
         eprintln!("no stored winner for {} {} {m}", law.name(), run.formulation);
+    }
+    for r in rows.iter().filter(|r| r["tuned_on"].is_string()) {
+        eprintln!(
+            "N={} {}: the winner was tuned on {}, a device of this one's architecture, not here (its \"stored ms\" is \
+             that device's); `dg autotune` tunes on this device",
+            r["order"],
+            r["precision"].as_str().unwrap_or(""),
+            r["tuned_on"].as_str().unwrap_or("")
+        );
     }
     let failed = rows.iter().filter(|r| r["verified_now"] != serde_json::Value::Bool(true)).count();
     if run.json {

@@ -21,3 +21,9 @@ pub fn load(device: &DeviceFingerprint, log: &mut dyn FnMut(&str)) -> DeviceDb {
     }
     db
 }
+
+/// The results stored for other CUDA devices of `device`'s architecture, from every source
+/// ([`DeviceDb::load_same_architecture`]): what a run takes where `device` has no result of its own.
+pub fn load_same_architecture(device: &DeviceFingerprint) -> DeviceDb {
+    DeviceDb::load_same_architecture(&sources(), device)
+}

@@ -42,7 +42,8 @@ pub enum ChoiceError {
 pub struct VariantChoice {
     /// The variant.
     pub variant: String,
-    /// `database`, `database-nearest-size`, `tuned`, `default` or `given`.
+    /// `database`, `database-nearest-size`, `database-same-architecture` (tuned on another device of this one's
+    /// architecture), `tuned`, `default` or `given`.
     pub source: &'static str,
     /// One sentence: the key, the file it came from, the size and driver it was tuned at, or why the default.
     pub detail: String,
@@ -55,7 +56,11 @@ impl VariantChoice {
     pub fn from_database(found: &Found<'_>, driver: &str, started: Instant) -> Self {
         Self {
             variant: found.entry.winner.clone(),
-            source: if found.exact_size { "database" } else { "database-nearest-size" },
+            source: match (found.tuned_on, found.exact_size) {
+                (Some(_), _) => "database-same-architecture",
+                (None, true) => "database",
+                (None, false) => "database-nearest-size",
+            },
             detail: found.describe(driver),
             seconds: started.elapsed().as_secs_f64(),
         }
@@ -78,7 +83,8 @@ pub fn miss_reason(db: &DeviceDb, key: &TuningKey) -> String {
 /// The variant of `formulation` for `law` at `order` and a problem of `size` DOFs (nodes for tetrahedra) on
 /// `device`: the database's entry for the key of the operation the formulation's runs step
 /// ([`dg_runtime::formulation::Formulation::run_operation`]), else for its unit's key (nearest size when the exact
-/// one is missing) with no benchmarking, else a tuning run of the run's operation at that size (exhaustive for small variant spaces, greedy for large ones
+/// one is missing) with no benchmarking, else the same from the results of another CUDA device of this one's
+/// architecture (an H200's on an H100), else a tuning run of the run's operation at that size (exhaustive for small variant spaces, greedy for large ones
 /// from the baseline and the winners stored for related keys, 60 s of timing at most) stored in the user database, else (with `no_tune`) the baseline.
 pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     formulation: FormulationId,
@@ -98,29 +104,35 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let key = tuner.key();
     let fp = device.fingerprint().clone();
     let db = crate::shipped_db::load(&fp, log);
-    // the operation the run steps, then (only when it has no result: its tuner builds a verification problem) the
-    // formulation's unit
-    for (i, operation) in [operation, TimedOperation::Unit].into_iter().enumerate() {
-        let key = match i {
-            0 => key.clone(),
-            _ if operation == target.operation => break,
-            _ => formulation.tuner::<L, T>(law, device, TuneTarget { operation, ..target })?.key(),
-        };
-        let Some(found) = db.find(&key) else { continue };
-        // (a winner built on no library is accepted without loading one: cuBLAS costs start-up time)
-        if tuner.accepts(device, &found.entry.winner) {
-            let choice = VariantChoice::from_database(&found, &fp.driver, start);
-            let instead = match i {
-                0 => String::new(),
-                _ => format!("; no entry for the run's {} yet", target.operation.name()),
+    // this device's results first; where it has none for the run, those of another device of its architecture
+    let mut same_architecture = None;
+    for own in [true, false] {
+        let stored: &DeviceDb =
+            if own { &db } else { same_architecture.insert(crate::shipped_db::load_same_architecture(&fp)) };
+        // the operation the run steps, then (only when it has no result: its tuner builds a verification
+        // problem) the formulation's unit
+        for (i, operation) in [operation, TimedOperation::Unit].into_iter().enumerate() {
+            let key = match i {
+                0 => key.clone(),
+                _ if operation == target.operation => break,
+                _ => formulation.tuner::<L, T>(law, device, TuneTarget { operation, ..target })?.key(),
             };
-            log(&format!("tuning database: {}{instead} (no benchmarking)", choice.detail));
-            return Ok(choice);
+            let Some(found) = stored.find(&key) else { continue };
+            // (a winner built on no library is accepted without loading one: cuBLAS costs start-up time)
+            if tuner.accepts(device, &found.entry.winner) {
+                let choice = VariantChoice::from_database(&found, &fp.driver, start);
+                let instead = match i {
+                    0 => String::new(),
+                    _ => format!("; no entry for the run's {} yet", target.operation.name()),
+                };
+                log(&format!("tuning database: {}{instead} (no benchmarking)", choice.detail));
+                return Ok(choice);
+            }
+            log(&format!(
+                "warning: the winner `{}` stored in {} is not a valid variant here; ignoring it",
+                found.entry.winner, found.origin
+            ));
         }
-        log(&format!(
-            "warning: the winner `{}` stored in {} is not a valid variant here; ignoring it",
-            found.entry.winner, found.origin
-        ));
     }
     let miss = miss_reason(&db, &key);
     let valid = tuner.candidates(device);

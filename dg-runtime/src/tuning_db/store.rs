@@ -219,6 +219,16 @@ fn same_device(a: &DeviceFingerprint, b: &DeviceFingerprint) -> bool {
     (&a.backend, &a.vendor, &a.name, &a.architecture) == (&b.backend, &b.vendor, &b.name, &b.architecture)
 }
 
+/// Whether `other` is another CUDA device of `device`'s architecture (compute capability): the same instruction
+/// set, so a winner tuned there is a valid, verified choice here, though not one timed here. OpenCL architectures
+/// (a platform and a device type) say too little about the hardware to borrow across names.
+fn same_architecture(device: &DeviceFingerprint, other: &DeviceFingerprint) -> bool {
+    device.backend == "cuda"
+        && (&other.backend, &other.vendor, &other.architecture)
+            == (&device.backend, &device.vendor, &device.architecture)
+        && other.name != device.name
+}
+
 /// The directory `--db` chose for this process, if any.
 static USER_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
@@ -343,6 +353,9 @@ pub struct Found<'a> {
     pub origin: &'a str,
     /// Whether the problem size matches (else it is the nearest stored size).
     pub exact_size: bool,
+    /// The device it was tuned on when that is another device of this one's architecture
+    /// ([`DeviceDb::load_same_architecture`]); `None` for this device's own results.
+    pub tuned_on: Option<&'a str>,
 }
 
 impl Found<'_> {
@@ -352,6 +365,12 @@ impl Found<'_> {
         let mut s = format!("{} from {} ({})", self.entry.winner, self.origin, self.key);
         if !self.exact_size {
             s.push_str(&format!("; nearest stored size, tuned on {} DOFs", self.entry.dofs));
+        }
+        if let Some(other) = self.tuned_on {
+            s.push_str(&format!(
+                "; tuned on {other}, a device of this one's architecture, not on this device: `dg autotune` tunes here"
+            ));
+            return s;
         }
         if let Some(d) = self.entry.driver.as_deref().filter(|d| *d != driver) {
             s.push_str(&format!("; tuned under {d}, this is {driver}: `dg autotune` re-tunes"));
@@ -371,6 +390,9 @@ impl Found<'_> {
 pub struct DeviceDb {
     entries: BTreeMap<TuningKey, (Entry, usize)>,
     origins: Vec<String>,
+    /// Per origin, the device its file is for when that is not the device loaded for
+    /// ([`DeviceDb::load_same_architecture`]).
+    tuned_on: Vec<Option<String>>,
     /// Stored keys that do not parse (an older dg), by origin.
     pub unreadable_keys: Vec<(String, String)>,
     /// Measured ceilings (the last source that has them).
@@ -386,24 +408,55 @@ impl DeviceDb {
         for source in sources {
             let (origin, file) = source.file_for(device);
             match file {
-                Ok(Some(file)) if same_device(&file.device, device) => {
-                    let slot = db.origins.len();
-                    db.origins.push(origin.clone());
-                    for (text, entry) in file.entries {
-                        match text.parse::<TuningKey>() {
-                            Ok(key) => {
-                                db.entries.insert(key, (entry, slot));
-                            }
-                            Err(_) => db.unreadable_keys.push((origin.clone(), text)),
-                        }
-                    }
-                    db.ceilings = file.ceilings.or(db.ceilings);
-                }
+                Ok(Some(file)) if same_device(&file.device, device) => db.add(origin, None, file),
                 Ok(_) => {}
                 Err(e) => db.warnings.push(format!("warning: {e}; ignoring it")),
             }
         }
         db
+    }
+
+    /// The results stored for *other* CUDA devices of `device`'s architecture (an H200's for an H100: both
+    /// `sm_90`), from every source, later sources overriding earlier ones key by key; each [`Found`] names the
+    /// device it was tuned on. Where a device has no result of its own for a key, a run takes one of these
+    /// instead of tuning on first use. Empty for OpenCL devices. Unreadable files are skipped here (the device's
+    /// own [`DeviceDb::load`] reports its file; another device's is reported by `dg db list`).
+    pub fn load_same_architecture(sources: &[DbSource], device: &DeviceFingerprint) -> Self {
+        let mut db = DeviceDb::default();
+        if device.backend != "cuda" {
+            return db;
+        }
+        for source in sources {
+            for (origin, file) in source.files() {
+                match file {
+                    Ok(file) if same_architecture(device, &file.device) => {
+                        let name = file.device.name.clone();
+                        db.add(origin, Some(name), file);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        db
+    }
+
+    /// Adds a file's entries (overriding earlier ones key by key) and, for the device's own file, its ceilings
+    /// (another device's ceilings are not this one's).
+    fn add(&mut self, origin: String, tuned_on: Option<String>, file: DeviceFile) {
+        let slot = self.origins.len();
+        self.origins.push(origin.clone());
+        self.tuned_on.push(tuned_on);
+        for (text, entry) in file.entries {
+            match text.parse::<TuningKey>() {
+                Ok(key) => {
+                    self.entries.insert(key, (entry, slot));
+                }
+                Err(_) => self.unreadable_keys.push((origin.clone(), text)),
+            }
+        }
+        if self.tuned_on[slot].is_none() {
+            self.ceilings = file.ceilings.or(self.ceilings.take());
+        }
     }
 
     /// The entry of `key`, else the same key's entry at the nearest problem size (ties go to the smaller size).
@@ -419,7 +472,13 @@ impl DeviceDb {
     }
 
     fn found<'a>(&'a self, key: &TuningKey, entry: &'a Entry, slot: usize, exact_size: bool) -> Found<'a> {
-        Found { key: key.clone(), entry, origin: self.origins[slot].as_str(), exact_size }
+        Found {
+            key: key.clone(),
+            entry,
+            origin: self.origins[slot].as_str(),
+            exact_size,
+            tuned_on: self.tuned_on.get(slot).and_then(|d| d.as_deref()),
+        }
     }
 
     /// Entries of the same law, flux, order and precision measured on other generated code (why a lookup missed).
@@ -558,7 +617,8 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ArithmeticUnits, Ceilings, DeviceDb, Entry};
+    use super::{file_name, ArithmeticUnits, Ceilings, DbSource, DeviceDb, DeviceFile, Entry, SCHEMA_VERSION};
+    use crate::backend::DeviceFingerprint;
     use crate::tuning_db::TuningKey;
 
     fn entry(winner: &str) -> Entry {
@@ -606,6 +666,73 @@ mod tests {
         );
         assert_eq!(db.related_winners(&key, 2), ["older-code", "same-law-and-operation"]);
         assert!(DeviceDb::default().related_winners(&key, 4).is_empty());
+    }
+
+    fn gpu(backend: &str, name: &str, architecture: &str) -> DeviceFingerprint {
+        DeviceFingerprint {
+            backend: backend.into(),
+            vendor: "NVIDIA Corporation".into(),
+            name: name.into(),
+            architecture: architecture.into(),
+            driver: "13.0".into(),
+            memory_bytes: 1 << 36,
+            selector: format!("{backend}:0"),
+            is_gpu: true,
+        }
+    }
+
+    /// A shipped source holding `device`'s file with one entry per (key, winner).
+    fn shipped(device: &DeviceFingerprint, entries: &[(&str, &str)]) -> DbSource {
+        let file = DeviceFile {
+            schema: SCHEMA_VERSION,
+            device: device.clone(),
+            ceilings: Some(Ceilings {
+                bandwidth_gbs: 1.0,
+                gflops_f32: 1.0,
+                gflops_f64: 1.0,
+                gemm_gflops_f32: None,
+                gemm_gflops_f64: None,
+                mma_tf32_gflops: None,
+                mma_f64_m8n8k4_gflops: None,
+            }),
+            entries: entries.iter().map(|(k, w)| (k.to_string(), entry(w))).collect(),
+        };
+        let text: &'static str = Box::leak(serde_json::to_string(&file).unwrap().into_boxed_str());
+        let name: &'static str = Box::leak(file_name(device).into_boxed_str());
+        DbSource::Shipped { name, text }
+    }
+
+    #[test]
+    fn a_device_without_a_result_borrows_one_of_its_architecture_and_says_where_it_was_tuned() {
+        let key = "maxwell2d@aa|upwind|nodal-strong|tri|N4|f32|stage|2^24dof|cg111";
+        let only_a100 = "maxwell2d@aa|upwind|nodal-strong|tri|N5|f32|stage|2^24dof|cg111";
+        let h100 = gpu("cuda", "NVIDIA H100 80GB HBM3", "sm_90");
+        let h200 = gpu("cuda", "NVIDIA H200", "sm_90");
+        let a100 = gpu("cuda", "NVIDIA A100-SXM4-80GB", "sm_80");
+        let sources = [
+            // the H100's own file holds the key for older generated code only
+            shipped(&h100, &[("maxwell2d@aa|upwind|nodal-strong|tri|N4|f32|stage|2^24dof|cg000", "stale")]),
+            shipped(&h200, &[(key, "h200-winner")]),
+            shipped(&a100, &[(key, "a100-winner"), (only_a100, "a100-only")]),
+        ];
+        let key: TuningKey = key.parse().unwrap();
+        let own = DeviceDb::load(&sources, &h100);
+        assert!(own.find(&key).is_none(), "another generated code's result is never taken");
+        let same = DeviceDb::load_same_architecture(&sources, &h100);
+        let found = same.find(&key).expect("the H200's result for an H100");
+        assert_eq!(found.entry.winner, "h200-winner", "the sm_90 device's, not the sm_80 one's");
+        assert_eq!(found.tuned_on, Some("NVIDIA H200"));
+        assert!(found.describe("13.0").contains("tuned on NVIDIA H200"), "{}", found.describe("13.0"));
+        assert!(same.find(&only_a100.parse().unwrap()).is_none(), "another architecture is never borrowed from");
+        assert!(same.ceilings.is_none(), "another device's ceilings are not this one's");
+        // the device's own file is not "another device", and its results carry no `tuned_on`
+        let on_h200 = DeviceDb::load(&sources, &h200);
+        assert_eq!(on_h200.find(&key).map(|f| f.tuned_on), Some(None));
+        assert!(DeviceDb::load_same_architecture(&sources, &h200).find(&key).is_none());
+        // OpenCL devices borrow nothing, even from a file of the same architecture string
+        let pocl = |name: &str| gpu("opencl", name, "Portable Computing Language CPU");
+        let sources = [shipped(&pocl("cpu-a"), &[(&key.to_string(), "pocl-a")])];
+        assert!(DeviceDb::load_same_architecture(&sources, &pocl("cpu-b")).find(&key).is_none());
     }
 
     #[test]

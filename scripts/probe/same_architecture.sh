@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Two things on one sm_90 card:
+#  borrow — a run and a bench on a device whose own shipped file holds only stale results take the winners of
+#           another device of its architecture: `dg-borrow` is dg built with the two shipped files' devices swapped
+#           (on an H200 the stale H100 file is "its own", the current H200 file another sm_90 device's), so the H200
+#           meets what an H100 meets with the shipped database; `dg` (the real files) is the control.
+#  tune   — the winners the H200 file lacks for this code (STEPS: hex, fv, modal5, rusanov, rusanov1-f64,
+#           rusanov23, euler3d), each into a copy of the shipped H200 file, stopped before the call's limit
+#           (STOP_AFTER seconds).
+# usage: OUT=dir [PARTS="borrow tune"] [STEPS="hex fv modal5 rusanov euler3d"] bash scripts/probe/same_architecture.sh
+set -u
+PACK=${OUT:-.}; OUT=$PACK/r; mkdir -p "$OUT"
+START=$(date +%s); STOP_AFTER=${STOP_AFTER:-520}
+nvidia-smi -L; date -u +%FT%TZ | tee "$OUT/date"
+left() { echo $(( STOP_AFTER - ($(date +%s) - START) )); }
+if [[ " ${PARTS:-borrow tune} " == *" borrow "* ]]; then
+  EMPTY=$(mktemp -d)
+  for p in f32 f64; do
+    cache=$(mktemp -d)
+    for DG in gpu/dg-borrow gpu/dg; do
+      for run in cold warm1 warm2; do
+        [ "$DG" = gpu/dg ] && [ "$run" = cold ] && continue
+        name=$(basename "$DG"); o="$OUT/startup-$name-$p-$run"
+        db=$EMPTY; [ "$DG" = gpu/dg ] && db=tuning-db
+        DG_CACHE_DIR=$cache "$DG" --db "$db" run maxwell-cavity --order 4 --nx 600 --precision $p --t-end 1e-5 \
+          --device cuda:0 --json > $o.json 2> $o.err
+        python3 -c "
+import json;d=json.load(open('$o.json'));v=d['device']
+print('$name $p $run: first step %.3f s'%v['first_step_seconds'],'|',v['choice']['source'],v['choice']['variant'],'| L2 %.6e'%d['l2_error'])" || tail -3 $o.err
+      done
+    done
+  done
+  grep -h "tuning database" $OUT/startup-dg-borrow-f32-cold.err | head -2
+  for o in 4 8; do
+    gpu/dg-borrow --db "$EMPTY" bench maxwell2d --orders $o --precision both --operation stage --device cuda:0 \
+      > $OUT/bench-borrow-N$o.txt 2> $OUT/bench-borrow-N$o.err; echo "bench N=$o rc $?"
+    cat $OUT/bench-borrow-N$o.txt; grep "tuned on" $OUT/bench-borrow-N$o.err
+  done
+fi
+if [[ " ${PARTS:-borrow tune} " == *" tune "* ]]; then
+  DB=$OUT/db; mkdir -p $DB; cp tuning-db/cuda-nvidia-h200-sm-90.json $DB/
+  for step in ${STEPS:-hex fv modal5 rusanov euler3d}; do
+    case $step in
+      hex) args="maxwell3d --formulation hex --orders 1..6 --precision both" ;;
+      fv) args="mhd2d --formulation fv --orders 1..2 --precision both" ;;
+      modal5) args="euler2d --formulation modal-tri --flux hllc_flux --orders 5 --precision both" ;;
+      rusanov) args="euler2d --formulation modal-tri --flux numerical_flux --orders 1..5 --precision both" ;;
+      rusanov1-f64) args="euler2d --formulation modal-tri --flux numerical_flux --orders 1 --precision f64" ;;
+      rusanov23) args="euler2d --formulation modal-tri --flux numerical_flux --orders 2..3 --precision both" ;;
+      euler3d) args="euler3d --formulation hex --flux hllc_flux --orders 1..4 --precision both" ;;
+    esac
+    l=$(left); if [ "$l" -lt 30 ]; then echo "skip $step: ${l} s left"; continue; fi
+    t0=$(date +%s)
+    timeout $l gpu/dg --db $DB autotune $args --device cuda:0 > $OUT/tune-$step.txt 2> $OUT/tune-$step.err
+    echo "tune $step rc $? $(( $(date +%s) - t0 )) s"; tail -n 12 $OUT/tune-$step.txt
+  done
+fi
+tar -czf "$PACK/results.tgz" -C "$OUT" . && rm -rf "$OUT" && echo packed
