@@ -82,8 +82,8 @@ pub struct AutotuneArgs {
     #[command(flatten)]
     pub what: TunedSet,
     /// exhaustive, random[:N] or greedy (random and greedy also take the winners the database holds for related
-    /// keys on this device: other orders, laws and operations; greedy descends from the fastest of them and the
-    /// baseline).
+    /// keys on this device — other orders, laws and operations — and on other CUDA devices of its architecture;
+    /// greedy descends from the fastest of them and the baseline).
     #[arg(long, default_value = "exhaustive")]
     pub strategy: Strategy,
     /// Seconds of timing per order and precision before the remaining candidates are skipped.

@@ -147,8 +147,10 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         return Ok(VariantChoice { variant: v, source: "default", detail, seconds: start.elapsed().as_secs_f64() });
     }
     let strategy = if valid.len() <= 48 { Strategy::Exhaustive } else { Strategy::Greedy };
-    // a greedy search also starts from what won for related keys on this device (other orders, laws, operations)
-    let seeds = db.related_winners(&key, RELATED_SEEDS);
+    // a greedy search also starts from what won for related keys on this device (other orders, laws, operations),
+    // then on the other devices of its architecture
+    let same_architecture = same_architecture.unwrap_or_default();
+    let seeds = db.seeds(&same_architecture, &key, RELATED_SEEDS);
     let from = match strategy {
         Strategy::Greedy if !seeds.is_empty() => format!(" from the baseline and {} stored winners", seeds.len()),
         _ => String::new(),

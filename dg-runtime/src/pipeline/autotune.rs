@@ -74,7 +74,8 @@ pub struct TuneOptions {
     /// ([`EARLY_STOP`]); off, every candidate is timed in full (an untruncated search).
     pub early_stop: bool,
     /// Variants a greedy search also starts from and a random sample also takes, such as the winners a database
-    /// holds for related keys ([`crate::tuning_db::DeviceDb::related_winners`]); those not valid here are skipped.
+    /// holds for related keys on this device and on others of its architecture ([`crate::tuning_db::DeviceDb::seeds`]);
+    /// those not valid here are skipped.
     pub seeds: Vec<String>,
 }
 

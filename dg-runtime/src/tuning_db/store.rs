@@ -520,6 +520,20 @@ impl DeviceDb {
         winners
     }
 
+    /// Where a search for `key` starts on a device whose own results are `self`: the winners related to `key`
+    /// among them ([`DeviceDb::related_winners`]), then those among the results of other devices of its
+    /// architecture (`same_architecture`, [`DeviceDb::load_same_architecture`]; the winner of `key` itself first
+    /// when one holds it), each variant once, at most `limit` from each.
+    pub fn seeds(&self, same_architecture: &DeviceDb, key: &TuningKey, limit: usize) -> Vec<String> {
+        let mut seeds = self.related_winners(key, limit);
+        for w in same_architecture.related_winners(key, limit) {
+            if !seeds.contains(&w) {
+                seeds.push(w);
+            }
+        }
+        seeds
+    }
+
     /// Every entry with its origin.
     pub fn iter(&self) -> impl Iterator<Item = (&TuningKey, &Entry, &str)> {
         self.entries.iter().map(|(k, (e, slot))| (k, e, self.origins[*slot].as_str()))
@@ -725,6 +739,9 @@ mod tests {
         assert!(found.describe("13.0").contains("tuned on NVIDIA H200"), "{}", found.describe("13.0"));
         assert!(same.find(&only_a100.parse().unwrap()).is_none(), "another architecture is never borrowed from");
         assert!(same.ceilings.is_none(), "another device's ceilings are not this one's");
+        // a search on the H100 starts from its own related winners and the H200's, the H200's for the key first
+        let seeds = own.seeds(&same, &key, 4);
+        assert_eq!(seeds, ["stale", "h200-winner"]);
         // the device's own file is not "another device", and its results carry no `tuned_on`
         let on_h200 = DeviceDb::load(&sources, &h200);
         assert_eq!(on_h200.find(&key).map(|f| f.tuned_on), Some(None));
