@@ -5,7 +5,7 @@
 #           (on an H200 the stale H100 file is "its own", the current H200 file another sm_90 device's), so the H200
 #           meets what an H100 meets with the shipped database; `dg` (the real files) is the control.
 #  tune   — the winners the H200 file lacks for this code (STEPS: hex, fv, modal5, rusanov, rusanov1-f64,
-#           rusanov23, euler3d), each into a copy of the shipped H200 file, stopped before the call's limit
+#           rusanov23, rusanov45, nodal-euler, euler3d), each into a copy of the shipped H200 file, stopped before the call's limit
 #           (STOP_AFTER seconds).
 # usage: OUT=dir [PARTS="borrow tune"] [STEPS="hex fv modal5 rusanov euler3d"] bash scripts/probe/same_architecture.sh
 set -u
@@ -47,6 +47,8 @@ if [[ " ${PARTS:-borrow tune} " == *" tune "* ]]; then
       rusanov) args="euler2d --formulation modal-tri --flux numerical_flux --orders 1..5 --precision both" ;;
       rusanov1-f64) args="euler2d --formulation modal-tri --flux numerical_flux --orders 1 --precision f64" ;;
       rusanov23) args="euler2d --formulation modal-tri --flux numerical_flux --orders 2..3 --precision both" ;;
+      rusanov45) args="euler2d --formulation modal-tri --flux numerical_flux --orders 4..5 --precision both" ;;
+      nodal-euler) args="euler2d --formulation nodal-tri --orders 1..4 --precision both" ;;
       euler3d) args="euler3d --formulation hex --flux hllc_flux --orders 1..4 --precision both" ;;
     esac
     l=$(left); if [ "$l" -lt 30 ]; then echo "skip $step: ${l} s left"; continue; fi
