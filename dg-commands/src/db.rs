@@ -78,9 +78,28 @@ pub fn import(path: &std::path::Path) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// Whether `path` is a device file of the tuning database: a `.json` that parses as one, or one that does not but
+/// begins as every device file dg writes does (`{` and the `"schema"` field first) — cut short or damaged, the kind
+/// of file every run warns about until it is removed. Another JSON file a user keeps in the directory is neither.
+fn is_device_file(path: &std::path::Path) -> bool {
+    if path.extension().is_none_or(|e| e != "json") {
+        return false;
+    }
+    match tuning_db::read_file(path) {
+        Ok(file) => file.is_some(),
+        Err(_) => {
+            let mut head = [0u8; 64];
+            let n = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).unwrap_or(0);
+            let text = String::from_utf8_lossy(&head[..n]);
+            text.trim_start().strip_prefix('{').is_some_and(|rest| rest.trim_start().starts_with("\"schema\""))
+        }
+    }
+}
+
 /// Deletes the user database (shipped results stay): the device files of the user directory (JSON files that are
-/// dg databases) and the lock, temporary and set-aside files the store makes beside them; nothing else, since
-/// `--db` may name a directory that holds other files (the directory itself goes when nothing is left in it).
+/// dg databases, damaged ones included: [`is_device_file`]) and the lock, temporary and set-aside files the store
+/// makes beside them; nothing else, since `--db` may name a directory that holds other files (the directory itself
+/// goes when nothing is left in it).
 pub fn clear() -> Result<(), CommandError> {
     let dir = tuning_db::user_dir();
     let entries = match std::fs::read_dir(&dir) {
@@ -94,26 +113,29 @@ pub fn clear() -> Result<(), CommandError> {
     let files: Vec<std::path::PathBuf> =
         entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
     // the stems of the device files: their side files are `<stem>.lock`, `<stem>.tmp-PID`, `<stem>.corrupt-PID`
-    let databases: Vec<&std::path::PathBuf> = files
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "json") && tuning_db::read_file(p).is_ok_and(|f| f.is_some()))
-        .collect();
+    let databases: Vec<&std::path::PathBuf> = files.iter().filter(|p| is_device_file(p)).collect();
     let stems: Vec<&std::ffi::OsStr> = databases.iter().filter_map(|p| p.file_stem()).collect();
     let side_file = |p: &std::path::Path| {
         let (Some(stem), Some(ext)) = (p.file_stem(), p.extension().and_then(|e| e.to_str())) else { return false };
         stems.contains(&stem) && (ext == "lock" || ext.starts_with("tmp-") || ext.starts_with("corrupt-"))
     };
-    let (mut removed, mut left) = (0, Vec::new());
+    let (mut removed, mut damaged, mut left) = (0, 0, Vec::new());
     for file in &files {
         if databases.contains(&file) || side_file(file) {
+            let database = databases.contains(&file);
+            damaged += usize::from(database && tuning_db::read_file(file).is_err());
             std::fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
-            removed += usize::from(databases.contains(&file));
+            removed += usize::from(database);
         } else {
             left.push(file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
         }
     }
     let _ = std::fs::remove_dir(&dir); // only if empty
-    println!("cleared {}: {removed} device file(s) removed", dir.display());
+    let damaged = match damaged {
+        0 => String::new(),
+        n => format!(" ({n} of them damaged: not readable as a database)"),
+    };
+    println!("cleared {}: {removed} device file(s) removed{damaged}", dir.display());
     if !left.is_empty() {
         left.sort();
         println!("left {} file(s) that are not dg databases: {}", left.len(), left.join(", "));

@@ -86,12 +86,20 @@ fn db_clear_removes_the_device_files_and_keeps_everything_else() {
     assert!(device_file.is_file());
     std::fs::write(dir.path().join("README.md"), "notes").unwrap();
     std::fs::write(dir.path().join("results.json"), r#"{"mine": 1}"#).unwrap();
+    std::fs::write(dir.path().join("broken.json"), "{ not json").unwrap();
     std::fs::create_dir(dir.path().join("runs")).unwrap();
+    // a device file cut short (as a crash mid-write of another program would leave it): every run warns about it
+    let text = std::fs::read_to_string(&shipped).unwrap();
+    let truncated = dir.path().join("cuda-nvidia-h100-80gb-hbm3-sm-90.json");
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    let out = dg(&["--db", db, "db", "list"]);
+    assert!(stderr(&out).contains("is not valid") || stdout(&out).contains("is not valid"), "{}", stderr(&out));
     let out = dg(&["--db", db, "db", "clear"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("1 device file(s) removed"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("2 device file(s) removed (1 of them damaged"), "{}", stdout(&out));
     assert!(!device_file.exists() && !dir.path().join("cuda-nvidia-h200-sm-90.lock").exists());
-    for kept in ["README.md", "results.json", "runs"] {
+    assert!(!truncated.exists(), "the damaged device file was kept");
+    for kept in ["README.md", "results.json", "broken.json", "runs"] {
         assert!(dir.path().join(kept).exists(), "{kept} was removed");
     }
     // a directory left empty goes
