@@ -106,16 +106,23 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let db = crate::shipped_db::load(&fp, log);
     // this device's results first; where it has none for the run, those of another device of its architecture
     let mut same_architecture = None;
+    let mut unit_key: Option<TuningKey> = None;
     for own in [true, false] {
         let stored: &DeviceDb =
             if own { &db } else { same_architecture.insert(crate::shipped_db::load_same_architecture(&fp)) };
         // the operation the run steps, then (only when it has no result: its tuner builds a verification
-        // problem) the formulation's unit
+        // problem, once for both sources) the formulation's unit
         for (i, operation) in [operation, TimedOperation::Unit].into_iter().enumerate() {
             let key = match i {
                 0 => key.clone(),
                 _ if operation == target.operation => break,
-                _ => formulation.tuner::<L, T>(law, device, TuneTarget { operation, ..target })?.key(),
+                _ => match &unit_key {
+                    Some(k) => k.clone(),
+                    None => {
+                        let k = formulation.tuner::<L, T>(law, device, TuneTarget { operation, ..target })?.key();
+                        unit_key.insert(k).clone()
+                    }
+                },
             };
             let Some(found) = stored.find(&key) else { continue };
             // (a winner built on no library is accepted without loading one: cuBLAS costs start-up time)
