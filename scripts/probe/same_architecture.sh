@@ -7,7 +7,8 @@
 #  tune   — the winners the H200 file lacks for this code (STEPS: hex, fv, modal5, rusanov, rusanov1-f64,
 #           rusanov23, rusanov45, nodal-euler, euler3d), each into a copy of the shipped H200 file, stopped before the call's limit
 #           (STOP_AFTER seconds).
-# usage: OUT=dir [PARTS="borrow tune"] [STEPS="hex fv modal5 rusanov euler3d"] bash scripts/probe/same_architecture.sh
+#  runs   — a run of every formulation with dg-borrow and with dg, and a greedy search seeded across devices.
+# usage: OUT=dir [PARTS="borrow runs tune"] [STEPS="hex fv modal5 rusanov euler3d"] bash scripts/probe/same_architecture.sh
 set -u
 PACK=${OUT:-.}; OUT=$PACK/r; mkdir -p "$OUT"
 START=$(date +%s); STOP_AFTER=${STOP_AFTER:-520}
@@ -35,6 +36,39 @@ print('$name $p $run: first step %.3f s'%v['first_step_seconds'],'|',v['choice']
     gpu/dg-borrow --db "$EMPTY" bench maxwell2d --orders $o --precision both --operation stage --device cuda:0 \
       > $OUT/bench-borrow-N$o.txt 2> $OUT/bench-borrow-N$o.err; echo "bench N=$o rc $?"
     cat $OUT/bench-borrow-N$o.txt; grep "tuned on" $OUT/bench-borrow-N$o.err
+  done
+fi
+if [[ " ${PARTS:-borrow tune} " == *" runs "* ]]; then
+  # every formulation's run as an H100 meets it (dg-borrow) and with the H200's own file (dg), and a greedy search
+  # seeded from the other device's winners
+  EMPTY=$(mktemp -d)
+  i=0
+  while IFS= read -r RUN; do
+    i=$((i+1))
+    for DG in gpu/dg-borrow gpu/dg; do
+      name=$(basename "$DG"); o="$OUT/run$i-$name"; db=$EMPTY; [ "$DG" = gpu/dg ] && db=tuning-db
+      "$DG" --db "$db" run $RUN --device cuda:0 --json > $o.json 2> $o.err
+      rc=$?; echo "$RUN" > $o.cmd
+      python3 -c "
+import json;d=json.load(open('$o.json'));c=d['device']['choice']
+print('run$i $name rc $rc:',c['source'],c['variant'],'| L2 %.6e'%(d.get('l2_error') or float('nan')))" 2>/dev/null || { echo "run$i $name rc $rc"; tail -2 $o.err; }
+    done
+  done <<'RUNS'
+maxwell-cavity --order 4 --nx 600 --precision f32 --t-end 1e-5
+euler-isentropic-vortex --formulation nodal-tri --order 3 --nx 40 --t-end 0.01
+euler-isentropic-vortex --order 4 --nx 100 --t-end 0.05
+euler-supersonic-vortex --order 2 --refine 2
+maxwell3d-cavity --order 3 --nx 20
+euler3d-density-wave --order 3 --nx 16 --t-end 0.01
+mhd-orszag-tang --nx 256 --t-end 0.01
+acoustic-cube --order 4 --nx 8
+RUNS
+  for DG in gpu/dg-borrow gpu/dg; do
+    name=$(basename "$DG"); db=$(mktemp -d); [ "$DG" = gpu/dg ] && cp tuning-db/*.json $db/
+    t0=$(date +%s.%N)
+    "$DG" --db $db autotune acoustics2d --orders 6 --precision f32 --strategy greedy --device cuda:0 \
+      > $OUT/greedy-$name.txt 2> $OUT/greedy-$name.err
+    echo "greedy $name rc $? $(python3 -c "print('%.1f s'%($(date +%s.%N)-$t0))"): $(grep winner $OUT/greedy-$name.txt)"
   done
 fi
 if [[ " ${PARTS:-borrow tune} " == *" tune "* ]]; then

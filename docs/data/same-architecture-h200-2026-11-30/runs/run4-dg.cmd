@@ -1,0 +1,1 @@
+euler-supersonic-vortex --order 2 --refine 2

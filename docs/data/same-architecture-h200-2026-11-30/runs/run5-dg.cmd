@@ -1,0 +1,1 @@
+maxwell3d-cavity --order 3 --nx 20

@@ -1,0 +1,1 @@
+mhd-orszag-tang --nx 256 --t-end 0.01

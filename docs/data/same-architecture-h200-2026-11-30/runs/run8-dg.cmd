@@ -1,0 +1,1 @@
+acoustic-cube --order 4 --nx 8
