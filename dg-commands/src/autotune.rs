@@ -43,10 +43,9 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
     if run.dir != tuning_db::user_dir() {
         sources.push(tuning_db::DbSource::Dir(run.dir.to_path_buf()));
     }
-    let db = tuning_db::DeviceDb::load(&sources, &fp);
-    db.warnings.iter().for_each(|w| eprintln!("{w}"));
-    // what won on other devices of this one's architecture: where a greedy search or a random sample also starts
-    let same_architecture = tuning_db::DeviceDb::load_same_architecture(&sources, &fp);
+    let stored = tuning_db::DeviceResults::load(sources, &fp);
+    stored.own.warnings.iter().for_each(|w| eprintln!("{w}"));
+    let db = &stored.own;
     let ceilings = Some(dg_runtime::ceilings::stored_or_measured(db.ceilings, device)?);
     let mut results = BTreeMap::new();
     let mut by_precision: BTreeMap<String, Vec<tuning_db::Entry>> = BTreeMap::new();
@@ -90,7 +89,7 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
             let double = p == Precision::F64;
             // a greedy search or random sample also takes what won for related keys on this device, then on the
             // other devices of its architecture
-            let opts = TuneOptions { seeds: db.seeds(&same_architecture, &key, RELATED_SEEDS), ..run.opts.clone() };
+            let opts = TuneOptions { seeds: stored.seeds(&key, RELATED_SEEDS), ..run.opts.clone() };
             let entry = tune(tuner.as_mut(), device, &opts, db.get(&key), ceilings.as_ref(), double, &mut progress)?;
             bar.finish_and_clear();
             let timed = entry.candidates.iter().filter(|c| c.median_s.is_some()).count();

@@ -33,8 +33,8 @@ pub struct BenchRun<'a> {
 /// Measures the stored winners of `law`; an error when none is stored or any fails verification now.
 pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<'_>) -> Result<(), CommandError> {
     let fp = device.fingerprint().clone();
-    let db = dg_run::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
-    let ceilings = dg_runtime::ceilings::stored_or_measured(db.ceilings, device)?;
+    let results = dg_run::shipped_db::results(&fp, &mut |w| eprintln!("{w}"));
+    let ceilings = dg_runtime::ceilings::stored_or_measured(results.own.ceilings, device)?;
     let mut rows = Vec::new();
     let mut missing = Vec::new();
     for &order in run.orders {
@@ -47,17 +47,9 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
             let probe =
                 open_tuner(law, run.formulation, run.flux, device, target(run.timing_dofs.unwrap_or(16_000_000)))?;
             // this device's winner, else one tuned on another device of its architecture (what a run takes)
-            let same_architecture;
-            let found = match db.find(&probe.key()) {
-                Some(found) => found,
-                None => {
-                    same_architecture = dg_run::shipped_db::load_same_architecture(&fp);
-                    let Some(found) = same_architecture.find(&probe.key()) else {
-                        missing.push(format!("N={order} {p:?}"));
-                        continue;
-                    };
-                    found
-                }
+            let Some(found) = results.find(&probe.key()) else {
+                missing.push(format!("N={order} {p:?}"));
+                continue;
             };
             let (stored, exact) = (found.entry.clone(), found.exact_size);
             let tuned_on = found.tuned_on.map(str::to_string);

@@ -98,17 +98,9 @@ fn local_choice(
     }
     let fp = device.fingerprint().clone();
     let key = tuning_key(problem, order, elements);
-    let db = crate::shipped_db::load(&fp, &mut |w| eprintln!("{w}"));
     // this device's result, else one of another device of its architecture
-    let same_architecture;
-    let found = match db.find(&key) {
-        Some(found) => Some(found),
-        None => {
-            same_architecture = crate::shipped_db::load_same_architecture(&fp);
-            same_architecture.find(&key)
-        }
-    };
-    if let Some(found) = found {
+    let results = crate::shipped_db::results(&fp, &mut |w| eprintln!("{w}"));
+    if let Some(found) = results.find(&key) {
         match DeviceOptions::from_variant(&found.entry.winner) {
             Ok(stored) if stored.local_solve != Some(LocalSolve::CublasLu) || device.supports_gemm() => {
                 let choice = VariantChoice::from_database(&found, &fp.driver, started);
@@ -123,7 +115,7 @@ fn local_choice(
             ),
         }
     }
-    let miss = crate::winners::miss_reason(&db, &key);
+    let miss = crate::winners::miss_reason(&results.own, &key);
     if options.baseline_only {
         let detail = format!("{miss}; --no-tune: the baseline (the generated element solve)");
         eprintln!("{detail}");

@@ -2,7 +2,7 @@
 //! installed `dg` has them wherever it runs), then the user cache directory, whose entries override them.
 
 use dg_runtime::backend::DeviceFingerprint;
-use dg_runtime::tuning_db::{user_dir, DbSource, DeviceDb};
+use dg_runtime::tuning_db::{user_dir, DbSource, DeviceDb, DeviceResults};
 
 include!(concat!(env!("OUT_DIR"), "/shipped_db.rs"));
 
@@ -22,8 +22,12 @@ pub fn load(device: &DeviceFingerprint, log: &mut dyn FnMut(&str)) -> DeviceDb {
     db
 }
 
-/// The results stored for other CUDA devices of `device`'s architecture, from every source
-/// ([`DeviceDb::load_same_architecture`]): what a run takes where `device` has no result of its own.
-pub fn load_same_architecture(device: &DeviceFingerprint) -> DeviceDb {
-    DeviceDb::load_same_architecture(&sources(), device)
+/// The results visible for `device` and, when it has none of its own for a key, those of the other CUDA devices
+/// of its architecture ([`DeviceResults`]); unreadable files of the device are reported through `log`, once each.
+pub fn results(device: &DeviceFingerprint, log: &mut dyn FnMut(&str)) -> DeviceResults {
+    let results = DeviceResults::load(sources(), device);
+    for w in &results.own.warnings {
+        log(w);
+    }
+    results
 }

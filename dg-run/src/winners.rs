@@ -103,13 +103,11 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let mut tuner = formulation.tuner::<L, T>(law, device, target)?;
     let key = tuner.key();
     let fp = device.fingerprint().clone();
-    let db = crate::shipped_db::load(&fp, log);
+    let results = crate::shipped_db::results(&fp, log);
     // this device's results first; where it has none for the run, those of another device of its architecture
-    let mut same_architecture = None;
     let mut unit_key: Option<TuningKey> = None;
     for own in [true, false] {
-        let stored: &DeviceDb =
-            if own { &db } else { same_architecture.insert(crate::shipped_db::load_same_architecture(&fp)) };
+        let stored: &DeviceDb = if own { &results.own } else { results.same_architecture() };
         // the operation the run steps, then (only when it has no result: its tuner builds a verification
         // problem, once for both sources) the formulation's unit
         for (i, operation) in [operation, TimedOperation::Unit].into_iter().enumerate() {
@@ -141,7 +139,7 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             ));
         }
     }
-    let miss = miss_reason(&db, &key);
+    let miss = miss_reason(&results.own, &key);
     let valid = tuner.candidates(device);
     if no_tune {
         let v = tuner
@@ -156,8 +154,7 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let strategy = if valid.len() <= 48 { Strategy::Exhaustive } else { Strategy::Greedy };
     // a greedy search also starts from what won for related keys on this device (other orders, laws, operations),
     // then on the other devices of its architecture
-    let same_architecture = same_architecture.unwrap_or_default();
-    let seeds = db.seeds(&same_architecture, &key, RELATED_SEEDS);
+    let seeds = results.seeds(&key, RELATED_SEEDS);
     let from = match strategy {
         Strategy::Greedy if !seeds.is_empty() => format!(" from the baseline and {} stored winners", seeds.len()),
         _ => String::new(),
@@ -166,10 +163,14 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let budget = Some(Duration::from_secs(60));
     let opts = TuneOptions { strategy, budget, repeats: 5, seeds, ..TuneOptions::default() };
     let double = precision == Precision::F64;
-    let entry = tune(tuner.as_mut(), device, &opts, None, db.ceilings.as_ref(), double, &mut |_| {})?;
+    let entry = tune(tuner.as_mut(), device, &opts, None, results.own.ceilings.as_ref(), double, &mut |_| {})?;
     let winner = entry.winner.clone();
-    let path =
-        tuning_db::merge_into(&tuning_db::user_dir(), &fp, BTreeMap::from([(key.to_string(), entry)]), db.ceilings)?;
+    let path = tuning_db::merge_into(
+        &tuning_db::user_dir(),
+        &fp,
+        BTreeMap::from([(key.to_string(), entry)]),
+        results.own.ceilings,
+    )?;
     let detail = format!("tuned on first use: {winner}, stored in {} ({key})", path.display());
     log(&detail);
     Ok(VariantChoice { variant: winner, source: "tuned", detail, seconds: start.elapsed().as_secs_f64() })

@@ -17,5 +17,6 @@ pub mod store;
 pub use key::{size_bucket, KernelFamily, TuningKey};
 pub use store::{
     cache_dir, file_name, merge_into, parse_file, read_file, set_user_dir, sync_dir, user_dir, write_durably,
-    ArithmeticUnits, Candidate, Ceilings, DbError, DbSource, DeviceDb, DeviceFile, Entry, Found, SCHEMA_VERSION,
+    ArithmeticUnits, Candidate, Ceilings, DbError, DbSource, DeviceDb, DeviceFile, DeviceResults, Entry, Found,
+    SCHEMA_VERSION,
 };

@@ -545,6 +545,41 @@ impl DeviceDb {
     }
 }
 
+/// A device's results ([`DeviceDb::load`]) and, read on first need, those of the other CUDA devices of its
+/// architecture ([`DeviceDb::load_same_architecture`]): where a run, a bench and a search look for winners.
+#[derive(Debug)]
+pub struct DeviceResults {
+    /// The device's own results.
+    pub own: DeviceDb,
+    same_architecture: std::sync::OnceLock<DeviceDb>,
+    sources: Vec<DbSource>,
+    device: DeviceFingerprint,
+}
+
+impl DeviceResults {
+    /// Reads `device`'s own files from `sources` (the other devices' when first needed).
+    pub fn load(sources: Vec<DbSource>, device: &DeviceFingerprint) -> Self {
+        let own = DeviceDb::load(&sources, device);
+        Self { own, same_architecture: std::sync::OnceLock::new(), sources, device: device.clone() }
+    }
+
+    /// The results of the other CUDA devices of this one's architecture.
+    pub fn same_architecture(&self) -> &DeviceDb {
+        self.same_architecture.get_or_init(|| DeviceDb::load_same_architecture(&self.sources, &self.device))
+    }
+
+    /// The device's own entry of `key` (at the nearest stored size when the exact one is missing), else the one
+    /// another device of its architecture holds ([`Found::tuned_on`] names it).
+    pub fn find(&self, key: &TuningKey) -> Option<Found<'_>> {
+        self.own.find(key).or_else(|| self.same_architecture().find(key))
+    }
+
+    /// Where a search for `key` starts ([`DeviceDb::seeds`]).
+    pub fn seeds(&self, key: &TuningKey, limit: usize) -> Vec<String> {
+        self.own.seeds(self.same_architecture(), key, limit)
+    }
+}
+
 /// Adds entries (and ceilings) to the device file in `dir`, under an exclusive lock, merging with what other
 /// processes wrote meanwhile; entries without a driver are stamped with `device`'s, and the file takes `device`'s
 /// fingerprint (the current driver). A corrupt existing file is renamed to `*.corrupt-PID` first (and said so in
@@ -631,7 +666,9 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{file_name, ArithmeticUnits, Ceilings, DbSource, DeviceDb, DeviceFile, Entry, SCHEMA_VERSION};
+    use super::{
+        file_name, ArithmeticUnits, Ceilings, DbSource, DeviceDb, DeviceFile, DeviceResults, Entry, SCHEMA_VERSION,
+    };
     use crate::backend::DeviceFingerprint;
     use crate::tuning_db::TuningKey;
 
@@ -742,6 +779,14 @@ mod tests {
         // a search on the H100 starts from its own related winners and the H200's, the H200's for the key first
         let seeds = own.seeds(&same, &key, 4);
         assert_eq!(seeds, ["stale", "h200-winner"]);
+        // the device's own results first, the other device's where it has none
+        let results = DeviceResults::load(sources.to_vec(), &h100);
+        assert_eq!(
+            results.find(&key).map(|f| (f.entry.winner.as_str(), f.tuned_on)),
+            Some(("h200-winner", Some("NVIDIA H200")))
+        );
+        let results = DeviceResults::load(sources.to_vec(), &h200);
+        assert_eq!(results.find(&key).map(|f| (f.entry.winner.as_str(), f.tuned_on)), Some(("h200-winner", None)));
         // the device's own file is not "another device", and its results carry no `tuned_on`
         let on_h200 = DeviceDb::load(&sources, &h200);
         assert_eq!(on_h200.find(&key).map(|f| f.tuned_on), Some(None));
