@@ -22,6 +22,9 @@
 #                the one-GPU 51³ baseline in the same call
 #   ab           (4 GPUs) two binaries, $DG_OLD against $DG, alternating: the eager NCCL right-hand side at 4 GPUs
 #                (hexahedra 81³ three times each, triangles 1492² once each), one GPU's baselines first
+#   partition    (2 or 4 GPUs) hexahedra split into blocks against METIS: the NCCL right-hand side in every schedule
+#                (trials of the slowest rank) at 2 GPUs (64³) and, where 4 GPUs are found, at 4 (81³), alternating
+#                three times; the one-GPU 51³ baseline first; a table of the trials and halo sizes at the end
 #   hex-tune     (on nvidia-h100-x1) the hexahedral winners re-tuned after the operator's zones over cell ranges,
 #                into tuning-db (copied to $OUT/tuning-db)
 # usage: DG=gpu/dg OUT=dir bash scripts/gpu_mpi_scaling.sh SECTION
@@ -157,6 +160,17 @@ ab)
   done
   DG=$OLD; trirun tri-old 4 1492 nccl
   DG=$NEW; trirun tri-new 4 1492 nccl ;;
+partition)
+  nvidia-smi -L
+  GPUS=$(nvidia-smi -L | wc -l)
+  hexrun() { scale "$1" "$2" run maxwell3d-cavity --order 3 --nx "$3" --dt 4e-4 --t-end 0.0016 --device cuda \
+    --variant $HV --exchange "$4" --partition "$5" --json; }
+  hexrun hex-1gpu 1 51 host-staged auto
+  for i in 1 2 3; do
+    hexrun hex2-blocks$i 2 64 nccl blocks; hexrun hex2-metis$i 2 64 nccl metis
+    if [ "$GPUS" -ge 4 ]; then hexrun hex4-blocks$i 4 81 nccl blocks; hexrun hex4-metis$i 4 81 nccl metis; fi
+  done
+  python3 scripts/partition_table.py "$OUT" ;;
 hex-tune)
   nvidia-smi -L
   timeout 560 "$DG" autotune maxwell3d --formulation hex --orders 1..6 --precision both --device cuda:0 --db tuning-db \

@@ -104,14 +104,14 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn EulerCase>, comm: &dyn Commun
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {
-        return super::ranks::print_json(&report, &outcome.ranks, None);
+        return super::ranks::print_json(&report, &outcome.ranks, None, outcome.partition.as_ref());
     }
     print_report(&report);
     println!(
         "throughput  {:.3e} DOF·RHS/s ({} RHS evaluations in {:.3} s, native CPU)",
         report.throughput, report.rhs_evaluations, report.wall_seconds
     );
-    super::ranks::print_ranks(&outcome.ranks, args.out.as_deref(), comm.size());
+    super::ranks::print_ranks(&outcome.ranks, outcome.partition.as_ref(), args.out.as_deref(), comm.size());
     Ok(())
 }
 

@@ -105,16 +105,17 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communic
     let mut opts = options(&args.solver, &args.backend, order, args.t_end)?;
     opts.output = args.output(case.name());
     let mesh = mesh(&args.mesh, case.as_ref(), order)?;
+    let how = args.partition.unwrap_or_default();
     let bar = super::ranks::rank_bar(&args, comm, format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     let outcome = match args.precision {
-        Precision::F32 => run_hex_partitioned::<f32>(case.as_ref(), &mesh, &opts, comm, on, &mut progress)?,
-        Precision::F64 => run_hex_partitioned::<f64>(case.as_ref(), &mesh, &opts, comm, on, &mut progress)?,
+        Precision::F32 => run_hex_partitioned::<f32>(case.as_ref(), &mesh, (&opts, how), comm, on, &mut progress)?,
+        Precision::F64 => run_hex_partitioned::<f64>(case.as_ref(), &mesh, (&opts, how), comm, on, &mut progress)?,
     };
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {
-        return super::ranks::print_json(&report, &outcome.ranks, outcome.device.as_ref());
+        return super::ranks::print_json(&report, &outcome.ranks, outcome.device.as_ref(), outcome.partition.as_ref());
     }
     let place = match &outcome.device {
         Some(_) => format!(" (on {} devices)", comm.size()),
@@ -124,7 +125,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communic
     if let Some(info) = &outcome.device {
         super::ranks::print_schedule(info);
     }
-    super::ranks::print_ranks(&outcome.ranks, args.out.as_deref(), comm.size());
+    super::ranks::print_ranks(&outcome.ranks, outcome.partition.as_ref(), args.out.as_deref(), comm.size());
     Ok(())
 }
 

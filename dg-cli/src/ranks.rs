@@ -2,6 +2,7 @@
 //! command refuses to run P times over.
 
 use dg_parallel::comm::{launched_by_mpi, Communicator};
+use dg_parallel::partition::Partition;
 use dg_run::partitioned::{ExchangePick, Pick, SchedulePick};
 
 /// The number of ranks the launcher announces, if any.
@@ -109,15 +110,19 @@ pub fn rank_bar(args: &super::run::RunArgs, comm: &dyn Communicator, what: Strin
     }
 }
 
-/// A split run's report as JSON with its ranks (`"ranks"`) and, on devices, the device, variant and schedule
-/// (`"device"`).
+/// A split run's report as JSON with its ranks (`"ranks"`), how the mesh was split (`"partition"`) and, on
+/// devices, the device, variant and schedule (`"device"`).
 pub fn print_json<R: serde::Serialize>(
     report: &R,
     ranks: &[dg_run::partitioned::RankReport],
     device: Option<&dg_run::partitioned::PartitionedDevice>,
+    partition: Option<&Partition>,
 ) -> anyhow::Result<()> {
     let mut doc = serde_json::to_value(report)?;
     doc["ranks"] = serde_json::to_value(ranks)?;
+    if let Some(partition) = partition {
+        doc["partition"] = serde_json::to_value(partition)?;
+    }
     if let Some(info) = device {
         doc["device"] = serde_json::to_value(info)?;
     }
@@ -125,8 +130,16 @@ pub fn print_json<R: serde::Serialize>(
     Ok(())
 }
 
-/// Each rank's line of a split run on the native CPU path, and the pieces `--out` wrote.
-pub fn print_ranks(ranks: &[dg_run::partitioned::RankReport], out: Option<&std::path::Path>, size: usize) {
+/// How the mesh was split, each rank's line of a split run, and the pieces `--out` wrote.
+pub fn print_ranks(
+    ranks: &[dg_run::partitioned::RankReport],
+    partition: Option<&Partition>,
+    out: Option<&std::path::Path>,
+    size: usize,
+) {
+    if let Some(partition) = partition {
+        println!("partition  {partition}");
+    }
     for r in ranks {
         println!(
             "rank {:<6} {} elements + {} halo, {} neighbours: {:.3} s computing, {:.3} s exchanging",

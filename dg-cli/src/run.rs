@@ -104,6 +104,11 @@ pub struct RunArgs {
     /// [default: tuned].
     #[arg(long, value_name = "host-staged|nccl|tuned")]
     pub exchange: Option<ExchangePick>,
+    /// Under `mpirun`, hexahedral cases: how the mesh is split, `blocks` (a grid of blocks of the case's box, every
+    /// cut a plane), `metis` (METIS k-way on the cell graph) or `auto` (blocks where a grid fits the ranks, METIS
+    /// for a mesh read from a file) [default: auto]. Triangles and tetrahedra are split by METIS.
+    #[arg(long, value_name = "auto|metis|blocks")]
+    pub partition: Option<dg_parallel::partition::Partitioner>,
     #[command(flatten)]
     pub backend: BackendArgs,
 }
@@ -336,19 +341,12 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {
-        let mut doc = serde_json::to_value(&report)?;
-        doc["ranks"] = serde_json::to_value(&outcome.ranks)?;
-        if let Some(info) = &outcome.device {
-            doc["device"] = serde_json::to_value(info)?;
-        }
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-        return Ok(());
+        return super::ranks::print_json(&report, &outcome.ranks, outcome.device.as_ref(), outcome.partition.as_ref());
     }
     let flux = format!("{} flux α = {}", if opts.alpha == 0.0 { "central" } else { "upwind" }, opts.alpha);
-    let mut lines: Vec<String> = outcome
-        .ranks
-        .iter()
-        .map(|r| {
+    let partition = outcome.partition.iter().map(|p| format!("partition  {p}"));
+    let mut lines: Vec<String> = partition
+        .chain(outcome.ranks.iter().map(|r| {
             let gpu = r.gpu.map(|g| format!(" on cuda:{g}")).unwrap_or_default();
             format!(
                 "rank {:<6} {} elements + {} halo, {} neighbours{gpu}: {:.3} s computing, {:.3} s exchanging, \
@@ -361,7 +359,7 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
                 r.exchange_seconds,
                 r.wait_seconds
             )
-        })
+        }))
         .collect();
     if let Some(info) = &outcome.device {
         lines.extend(super::ranks::schedule_lines(info));

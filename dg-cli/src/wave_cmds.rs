@@ -110,10 +110,10 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn WaveCase>, comm: &dyn Communi
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {
-        return super::ranks::print_json(&report, &outcome.ranks, None);
+        return super::ranks::print_json(&report, &outcome.ranks, None, outcome.partition.as_ref());
     }
     print_report(&WaveOutcome { report, device: None }, false)?;
-    super::ranks::print_ranks(&outcome.ranks, args.out.as_deref(), comm.size());
+    super::ranks::print_ranks(&outcome.ranks, outcome.partition.as_ref(), args.out.as_deref(), comm.size());
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 //! connectivity, and the hexahedral kernels over a rank's cell ranges (their zone lists).
 
 use crate::device::RangedDeviceRhs;
-use crate::partition::{split_mesh, MeshPart};
+use crate::partition::{split_mesh, MeshPart, Partitioner, Split};
 use crate::ParallelError;
 use dg_core::hexmesh::{HexConnectivity, HexMesh};
 use dg_core::space_hex::HexSpace;
@@ -12,18 +12,26 @@ use dg_hex::HexVariant;
 use dg_runtime::backend::{BackendError, BufferId, Device, ProgramId, Step};
 use std::ops::Range;
 
-/// Splits `mesh` into `parts` parts (METIS on the cell graph, periodic faces included) and builds part `rank` at
-/// degree `order`: faces between two local cells as in the whole mesh, boundary faces with their tags, faces to a
-/// cell outside linked to themselves. Every rank computes the same partition from the same mesh.
-pub fn hex_part(mesh: &HexMesh, order: usize, parts: usize, rank: usize) -> Result<MeshPart<HexSpace>, ParallelError> {
+/// Splits `mesh` into `parts` parts as `how` asks (blocks of a structured box, or METIS on the cell graph, periodic
+/// faces included) and builds part `rank` at degree `order`: faces between two local cells as in the whole mesh,
+/// boundary faces with their tags, faces to a cell outside linked to themselves. Every rank computes the same
+/// partition from the same mesh.
+pub fn hex_part(
+    mesh: &HexMesh,
+    order: usize,
+    (parts, rank): (usize, usize),
+    how: Partitioner,
+) -> Result<MeshPart<HexSpace>, ParallelError> {
     let connectivity = HexConnectivity::build(mesh).map_err(dg_core::space::SpaceError::from)?;
-    split_mesh(&connectivity.links, parts, rank, |cells, links| {
+    let split = Split { how, lattice: mesh.lattice.as_ref() };
+    split_mesh(&connectivity.links, (parts, rank), split, |cells, links| {
         let sub = HexMesh {
             vertices: mesh.vertices.clone(),
             elements: cells.iter().map(|&k| mesh.elements[k]).collect(),
             tag_names: mesh.tag_names.clone(),
             boundary_tags: mesh.boundary_tags.clone(),
             periodic_vertex: mesh.periodic_vertex.clone(),
+            lattice: None,
         };
         let connectivity = HexConnectivity { links, tag_names: connectivity.tag_names.clone() };
         Ok(HexSpace::with_connectivity(sub, order, connectivity)?)
@@ -95,11 +103,12 @@ impl<T: Real> RangedDeviceRhs for HexRanges<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::hex_part;
+    use crate::partition::{Partition, Partitioner};
     use crate::trace::TracePlan;
     use dg_core::hexmesh::{hex_box_mesh, HexBoxSpec};
     use std::collections::HashSet;
 
-    /// On a distorted box periodic in x, split three ways: every halo cell whose nodes an own cell's face reads
+    /// On a distorted box periodic in x, split three ways by METIS and by blocks: every halo cell whose nodes an own cell's face reads
     /// (its face partner's cell; a face value extrapolates from the whole line of nodes across) arrives whole in
     /// the exchange, and each rank receives as many nodes from a neighbour as that neighbour sends it.
     #[test]
@@ -112,7 +121,19 @@ mod tests {
             distortion: 0.1,
         };
         let mesh = hex_box_mesh(&spec).expect("a mesh");
-        let parts: Vec<_> = (0..3).map(|r| hex_part(&mesh, 2, 3, r).expect("a part")).collect();
+        for how in [Partitioner::Metis, Partitioner::Blocks] {
+            let parts: Vec<_> = (0..3).map(|r| hex_part(&mesh, 2, (3, r), how).expect("a part")).collect();
+            match (how, &parts[0].partition) {
+                (Partitioner::Metis, Partition::Metis { parts: 3 }) => {}
+                // three blocks across x, the direction with the most cells (two cut planes through the wrap)
+                (Partitioner::Blocks, Partition::Blocks { grid, cells: [7, 5, 3] }) => assert_eq!(grid, &[3, 1, 1]),
+                (_, other) => panic!("{how:?} gave {other:?}"),
+            }
+            every_halo_cell_arrives_whole(&parts);
+        }
+    }
+
+    fn every_halo_cell_arrives_whole(parts: &[crate::partition::MeshPart<dg_core::space_hex::HexSpace>]) {
         let traces: Vec<TracePlan> =
             parts.iter().map(|p| TracePlan::whole_elements(&p.plan, p.space.element.np)).collect();
         for (rank, part) in parts.iter().enumerate() {

@@ -1,7 +1,7 @@
 //! Domain decomposition for dg's time-dependent formulations.
 //!
 //! A mesh is split into one part per rank ([`partition`]: METIS k-way on the element graph, periodic faces
-//! included); each rank keeps its own elements and, behind them, the *halo*: the other ranks' elements that share
+//! included, or a structured box into blocks, [`blocks`]); each rank keeps its own elements and, behind them, the *halo*: the other ranks' elements that share
 //! a face with its own ([`halo::HaloPlan`]). Before every right-hand side the halo elements' states are exchanged
 //! ([`exchange::HaloExchanged`], over a [`comm::Communicator`]: one process, or MPI ranks with the `mpi`
 //! feature), so each rank's own elements see exactly the neighbours the whole mesh gives them and a run on P ranks
@@ -15,6 +15,7 @@
 //! host-staged or device to device over NCCL, in the synchronous or the asynchronous schedule (the interior's
 //! right-hand side while the traces travel); the formulation computes its own elements over element ranges.
 
+pub mod blocks;
 pub mod comm;
 pub mod device;
 pub mod exchange;
@@ -36,6 +37,9 @@ pub enum ParallelError {
         /// Parts asked.
         parts: usize,
     },
+    /// Blocks were asked of a mesh they do not split.
+    #[error("--partition blocks: {0}")]
+    NoBlocks(String),
     /// The graph partitioner failed or left a part empty.
     #[error("the graph partitioner failed: {0}")]
     Partitioner(String),

@@ -1,4 +1,5 @@
-//! Splitting a mesh's elements into parts: METIS k-way on the element graph (elements joined through faces).
+//! Splitting a mesh's elements into parts: METIS k-way on the element graph (elements joined through faces), or
+//! blocks of a structured box ([`crate::blocks`]), as [`Partitioner`] asks.
 
 use std::sync::Mutex;
 
@@ -62,6 +63,108 @@ pub fn partition_elements(neighbours: &[Vec<usize>], parts: usize) -> Result<Vec
     Ok(part)
 }
 
+/// How a run splits its mesh over ranks (`dg run --partition`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Partitioner {
+    /// Blocks where the mesh is a structured box and a grid of blocks fits the ranks, METIS otherwise.
+    #[default]
+    Auto,
+    /// METIS k-way on the element graph.
+    Metis,
+    /// Blocks of a structured box; any other mesh is an error.
+    Blocks,
+}
+
+impl Partitioner {
+    /// Every partitioner, as `--partition` spells it.
+    pub const NAMES: [&'static str; 3] = ["auto", "metis", "blocks"];
+
+    /// The name `--partition` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Metis => "metis",
+            Self::Blocks => "blocks",
+        }
+    }
+}
+
+impl std::str::FromStr for Partitioner {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "metis" => Ok(Self::Metis),
+            "blocks" => Ok(Self::Blocks),
+            other => Err(format!("unknown partitioner `{other}` (expected one of {})", Self::NAMES.join(", "))),
+        }
+    }
+}
+
+/// How a mesh was split (the report's `"partition"`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Partition {
+    /// METIS k-way on the element graph into `parts` parts.
+    Metis {
+        /// Parts.
+        parts: usize,
+    },
+    /// A grid of blocks of a structured box.
+    Blocks {
+        /// Blocks per direction.
+        grid: [usize; 3],
+        /// The box's cells per direction.
+        cells: [usize; 3],
+    },
+}
+
+impl std::fmt::Display for Partition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Metis { parts } => write!(f, "METIS k-way, {parts} parts"),
+            Self::Blocks { grid: [a, b, c], cells: [x, y, z] } => {
+                write!(f, "blocks {a}×{b}×{c} of the {x}×{y}×{z} box")
+            }
+        }
+    }
+}
+
+/// The part of each element and how it was found: `how` on the element graph `neighbours` (see
+/// [`partition_elements`]) or, for blocks, on `lattice` (the cells of a structured box, if the mesh is one). `Auto`
+/// takes blocks where `lattice` is given, holds every element and a grid of blocks fits `parts`; METIS otherwise.
+pub fn owners(
+    neighbours: &[Vec<usize>],
+    parts: usize,
+    how: Partitioner,
+    lattice: Option<&dg_core::hexmesh::CellLattice>,
+) -> Result<(Vec<usize>, Partition), ParallelError> {
+    let elements = neighbours.len();
+    if parts == 0 || parts > elements {
+        return Err(ParallelError::TooManyParts { elements, parts });
+    }
+    let lattice = lattice.filter(|l| l.cells.iter().product::<usize>() == elements);
+    let grid = lattice.and_then(|l| crate::blocks::block_grid(l, parts).map(|grid| (l, grid)));
+    match (how, grid) {
+        (Partitioner::Auto | Partitioner::Blocks, Some((lattice, grid))) => {
+            Ok((crate::blocks::partition_blocks(lattice, grid), Partition::Blocks { grid, cells: lattice.cells }))
+        }
+        (Partitioner::Blocks, None) => Err(ParallelError::NoBlocks(match lattice {
+            None => "the mesh is not a structured box (a mesh read from a file, for one): give --partition metis or \
+                     auto"
+                .into(),
+            Some(l) => format!(
+                "no grid of blocks splits the {}×{}×{} box into {parts} parts (each direction needs at least as many \
+                 cells as blocks): give --partition metis or auto",
+                l.cells[0], l.cells[1], l.cells[2]
+            ),
+        })),
+        (Partitioner::Auto | Partitioner::Metis, _) => {
+            Ok((partition_elements(neighbours, parts)?, Partition::Metis { parts }))
+        }
+    }
+}
+
 /// The element across each face of each element (`links`: per element, per face; periodic faces included; `None`
 /// on the boundary).
 pub fn elements_across<const N: usize>(links: &[[dg_core::mesh::FaceLink; N]]) -> Vec<Vec<Option<usize>>> {
@@ -123,24 +226,36 @@ pub struct MeshPart<S> {
     pub owned: S,
     /// Which rank owns each element of the whole mesh.
     pub owner: Vec<usize>,
+    /// How the mesh was split.
+    pub partition: Partition,
 }
 
-/// Splits a mesh whose face links are `links` into `parts` parts (METIS on the element graph) and builds part
-/// `rank`'s spaces with `space_of(elements, their local links)`. Every rank computes the same partition.
+/// How to split a mesh: the partitioner asked, and the mesh's cells as a structured box if it is one.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Split<'a> {
+    /// The partitioner asked.
+    pub how: Partitioner,
+    /// The structured box's cells, for blocks.
+    pub lattice: Option<&'a dg_core::hexmesh::CellLattice>,
+}
+
+/// Splits a mesh whose face links are `links` into `parts` parts ([`owners`]: METIS on the element graph, or blocks
+/// of a structured box) and builds part `rank`'s spaces with `space_of(elements, their local links)`. Every rank
+/// computes the same partition.
 pub fn split_mesh<S, const N: usize>(
     links: &[[dg_core::mesh::FaceLink; N]],
-    parts: usize,
-    rank: usize,
+    (parts, rank): (usize, usize),
+    split: Split<'_>,
     space_of: impl Fn(&[usize], Vec<[dg_core::mesh::FaceLink; N]>) -> Result<S, ParallelError>,
 ) -> Result<MeshPart<S>, ParallelError> {
     let neighbours = element_graph(&elements_across(links));
-    let owner = partition_elements(&neighbours, parts)?;
+    let (owner, partition) = owners(&neighbours, parts, split.how, split.lattice)?;
     let plan = crate::halo::HaloPlan::new(&neighbours, &owner, rank);
     let local: Vec<usize> = (0..plan.local_elements()).map(|l| plan.global(l)).collect();
     let space = space_of(&local, local_links(links, &local))?;
     let own = &local[..plan.owned.len()];
     let owned = space_of(own, local_links(links, own))?;
-    Ok(MeshPart { plan, space, owned, owner })
+    Ok(MeshPart { plan, space, owned, owner, partition })
 }
 
 /// The element graph of [`elements_across`]: for each element, the elements across its faces.
@@ -190,6 +305,42 @@ mod tests {
         for part in together {
             assert_eq!(part, alone);
         }
+    }
+
+    #[test]
+    fn blocks_where_the_mesh_is_a_box_metis_elsewhere_and_blocks_refused_where_they_cannot_split() {
+        use dg_core::hexmesh::CellLattice;
+        // a 4×3×2 box's cell graph (no periodic faces)
+        let box_of = CellLattice { cells: [4, 3, 2], periodic: [false; 3] };
+        let cell = |i: usize, j: usize, k: usize| i + 4 * (j + 3 * k);
+        let mut graph = vec![Vec::new(); 24];
+        for (k, j, i) in (0..2).flat_map(|k| (0..3).flat_map(move |j| (0..4).map(move |i| (k, j, i)))) {
+            for (di, dj, dk) in [(1, 0, 0), (0, 1, 0), (0, 0, 1)] {
+                if i + di < 4 && j + dj < 3 && k + dk < 2 {
+                    graph[cell(i, j, k)].push(cell(i + di, j + dj, k + dk));
+                    graph[cell(i + di, j + dj, k + dk)].push(cell(i, j, k));
+                }
+            }
+        }
+        let (part, how) = owners(&graph, 2, Partitioner::Auto, Some(&box_of)).unwrap();
+        assert_eq!(how, Partition::Blocks { grid: [2, 1, 1], cells: [4, 3, 2] });
+        assert!((0..24).all(|c| part[c] == usize::from(c % 4 >= 2)), "{part:?}");
+        assert_eq!(how.to_string(), "blocks 2×1×1 of the 4×3×2 box");
+        // no lattice, or one that does not hold every element (stale): METIS for auto, an error for blocks
+        let stale = CellLattice { cells: [4, 3, 1], periodic: [false; 3] };
+        for lattice in [None, Some(&stale)] {
+            let (_, how) = owners(&graph, 2, Partitioner::Auto, lattice).unwrap();
+            assert_eq!(how, Partition::Metis { parts: 2 });
+            let err = owners(&graph, 2, Partitioner::Blocks, lattice).unwrap_err().to_string();
+            assert!(err.contains("not a structured box"), "{err}");
+        }
+        // 5 parts: no direction has 5 cells
+        assert_eq!(owners(&graph, 5, Partitioner::Auto, Some(&box_of)).unwrap().1, Partition::Metis { parts: 5 });
+        let err = owners(&graph, 5, Partitioner::Blocks, Some(&box_of)).unwrap_err().to_string();
+        assert!(err.contains("no grid of blocks splits the 4×3×2 box into 5 parts"), "{err}");
+        assert_eq!(owners(&graph, 3, Partitioner::Metis, Some(&box_of)).unwrap().1, Partition::Metis { parts: 3 });
+        assert_eq!("blocks".parse::<Partitioner>(), Ok(Partitioner::Blocks));
+        assert!("grid".parse::<Partitioner>().unwrap_err().contains("auto, metis, blocks"));
     }
 
     #[test]

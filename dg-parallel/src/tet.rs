@@ -1,7 +1,7 @@
 //! A rank's part of a tetrahedral mesh: its own elements and halo as a [`DgSpace3d`] with the whole mesh's
 //! connectivity (the native CPU path; the device path needs the tetrahedral kernels over element ranges).
 
-use crate::partition::{split_mesh, MeshPart};
+use crate::partition::{split_mesh, MeshPart, Split};
 use crate::ParallelError;
 use dg_core::mesh3d::{Connectivity3d, TetMesh};
 use dg_core::space3d::DgSpace3d;
@@ -11,7 +11,7 @@ use dg_core::space3d::DgSpace3d;
 /// to an element outside linked to themselves. Every rank computes the same partition from the same mesh.
 pub fn tet_part(mesh: &TetMesh, order: usize, parts: usize, rank: usize) -> Result<MeshPart<DgSpace3d>, ParallelError> {
     let connectivity = Connectivity3d::build(mesh).map_err(dg_core::space::SpaceError::from)?;
-    split_mesh(&connectivity.links, parts, rank, |elements, links| {
+    split_mesh(&connectivity.links, (parts, rank), Split::default(), |elements, links| {
         let sub = TetMesh {
             vertices: mesh.vertices.clone(),
             elements: elements.iter().map(|&k| mesh.elements[k]).collect(),

@@ -2,7 +2,7 @@
 
 use crate::device::RangedDeviceRhs;
 use crate::halo::HaloPlan;
-use crate::partition::{element_graph, elements_across, split_mesh};
+use crate::partition::{element_graph, elements_across, split_mesh, Split};
 use crate::trace::TracePlan;
 use crate::ParallelError;
 use dg_core::mesh::{Connectivity, TriMesh};
@@ -31,13 +31,15 @@ pub struct TriPart {
     pub traces: TracePlan,
     /// The number of ranks.
     pub parts: usize,
+    /// How the mesh was split.
+    pub partition: crate::partition::Partition,
 }
 
 /// Splits `mesh` into `parts` parts (METIS on the element graph) and builds part `rank` at order `order`. Every
 /// rank computes the same partition from the same mesh.
 pub fn tri_part(mesh: &TriMesh, order: usize, parts: usize, rank: usize) -> Result<TriPart, ParallelError> {
     let connectivity = Connectivity::build(mesh).map_err(dg_core::space::SpaceError::from)?;
-    let split = split_mesh(&connectivity.links, parts, rank, |elements, links| {
+    let split = split_mesh(&connectivity.links, (parts, rank), Split::default(), |elements, links| {
         let sub = TriMesh {
             vertices: mesh.vertices.clone(),
             elements: elements.iter().map(|&k| mesh.elements[k]).collect(),
@@ -51,7 +53,7 @@ pub fn tri_part(mesh: &TriMesh, order: usize, parts: usize, rank: usize) -> Resu
     })?;
     let faces = elements_across(&connectivity.links);
     let traces = TracePlan::new(&split.plan, &split.owner, &faces, &split.space.element.fmask);
-    Ok(TriPart { plan: split.plan, space: split.space, owned: split.owned, traces, parts })
+    Ok(TriPart { plan: split.plan, space: split.space, owned: split.owned, traces, parts, partition: split.partition })
 }
 
 /// The nodal triangle kernels over element ranges (their group offset).

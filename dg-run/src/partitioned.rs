@@ -19,6 +19,7 @@ use dg_nodal_tri::Variant;
 use dg_parallel::comm::Communicator;
 use dg_parallel::device::{DeviceHalo, Exchange, Schedule};
 use dg_parallel::exchange::HaloExchanged;
+use dg_parallel::partition::Partition;
 use dg_parallel::tri::{tri_part, TriPart};
 use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
@@ -145,6 +146,8 @@ pub struct PartitionedOutcome {
     pub ranks: Vec<RankReport>,
     /// Device runs: the device, variant and schedule (rank 0).
     pub device: Option<PartitionedDevice>,
+    /// How the mesh was split (rank 0).
+    pub partition: Option<Partition>,
 }
 
 /// How a device run over ranks picks its schedule or its exchange: given, or tuned (every choice timed on the first
@@ -481,7 +484,7 @@ fn finish<L: ConservationLaw, T: Real>(
         Ok(dg_core::vtu::write_vtu(piece, &part.owned, fields)?)
     })?;
     let Some(ranks) = gather_ranks(comm, &ended.mine) else {
-        return Ok(PartitionedOutcome { report: None, ranks: Vec::new(), device: None });
+        return Ok(PartitionedOutcome { report: None, ranks: Vec::new(), device: None, partition: None });
     };
     let mesh = prepared.mesh;
     let dofs = mesh.num_elements() * np * nv;
@@ -506,7 +509,7 @@ fn finish<L: ConservationLaw, T: Real>(
         wall_seconds: stats.wall_seconds,
         throughput: dofs as f64 * stats.rhs_evaluations as f64 / stats.wall_seconds.max(1e-12),
     };
-    Ok(PartitionedOutcome { report: Some(report), ranks, device })
+    Ok(PartitionedOutcome { report: Some(report), ranks, device, partition: Some(part.partition.clone()) })
 }
 
 /// Rank 0's value of `on_rank_0` (a step on the whole mesh) on every rank; its error on rank 0, and a plain refusal
@@ -598,6 +601,8 @@ pub struct SplitOutcome<R> {
     pub ranks: Vec<RankReport>,
     /// Device runs: the device, variant and schedule (rank 0).
     pub device: Option<PartitionedDevice>,
+    /// How the mesh was split (rank 0).
+    pub partition: Option<Partition>,
 }
 
 /// Refuses what split runs on the native CPU path do not do yet (`what`: "a hexahedral", …).

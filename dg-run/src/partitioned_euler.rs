@@ -131,7 +131,7 @@ pub fn run_euler_partitioned<T: Real>(
         Ok(dg_core::vtu::write_vtu_modal(piece, &part.owned.mesh, order, fields)?)
     })?;
     let Some(ranks) = gather_ranks(comm, &mine) else {
-        return Ok(EulerPartitionedOutcome { report: None, ranks: Vec::new(), device: None });
+        return Ok(EulerPartitionedOutcome { report: None, ranks: Vec::new(), device: None, partition: None });
     };
     let dofs = mesh.num_elements() * block;
     let report = EulerReport {
@@ -155,7 +155,7 @@ pub fn run_euler_partitioned<T: Real>(
         wall_seconds: stats.wall_seconds,
         throughput: dofs as f64 * stats.rhs_evaluations as f64 / stats.wall_seconds.max(1e-12),
     };
-    Ok(EulerPartitionedOutcome { report: Some(report), ranks, device: None })
+    Ok(EulerPartitionedOutcome { report: Some(report), ranks, device: None, partition: Some(part.partition.clone()) })
 }
 
 /// `value` summed over the ranks.

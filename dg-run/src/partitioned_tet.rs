@@ -90,7 +90,7 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         Ok(dg_core::vtu::write_vtu_tet(piece, &part.owned, fields)?)
     })?;
     let Some(ranks) = gather_ranks(comm, &mine) else {
-        return Ok(TetPartitionedOutcome { report: None, ranks: Vec::new(), device: None });
+        return Ok(TetPartitionedOutcome { report: None, ranks: Vec::new(), device: None, partition: None });
     };
     let report = WaveReport {
         case: case.name().into(),
@@ -108,5 +108,5 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         wall_seconds: stats.wall_seconds,
         coefficients: None,
     };
-    Ok(TetPartitionedOutcome { report: Some(report), ranks, device: None })
+    Ok(TetPartitionedOutcome { report: Some(report), ranks, device: None, partition: Some(part.partition.clone()) })
 }

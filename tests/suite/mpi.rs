@@ -215,6 +215,69 @@ fn device_runs_over_two_and_four_ranks_equal_the_one_process_run_in_every_schedu
     assert!(!out.status.success() && stderr.contains("the run stopped at step"), "{stderr}");
 }
 
+/// Hexahedral boxes split into blocks by default (`--partition auto`; every cut a plane) and by METIS when asked,
+/// both equal to the one-process run; a mesh read from a file is split by METIS, and blocks are refused for it, for
+/// triangles and in one process, with a clear message.
+#[test]
+fn hexahedral_boxes_split_into_blocks_or_by_metis_and_both_equal_the_one_process_run() {
+    if !mpi_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let case = ["run", "maxwell3d-cavity", "--order", "2", "--nx", "6", "--perturb", "0.1", "--t-end", "0.1"];
+    let args = [&case[..], &["--device", "cpu", "--json"]].concat();
+    let one = report(None, &args, dir.path());
+    let l2 = |r: &serde_json::Value| r["l2_error"].as_f64().unwrap_or(f64::NAN);
+    let busiest_halo = |r: &serde_json::Value| {
+        r["ranks"]
+            .as_array()
+            .map_or(0, |ranks| ranks.iter().filter_map(|r| r["halo_elements"].as_u64()).max().unwrap_or(0))
+    };
+    let mut halos = Vec::new();
+    for (how, kind) in [(None, "blocks"), (Some("blocks"), "blocks"), (Some("metis"), "metis")] {
+        let given: Vec<&str> = how.map(|h| vec!["--partition", h]).unwrap_or_default();
+        let split = report(Some(4), &[&args[..], &given[..]].concat(), dir.path());
+        assert_eq!(split["partition"]["kind"], kind, "{how:?}: {split}");
+        assert!(relative(l2(&one), l2(&split)) <= 1e-12, "{how:?}: {} vs {}", l2(&split), l2(&one));
+        assert_eq!(one["steps"], split["steps"], "{how:?}");
+        if kind == "blocks" {
+            // 6×6×6 cells on 4 ranks: 2×2 blocks of 3×3×6 cells, each with 2·18 halo cells across two planes
+            let grid = &split["partition"]["grid"];
+            assert_eq!(grid.as_array().map(|g| g.iter().filter(|p| p.as_u64() == Some(2)).count()), Some(2), "{split}");
+            assert!(
+                split["ranks"]
+                    .as_array()
+                    .is_some_and(|r| r.iter().all(|r| r["elements"] == 54 && r["halo_elements"] == 36)),
+                "{split}"
+            );
+        }
+        halos.push(busiest_halo(&split));
+    }
+    assert!(halos[0] <= halos[2], "blocks' busiest halo {} above METIS's {}", halos[0], halos[2]);
+    // a mesh read from a file: METIS under auto, blocks refused
+    use dg::cases::hex::{HexCase, Maxwell3dCavity};
+    let mesh = Maxwell3dCavity.mesh(4, 0.0).expect("a box");
+    std::fs::write(dir.path().join("cube.msh"), mesh.to_gmsh_22()).expect("written");
+    let file = ["run", "maxwell3d-cavity", "--mesh", "cube.msh", "--order", "1", "--t-end", "0.05", "--device", "cpu"];
+    let split = report(Some(2), &[&file[..], &["--json"]].concat(), dir.path());
+    assert_eq!(split["partition"]["kind"], "metis", "{split}");
+    for (ranks, args, expected) in [
+        (Some(2), [&file[..], &["--partition", "blocks"]].concat(), "not a structured box"),
+        (
+            Some(3),
+            [&case[..2], &["--nx", "2", "--partition", "blocks", "--device", "cpu"]].concat(),
+            "no grid of blocks",
+        ),
+        (Some(2), vec!["run", "maxwell-cavity", "--nx", "4", "--partition", "metis"], "applies to hexahedral cases"),
+        (None, [&case[..], &["--partition", "blocks"]].concat(), "split over MPI ranks"),
+        (None, [&case[..], &["--partition", "grid"]].concat(), "unknown partitioner `grid`"),
+    ] {
+        let out = dg(ranks, &args, dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
+
 /// A case that does not split yet, and any other command started on several ranks, end with a clear message and
 /// a failure code instead of running several times over.
 #[test]

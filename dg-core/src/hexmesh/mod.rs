@@ -26,6 +26,19 @@ pub struct HexMesh {
     pub boundary_tags: HashMap<[usize; 4], usize>,
     /// For periodic meshes: the representative of each vertex (vertices identified by periodicity share one).
     pub periodic_vertex: Option<Vec<usize>>,
+    /// For the cells of a structured box in [`hex_box_mesh`]'s order: the cells per direction and the periodic
+    /// directions (what a partition into blocks needs); `None` for any other mesh. Anything that reorders, adds or
+    /// removes cells must set it to `None` (a stale lattice still gives a valid partition, only a worse one).
+    pub lattice: Option<CellLattice>,
+}
+
+/// The cells of a structured box: cell (i, j, k) is element `i + n₀·(j + n₁·k)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellLattice {
+    /// Cells per direction.
+    pub cells: [usize; 3],
+    /// Directions whose opposite sides are identified.
+    pub periodic: [bool; 3],
 }
 
 /// How a cell's geometry enters its kernels (seed 003's geometry classes).
@@ -57,7 +70,7 @@ impl HexMesh {
                 )));
             }
         }
-        let mesh = Self { vertices, elements, tag_names, boundary_tags, periodic_vertex: None };
+        let mesh = Self { vertices, elements, tag_names, boundary_tags, periodic_vertex: None, lattice: None };
         for k in 0..mesh.num_elements() {
             let scale = mesh.max_edge_of(k).max(f64::MIN_POSITIVE).powi(3);
             for corner in HEX_CORNERS {
