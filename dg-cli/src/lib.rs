@@ -87,10 +87,21 @@ pub fn main() -> std::process::ExitCode {
         run.given = restart::given_on_command_line(given);
         run.command = std::env::args().collect();
     }
+    // a run or a study asked for JSON prints a JSON document on failure too (rank 0 under mpirun), so that a script
+    // reading stdout meets `{"error": …}` instead of nothing; the message goes to stderr as always
+    let json_error = match &args.command {
+        Command::Run(run) => run.json,
+        Command::Convergence(study) => study.json,
+        _ => false,
+    } && ranks::is_rank_0();
     match dispatch(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", error_line(&e));
+            let line = error_line(&e);
+            eprintln!("error: {line}");
+            if json_error {
+                println!("{}", serde_json::json!({ "error": line }));
+            }
             std::process::ExitCode::FAILURE
         }
     }

@@ -47,6 +47,16 @@ pub fn refuse_several() -> anyhow::Result<()> {
     }
 }
 
+/// Whether this process is rank 0 of an MPI launch, or not launched by one (read from the launcher's environment,
+/// so it holds before MPI is initialised and after a failure).
+pub fn is_rank_0() -> bool {
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse::<usize>().ok())
+        .unwrap_or(0)
+        == 0
+}
+
 /// This process's index among the ranks on its node (Open MPI, MPICH and Slurm announce it), if launched so.
 fn local_rank() -> Option<usize> {
     ["OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"]

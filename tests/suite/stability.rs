@@ -109,16 +109,26 @@ fn blow_ups_stop_the_run_with_a_failure() {
         "--allow-unstable",
         "--json",
     ]);
-    assert!(!out.status.success() && out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(
         stderr(&out).contains("the run stopped at step") && stderr(&out).contains("energy grew"),
         "{}",
         stderr(&out)
     );
+    // with --json, stdout holds one document with the error and nothing a report has (no error, no steps)
+    let error_only = |out: &std::process::Output, why: &str| {
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("not one JSON document ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+        let fields: Vec<&String> = doc.as_object().map(|o| o.keys().collect()).unwrap_or_default();
+        assert_eq!(fields, ["error"], "{doc}");
+        assert!(doc["error"].as_str().is_some_and(|e| e.contains(why)), "{doc}");
+    };
+    error_only(&out, "the run stopped at step");
     let args = ["run", "euler-isentropic-vortex", "--order", "2", "--nx", "8", "--t-end", "2", "--device", "cpu"];
     let out = dg(&[&args[..], &["--dt", "0.5", "--allow-unstable", "--json"]].concat());
-    assert!(!out.status.success() && out.stdout.is_empty());
+    assert!(!out.status.success());
     assert!(stderr(&out).contains("left the admissible set"), "{}", stderr(&out));
+    error_only(&out, "left the admissible set");
 }
 
 /// A run that stops leaves its last good state (the last sampled step that passed, before the blow-up) as a
