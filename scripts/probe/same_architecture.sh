@@ -5,7 +5,7 @@
 #           (on an H200 the stale H100 file is "its own", the current H200 file another sm_90 device's), so the H200
 #           meets what an H100 meets with the shipped database; `dg` (the real files) is the control.
 #  tune   — the winners the H200 file lacks for this code (STEPS: hex, fv, modal5, rusanov, rusanov1-f64,
-#           rusanov23, rusanov45, nodal-euler, euler3d), each into a copy of the shipped H200 file, stopped before the call's limit
+#           rusanov23, rusanov45, nodal-euler, nodal-hllc, euler3d), each into a copy of the shipped H200 file, stopped before the call's limit
 #           (STOP_AFTER seconds).
 #  runs   — a run of every formulation with dg-borrow and with dg, and a greedy search seeded across devices.
 # usage: OUT=dir [PARTS="borrow runs tune"] [STEPS="hex fv modal5 rusanov euler3d"] bash scripts/probe/same_architecture.sh
@@ -83,6 +83,7 @@ if [[ " ${PARTS:-borrow tune} " == *" tune "* ]]; then
       rusanov23) args="euler2d --formulation modal-tri --flux numerical_flux --orders 2..3 --precision both" ;;
       rusanov45) args="euler2d --formulation modal-tri --flux numerical_flux --orders 4..5 --precision both" ;;
       nodal-euler) args="euler2d --formulation nodal-tri --orders 1..4 --precision both" ;;
+      nodal-hllc) args="euler2d --formulation nodal-tri --flux hllc_flux --orders 1..4 --precision both" ;;
       euler3d) args="euler3d --formulation hex --flux hllc_flux --orders 1..4 --precision both" ;;
     esac
     l=$(left); if [ "$l" -lt 30 ]; then echo "skip $step: ${l} s left"; continue; fi
