@@ -22,9 +22,10 @@
 #                the one-GPU 51³ baseline in the same call
 #   ab           (4 GPUs) two binaries, $DG_OLD against $DG, alternating: the eager NCCL right-hand side at 4 GPUs
 #                (hexahedra 81³ three times each, triangles 1492² once each), one GPU's baselines first
-#   partition    (2 or 4 GPUs) hexahedra split into blocks against METIS: the NCCL right-hand side in every schedule
-#                (trials of the slowest rank) at 2 GPUs (64³) and, where 4 GPUs are found, at 4 (81³), alternating
-#                three times; the one-GPU 51³ baseline first; a table of the trials and halo sizes at the end
+#   partition    (2 or 4 GPUs) meshes split into blocks against METIS: the NCCL right-hand side in every schedule
+#                (trials of the slowest rank) of hexahedra at 2 GPUs (64³, and 63³ once) and triangles (N = 4, 1055²)
+#                and, where 4 GPUs are found, at 4 (81³, 1492²), alternating $REPEATS times (3); the one-GPU
+#                baselines (51³, 746²) first; a table of the trials and halo sizes at the end
 #   hex-tune     (on nvidia-h100-x1) the hexahedral winners re-tuned after the operator's zones over cell ranges,
 #                into tuning-db (copied to $OUT/tuning-db)
 # usage: DG=gpu/dg OUT=dir bash scripts/gpu_mpi_scaling.sh SECTION
@@ -165,11 +166,20 @@ partition)
   GPUS=$(nvidia-smi -L | wc -l)
   hexrun() { scale "$1" "$2" run maxwell3d-cavity --order 3 --nx "$3" --dt 4e-4 --t-end 0.0016 --device cuda \
     --variant $HV --exchange "$4" --partition "$5" --json; }
+  trirun() { scale "$1" "$2" run maxwell-cavity --order 4 --nx "$3" --t-end 0.0005 --device cuda --variant $V \
+    --exchange "$4" --partition "$5" --json; }
   hexrun hex-1gpu 1 51 host-staged auto
-  for i in 1 2 3; do
+  trirun tri-1gpu 1 746 host-staged auto
+  for i in $(seq ${REPEATS:-3}); do
     hexrun hex2-blocks$i 2 64 nccl blocks; hexrun hex2-metis$i 2 64 nccl metis
-    if [ "$GPUS" -ge 4 ]; then hexrun hex4-blocks$i 4 81 nccl blocks; hexrun hex4-metis$i 4 81 nccl metis; fi
+    trirun tri2-blocks$i 2 1055 nccl blocks; trirun tri2-metis$i 2 1055 nccl metis
+    if [ "$GPUS" -ge 4 ]; then
+      hexrun hex4-blocks$i 4 81 nccl blocks; hexrun hex4-metis$i 4 81 nccl metis
+      trirun tri4-blocks$i 4 1492 nccl blocks; trirun tri4-metis$i 4 1492 nccl metis
+    fi
   done
+  # an odd box on 2 GPUs: the blocks' cut steps by one layer to keep both halves equal
+  hexrun hex2-odd-blocks 2 63 nccl blocks; hexrun hex2-odd-metis 2 63 nccl metis
   python3 scripts/partition_table.py "$OUT" ;;
 hex-tune)
   nvidia-smi -L

@@ -95,6 +95,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn EulerCase>, comm: &dyn Commun
     let mesh = args.mesh.build_euler(case.as_ref())?;
     let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
     opts.output = args.output(case.name());
+    opts.partition = args.partition.unwrap_or_default();
     let bar = super::ranks::rank_bar(&args, comm, format!("{} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     let outcome = match args.precision {

@@ -31,6 +31,7 @@ fn options(args: &SolverArgs, backend: &BackendArgs, order: usize, t_end: Option
         variant: backend.variant.clone(),
         no_tune: backend.no_tune,
         output: Default::default(),
+        partition: Default::default(),
     })
 }
 
@@ -104,13 +105,13 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communic
     let order = args.order.unwrap_or(3);
     let mut opts = options(&args.solver, &args.backend, order, args.t_end)?;
     opts.output = args.output(case.name());
+    opts.partition = args.partition.unwrap_or_default();
     let mesh = mesh(&args.mesh, case.as_ref(), order)?;
-    let how = args.partition.unwrap_or_default();
     let bar = super::ranks::rank_bar(&args, comm, format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     let outcome = match args.precision {
-        Precision::F32 => run_hex_partitioned::<f32>(case.as_ref(), &mesh, (&opts, how), comm, on, &mut progress)?,
-        Precision::F64 => run_hex_partitioned::<f64>(case.as_ref(), &mesh, (&opts, how), comm, on, &mut progress)?,
+        Precision::F32 => run_hex_partitioned::<f32>(case.as_ref(), &mesh, &opts, comm, on, &mut progress)?,
+        Precision::F64 => run_hex_partitioned::<f64>(case.as_ref(), &mesh, &opts, comm, on, &mut progress)?,
     };
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };

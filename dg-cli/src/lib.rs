@@ -149,11 +149,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let alone = (args.schedule.is_some() || args.exchange.is_some())
                 .then(|| -> Box<dyn dg_parallel::comm::Communicator> { Box::new(dg_parallel::comm::Solo) });
             if let Some(comm) = ranks::join()?.or(alone) {
-                if args.partition.is_some() && !matches!(case, AnyCase::Hex(_)) {
-                    anyhow::bail!(
-                        "--partition applies to hexahedral cases (triangles and tetrahedra are split by METIS)"
-                    );
-                }
                 return match case {
                     AnyCase::Maxwell(case) => run::maxwell_over_ranks(args, case, comm.as_ref()),
                     AnyCase::Hex(case) => hex_cmds::run_over_ranks(args, case, comm.as_ref()),

@@ -190,6 +190,7 @@ impl SolverArgs {
             step_scale: 1.0,
             boundary: self.bindings(),
             output: Default::default(),
+            partition: Default::default(),
         }
     }
 }

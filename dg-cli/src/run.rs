@@ -104,9 +104,10 @@ pub struct RunArgs {
     /// [default: tuned].
     #[arg(long, value_name = "host-staged|nccl|tuned")]
     pub exchange: Option<ExchangePick>,
-    /// Under `mpirun`, hexahedral cases: how the mesh is split, `blocks` (a grid of blocks of the case's box, every
-    /// cut a plane), `metis` (METIS k-way on the cell graph) or `auto` (blocks where a grid fits the ranks, METIS
-    /// for a mesh read from a file) [default: auto]. Triangles and tetrahedra are split by METIS.
+    /// Under `mpirun`: how the mesh is split over the ranks, `blocks` (a grid of blocks of the case's structured
+    /// rectangle or box, every cut a line or a plane), `metis` (METIS k-way on the element graph) or `auto` (blocks
+    /// where the mesh is a case's structured one and a grid fits the ranks, METIS otherwise: a mesh read from a file,
+    /// refined, or an annulus) [default: auto].
     #[arg(long, value_name = "auto|metis|blocks")]
     pub partition: Option<dg_parallel::partition::Partitioner>,
     #[command(flatten)]
@@ -324,6 +325,7 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
     let mesh = args.mesh.build(case.as_ref(), 8)?;
     let mut opts = args.solver.options(args.t_end, &args.backend)?;
     opts.output = args.output(case.name());
+    opts.partition = args.partition.unwrap_or_default();
     let (mut device, pick) = super::ranks::open_rank_device(&args, comm)?;
     let rank = comm.rank();
     let bar = if rank == 0 && !args.json {

@@ -34,6 +34,7 @@ fn options(
         variant: backend.variant.clone(),
         no_tune: backend.no_tune,
         output: Default::default(),
+        partition: Default::default(),
     })
 }
 
@@ -100,6 +101,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn WaveCase>, comm: &dyn Communi
     let order = args.order.unwrap_or(3);
     let mut opts = options(&args.solver, order, args.t_end, &args.backend)?;
     opts.output = args.output(case.name());
+    opts.partition = args.partition.unwrap_or_default();
     let mesh = mesh(&args.mesh, case.as_ref())?;
     let bar = super::ranks::rank_bar(&args, comm, format!("{} N={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);

@@ -25,6 +25,7 @@ pub mod error;
 pub mod hexahedron;
 pub mod hexmesh;
 pub mod jacobi;
+pub mod lattice;
 pub mod law;
 pub mod matrix;
 pub mod mesh;

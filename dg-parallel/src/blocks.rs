@@ -1,4 +1,5 @@
-//! Splitting a structured box of cells into blocks (seed 003's "structured boxes by blocks"): a grid of p₀×p₁×p₂
+//! Splitting a structured box of cells (hexahedra, or the squares and cubes that structured triangle and
+//! tetrahedral meshes cut into 2, 5 or 6 elements) into blocks (seed 003's "structured boxes by blocks"): a grid of p₀×p₁×p₂
 //! blocks with p₀p₁p₂ parts, each direction cut into near-equal ranges of cells, the grid chosen so that the
 //! busiest part's cut faces are fewest. Every cut is a plane: a part's halo is whole layers of cells, each joined to
 //! it through one face (two or three along the block's edges), where a graph partitioner's cuts are jagged.
@@ -54,23 +55,42 @@ fn cut_faces(lattice: &CellLattice, grid: [usize; 3]) -> (usize, usize) {
     (busiest, total)
 }
 
-/// The block (part) of each cell of `lattice` cut by `grid`: direction d's cells split into `grid[d]` ranges,
-/// range r holding cells ⌊r·n/p⌋ … ⌊(r + 1)·n/p⌋ − 1; block (r₀, r₁, r₂) is part r₀ + p₀·(r₁ + p₁·r₂).
+/// The block (part) of each element of `lattice` cut by `grid` (each cell's elements in its cell's block), by count
+/// so that every block holds as many cells as any other to within two: the cells are cut into `grid[0]` slabs
+/// across x — ordered by x, then y, then z, and split into runs of equal length, so a slab is whole layers of cells
+/// but for one partial layer where it meets the next —, each slab into `grid[1]` across y alike, each of those into
+/// `grid[2]` across z. Block (r₀, r₁, r₂) is part r₀ + p₀·(r₁ + p₁·r₂). Where `grid[d]` divides the cells across d
+/// every cut is a plane (ranges of n/p cells); elsewhere a cut steps by one layer, where ranges of ⌊n/p⌋ and ⌈n/p⌉
+/// cells would leave the largest block up to a layer's cells per block above the average (2.5 % at 81³ on 2×2×1).
 pub fn partition_blocks(lattice: &CellLattice, grid: [usize; 3]) -> Vec<usize> {
-    let [n0, n1, n2] = lattice.cells;
-    // the range of cell i among n cut into p: the largest r with ⌊r·n/p⌋ ≤ i
-    let range = |i: usize, n: usize, p: usize| ((i + 1) * p - 1) / n;
-    let mut part = Vec::with_capacity(n0 * n1 * n2);
-    for k in 0..n2 {
-        let r2 = range(k, n2, grid[2]);
-        for j in 0..n1 {
-            let r1 = range(j, n1, grid[1]);
-            for i in 0..n0 {
-                part.push(range(i, n0, grid[0]) + grid[0] * (r1 + grid[1] * r2));
+    let n = lattice.cells;
+    let at = |c: usize| [c % n[0], (c / n[0]) % n[1], c / (n[0] * n[1])];
+    let cells: usize = n.iter().product();
+    let stride = [1, grid[0], grid[0] * grid[1]];
+    // (cells, block so far): the whole box, then cut across x, y, z in turn
+    let mut groups: Vec<(Vec<usize>, usize)> = vec![((0..cells).collect(), 0)];
+    for d in 0..3 {
+        let p = grid[d].max(1);
+        let mut next = Vec::with_capacity(groups.len() * p);
+        for (mut group, block) in groups {
+            group.sort_unstable_by_key(|&c| {
+                let x = at(c);
+                (x[d], x[(d + 1) % 3], x[(d + 2) % 3])
+            });
+            let m = group.len();
+            for r in 0..p {
+                next.push((group[r * m / p..(r + 1) * m / p].to_vec(), block + r * stride[d]));
             }
         }
+        groups = next;
     }
-    part
+    let mut block_of_cell = vec![0; cells];
+    for (group, block) in groups {
+        for c in group {
+            block_of_cell[c] = block;
+        }
+    }
+    block_of_cell.into_iter().flat_map(|b| std::iter::repeat_n(b, lattice.per_cell)).collect()
 }
 
 #[cfg(test)]
@@ -78,7 +98,7 @@ mod tests {
     use super::*;
 
     fn lattice(cells: [usize; 3], periodic: [bool; 3]) -> CellLattice {
-        CellLattice { cells, periodic }
+        CellLattice { cells, periodic, per_cell: 1 }
     }
 
     /// The faces between cells of different parts, counted from the cells (periodic directions wrapping), around
@@ -122,6 +142,8 @@ mod tests {
             ([9, 9, 9], [true; 3], 8),
             ([3, 3, 3], [false; 3], 4),
             ([10, 1, 1], [false; 3], 5),
+            ([8, 6, 4], [false; 3], 4),
+            ([12, 12, 12], [true, false, true], 8),
         ] {
             let l = lattice(cells, periodic);
             let grid = block_grid(&l, parts).expect("a grid fits");
@@ -132,17 +154,19 @@ mod tests {
             for &p in &part {
                 count[p] += 1;
             }
-            // each direction's ranges differ by one cell at most: a part holds at most Π⌈n/p⌉ and at least Π⌊n/p⌋
-            let most: usize = (0..3).map(|d| cells[d].div_ceil(grid[d])).product();
-            let least: usize = (0..3).map(|d| cells[d] / grid[d]).product();
-            assert!(count.iter().all(|&c| c >= least.max(1) && c <= most), "{cells:?} {grid:?}: {count:?}");
-            // cell (i, j, k) lies in block (r₀, r₁, r₂) with ⌊r·n/p⌋ ≤ index < ⌊(r + 1)·n/p⌋ in every direction
-            for (c, &p) in part.iter().enumerate() {
-                let index = [c % cells[0], (c / cells[0]) % cells[1], c / (cells[0] * cells[1])];
-                let block = [p % grid[0], (p / grid[0]) % grid[1], p / (grid[0] * grid[1])];
-                for d in 0..3 {
-                    let (r, n, q) = (block[d], cells[d], grid[d]);
-                    assert!(r * n / q <= index[d] && index[d] < (r + 1) * n / q, "{cells:?} {grid:?}: cell {c}");
+            // every block holds the average to within two cells
+            let (least, most) = (count.iter().min().copied().unwrap_or(0), count.iter().max().copied().unwrap_or(0));
+            let average = part.len() / parts;
+            assert!(least + 2 >= average && most <= average + 2 && least > 0, "{cells:?} {grid:?}: {count:?}");
+            // where the grid divides the cells, block (r₀, r₁, r₂) is the ranges r·n/p … (r + 1)·n/p − 1: planes
+            if (0..3).all(|d| cells[d] % grid[d] == 0) {
+                for (c, &p) in part.iter().enumerate() {
+                    let index = [c % cells[0], (c / cells[0]) % cells[1], c / (cells[0] * cells[1])];
+                    let block = [p % grid[0], (p / grid[0]) % grid[1], p / (grid[0] * grid[1])];
+                    for d in 0..3 {
+                        let width = cells[d] / grid[d];
+                        assert_eq!(index[d] / width, block[d], "{cells:?} {grid:?}: cell {c}");
+                    }
                 }
             }
         }
@@ -150,14 +174,15 @@ mod tests {
 
     #[test]
     fn the_grid_cuts_fewest_faces_around_the_busiest_part() {
-        // 81³ walls on 4 ranks: 2×2×1 (two faces of 41×81 around a part), not slabs (two of 81×81)
-        let walls = lattice([81, 81, 81], [false; 3]);
+        // 80³ walls on 4 ranks: 2×2×1 (two faces of 40×80 around a part), not slabs (two of 80×80)
+        let walls = lattice([80, 80, 80], [false; 3]);
         let grid = block_grid(&walls, 4).unwrap();
         // among equal grids the fastest-varying directions are cut first (short layers: closer face neighbours)
         assert_eq!(grid, [2, 2, 1]);
         assert_eq!(block_grid(&lattice([64, 64, 64], [false; 3]), 2), Some([2, 1, 1]));
+        assert_eq!(block_grid(&lattice([81, 81, 81], [false; 3]), 4), Some([2, 2, 1]));
         let around = faces_cut_per_part(&walls, &partition_blocks(&walls, grid), 4);
-        assert_eq!(around.iter().max(), Some(&(2 * 41 * 81)), "{around:?}");
+        assert_eq!(around.iter().max(), Some(&(2 * 40 * 80)), "{around:?}");
         // every other grid of 4 parts leaves its busiest part more cut faces (counted cell by cell)
         for other in [[4, 1, 1], [1, 4, 1], [1, 1, 4], [2, 1, 2], [1, 2, 2], [2, 2, 1]] {
             let count = faces_cut_per_part(&walls, &partition_blocks(&walls, other), 4);
@@ -173,11 +198,67 @@ mod tests {
         assert_eq!(block_grid(&lattice([40, 4, 4], [false; 3]), 4), Some([4, 1, 1]));
     }
 
+    /// The block of each element of the generated meshes (triangles of a rectangle, tetrahedra of a box in both
+    /// splits, hexahedra; cell counts the grid divides, so that blocks are ranges) holds its centroid: the lattice the
+    /// generators record matches where their elements are.
+    #[test]
+    fn every_generated_element_lies_in_its_block() {
+        use dg_core::hexmesh::{hex_box_mesh, HexBoxSpec};
+        use dg_core::mesh::{rectangle, RectangleSpec};
+        use dg_core::mesh3d::{box_mesh, BoxSpec, CubeSplit};
+        // the block of a point of the unit box cut by `grid` over `cells`: as `partition_blocks` cuts the cells
+        let block_of = |x: [f64; 3], cells: [usize; 3], grid: [usize; 3]| {
+            let r: Vec<usize> = (0..3)
+                .map(|d| {
+                    assert_eq!(cells[d] % grid[d], 0, "{cells:?} {grid:?}");
+                    ((x[d] * cells[d] as f64) as usize).min(cells[d] - 1) / (cells[d] / grid[d])
+                })
+                .collect();
+            r[0] + grid[0] * (r[1] + grid[1] * r[2])
+        };
+        let check = |lattice: &CellLattice, centroids: Vec<[f64; 3]>, parts: usize| {
+            assert_eq!(lattice.elements(), centroids.len());
+            let grid = block_grid(lattice, parts).expect("a grid");
+            let part = partition_blocks(lattice, grid);
+            for (e, c) in centroids.iter().enumerate() {
+                assert_eq!(part[e], block_of(*c, lattice.cells, grid), "{lattice:?} {grid:?}: element {e} at {c:?}");
+            }
+        };
+        let tri = rectangle(&RectangleSpec { nx: 8, ny: 6, ..RectangleSpec::unit_square(8) }).expect("a rectangle");
+        let centroids = tri
+            .elements
+            .iter()
+            .map(|e| {
+                let c = |d: usize| e.iter().map(|&v| tri.vertices[v][d]).sum::<f64>() / 3.0;
+                [c(0), c(1), 0.5]
+            })
+            .collect();
+        check(tri.lattice.as_ref().expect("a lattice"), centroids, 4);
+        for split in [CubeSplit::Six, CubeSplit::Five] {
+            let tets = box_mesh(&BoxSpec { cells: [4, 3, 2], split, ..BoxSpec::unit_cube(4) }).expect("a box");
+            let centroids = tets
+                .elements
+                .iter()
+                .map(|e| std::array::from_fn(|d| e.iter().map(|&v| tets.vertices[v][d]).sum::<f64>() / 4.0))
+                .collect();
+            check(tets.lattice.as_ref().expect("a lattice"), centroids, 6);
+        }
+        let hexes = hex_box_mesh(&HexBoxSpec { cells: [6, 4, 3], ..HexBoxSpec::unit_cube(6, false) }).expect("a box");
+        let centroids = hexes
+            .elements
+            .iter()
+            .map(|e| std::array::from_fn(|d| e.iter().map(|&v| hexes.vertices[v][d]).sum::<f64>() / 8.0))
+            .collect();
+        check(hexes.lattice.as_ref().expect("a lattice"), centroids, 4);
+    }
+
     #[test]
     fn no_grid_where_a_direction_has_too_few_cells() {
         // 7 is prime and every direction has 4 cells
         assert_eq!(block_grid(&lattice([4, 4, 4], [false; 3]), 7), None);
         assert_eq!(block_grid(&lattice([1, 1, 1], [false; 3]), 2), None);
+        // a rectangle's squares (one cell across z) take no cut across z
+        assert_eq!(block_grid(&lattice([6, 6, 1], [false; 3]), 4), Some([2, 2, 1]));
         assert_eq!(block_grid(&lattice([1, 1, 1], [false; 3]), 1), Some([1, 1, 1]));
     }
 }

@@ -143,7 +143,7 @@ pub fn owners(
     if parts == 0 || parts > elements {
         return Err(ParallelError::TooManyParts { elements, parts });
     }
-    let lattice = lattice.filter(|l| l.cells.iter().product::<usize>() == elements);
+    let lattice = lattice.filter(|l| l.elements() == elements);
     let grid = lattice.and_then(|l| crate::blocks::block_grid(l, parts).map(|grid| (l, grid)));
     match (how, grid) {
         (Partitioner::Auto | Partitioner::Blocks, Some((lattice, grid))) => {
@@ -311,7 +311,7 @@ mod tests {
     fn blocks_where_the_mesh_is_a_box_metis_elsewhere_and_blocks_refused_where_they_cannot_split() {
         use dg_core::hexmesh::CellLattice;
         // a 4×3×2 box's cell graph (no periodic faces)
-        let box_of = CellLattice { cells: [4, 3, 2], periodic: [false; 3] };
+        let box_of = CellLattice { cells: [4, 3, 2], periodic: [false; 3], per_cell: 1 };
         let cell = |i: usize, j: usize, k: usize| i + 4 * (j + 3 * k);
         let mut graph = vec![Vec::new(); 24];
         for (k, j, i) in (0..2).flat_map(|k| (0..3).flat_map(move |j| (0..4).map(move |i| (k, j, i)))) {
@@ -327,7 +327,7 @@ mod tests {
         assert!((0..24).all(|c| part[c] == usize::from(c % 4 >= 2)), "{part:?}");
         assert_eq!(how.to_string(), "blocks 2×1×1 of the 4×3×2 box");
         // no lattice, or one that does not hold every element (stale): METIS for auto, an error for blocks
-        let stale = CellLattice { cells: [4, 3, 1], periodic: [false; 3] };
+        let stale = CellLattice { cells: [4, 3, 1], periodic: [false; 3], per_cell: 1 };
         for lattice in [None, Some(&stale)] {
             let (_, how) = owners(&graph, 2, Partitioner::Auto, lattice).unwrap();
             assert_eq!(how, Partition::Metis { parts: 2 });

@@ -2,7 +2,7 @@
 
 use crate::device::RangedDeviceRhs;
 use crate::halo::HaloPlan;
-use crate::partition::{element_graph, elements_across, split_mesh, Split};
+use crate::partition::{element_graph, elements_across, split_mesh, Partitioner, Split};
 use crate::trace::TracePlan;
 use crate::ParallelError;
 use dg_core::mesh::{Connectivity, TriMesh};
@@ -35,11 +35,17 @@ pub struct TriPart {
     pub partition: crate::partition::Partition,
 }
 
-/// Splits `mesh` into `parts` parts (METIS on the element graph) and builds part `rank` at order `order`. Every
-/// rank computes the same partition from the same mesh.
-pub fn tri_part(mesh: &TriMesh, order: usize, parts: usize, rank: usize) -> Result<TriPart, ParallelError> {
+/// Splits `mesh` into `parts` parts as `how` asks (blocks of a structured rectangle's squares, or METIS on the
+/// element graph) and builds part `rank` at order `order`. Every rank computes the same partition from the same mesh.
+pub fn tri_part(
+    mesh: &TriMesh,
+    order: usize,
+    (parts, rank): (usize, usize),
+    how: Partitioner,
+) -> Result<TriPart, ParallelError> {
     let connectivity = Connectivity::build(mesh).map_err(dg_core::space::SpaceError::from)?;
-    let split = split_mesh(&connectivity.links, (parts, rank), Split::default(), |elements, links| {
+    let how = Split { how, lattice: mesh.lattice.as_ref() };
+    let split = split_mesh(&connectivity.links, (parts, rank), how, |elements, links| {
         let sub = TriMesh {
             vertices: mesh.vertices.clone(),
             elements: elements.iter().map(|&k| mesh.elements[k]).collect(),
@@ -47,6 +53,7 @@ pub fn tri_part(mesh: &TriMesh, order: usize, parts: usize, rank: usize) -> Resu
             boundary_tags: mesh.boundary_tags.clone(),
             periodic_vertex: mesh.periodic_vertex.clone(),
             origins: elements.iter().filter_map(|&k| mesh.origins.get(k).cloned()).collect(),
+            lattice: None,
         };
         let connectivity = Connectivity { links, tag_names: connectivity.tag_names.clone() };
         Ok(DgSpace2d::with_connectivity(sub, order, connectivity)?)
@@ -128,7 +135,8 @@ mod tests {
         };
         let mut mesh = rectangle(&spec).expect("a mesh");
         perturb_interior(&mut mesh, 0.2, 3);
-        let parts: Vec<_> = (0..3).map(|r| tri_part(&mesh, 3, 3, r).expect("a part")).collect();
+        let parts: Vec<_> =
+            (0..3).map(|r| tri_part(&mesh, 3, (3, r), crate::partition::Partitioner::Metis).expect("a part")).collect();
         for (rank, part) in parts.iter().enumerate() {
             let (np, owned) = (part.space.element.np, part.plan.owned.len());
             let nfaces = 3 * part.space.element.nfp;

@@ -55,6 +55,9 @@ pub struct EulerOptions {
     pub boundary: std::collections::HashMap<String, String>,
     /// What the run writes (VTU, series, restart files) and where it starts.
     pub output: RunOutput,
+    /// Under `mpirun`: how the mesh is split over the ranks (blocks of a structured box where a grid fits, METIS
+    /// otherwise, by default).
+    pub partition: dg_parallel::partition::Partitioner,
 }
 
 impl Default for EulerOptions {
@@ -73,6 +76,7 @@ impl Default for EulerOptions {
             step_scale: 1.0,
             boundary: Default::default(),
             output: RunOutput::default(),
+            partition: Default::default(),
         }
     }
 }

@@ -71,6 +71,7 @@ pub fn run_nodal_euler<T: Real>(
         variant: opts.variant.clone(),
         no_tune: opts.no_tune,
         output: opts.output.clone(),
+        partition: opts.partition,
     };
     let adapter = NodalEuler(case);
     let outcome = crate::maxwell_run::run_with_law::<_, T>(&space, law, &adapter, &run_opts, device, progress)?;

@@ -60,6 +60,9 @@ pub struct RunOptions {
     pub no_tune: bool,
     /// What the run writes (VTU, series, restart files) and where it starts.
     pub output: RunOutput,
+    /// Under `mpirun`: how the mesh is split over the ranks (blocks of a structured box where a grid fits, METIS
+    /// otherwise, by default).
+    pub partition: dg_parallel::partition::Partitioner,
 }
 
 impl Default for RunOptions {
@@ -78,6 +81,7 @@ impl Default for RunOptions {
             variant: None,
             no_tune: false,
             output: RunOutput::default(),
+            partition: Default::default(),
         }
     }
 }

@@ -280,7 +280,7 @@ fn prepare<'m, L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     comm: &dyn Communicator,
 ) -> Result<Prepared<'m, T>, RunError> {
     let (rank, size) = (comm.rank(), comm.size());
-    let part = tri_part(mesh, order, size, rank);
+    let part = tri_part(mesh, order, (size, rank), opts.partition);
     // the step: rank 0's limit on the whole mesh (what the one-process run takes), sent to every rank
     let mut shared = [f64::NAN, f64::NAN, 0.0];
     let mut limit_error = None;

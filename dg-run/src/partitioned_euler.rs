@@ -37,7 +37,7 @@ pub fn run_euler_partitioned<T: Real>(
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<EulerPartitionedOutcome, RunError> {
     refuse_unsplit(&opts.output, opts.variant.is_some(), "a modal-triangle Euler")?;
-    let part = agreed(comm, tri_part(mesh, 1, comm.size(), comm.rank()).map_err(RunError::from))?;
+    let part = agreed(comm, tri_part(mesh, 1, (comm.size(), comm.rank()), opts.partition).map_err(RunError::from))?;
     let prepared: Prepared<T> = agreed(comm, prepare_on(case, part.space.clone(), opts))?;
     // the own elements alone: norms, totals and extrema (their states are the first elements of the local ones)
     let owned: Prepared<T> = agreed(comm, prepare_on(case, part.owned.clone(), opts))?;

@@ -20,7 +20,7 @@ use dg_laws::{euler3d, maxwell3d};
 use dg_parallel::comm::Communicator;
 use dg_parallel::device::DeviceHalo;
 use dg_parallel::hex::{hex_part, HexRanges};
-use dg_parallel::partition::{MeshPart, Partitioner};
+use dg_parallel::partition::MeshPart;
 use dg_parallel::trace::TracePlan;
 use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
@@ -32,13 +32,13 @@ pub type HexPartitionedOutcome = SplitOutcome<HexReport>;
 
 /// Runs `case` on `mesh` split over the ranks of `comm`: on the native CPU path (`device` `None`) or on each rank's
 /// device in the schedule and exchange `device` picks, the variant rank 0's (`--variant`, the tuning database's,
-/// or tuned on its device), the mesh split as `how` asks (blocks of the case's box by default). The step is rank 0's on the whole mesh (its stability limit and wave speed), so every
+/// or tuned on its device), the mesh split as `opts.partition` asks (blocks of the case's box by default). The step is rank 0's on the whole mesh (its stability limit and wave speed), so every
 /// rank and a one-process run take the same steps and every own cell evolves as in one process. `--out FILE.vtu`
 /// gives FILE.pvtu and FILE-R.vtu per rank.
 pub fn run_hex_partitioned<T: Real>(
     case: &dyn HexCase,
     mesh: &HexMesh,
-    (opts, how): (&HexOptions, Partitioner),
+    opts: &HexOptions,
     comm: &dyn Communicator,
     device: Option<(&mut dyn Device, SchedulePick, ExchangePick)>,
     progress: &mut dyn FnMut(f64, f64),
@@ -50,10 +50,8 @@ pub fn run_hex_partitioned<T: Real>(
     let mut quiet = |_: f64, _: f64| {};
     let progress: &mut dyn FnMut(f64, f64) = if comm.rank() == 0 { progress } else { &mut quiet };
     match case.law() {
-        HexLaw::Maxwell => {
-            over_ranks::<_, T>(maxwell3d::Law::default(), case, (mesh, how), opts, comm, device, progress)
-        }
-        HexLaw::Euler => over_ranks::<_, T>(euler3d::Law::default(), case, (mesh, how), opts, comm, device, progress),
+        HexLaw::Maxwell => over_ranks::<_, T>(maxwell3d::Law::default(), case, mesh, opts, comm, device, progress),
+        HexLaw::Euler => over_ranks::<_, T>(euler3d::Law::default(), case, mesh, opts, comm, device, progress),
     }
 }
 
@@ -79,7 +77,7 @@ fn whole_mesh_step<L: ConservationLaw + Clone + Send + Sync + 'static>(
 fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     mut law: L,
     case: &dyn HexCase,
-    (mesh, how): (&HexMesh, Partitioner),
+    mesh: &HexMesh,
     opts: &HexOptions,
     comm: &dyn Communicator,
     device: Option<(&mut dyn Device, SchedulePick, ExchangePick)>,
@@ -89,7 +87,7 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     check_state_size(mesh.num_elements(), opts.order, L::NVARS)?;
     let (nv, rank) = (L::NVARS, comm.rank());
     let part: MeshPart<HexSpace> =
-        agreed(comm, hex_part(mesh, opts.order, (comm.size(), rank), how).map_err(RunError::from))?;
+        agreed(comm, hex_part(mesh, opts.order, (comm.size(), rank), opts.partition).map_err(RunError::from))?;
     let dt = from_rank_0(comm, || whole_mesh_step(&law, case, mesh, opts))?;
     let binding = agreed(comm, hex_binding(&law, case, &part.space, opts))?;
     let np = part.space.element.np;

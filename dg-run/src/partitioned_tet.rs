@@ -72,7 +72,7 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
 ) -> Result<TetPartitionedOutcome, RunError> {
     let nv = L::NVARS;
     let part: MeshPart<DgSpace3d> =
-        agreed(comm, tet_part(mesh, opts.order, comm.size(), comm.rank()).map_err(RunError::from))?;
+        agreed(comm, tet_part(mesh, opts.order, (comm.size(), comm.rank()), opts.partition).map_err(RunError::from))?;
     let dt = from_rank_0(comm, || whole_mesh_step(&law, case, mesh, opts))?;
     let problem = agreed(comm, problem_on(&law, case, part.space.clone(), opts))?;
     let np = problem.space.element.np;

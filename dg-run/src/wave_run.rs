@@ -53,6 +53,9 @@ pub struct WaveOptions {
     pub no_tune: bool,
     /// What the run writes (VTU, series, restart files) and where it starts.
     pub output: RunOutput,
+    /// Under `mpirun`: how the mesh is split over the ranks (blocks of a structured box where a grid fits, METIS
+    /// otherwise, by default).
+    pub partition: dg_parallel::partition::Partitioner,
 }
 
 impl Default for WaveOptions {
@@ -69,6 +72,7 @@ impl Default for WaveOptions {
             variant: None,
             no_tune: false,
             output: RunOutput::default(),
+            partition: Default::default(),
         }
     }
 }

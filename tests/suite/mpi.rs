@@ -216,8 +216,8 @@ fn device_runs_over_two_and_four_ranks_equal_the_one_process_run_in_every_schedu
 }
 
 /// Hexahedral boxes split into blocks by default (`--partition auto`; every cut a plane) and by METIS when asked,
-/// both equal to the one-process run; a mesh read from a file is split by METIS, and blocks are refused for it, for
-/// triangles and in one process, with a clear message.
+/// both equal to the one-process run; structured triangles and tetrahedra into blocks too; a mesh read from a file
+/// is split by METIS, and blocks are refused for it and in one process, with a clear message.
 #[test]
 fn hexahedral_boxes_split_into_blocks_or_by_metis_and_both_equal_the_one_process_run() {
     if !mpi_available() {
@@ -261,6 +261,26 @@ fn hexahedral_boxes_split_into_blocks_or_by_metis_and_both_equal_the_one_process
     let file = ["run", "maxwell3d-cavity", "--mesh", "cube.msh", "--order", "1", "--t-end", "0.05", "--device", "cpu"];
     let split = report(Some(2), &[&file[..], &["--json"]].concat(), dir.path());
     assert_eq!(split["partition"]["kind"], "metis", "{split}");
+    // triangles and tetrahedra of the cases' structured rectangles and boxes are cut into blocks too (two triangles
+    // per square, six tetrahedra per cube), a Gmsh triangle mesh by METIS
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let hole_mesh = root.join("examples/meshes/square_hole.msh");
+    let hole =
+        ["run", "maxwell-pulse", "--mesh", hole_mesh.to_str().expect("UTF-8"), "--order", "1", "--t-end", "0.02"];
+    for (args, grid) in [
+        (vec!["run", "maxwell-cavity", "--order", "2", "--nx", "8", "--ny", "6", "--t-end", "0.05"], Some([2, 2, 1])),
+        (vec!["run", "acoustic-cube", "--order", "1", "--nx", "4", "--t-end", "0.05"], Some([2, 2, 1])),
+        (hole.to_vec(), None),
+    ] {
+        let split = report(Some(4), &[&args[..], &["--device", "cpu", "--json"]].concat(), dir.path());
+        match grid {
+            Some(grid) => {
+                assert_eq!(split["partition"]["kind"], "blocks", "{args:?}: {split}");
+                assert_eq!(split["partition"]["grid"], serde_json::json!(grid), "{args:?}: {split}");
+            }
+            None => assert_eq!(split["partition"]["kind"], "metis", "{args:?}: {split}"),
+        }
+    }
     for (ranks, args, expected) in [
         (Some(2), [&file[..], &["--partition", "blocks"]].concat(), "not a structured box"),
         (
@@ -268,7 +288,7 @@ fn hexahedral_boxes_split_into_blocks_or_by_metis_and_both_equal_the_one_process
             [&case[..2], &["--nx", "2", "--partition", "blocks", "--device", "cpu"]].concat(),
             "no grid of blocks",
         ),
-        (Some(2), vec!["run", "maxwell-cavity", "--nx", "4", "--partition", "metis"], "applies to hexahedral cases"),
+        (Some(2), [&hole[..], &["--partition", "blocks"]].concat(), "not a structured box"),
         (None, [&case[..], &["--partition", "blocks"]].concat(), "split over MPI ranks"),
         (None, [&case[..], &["--partition", "grid"]].concat(), "unknown partitioner `grid`"),
     ] {

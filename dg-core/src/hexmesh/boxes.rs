@@ -88,6 +88,6 @@ pub fn hex_box_mesh(spec: &HexBoxSpec) -> Result<HexMesh, MeshError> {
     }
     let mut mesh = HexMesh::new(vertices, elements, tag_names, boundary_tags)?;
     mesh.periodic_vertex = lattice.periodic_representatives(spec.periodic);
-    mesh.lattice = Some(super::CellLattice { cells: spec.cells, periodic: spec.periodic });
+    mesh.lattice = Some(super::CellLattice { cells: spec.cells, periodic: spec.periodic, per_cell: 1 });
     Ok(mesh)
 }

@@ -4,6 +4,7 @@
 mod boxes;
 mod connectivity;
 
+pub use crate::lattice::CellLattice;
 /// Gmsh input of hexahedral meshes (the reader is shared with triangle and tetrahedral meshes).
 pub use crate::mesh::{read_gmsh_hex, read_gmsh_hex_str};
 pub use boxes::{hex_box_mesh, HexBoxSpec};
@@ -30,15 +31,6 @@ pub struct HexMesh {
     /// directions (what a partition into blocks needs); `None` for any other mesh. Anything that reorders, adds or
     /// removes cells must set it to `None` (a stale lattice still gives a valid partition, only a worse one).
     pub lattice: Option<CellLattice>,
-}
-
-/// The cells of a structured box: cell (i, j, k) is element `i + n₀·(j + n₁·k)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CellLattice {
-    /// Cells per direction.
-    pub cells: [usize; 3],
-    /// Directions whose opposite sides are identified.
-    pub periodic: [bool; 3],
 }
 
 /// How a cell's geometry enters its kernels (seed 003's geometry classes).

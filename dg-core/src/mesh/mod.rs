@@ -43,6 +43,10 @@ pub struct TriMesh {
     pub periodic_vertex: Option<Vec<usize>>,
     /// Where each element was defined (e.g. `file.msh:42`), for error messages; empty when generated.
     pub origins: Vec<String>,
+    /// For the triangles of a structured rectangle in [`rectangle`]'s order (two per square): its squares, for a
+    /// partition into blocks; `None` for any other mesh. Anything that reorders, adds or removes elements must set
+    /// it to `None` (a stale lattice still gives a valid partition, only a worse one).
+    pub lattice: Option<crate::lattice::CellLattice>,
 }
 
 impl TriMesh {
@@ -85,7 +89,7 @@ impl TriMesh {
             let k = areas.iter().position(|&a| (a < 0.0) == minority_negative).expect("a minority element exists");
             return Err(MeshError::Inverted { element: k, origin: origin(k) });
         }
-        Ok(Self { vertices, elements, tag_names, boundary_tags, periodic_vertex: None, origins })
+        Ok(Self { vertices, elements, tag_names, boundary_tags, periodic_vertex: None, origins, lattice: None })
     }
 
     /// Number of elements.

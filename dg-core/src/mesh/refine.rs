@@ -50,5 +50,7 @@ pub fn refine_uniform(mesh: &TriMesh) -> TriMesh {
         boundary_tags,
         periodic_vertex: mesh.periodic_vertex.as_ref().map(|_| canon),
         origins,
+        // four triangles per triangle, no longer a rectangle's two per square in order
+        lattice: None,
     }
 }

@@ -124,6 +124,11 @@ pub fn rectangle(spec: &RectangleSpec) -> Result<TriMesh, MeshError> {
         }
         mesh.periodic_vertex = Some(canon);
     }
+    mesh.lattice = Some(crate::lattice::CellLattice {
+        cells: [nx, ny, 1],
+        periodic: [periodic_x, periodic_y, false],
+        per_cell: 2,
+    });
     Ok(mesh)
 }
 

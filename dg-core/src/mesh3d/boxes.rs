@@ -108,6 +108,11 @@ pub fn box_mesh(spec: &BoxSpec) -> Result<TetMesh, MeshError> {
     }
     let mut mesh = TetMesh::new(vertices, elements, tag_names, boundary_tags)?;
     mesh.periodic_vertex = lattice.periodic_representatives(spec.periodic);
+    let per_cell = match spec.split {
+        CubeSplit::Six => 6,
+        CubeSplit::Five => 5,
+    };
+    mesh.lattice = Some(crate::lattice::CellLattice { cells: spec.cells, periodic: spec.periodic, per_cell });
     Ok(mesh)
 }
 

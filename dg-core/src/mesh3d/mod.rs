@@ -29,6 +29,10 @@ pub struct TetMesh {
     pub boundary_tags: HashMap<[usize; 3], usize>,
     /// For periodic meshes: the representative of each vertex (vertices identified by periodicity share one).
     pub periodic_vertex: Option<Vec<usize>>,
+    /// For the tetrahedra of a structured box in [`box_mesh`]'s order (five or six per cube): its cubes, for a
+    /// partition into blocks; `None` for any other mesh. Anything that reorders, adds or removes elements must set
+    /// it to `None` (a stale lattice still gives a valid partition, only a worse one).
+    pub lattice: Option<crate::lattice::CellLattice>,
 }
 
 impl TetMesh {
@@ -61,7 +65,7 @@ impl TetMesh {
                 e.swap(1, 2);
             }
         }
-        Ok(Self { vertices, elements, tag_names, boundary_tags, periodic_vertex: None })
+        Ok(Self { vertices, elements, tag_names, boundary_tags, periodic_vertex: None, lattice: None })
     }
 
     /// Number of elements.
