@@ -224,32 +224,19 @@ mod tests {
                 assert_eq!(part[e], block_of(*c, lattice.cells, grid), "{lattice:?} {grid:?}: element {e} at {c:?}");
             }
         };
+        // each element's centroid in three coordinates (a triangle's at z = ½)
+        fn centroids<const N: usize, const D: usize>(elements: &[[usize; N]], vertices: &[[f64; D]]) -> Vec<[f64; 3]> {
+            let mean = |e: &[usize; N], d: usize| e.iter().map(|&v| vertices[v][d]).sum::<f64>() / N as f64;
+            elements.iter().map(|e| std::array::from_fn(|d| if d < D { mean(e, d) } else { 0.5 })).collect()
+        }
         let tri = rectangle(&RectangleSpec { nx: 8, ny: 6, ..RectangleSpec::unit_square(8) }).expect("a rectangle");
-        let centroids = tri
-            .elements
-            .iter()
-            .map(|e| {
-                let c = |d: usize| e.iter().map(|&v| tri.vertices[v][d]).sum::<f64>() / 3.0;
-                [c(0), c(1), 0.5]
-            })
-            .collect();
-        check(tri.lattice.as_ref().expect("a lattice"), centroids, 4);
+        check(tri.lattice.as_ref().expect("a lattice"), centroids(&tri.elements, &tri.vertices), 4);
         for split in [CubeSplit::Six, CubeSplit::Five] {
             let tets = box_mesh(&BoxSpec { cells: [4, 3, 2], split, ..BoxSpec::unit_cube(4) }).expect("a box");
-            let centroids = tets
-                .elements
-                .iter()
-                .map(|e| std::array::from_fn(|d| e.iter().map(|&v| tets.vertices[v][d]).sum::<f64>() / 4.0))
-                .collect();
-            check(tets.lattice.as_ref().expect("a lattice"), centroids, 6);
+            check(tets.lattice.as_ref().expect("a lattice"), centroids(&tets.elements, &tets.vertices), 6);
         }
         let hexes = hex_box_mesh(&HexBoxSpec { cells: [6, 4, 3], ..HexBoxSpec::unit_cube(6, false) }).expect("a box");
-        let centroids = hexes
-            .elements
-            .iter()
-            .map(|e| std::array::from_fn(|d| e.iter().map(|&v| hexes.vertices[v][d]).sum::<f64>() / 8.0))
-            .collect();
-        check(hexes.lattice.as_ref().expect("a lattice"), centroids, 4);
+        check(hexes.lattice.as_ref().expect("a lattice"), centroids(&hexes.elements, &hexes.vertices), 4);
     }
 
     #[test]
