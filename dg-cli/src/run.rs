@@ -104,10 +104,10 @@ pub struct RunArgs {
     /// [default: tuned].
     #[arg(long, value_name = "host-staged|nccl|tuned")]
     pub exchange: Option<ExchangePick>,
-    /// Under `mpirun`: how the mesh is split over the ranks, `blocks` (a grid of blocks of the case's structured
-    /// rectangle or box, every cut a line or a plane), `metis` (METIS k-way on the element graph) or `auto` (blocks
-    /// where the mesh is a case's structured one and a grid fits the ranks, METIS otherwise: a mesh read from a file,
-    /// refined, or an annulus) [default: auto].
+    /// Under `mpirun`: how the mesh is split over the ranks, `blocks` (a grid of equal blocks of the case's
+    /// structured rectangle or box, every cut a line or a plane, with one step where the ranks do not divide the
+    /// cells), `metis` (METIS k-way on the element graph) or `auto` (blocks where the mesh is a case's structured one
+    /// and a grid fits the ranks, METIS otherwise: a mesh read from a file, refined, or an annulus) [default: auto].
     #[arg(long, value_name = "auto|metis|blocks")]
     pub partition: Option<dg_parallel::partition::Partitioner>,
     #[command(flatten)]

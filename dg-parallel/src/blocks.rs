@@ -4,7 +4,7 @@
 //! busiest part's cut faces are fewest. Every cut is a plane: a part's halo is whole layers of cells, each joined to
 //! it through one face (two or three along the block's edges), where a graph partitioner's cuts are jagged.
 
-use dg_core::hexmesh::CellLattice;
+use dg_core::lattice::CellLattice;
 
 /// The grid of blocks for `parts` parts of `lattice`, or `None` where no grid fits (a direction would need more
 /// blocks than it has cells: a prime number of parts above every direction's cells, for instance). Among the grids

@@ -124,7 +124,7 @@ impl std::fmt::Display for Partition {
         match self {
             Self::Metis { parts } => write!(f, "METIS k-way, {parts} parts"),
             Self::Blocks { grid: [a, b, c], cells: [x, y, z] } => {
-                write!(f, "blocks {a}×{b}×{c} of the {x}×{y}×{z} box")
+                write!(f, "blocks {a}×{b}×{c} of {x}×{y}×{z} cells")
             }
         }
     }
@@ -137,7 +137,7 @@ pub fn owners(
     neighbours: &[Vec<usize>],
     parts: usize,
     how: Partitioner,
-    lattice: Option<&dg_core::hexmesh::CellLattice>,
+    lattice: Option<&dg_core::lattice::CellLattice>,
 ) -> Result<(Vec<usize>, Partition), ParallelError> {
     let elements = neighbours.len();
     if parts == 0 || parts > elements {
@@ -150,8 +150,8 @@ pub fn owners(
             Ok((crate::blocks::partition_blocks(lattice, grid), Partition::Blocks { grid, cells: lattice.cells }))
         }
         (Partitioner::Blocks, None) => Err(ParallelError::NoBlocks(match lattice {
-            None => "the mesh is not a structured box (a mesh read from a file, for one): give --partition metis or \
-                     auto"
+            None => "the mesh is not a case's structured rectangle or box (read from a file, refined or curved): give \
+                     --partition metis or auto"
                 .into(),
             Some(l) => format!(
                 "no grid of blocks splits the {}×{}×{} box into {parts} parts (each direction needs at least as many \
@@ -236,7 +236,7 @@ pub struct Split<'a> {
     /// The partitioner asked.
     pub how: Partitioner,
     /// The structured box's cells, for blocks.
-    pub lattice: Option<&'a dg_core::hexmesh::CellLattice>,
+    pub lattice: Option<&'a dg_core::lattice::CellLattice>,
 }
 
 /// Splits a mesh whose face links are `links` into `parts` parts ([`owners`]: METIS on the element graph, or blocks
@@ -309,7 +309,7 @@ mod tests {
 
     #[test]
     fn blocks_where_the_mesh_is_a_box_metis_elsewhere_and_blocks_refused_where_they_cannot_split() {
-        use dg_core::hexmesh::CellLattice;
+        use dg_core::lattice::CellLattice;
         // a 4×3×2 box's cell graph (no periodic faces)
         let box_of = CellLattice { cells: [4, 3, 2], periodic: [false; 3], per_cell: 1 };
         let cell = |i: usize, j: usize, k: usize| i + 4 * (j + 3 * k);
@@ -325,14 +325,14 @@ mod tests {
         let (part, how) = owners(&graph, 2, Partitioner::Auto, Some(&box_of)).unwrap();
         assert_eq!(how, Partition::Blocks { grid: [2, 1, 1], cells: [4, 3, 2] });
         assert!((0..24).all(|c| part[c] == usize::from(c % 4 >= 2)), "{part:?}");
-        assert_eq!(how.to_string(), "blocks 2×1×1 of the 4×3×2 box");
+        assert_eq!(how.to_string(), "blocks 2×1×1 of 4×3×2 cells");
         // no lattice, or one that does not hold every element (stale): METIS for auto, an error for blocks
         let stale = CellLattice { cells: [4, 3, 1], periodic: [false; 3], per_cell: 1 };
         for lattice in [None, Some(&stale)] {
             let (_, how) = owners(&graph, 2, Partitioner::Auto, lattice).unwrap();
             assert_eq!(how, Partition::Metis { parts: 2 });
             let err = owners(&graph, 2, Partitioner::Blocks, lattice).unwrap_err().to_string();
-            assert!(err.contains("not a structured box"), "{err}");
+            assert!(err.contains("not a case's structured rectangle or box"), "{err}");
         }
         // 5 parts: no direction has 5 cells
         assert_eq!(owners(&graph, 5, Partitioner::Auto, Some(&box_of)).unwrap().1, Partition::Metis { parts: 5 });

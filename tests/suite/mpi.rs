@@ -282,13 +282,13 @@ fn hexahedral_boxes_split_into_blocks_or_by_metis_and_both_equal_the_one_process
         }
     }
     for (ranks, args, expected) in [
-        (Some(2), [&file[..], &["--partition", "blocks"]].concat(), "not a structured box"),
+        (Some(2), [&file[..], &["--partition", "blocks"]].concat(), "not a case's structured rectangle or box"),
         (
             Some(3),
             [&case[..2], &["--nx", "2", "--partition", "blocks", "--device", "cpu"]].concat(),
             "no grid of blocks",
         ),
-        (Some(2), [&hole[..], &["--partition", "blocks"]].concat(), "not a structured box"),
+        (Some(2), [&hole[..], &["--partition", "blocks"]].concat(), "not a case's structured rectangle or box"),
         (None, [&case[..], &["--partition", "blocks"]].concat(), "split over MPI ranks"),
         (None, [&case[..], &["--partition", "grid"]].concat(), "unknown partitioner `grid`"),
     ] {
