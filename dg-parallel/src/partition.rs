@@ -78,15 +78,6 @@ pub enum Partitioner {
 impl Partitioner {
     /// Every partitioner, as `--partition` spells it.
     pub const NAMES: [&'static str; 3] = ["auto", "metis", "blocks"];
-
-    /// The name `--partition` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Auto => "auto",
-            Self::Metis => "metis",
-            Self::Blocks => "blocks",
-        }
-    }
 }
 
 impl std::str::FromStr for Partitioner {

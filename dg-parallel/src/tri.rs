@@ -44,8 +44,8 @@ pub fn tri_part(
     how: Partitioner,
 ) -> Result<TriPart, ParallelError> {
     let connectivity = Connectivity::build(mesh).map_err(dg_core::space::SpaceError::from)?;
-    let how = Split { how, lattice: mesh.lattice.as_ref() };
-    let split = split_mesh(&connectivity.links, (parts, rank), how, |elements, links| {
+    let by = Split { how, lattice: mesh.lattice.as_ref() };
+    let split = split_mesh(&connectivity.links, (parts, rank), by, |elements, links| {
         let sub = TriMesh {
             vertices: mesh.vertices.clone(),
             elements: elements.iter().map(|&k| mesh.elements[k]).collect(),

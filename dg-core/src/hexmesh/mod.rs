@@ -27,8 +27,8 @@ pub struct HexMesh {
     pub boundary_tags: HashMap<[usize; 4], usize>,
     /// For periodic meshes: the representative of each vertex (vertices identified by periodicity share one).
     pub periodic_vertex: Option<Vec<usize>>,
-    /// For the cells of a structured box in [`hex_box_mesh`]'s order: the cells per direction and the periodic
-    /// directions (what a partition into blocks needs); `None` for any other mesh. Anything that reorders, adds or
+    /// For the cells of a structured box in [`hex_box_mesh`]'s order: its lattice of cells, one per hexahedron
+    /// (what a partition into blocks needs); `None` for any other mesh. Anything that reorders, adds or
     /// removes cells must set it to `None` (a stale lattice still gives a valid partition, only a worse one).
     pub lattice: Option<CellLattice>,
 }
