@@ -1,8 +1,9 @@
 //! Splitting a structured box of cells (hexahedra, or the squares and cubes that structured triangle and
-//! tetrahedral meshes cut into 2, 5 or 6 elements) into blocks (seed 003's "structured boxes by blocks"): a grid of p₀×p₁×p₂
-//! blocks with p₀p₁p₂ parts, each direction cut into near-equal ranges of cells, the grid chosen so that the
-//! busiest part's cut faces are fewest. Every cut is a plane: a part's halo is whole layers of cells, each joined to
-//! it through one face (two or three along the block's edges), where a graph partitioner's cuts are jagged.
+//! tetrahedral meshes cut into 2, 5 or 6 elements) into blocks (seed 003's "structured boxes by blocks"): a grid of
+//! p₀×p₁×p₂ blocks with p₀p₁p₂ parts of equal cell counts, the grid chosen so that the busiest part's cut faces are
+//! fewest. Every cut is a plane where the grid divides the box, and steps by one partial layer elsewhere: a part's
+//! halo is layers of cells, each joined to it through one face (two or three along the block's edges), where a graph
+//! partitioner's cuts are jagged.
 
 use dg_core::lattice::CellLattice;
 
@@ -71,6 +72,10 @@ pub fn partition_blocks(lattice: &CellLattice, grid: [usize; 3]) -> Vec<usize> {
     let mut groups: Vec<(Vec<usize>, usize)> = vec![((0..cells).collect(), 0)];
     for d in 0..3 {
         let p = grid[d].max(1);
+        if p == 1 {
+            // nothing to cut across d: the groups stay as they are (no reordering needed)
+            continue;
+        }
         let mut next = Vec::with_capacity(groups.len() * p);
         for (mut group, block) in groups {
             group.sort_unstable_by_key(|&c| {
