@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The tile kernels' own face states indexed through the face mask (no vmap_m load) — A/B against the binary before,
-# then Nsight Compute's per-instruction stall samples of the N = 4 f32 winner (new binary). Results under $OUT.
+# The tile kernels' own face states indexed through the face mask (no vmap_m load) — A/B of $NEW against $OLD (the
+# binary before), then Nsight Compute's per-instruction stall samples of the N = 4 f32 winner under each binary
+# (`scripts/probe/sass_phases.py` reads them by phase). Results under $OUT.
 # usage: OLD=gpu/dg NEW=gpu/dg-new OUT=dir bash scripts/probe/tile_face_ab.sh
 set -u
 OUT=${OUT:?}; mkdir -p "$OUT/ab" "$OUT/ncu"
