@@ -14,5 +14,13 @@ elif [ "${DG_REQUIRE_MPI:-0}" = 1 ]; then
 else
     echo "note: Open MPI not found (mpicc, mpirun): dg is built without MPI, the MPI tests are skipped" >&2
 fi
+# The targets whose Cargo.toml says `test = false` (no unit-test harness: it would compile the crate a second time)
+# must have no unit tests: one added there would never run.
+for src in src dg-run/src laws/src dg-macros/src examples/custom-law/src; do
+    if grep -rlE '#\[(cfg\(test\)|test)\]' "$src" --include=*.rs; then
+        echo "unit tests in $src, whose Cargo.toml says test = false: they would not run (set it to true)" >&2
+        exit 1
+    fi
+done
 cargo test --release --workspace "${features[@]}"
 bash scripts/install_check.sh

@@ -111,13 +111,23 @@ pub fn discover() -> Discovery {
 /// The tests that open the OpenCL device take turns: opening the platform from two threads at once can fail.
 static OPENCL_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// For tests: the first OpenCL device, held with a process-wide lock (the guard comes with it), or `None` — said
-/// once on standard error — where there is none, unless `DG_REQUIRE_OPENCL=1` (as in CI), which makes a missing
-/// device a panic.
+/// For tests: the first OpenCL device, its programs built without optimisation ([`OpenClDevice::unoptimised`]),
+/// held with a process-wide lock (the guard comes with it), or `None` — said once on standard error — where there
+/// is none, unless `DG_REQUIRE_OPENCL=1` (as in CI), which makes a missing device a panic.
 pub fn opencl_for_tests() -> Option<(std::sync::MutexGuard<'static, ()>, Box<dyn Device>)> {
+    opencl_device_for_tests(false)
+}
+
+/// For tests that time kernels (the ceilings): [`opencl_for_tests`] with its programs built optimised (unoptimised,
+/// PoCL runs the ceilings' kernels ten times slower).
+pub fn optimised_opencl_for_tests() -> Option<(std::sync::MutexGuard<'static, ()>, Box<dyn Device>)> {
+    opencl_device_for_tests(true)
+}
+
+fn opencl_device_for_tests(optimised: bool) -> Option<(std::sync::MutexGuard<'static, ()>, Box<dyn Device>)> {
     let turn = OPENCL_TESTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    match open(&DeviceSelector::AnyOpenCl) {
-        Ok(device) => Some((turn, device)),
+    match open_opencl(&|_| true, "opencl".into()) {
+        Ok(device) => Some((turn, Box::new(if optimised { device } else { device.unoptimised() }))),
         Err(e) if std::env::var("DG_REQUIRE_OPENCL").as_deref() == Ok("1") => {
             panic!("DG_REQUIRE_OPENCL=1 but no OpenCL device: {e}")
         }
@@ -128,6 +138,14 @@ pub fn opencl_for_tests() -> Option<(std::sync::MutexGuard<'static, ()>, Box<dyn
     }
 }
 
+/// Opens the first OpenCL device `pick` accepts, GPUs first; `what` names the selection in the error.
+fn open_opencl(pick: &dyn Fn(&opencl::OpenClCandidate) -> bool, what: String) -> Result<OpenClDevice, BackendError> {
+    let mut list = opencl::enumerate()?;
+    list.sort_by_key(|c| !c.fingerprint.is_gpu);
+    let candidate = list.iter().find(|c| pick(c)).ok_or(BackendError::NoSuchDevice(what))?;
+    OpenClDevice::open(candidate)
+}
+
 /// Opens the selected device.
 pub fn open(selector: &DeviceSelector) -> Result<Box<dyn Device>, BackendError> {
     let open_cuda = |ordinal: usize| -> Result<Box<dyn Device>, BackendError> {
@@ -135,13 +153,9 @@ pub fn open(selector: &DeviceSelector) -> Result<Box<dyn Device>, BackendError> 
         let fp = list.into_iter().nth(ordinal).ok_or_else(|| BackendError::NoSuchDevice(format!("cuda:{ordinal}")))?;
         Ok(Box::new(CudaDevice::open(ordinal, fp)?))
     };
-    let open_opencl =
-        |pick: &dyn Fn(&opencl::OpenClCandidate) -> bool, what: String| -> Result<Box<dyn Device>, BackendError> {
-            let mut list = opencl::enumerate()?;
-            list.sort_by_key(|c| !c.fingerprint.is_gpu);
-            let candidate = list.iter().find(|c| pick(c)).ok_or(BackendError::NoSuchDevice(what))?;
-            Ok(Box::new(OpenClDevice::open(candidate)?))
-        };
+    let open_opencl = |pick: &dyn Fn(&opencl::OpenClCandidate) -> bool, what: String| {
+        open_opencl(pick, what).map(|device| Box::new(device) as Box<dyn Device>)
+    };
     match *selector {
         DeviceSelector::Cuda(n) => open_cuda(n),
         DeviceSelector::OpenCl(p, d) => open_opencl(&|c| c.platform == p && c.device == d, format!("opencl:{p}:{d}")),

@@ -7,7 +7,7 @@ pub mod host_gemm;
 pub mod opencl;
 pub mod planted;
 
-pub use discovery::{discover, open, opencl_for_tests, DeviceFingerprint, DeviceSelector};
+pub use discovery::{discover, open, opencl_for_tests, optimised_opencl_for_tests, DeviceFingerprint, DeviceSelector};
 
 /// A failure of a device call, naming the backend and the call.
 #[derive(Debug, thiserror::Error)]

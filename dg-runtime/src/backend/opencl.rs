@@ -78,7 +78,15 @@ pub struct OpenClDevice {
     buffer_sizes: Vec<usize>,
     programs: Vec<(Program, HashMap<String, Kernel>)>,
     cache: HashMap<String, ProgramId>,
+    /// The options every program is built with.
+    build_options: &'static str,
 }
+
+/// The options of a program build: OpenCL C 1.2, optimised.
+const BUILD_OPTIONS: &str = "-cl-std=CL1.2";
+/// The options of a program build without the compiler's optimisations (tests: the same results, PoCL builds a
+/// program several times faster).
+const UNOPTIMISED_BUILD_OPTIONS: &str = "-cl-std=CL1.2 -cl-opt-disable";
 
 impl OpenClDevice {
     /// Opens a discovered device.
@@ -97,7 +105,15 @@ impl OpenClDevice {
             buffer_sizes: Vec::new(),
             programs: Vec::new(),
             cache: HashMap::new(),
+            build_options: BUILD_OPTIONS,
         })
+    }
+
+    /// This device with its programs built without the compiler's optimisations (`-cl-opt-disable`): for tests,
+    /// whose small runs take less time than PoCL's optimiser; the results are the same.
+    pub fn unoptimised(mut self) -> Self {
+        self.build_options = UNOPTIMISED_BUILD_OPTIONS;
+        self
     }
 }
 
@@ -110,7 +126,7 @@ impl Device for OpenClDevice {
         if let Some(&id) = self.cache.get(source) {
             return Ok(id);
         }
-        let program = Program::create_and_build_from_source(&self.context, source, "-cl-std=CL1.2")
+        let program = Program::create_and_build_from_source(&self.context, source, self.build_options)
             .map_err(|log| BackendError::Compile { backend: NAME, log })?;
         let mut map = HashMap::new();
         for name in kernels {
