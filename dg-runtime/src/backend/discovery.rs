@@ -153,14 +153,14 @@ pub fn open(selector: &DeviceSelector) -> Result<Box<dyn Device>, BackendError> 
         let fp = list.into_iter().nth(ordinal).ok_or_else(|| BackendError::NoSuchDevice(format!("cuda:{ordinal}")))?;
         Ok(Box::new(CudaDevice::open(ordinal, fp)?))
     };
-    let open_opencl = |pick: &dyn Fn(&opencl::OpenClCandidate) -> bool, what: String| {
+    let boxed_opencl = |pick: &dyn Fn(&opencl::OpenClCandidate) -> bool, what: String| {
         open_opencl(pick, what).map(|device| Box::new(device) as Box<dyn Device>)
     };
     match *selector {
         DeviceSelector::Cuda(n) => open_cuda(n),
-        DeviceSelector::OpenCl(p, d) => open_opencl(&|c| c.platform == p && c.device == d, format!("opencl:{p}:{d}")),
-        DeviceSelector::AnyOpenCl => open_opencl(&|_| true, "opencl".into()),
-        DeviceSelector::Auto => open_cuda(0).or_else(|_| open_opencl(&|_| true, "auto".into())),
+        DeviceSelector::OpenCl(p, d) => boxed_opencl(&|c| c.platform == p && c.device == d, format!("opencl:{p}:{d}")),
+        DeviceSelector::AnyOpenCl => boxed_opencl(&|_| true, "opencl".into()),
+        DeviceSelector::Auto => open_cuda(0).or_else(|_| boxed_opencl(&|_| true, "auto".into())),
     }
 }
 
