@@ -112,6 +112,25 @@ fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
     assert!(err.contains("CUDA C"), "{err}");
     let cuda = render(&input, &el, &v, Target::Cuda).unwrap().source;
     assert!(cuda.contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"));
+    // the 8-row f64 kernels that read A through the cache one group at a time read it ahead, into a ring of
+    // registers: every step's fragment once (the first ones before the barrier, the others from the step that is
+    // that many steps before), and no other form does
+    let ahead = dg::dg_nodal_tri::render::MMA_PREFETCH;
+    for (spec, ring) in [
+        ("mma/wg8/seq1/field-local/merged/node-major/f64", true),
+        ("mma/wg32/seq1/field-local/merged/node-major/f64", true),
+        ("mma/wg8/seq2/field-local/merged/node-major/f64", false),
+        ("mma/wg8/seq1/matrix-local/merged/node-major/f64", false),
+        ("mma16/wg8/seq1/field-local/merged/node-major/f64", false),
+    ] {
+        let source = render(&input, &el, &spec.parse().unwrap(), Target::Cuda).unwrap().source;
+        assert_eq!(source.contains(&format!("a_ring[{ahead}]")), ring, "{spec}");
+        if ring {
+            // (N = 3: 2·10 + 3·4 = 32 columns of A, 8 steps of 4)
+            assert!(source.contains(&format!("a_ring[s4 % {ahead}] = __ldg(&mma_a[(warp * 8 + s4 + {ahead}) * 32")));
+            assert!(source.contains(&format!("if (s4 + {ahead} < 8)")), "{spec}");
+        }
+    }
     let f32_cuda = render(&input, &el, &f32_wg32, Target::Cuda).unwrap().source;
     assert_eq!(f32_cuda.matches("DG_MMA_TF32(c[n]").count(), 3);
     assert!(f32_cuda.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
@@ -226,6 +245,7 @@ fn emitted_source_snapshots() {
         ("maxwell2d_n2_mma_cuda", 2, "mma/wg8/seq2/matrix-local/merged/node-major/f64", Target::Cuda),
         ("maxwell2d_n2_mma_tf32_cuda", 2, "mma/wg16/seq1/field-local/merged/node-major/f32", Target::Cuda),
         ("maxwell2d_n5_mma16_cuda", 5, "mma16/wg8/seq2/field-local/merged/node-major/f64", Target::Cuda),
+        ("maxwell2d_n5_mma_ring_cuda", 5, "mma/wg8/seq1/field-local/merged/node-major/f64", Target::Cuda),
         ("maxwell2d_n2_gemm_opencl", 2, "gemm/wg32/seq1/field-local/merged/node-major/f64", Target::OpenCl),
         ("maxwell2d_n4_tile4_mixed_cuda", 4, "tile4/wg32/seq1/matrix-local/merged/node-major/f32/mixed", Target::Cuda),
     ];

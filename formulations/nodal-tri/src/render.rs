@@ -215,6 +215,12 @@ pub const MMA16_SHAPE: (usize, usize) = (16, 4);
 /// part; the parts meet in the store (one more local-memory read per value).
 pub const MMA16_KSPLIT: usize = 2;
 
+/// [`Partition::Mma`] in f64, field-local, one group at a time (seq1): the steps ahead of its use at which a warp
+/// reads a fragment of the operator, into a ring of registers. On an H200 a distance of 2, 4 or 6 made these kernels
+/// 3–8 % faster at N = 5..8; the same ring made the 16-row tiles (split-K) and two groups in sequence slower
+/// (docs/performance.md, "The f64 operator's fragments read ahead").
+pub const MMA_PREFETCH: usize = 4;
+
 /// The tensor-core instruction's tile of the operator in a precision: rows of a warp's tile and columns of a step
 /// (f64: `mma.m8n8k4.f64`; f32: `mma.m16n8k8.tf32`, three products of split operands).
 pub fn mma_shape(precision: Precision) -> (usize, usize) {
@@ -446,6 +452,7 @@ pub fn render_nodal_tri(
         ctx.insert("ksplit", &ksplit);
         ctx.insert("mtiles", &mtiles);
         ctx.insert("kper", &ksteps.div_ceil(ksplit));
+        ctx.insert("prefetch", &MMA_PREFETCH);
         // values of one part's output in local memory (every variable, node and element of the group)
         ctx.insert("stage_values", &(ir.variables.len() * geometry.np * variant.group));
     }
