@@ -78,26 +78,37 @@ pub fn import(path: &std::path::Path) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// Whether `path` is a device file of the tuning database: a `.json` that parses as one, or one that does not but
-/// begins as every device file dg writes does (`{` and the `"schema"` field first) — cut short or damaged, the kind
-/// of file every run warns about until it is removed. Another JSON file a user keeps in the directory is neither.
-fn is_device_file(path: &std::path::Path) -> bool {
+/// What a file of the user directory is to `dg db clear`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DeviceFileKind {
+    /// A `.json` that parses as a device file of the tuning database.
+    Readable,
+    /// A `.json` that does not parse but begins as every device file dg writes does (`{` and the `"schema"` field
+    /// first): cut short or damaged, the kind of file every run warns about until it is removed.
+    Damaged,
+}
+
+/// Whether `path` is a device file of the tuning database, and whether it reads (the file is read once). Another
+/// JSON file a user keeps in the directory is neither.
+fn device_file_kind(path: &std::path::Path) -> Option<DeviceFileKind> {
     if path.extension().is_none_or(|e| e != "json") {
-        return false;
+        return None;
     }
     match tuning_db::read_file(path) {
-        Ok(file) => file.is_some(),
+        Ok(file) => file.map(|_| DeviceFileKind::Readable),
         Err(_) => {
             let mut head = [0u8; 64];
             let n = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).unwrap_or(0);
             let text = String::from_utf8_lossy(&head[..n]);
-            text.trim_start().strip_prefix('{').is_some_and(|rest| rest.trim_start().starts_with("\"schema\""))
+            let begins_as_ours =
+                text.trim_start().strip_prefix('{').is_some_and(|rest| rest.trim_start().starts_with("\"schema\""));
+            begins_as_ours.then_some(DeviceFileKind::Damaged)
         }
     }
 }
 
 /// Deletes the user database (shipped results stay): the device files of the user directory (JSON files that are
-/// dg databases, damaged ones included: [`is_device_file`]) and the lock, temporary and set-aside files the store
+/// dg databases, damaged ones included: [`device_file_kind`]) and the lock, temporary and set-aside files the store
 /// makes beside them; nothing else, since `--db` may name a directory that holds other files (the directory itself
 /// goes when nothing is left in it).
 pub fn clear() -> Result<(), CommandError> {
@@ -113,19 +124,19 @@ pub fn clear() -> Result<(), CommandError> {
     let files: Vec<std::path::PathBuf> =
         entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
     // the stems of the device files: their side files are `<stem>.lock`, `<stem>.tmp-PID`, `<stem>.corrupt-PID`
-    let databases: Vec<&std::path::PathBuf> = files.iter().filter(|p| is_device_file(p)).collect();
-    let stems: Vec<&std::ffi::OsStr> = databases.iter().filter_map(|p| p.file_stem()).collect();
+    let kinds: Vec<Option<DeviceFileKind>> = files.iter().map(|p| device_file_kind(p)).collect();
+    let stems: Vec<&std::ffi::OsStr> =
+        files.iter().zip(&kinds).filter(|(_, k)| k.is_some()).filter_map(|(p, _)| p.file_stem()).collect();
     let side_file = |p: &std::path::Path| {
         let (Some(stem), Some(ext)) = (p.file_stem(), p.extension().and_then(|e| e.to_str())) else { return false };
         stems.contains(&stem) && (ext == "lock" || ext.starts_with("tmp-") || ext.starts_with("corrupt-"))
     };
     let (mut removed, mut damaged, mut left) = (0, 0, Vec::new());
-    for file in &files {
-        if databases.contains(&file) || side_file(file) {
-            let database = databases.contains(&file);
-            damaged += usize::from(database && tuning_db::read_file(file).is_err());
+    for (file, kind) in files.iter().zip(&kinds) {
+        if kind.is_some() || side_file(file) {
+            damaged += usize::from(*kind == Some(DeviceFileKind::Damaged));
             std::fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
-            removed += usize::from(database);
+            removed += usize::from(kind.is_some());
         } else {
             left.push(file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
         }

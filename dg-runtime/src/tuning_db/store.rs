@@ -308,14 +308,24 @@ impl DbSource {
 
     /// Every device file of this source: (where, parsed file or error).
     pub fn files(&self) -> Vec<(String, Result<DeviceFile, DbError>)> {
+        self.files_except(None)
+    }
+
+    /// Every device file of this source but the one named `skip` (not read at all): (where, parsed file or error).
+    fn files_except(&self, skip: Option<&str>) -> Vec<(String, Result<DeviceFile, DbError>)> {
         match self {
+            DbSource::Shipped { name, .. } if skip == Some(*name) => Vec::new(),
             DbSource::Shipped { name, text } => {
                 vec![(self.describe(name), parse_file(text, Path::new(&format!("shipped:{name}"))))]
             }
             DbSource::Dir(dir) => {
                 let Ok(read) = std::fs::read_dir(dir) else { return Vec::new() };
-                let mut paths: Vec<PathBuf> =
-                    read.flatten().map(|f| f.path()).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+                let mut paths: Vec<PathBuf> = read
+                    .flatten()
+                    .map(|f| f.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                    .filter(|p| skip.is_none_or(|skip| p.file_name().is_none_or(|n| n != skip)))
+                    .collect();
                 paths.sort();
                 paths
                     .into_iter()
@@ -426,8 +436,10 @@ impl DeviceDb {
         if device.backend != "cuda" {
             return db;
         }
+        // (the device's own file, which `load` reads, is not read again)
+        let own = file_name(device);
         for source in sources {
-            for (origin, file) in source.files() {
+            for (origin, file) in source.files_except(Some(&own)) {
                 match file {
                     Ok(file) if same_architecture(device, &file.device) => {
                         let name = file.device.name.clone();
@@ -795,6 +807,30 @@ mod tests {
         let pocl = |name: &str| gpu("opencl", name, "Portable Computing Language CPU");
         let sources = [shipped(&pocl("cpu-a"), &[(&key.to_string(), "pocl-a")])];
         assert!(DeviceDb::load_same_architecture(&sources, &pocl("cpu-b")).find(&key).is_none());
+    }
+
+    #[test]
+    fn a_directory_lends_the_other_devices_files_and_not_this_ones() {
+        let key = "maxwell2d@aa|upwind|nodal-strong|tri|N4|f32|stage|2^24dof|cg111";
+        let h100 = gpu("cuda", "NVIDIA H100 80GB HBM3", "sm_90");
+        let h200 = gpu("cuda", "NVIDIA H200", "sm_90");
+        let dir = std::env::temp_dir().join(format!("dg-store-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (device, winner) in [(&h100, "h100-winner"), (&h200, "h200-winner")] {
+            let DbSource::Shipped { name, text } = shipped(device, &[(key, winner)]) else { unreachable!() };
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        std::fs::write(dir.join("notes.json"), "{ not a database").unwrap();
+        let sources = [DbSource::Dir(dir.clone())];
+        let key: TuningKey = key.parse().unwrap();
+        let lent = DeviceDb::load_same_architecture(&sources, &h200);
+        let found = lent.find(&key).map(|f| (f.entry.winner.clone(), f.tuned_on.map(str::to_string)));
+        let own = DeviceDb::load(&sources, &h200).find(&key).map(|f| f.entry.winner.clone());
+        let h100_lent = DeviceDb::load_same_architecture(&sources, &h100).find(&key).map(|f| f.entry.winner.clone());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(found, Some(("h100-winner".to_string(), Some("NVIDIA H100 80GB HBM3".to_string()))));
+        assert_eq!(own.as_deref(), Some("h200-winner"));
+        assert_eq!(h100_lent.as_deref(), Some("h200-winner"));
     }
 
     #[test]
