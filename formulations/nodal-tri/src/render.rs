@@ -217,8 +217,9 @@ pub const MMA16_KSPLIT: usize = 2;
 
 /// [`Partition::Mma`] in f64, field-local, one group at a time (seq1): the steps ahead of its use at which a warp
 /// reads a fragment of the operator, into a ring of registers. On an H200 a distance of 2, 4 or 6 made these kernels
-/// 3–8 % faster at N = 5..8; the same ring made the 16-row tiles (split-K) and two groups in sequence slower
-/// (docs/performance.md, "The f64 operator's fragments read ahead").
+/// 1–7 % faster at N = 5..8 (8 elements per group: 3.4–7.2 %); the same ring made the 16-row tiles (split-K) slower
+/// at N = 5, 6 and two groups in sequence slower at N = 6..8 (docs/performance.md, "The f64 operator's fragments
+/// read ahead").
 pub const MMA_PREFETCH: usize = 4;
 
 /// The tensor-core instruction's tile of the operator in a precision: rows of a warp's tile and columns of a step
