@@ -9,7 +9,7 @@
 //! let case = dg::cases::find("maxwell-cavity").unwrap();
 //! let mesh = case.default_mesh(4, 4).unwrap();
 //! let space = DgSpace2d::new(mesh, 3).unwrap();
-//! let outcome = dg::maxwell_run::run::<f64>(&space, case.as_ref(), &RunOptions::default(), None, &mut |_, _| {}).unwrap();
+//! let outcome = dg::maxwell_run::run(Precision::F64, &space, case.as_ref(), &RunOptions::default(), None, &mut |_, _| {}).unwrap();
 //! assert!(outcome.report.l2_error.unwrap() < 1e-3);
 //! ```
 
@@ -26,7 +26,8 @@ pub use dg_run::__register_law_commands;
 /// Runners, the formulation registry and the shipped database (the `dg-run` crate), at their old paths.
 pub use dg_run::{
     elliptic_run, euler_run, euler_study, formulations, fv_run, hex_run, maxwell_run, output, partitioned,
-    partitioned_euler, partitioned_hex, partitioned_tet, picture, registry, shipped_db, wave_run, winners, RunError,
+    partitioned_euler, partitioned_hex, partitioned_tet, picture, registry, shipped_db, wave_run, winners, Precision,
+    RunError,
 };
 
 /// Named problems (the `dg-cases` crate).
@@ -54,6 +55,7 @@ pub use dg_macros::conservation_law;
 /// The names most programs need.
 pub mod prelude {
     pub use crate::maxwell_run::{RunOptions, RunReport};
+    pub use crate::Precision;
     pub use dg_cases::MaxwellCase;
     pub use dg_core::law::ConservationLaw;
     pub use dg_core::mesh::{read_gmsh, rectangle, refine_uniform, Diagonal, RectangleSpec, TriMesh};

@@ -1,7 +1,7 @@
 //! `dg run` and `dg convergence` for Euler cases (modal triangles, or nodal ones for comparison; CPU or device).
 
 use super::convergence::{print_study, study_bar, study_progress, ConvergenceArgs};
-use super::run::{Precision, RunArgs};
+use super::run::RunArgs;
 use anyhow::{bail, Context};
 use dg_cases::euler::EulerCase;
 use dg_parallel::comm::Communicator;
@@ -28,20 +28,15 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
         if args.png.is_some() {
             bail!("--png draws the modal solution; drop it with --formulation nodal-tri");
         }
-        let (outcome, density) = match args.precision {
-            Precision::F32 => run_nodal_euler::<f32>(case.as_ref(), mesh, &opts, device, &mut progress)?,
-            Precision::F64 => run_nodal_euler::<f64>(case.as_ref(), mesh, &opts, device, &mut progress)?,
-        };
+        let (outcome, density) =
+            run_nodal_euler(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
         bar.finish_and_clear();
         let flux = format!("{} flux", opts.flux.as_deref().unwrap_or(case.default_flux()));
         super::run::print_run(&outcome, args.json, &flux, &[format!("density L2  {density:.6e}")])?;
         args.print_outputs();
         return Ok(());
     }
-    let outcome: EulerOutcome = match args.precision {
-        Precision::F32 => run_euler::<f32>(case.as_ref(), mesh, &opts, device, &mut progress)?,
-        Precision::F64 => run_euler::<f64>(case.as_ref(), mesh, &opts, device, &mut progress)?,
-    };
+    let outcome: EulerOutcome = run_euler(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
     bar.finish_and_clear();
     let r = &outcome.report;
     let picture = match &args.png {
@@ -98,10 +93,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn EulerCase>, comm: &dyn Commun
     opts.partition = args.partition.unwrap_or_default();
     let bar = super::ranks::rank_bar(&args, comm, format!("{} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = match args.precision {
-        Precision::F32 => run_euler_partitioned::<f32>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
-        Precision::F64 => run_euler_partitioned::<f64>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
-    };
+    let outcome = run_euler_partitioned(args.precision.into(), case.as_ref(), &mesh, &opts, comm, &mut progress)?;
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {

@@ -1,7 +1,7 @@
 //! `dg run` for the finite-volume cases (seed 003, MHD on a regular grid): on a device with the generated
 //! finite-volume kernels, or on the native CPU path.
 
-use super::run::{Precision, RunArgs};
+use super::run::RunArgs;
 use anyhow::bail;
 use dg_cases::fv::FvCase;
 use dg_run::formulations::FormulationId;
@@ -38,10 +38,7 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} order {}", case.name(), opts.order));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = match args.precision {
-        Precision::F32 => run_fv::<f32>(case.as_ref(), &opts, device, &mut progress)?,
-        Precision::F64 => run_fv::<f64>(case.as_ref(), &opts, device, &mut progress)?,
-    };
+    let outcome = run_fv(args.precision.into(), case.as_ref(), &opts, device, &mut progress)?;
     bar.finish_and_clear();
     let picture = match &args.png {
         Some(path) => Some(picture(path, &outcome, args.png_width)?),

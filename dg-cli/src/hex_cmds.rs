@@ -3,7 +3,7 @@
 
 use super::convergence::{print_study, study_bar, study_progress, ConvergenceArgs};
 use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
-use super::run::{Precision, RunArgs};
+use super::run::RunArgs;
 use anyhow::{bail, Context};
 use dg_cases::hex::HexCase;
 use dg_core::hexmesh::HexMesh;
@@ -82,10 +82,7 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = match args.precision {
-        Precision::F32 => run_hex::<f32>(case.as_ref(), mesh, &opts, device, &mut progress)?,
-        Precision::F64 => run_hex::<f64>(case.as_ref(), mesh, &opts, device, &mut progress)?,
-    };
+    let outcome = run_hex(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
     bar.finish_and_clear();
     print_report(&outcome, args.json, None)?;
     args.print_outputs();
@@ -109,10 +106,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communic
     let mesh = mesh(&args.mesh, case.as_ref(), order)?;
     let bar = super::ranks::rank_bar(&args, comm, format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = match args.precision {
-        Precision::F32 => run_hex_partitioned::<f32>(case.as_ref(), &mesh, &opts, comm, on, &mut progress)?,
-        Precision::F64 => run_hex_partitioned::<f64>(case.as_ref(), &mesh, &opts, comm, on, &mut progress)?,
-    };
+    let outcome = run_hex_partitioned(args.precision.into(), case.as_ref(), &mesh, &opts, comm, on, &mut progress)?;
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {

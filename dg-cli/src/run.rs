@@ -123,6 +123,15 @@ pub enum Precision {
     F64,
 }
 
+impl From<Precision> for dg_run::Precision {
+    fn from(p: Precision) -> Self {
+        match p {
+            Precision::F32 => dg_run::Precision::F32,
+            Precision::F64 => dg_run::Precision::F64,
+        }
+    }
+}
+
 /// A progress bar over simulated time.
 pub fn time_bar(message: String) -> ProgressBar {
     let bar = ProgressBar::new(1000);
@@ -159,10 +168,7 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
     let mut progress = |t: f64, t_end: f64| advance(&bar, t, t_end);
     let mut device = args.backend.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
-    let outcome = match args.precision {
-        Precision::F32 => run::<f32>(&space, case.as_ref(), &opts, device, &mut progress)?,
-        Precision::F64 => run::<f64>(&space, case.as_ref(), &opts, device, &mut progress)?,
-    };
+    let outcome = run(args.precision.into(), &space, case.as_ref(), &opts, device, &mut progress)?;
     bar.finish_and_clear();
     let flux = format!("{} flux α = {}", if opts.alpha == 0.0 { "central" } else { "upwind" }, opts.alpha);
     print_run(&outcome, args.json, &flux, &[])?;
@@ -334,12 +340,8 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
         ProgressBar::hidden()
     };
     let mut progress = |t: f64, t_end: f64| advance(&bar, t, t_end);
-    let law = case.law(opts.alpha);
     let on = device.as_deref_mut().map(|d| -> (&mut dyn Device, SchedulePick, ExchangePick) { (d, pick.0, pick.1) });
-    let outcome = match args.precision {
-        Precision::F32 => run_partitioned::<_, f32>(&mesh, order, law, case.as_ref(), &opts, comm, on, &mut progress)?,
-        Precision::F64 => run_partitioned::<_, f64>(&mesh, order, law, case.as_ref(), &opts, comm, on, &mut progress)?,
-    };
+    let outcome = run_partitioned(args.precision.into(), &mesh, order, case.as_ref(), &opts, comm, on, &mut progress)?;
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {

@@ -2,7 +2,7 @@
 
 use super::convergence::{print_study, study_bar, study_progress, ConvergenceArgs};
 use super::mesh_args::BackendArgs;
-use super::run::{Precision, RunArgs};
+use super::run::RunArgs;
 use anyhow::{bail, Context};
 use dg_cases::waves::WaveCase;
 use dg_core::mesh3d::{refine_uniform_tet, TetMesh};
@@ -80,10 +80,7 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} N={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = match args.precision {
-        Precision::F32 => run_wave::<f32>(case.as_ref(), mesh, &opts, device, &mut progress)?,
-        Precision::F64 => run_wave::<f64>(case.as_ref(), mesh, &opts, device, &mut progress)?,
-    };
+    let outcome = run_wave(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
     bar.finish_and_clear();
     print_report(&outcome, args.json)?;
     args.print_outputs();
@@ -105,10 +102,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn WaveCase>, comm: &dyn Communi
     let mesh = mesh(&args.mesh, case.as_ref())?;
     let bar = super::ranks::rank_bar(&args, comm, format!("{} N={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = match args.precision {
-        Precision::F32 => run_tet_partitioned::<f32>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
-        Precision::F64 => run_tet_partitioned::<f64>(case.as_ref(), &mesh, &opts, comm, &mut progress)?,
-    };
+    let outcome = run_tet_partitioned(args.precision.into(), case.as_ref(), &mesh, &opts, comm, &mut progress)?;
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {

@@ -6,6 +6,7 @@ use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::output::{named, per_variable, run_stepper, RunOutput};
 use crate::winners::{given_or_chosen, DeviceRunInfo};
+use crate::Precision;
 use dg_cases::euler::{pressure, EulerCase};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
@@ -256,10 +257,25 @@ pub(crate) fn prepare_on<T: Real>(
     Ok(Prepared { op, q0, order, scheme, cfl, t_end, flux, limiter, h, mesh: space.mesh })
 }
 
-/// Runs `case` on `mesh` in precision `T` on the native CPU path or, given `device`, with the generated modal
+/// Runs `case` on `mesh` in `precision` on the native CPU path or, given `device`, with the generated modal
 /// kernels (`opts.variant`, or the tuning database's winner, tuned on first use): right-hand sides, updates, the
 /// limiter and the CFL step's wave speed on the device. `progress(t, t_end)` after every step.
-pub fn run_euler<T: Real>(
+pub fn run_euler(
+    precision: Precision,
+    case: &dyn EulerCase,
+    mesh: TriMesh,
+    opts: &EulerOptions,
+    device: Option<&mut dyn Device>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<EulerOutcome, RunError> {
+    match precision {
+        Precision::F32 => run_euler_in::<f32>(case, mesh, opts, device, progress),
+        Precision::F64 => run_euler_in::<f64>(case, mesh, opts, device, progress),
+    }
+}
+
+/// [`run_euler`] in precision `T` (instantiated in this crate only, for both precisions).
+pub(crate) fn run_euler_in<T: Real>(
     case: &dyn EulerCase,
     mesh: TriMesh,
     opts: &EulerOptions,

@@ -2,9 +2,10 @@
 //! the nodal one for comparison) and the nodal Euler run they use.
 
 use crate::error::RunError;
-use crate::euler_run::{run_euler, EulerOptions};
+use crate::euler_run::{run_euler_in, EulerOptions};
 use crate::formulations::FormulationId;
 use crate::maxwell_run::{RunOptions, RunOutcome};
+use crate::Precision;
 use dg_cases::euler::{EulerCase, NodalEuler};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
@@ -18,7 +19,22 @@ use dg_runtime::time::Scheme;
 /// One run of an Euler case with the nodal formulation (degree `opts.order`, LSRK45 unless given, step from the
 /// nodal CFL rule divided by the largest wave speed of the initial state), on the CPU or a device
 /// (`opts.variant`, or the tuning database's nodal-tri winner): the run and its density L2 error.
-pub fn run_nodal_euler<T: Real>(
+pub fn run_nodal_euler(
+    precision: Precision,
+    case: &dyn EulerCase,
+    mesh: TriMesh,
+    opts: &EulerOptions,
+    device: Option<&mut dyn Device>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<(RunOutcome, f64), RunError> {
+    match precision {
+        Precision::F32 => run_nodal_euler_in::<f32>(case, mesh, opts, device, progress),
+        Precision::F64 => run_nodal_euler_in::<f64>(case, mesh, opts, device, progress),
+    }
+}
+
+/// [`run_nodal_euler`] in precision `T` (instantiated in this crate only, for both precisions).
+pub(crate) fn run_nodal_euler_in<T: Real>(
     case: &dyn EulerCase,
     mesh: TriMesh,
     opts: &EulerOptions,
@@ -137,10 +153,10 @@ pub fn euler_convergence(
         let mesh = meshes[level].clone();
         if formulation == FormulationId::NodalTri {
             let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
-            let (outcome, error) = run_nodal_euler::<f64>(case, mesh, &level_opts, device, &mut |_, _| {})?;
+            let (outcome, error) = run_nodal_euler_in::<f64>(case, mesh, &level_opts, device, &mut |_, _| {})?;
             return Ok(LevelRun { h: outcome.report.h, error, seconds: outcome.report.wall_seconds });
         }
-        let outcome = run_euler::<f64>(
+        let outcome = run_euler_in::<f64>(
             case,
             mesh,
             &level_opts,

@@ -6,6 +6,7 @@
 use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::winners::given_or_chosen;
+use crate::Precision;
 use dg_cases::fv::FvCase;
 use dg_core::law::ConservationLaw;
 use dg_core::Real;
@@ -116,8 +117,22 @@ pub struct FvOutcome {
 }
 
 /// Runs `case` with `opts` on the native CPU path (double precision) or, given `device`, with the generated kernels
-/// in precision `T`; `progress(t, t_end)` after each step.
-pub fn run_fv<T: Real>(
+/// in `precision`; `progress(t, t_end)` after each step.
+pub fn run_fv(
+    precision: Precision,
+    case: &dyn FvCase,
+    opts: &FvOptions,
+    device: Option<&mut dyn Device>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<FvOutcome, RunError> {
+    match precision {
+        Precision::F32 => run_fv_in::<f32>(case, opts, device, progress),
+        Precision::F64 => run_fv_in::<f64>(case, opts, device, progress),
+    }
+}
+
+/// [`run_fv`] in precision `T` (instantiated in this crate only, for both precisions).
+pub(crate) fn run_fv_in<T: Real>(
     case: &dyn FvCase,
     opts: &FvOptions,
     device: Option<&mut dyn Device>,

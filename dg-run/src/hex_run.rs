@@ -6,6 +6,7 @@ use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::output::{named, per_variable, run_stepper, RunOutput};
 use crate::winners::{given_or_chosen, DeviceRunInfo};
+use crate::Precision;
 use dg_cases::hex::{HexCase, HexLaw};
 use dg_core::hexmesh::{GeometryClass, HexMesh};
 use dg_core::law::ConservationLaw;
@@ -151,9 +152,24 @@ pub struct HexOutcome {
     pub device: Option<DeviceRunInfo>,
 }
 
-/// Runs `case` on `mesh` in precision `T` with its law, on the native CPU path or, given `device`, with the
+/// Runs `case` on `mesh` in `precision` with its law, on the native CPU path or, given `device`, with the
 /// generated hexahedral kernels.
-pub fn run_hex<T: Real>(
+pub fn run_hex(
+    precision: Precision,
+    case: &dyn HexCase,
+    mesh: HexMesh,
+    opts: &HexOptions,
+    device: Option<&mut dyn Device>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<HexOutcome, RunError> {
+    match precision {
+        Precision::F32 => run_hex_in::<f32>(case, mesh, opts, device, progress),
+        Precision::F64 => run_hex_in::<f64>(case, mesh, opts, device, progress),
+    }
+}
+
+/// [`run_hex`] in precision `T` (instantiated in this crate only, for both precisions).
+pub(crate) fn run_hex_in<T: Real>(
     case: &dyn HexCase,
     mesh: HexMesh,
     opts: &HexOptions,
@@ -454,7 +470,7 @@ pub fn hex_convergence(
             ..opts.clone()
         };
         let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
-        let r = run_hex::<f64>(case, mesh, &level_opts, device, &mut |_, _| {})?.report;
+        let r = run_hex_in::<f64>(case, mesh, &level_opts, device, &mut |_, _| {})?.report;
         Ok(LevelRun { h: r.h, error: r.l2_error, seconds: r.wall_seconds })
     };
     Ok(convergence_study(&plan, &mut one, progress)?)

@@ -37,6 +37,7 @@ mod split_device;
 pub mod wave_run;
 pub mod winners;
 
+pub use dg_codegen::Precision;
 pub use error::RunError;
 
 /// f64 values in the CPU layout narrowed to a run's precision (exact for values widened from it).

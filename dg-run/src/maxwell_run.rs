@@ -6,6 +6,7 @@ use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::output::{named, per_variable, run_stepper, RunOutput};
 use crate::winners::{given_or_chosen, DeviceRunInfo};
+use crate::Precision;
 use dg_cases::MaxwellCase;
 use dg_codegen::LawInput;
 use dg_core::law::ConservationLaw;
@@ -153,9 +154,24 @@ pub fn step_limit(space: &DgSpace2d, opts: &RunOptions, limit: &StabilityLimit) 
     crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, limit, (opts.scheme, opts.allow_unstable))
 }
 
-/// Runs `case` (its Maxwell law with `opts.alpha`) on `space` in precision `T`, on the native CPU path or on
+/// Runs `case` (its Maxwell law with `opts.alpha`) on `space` in `precision`, on the native CPU path or on
 /// `device`; `progress(t, t_end)` after every step.
-pub fn run<T: Real>(
+pub fn run(
+    precision: Precision,
+    space: &DgSpace2d,
+    case: &dyn MaxwellCase,
+    opts: &RunOptions,
+    device: Option<&mut dyn Device>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<RunOutcome, RunError> {
+    match precision {
+        Precision::F32 => run_in::<f32>(space, case, opts, device, progress),
+        Precision::F64 => run_in::<f64>(space, case, opts, device, progress),
+    }
+}
+
+/// [`run`] in precision `T` (instantiated in this crate only, for both precisions).
+pub(crate) fn run_in<T: Real>(
     space: &DgSpace2d,
     case: &dyn MaxwellCase,
     opts: &RunOptions,
@@ -392,7 +408,7 @@ pub fn convergence(
         if level_opts.dt.is_none() {
             level_opts.step_scale = time_accuracy_factor(order, level, opts.scheme.order());
         }
-        let outcome = run::<f64>(
+        let outcome = run_in::<f64>(
             &space,
             case,
             &level_opts,

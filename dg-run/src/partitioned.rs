@@ -8,6 +8,7 @@ use crate::maxwell_run::{step_limit, RunOptions, RunReport};
 use crate::output::{named, per_variable};
 use crate::split_device::{rank_0_variant, step_split_device, DeviceSplit, DeviceSplitEnd};
 use crate::winners::{given_or_chosen, VariantChoice};
+use crate::Precision;
 use dg_cases::MaxwellCase;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
@@ -219,13 +220,32 @@ struct Prepared<'m, T> {
     mesh: &'m TriMesh,
 }
 
-/// Runs `case` with `law` on `mesh` at order `order`, split over the ranks of `comm`: on the native CPU path
+/// Runs `case` (its Maxwell law with `opts.alpha`) in `precision` on `mesh` at order `order`, split over the ranks of `comm`: on the native CPU path
 /// (`device` `None`) or on each rank's device in the schedule `device.1` picks. The step is rank 0's stability
 /// limit on the whole mesh, so every rank and a one-process run take the same steps; the state of each own element
 /// evolves as in the one-process run. `--out FILE.vtu` gives FILE.pvtu and FILE-R.vtu per rank. Checkpoints and
 /// time series are refused (not yet split).
 #[allow(clippy::too_many_arguments)]
-pub fn run_partitioned<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
+pub fn run_partitioned(
+    precision: Precision,
+    mesh: &TriMesh,
+    order: usize,
+    case: &dyn MaxwellCase,
+    opts: &RunOptions,
+    comm: &dyn Communicator,
+    device: Option<(&mut dyn Device, SchedulePick, ExchangePick)>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<PartitionedOutcome, RunError> {
+    let law = case.law(opts.alpha);
+    match precision {
+        Precision::F32 => run_partitioned_in::<_, f32>(mesh, order, law, case, opts, comm, device, progress),
+        Precision::F64 => run_partitioned_in::<_, f64>(mesh, order, law, case, opts, comm, device, progress),
+    }
+}
+
+/// [`run_partitioned`] with `law`, in precision `T` (instantiated in this crate only, for both precisions).
+#[allow(clippy::too_many_arguments)]
+fn run_partitioned_in<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     mesh: &TriMesh,
     order: usize,
     law: L,

@@ -8,6 +8,7 @@ use crate::euler_run::{default_step_rule, euler_step_rule, prepare_on, EulerOpti
 use crate::euler_run::{EulerReport, Prepared};
 use crate::partitioned::{agreed, from_rank_0, gather_ranks, refuse_unsplit, run_without_outputs, write_pieces};
 use crate::partitioned::{RankReport, SplitOutcome};
+use crate::Precision;
 use dg_cases::euler::{pressure, EulerCase};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh::TriMesh;
@@ -29,7 +30,22 @@ pub type EulerPartitionedOutcome = SplitOutcome<EulerReport>;
 /// wave speed reduced over the ranks; a step or Courant number to check against the stability limit is checked by
 /// rank 0 on the whole mesh), so every own element evolves as in one process. `--out FILE.vtu` gives FILE.pvtu and
 /// FILE-R.vtu per rank. Checkpoints, time series and variants are refused (not yet split).
-pub fn run_euler_partitioned<T: Real>(
+pub fn run_euler_partitioned(
+    precision: Precision,
+    case: &dyn EulerCase,
+    mesh: &TriMesh,
+    opts: &EulerOptions,
+    comm: &dyn Communicator,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<EulerPartitionedOutcome, RunError> {
+    match precision {
+        Precision::F32 => run_euler_partitioned_in::<f32>(case, mesh, opts, comm, progress),
+        Precision::F64 => run_euler_partitioned_in::<f64>(case, mesh, opts, comm, progress),
+    }
+}
+
+/// [`run_euler_partitioned`] in precision `T` (instantiated in this crate only, for both precisions).
+pub(crate) fn run_euler_partitioned_in<T: Real>(
     case: &dyn EulerCase,
     mesh: &TriMesh,
     opts: &EulerOptions,

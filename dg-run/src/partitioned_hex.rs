@@ -10,6 +10,7 @@ use crate::partitioned::{agreed, from_rank_0, gather_ranks, refuse_unsplit, spli
 use crate::partitioned::{ExchangePick, PartitionedDevice, SchedulePick, SplitLoop, SplitOutcome};
 use crate::split_device::{rank_0_variant, step_split_device, DeviceSplit, DeviceSplitEnd};
 use crate::winners::given_or_chosen;
+use crate::Precision;
 use dg_cases::hex::{HexCase, HexLaw};
 use dg_core::hexmesh::{GeometryClass, HexMesh};
 use dg_core::law::ConservationLaw;
@@ -35,7 +36,23 @@ pub type HexPartitionedOutcome = SplitOutcome<HexReport>;
 /// or tuned on its device), the mesh split as `opts.partition` asks (blocks of the case's box by default). The step is rank 0's on the whole mesh (its stability limit and wave speed), so every
 /// rank and a one-process run take the same steps and every own cell evolves as in one process. `--out FILE.vtu`
 /// gives FILE.pvtu and FILE-R.vtu per rank.
-pub fn run_hex_partitioned<T: Real>(
+pub fn run_hex_partitioned(
+    precision: Precision,
+    case: &dyn HexCase,
+    mesh: &HexMesh,
+    opts: &HexOptions,
+    comm: &dyn Communicator,
+    device: Option<(&mut dyn Device, SchedulePick, ExchangePick)>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<HexPartitionedOutcome, RunError> {
+    match precision {
+        Precision::F32 => run_hex_partitioned_in::<f32>(case, mesh, opts, comm, device, progress),
+        Precision::F64 => run_hex_partitioned_in::<f64>(case, mesh, opts, comm, device, progress),
+    }
+}
+
+/// [`run_hex_partitioned`] in precision `T` (instantiated in this crate only, for both precisions).
+pub(crate) fn run_hex_partitioned_in<T: Real>(
     case: &dyn HexCase,
     mesh: &HexMesh,
     opts: &HexOptions,

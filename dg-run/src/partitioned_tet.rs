@@ -6,6 +6,7 @@ use crate::error::RunError;
 use crate::partitioned::{agreed, from_rank_0, gather_ranks, refuse_unsplit, split_l2, step_split_cpu, write_pieces};
 use crate::partitioned::{SplitLoop, SplitOutcome};
 use crate::wave_run::{prepare, problem_on, step_limit, WaveOptions, WaveReport};
+use crate::Precision;
 use dg_cases::waves::{WaveCase, WaveLaw};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh3d::TetMesh;
@@ -25,7 +26,22 @@ pub type TetPartitionedOutcome = SplitOutcome<WaveReport>;
 /// on the whole mesh, so every rank and a one-process run take the same steps and every own element evolves as in
 /// one process. `--out FILE.vtu` gives FILE.pvtu and FILE-R.vtu per rank. Cases that measure reflection and
 /// transmission coefficients, checkpoints, time series and variants are refused (not yet split).
-pub fn run_tet_partitioned<T: Real>(
+pub fn run_tet_partitioned(
+    precision: Precision,
+    case: &dyn WaveCase,
+    mesh: &TetMesh,
+    opts: &WaveOptions,
+    comm: &dyn Communicator,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<TetPartitionedOutcome, RunError> {
+    match precision {
+        Precision::F32 => run_tet_partitioned_in::<f32>(case, mesh, opts, comm, progress),
+        Precision::F64 => run_tet_partitioned_in::<f64>(case, mesh, opts, comm, progress),
+    }
+}
+
+/// [`run_tet_partitioned`] in precision `T` (instantiated in this crate only, for both precisions).
+pub(crate) fn run_tet_partitioned_in<T: Real>(
     case: &dyn WaveCase,
     mesh: &TetMesh,
     opts: &WaveOptions,

@@ -5,6 +5,7 @@ use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::output::{named, per_variable, run_stepper, RunOutput, VtuWriter};
 use crate::winners::{given_or_chosen, DeviceRunInfo};
+use crate::Precision;
 use dg_cases::waves::{WaveCase, WaveLaw};
 use dg_core::law::ConservationLaw;
 use dg_core::mesh3d::TetMesh;
@@ -205,11 +206,26 @@ pub struct WaveOutcome {
     pub device: Option<DeviceRunInfo>,
 }
 
-/// Runs `case` on `mesh` in precision `T` with its law, on the native CPU path or, given `device`, with the
+/// Runs `case` on `mesh` in `precision` with its law, on the native CPU path or, given `device`, with the
 /// tetrahedral kernels (`opts.variant`, or the tuning database's winner, tuned on first use). AB3 on a device
 /// runs as seed 002 does (two RK4 start-up steps, then volume, surface and the fused update-and-trace kernel per
 /// step); the other schemes use the generic integrators.
-pub fn run_wave<T: Real>(
+pub fn run_wave(
+    precision: Precision,
+    case: &dyn WaveCase,
+    mesh: TetMesh,
+    opts: &WaveOptions,
+    device: Option<&mut dyn Device>,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<WaveOutcome, RunError> {
+    match precision {
+        Precision::F32 => run_wave_in::<f32>(case, mesh, opts, device, progress),
+        Precision::F64 => run_wave_in::<f64>(case, mesh, opts, device, progress),
+    }
+}
+
+/// [`run_wave`] in precision `T` (instantiated in this crate only, for both precisions).
+pub(crate) fn run_wave_in<T: Real>(
     case: &dyn WaveCase,
     mesh: TetMesh,
     opts: &WaveOptions,
@@ -377,7 +393,7 @@ pub fn wave_convergence(
             output: RunOutput::default(),
             ..opts.clone()
         };
-        let outcome = run_wave::<f64>(
+        let outcome = run_wave_in::<f64>(
             case,
             mesh,
             &level_opts,

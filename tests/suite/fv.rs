@@ -4,12 +4,13 @@
 
 use dg::cases::fv::{BrioWu, OrszagTang};
 use dg::fv_run::{run_fv, FvOptions};
+use dg::Precision;
 use std::process::Command;
 
 #[test]
 fn brio_wu_keeps_mass_and_its_states_between_the_initial_ones() {
     let opts = FvOptions { cells: Some(400), ..FvOptions::default() };
-    let out = run_fv::<f64>(&BrioWu, &opts, None, &mut |_, _| {}).unwrap();
+    let out = run_fv(Precision::F64, &BrioWu, &opts, None, &mut |_, _| {}).unwrap();
     let r = &out.report;
     // the ends are outflow boundaries that nothing reaches by t = 0.1: mass is conserved to round-off
     assert!(r.mass_change.abs() < 1e-12, "mass changed by {}", r.mass_change);
@@ -28,9 +29,10 @@ fn brio_wu_keeps_mass_and_its_states_between_the_initial_ones() {
 #[test]
 fn glm_cleaning_keeps_the_divergence_of_b_smaller() {
     let base = FvOptions { cells: Some(48), t_end: Some(0.3), ..FvOptions::default() };
-    let with = run_fv::<f64>(&OrszagTang, &base, None, &mut |_, _| {}).unwrap().report;
-    let without =
-        run_fv::<f64>(&OrszagTang, &FvOptions { no_cleaning: true, ..base }, None, &mut |_, _| {}).unwrap().report;
+    let with = run_fv(Precision::F64, &OrszagTang, &base, None, &mut |_, _| {}).unwrap().report;
+    let without = run_fv(Precision::F64, &OrszagTang, &FvOptions { no_cleaning: true, ..base }, None, &mut |_, _| {})
+        .unwrap()
+        .report;
     assert!(with.mass_change.abs() < 1e-12 && without.mass_change.abs() < 1e-12);
     assert_eq!(with.divergence[0].1, 0.0, "the initial field is divergence-free");
     let last = |r: &dg::fv_run::FvReport| r.divergence.last().unwrap().1;

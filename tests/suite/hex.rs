@@ -4,6 +4,7 @@
 
 use dg::cases::hex::{Euler3dDensityWave, HexCase, Maxwell3dCavity, Maxwell3dPlaneWave};
 use dg::hex_run::{hex_convergence, run_hex, HexOptions};
+use dg::Precision;
 use std::process::Command;
 
 fn rates_near(case: &dyn HexCase, base: usize, distortion: f64, orders: std::ops::RangeInclusive<usize>) {
@@ -45,8 +46,8 @@ fn single_precision_runs_agree_with_double() {
     let _heavy = crate::heavy();
     let opts = HexOptions { order: 3, ..HexOptions::default() };
     let mesh = || Maxwell3dCavity.mesh(3, 0.1).unwrap();
-    let double = run_hex::<f64>(&Maxwell3dCavity, mesh(), &opts, None, &mut |_, _| {}).unwrap().report;
-    let single = run_hex::<f32>(&Maxwell3dCavity, mesh(), &opts, None, &mut |_, _| {}).unwrap().report;
+    let double = run_hex(Precision::F64, &Maxwell3dCavity, mesh(), &opts, None, &mut |_, _| {}).unwrap().report;
+    let single = run_hex(Precision::F32, &Maxwell3dCavity, mesh(), &opts, None, &mut |_, _| {}).unwrap().report;
     assert_eq!(double.steps, single.steps);
     assert!(double.l2_error < 2e-3, "{}", double.l2_error);
     assert!(

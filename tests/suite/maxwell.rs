@@ -38,7 +38,7 @@ fn central_flux_conserves_energy_over_one_period() {
     let space = cavity_space(4, 4);
     let case = MaxwellCavity::default();
     let opts = RunOptions { alpha: 0.0, cfl: Some(0.25), ..RunOptions::default() };
-    let out = run::<f64>(&space, &case, &opts, None, &mut |_, _| {}).unwrap();
+    let out = run(Precision::F64, &space, &case, &opts, None, &mut |_, _| {}).unwrap();
     let r = out.report;
     let change = (r.energy_final - r.energy_initial).abs() / r.energy_initial;
     assert!(change < 1e-6, "relative energy change {change:e}");
@@ -51,7 +51,7 @@ fn upwind_flux_never_increases_energy() {
     let space = cavity_space(4, 3);
     for case in [&MaxwellCavity::default() as &dyn MaxwellCase, &MaxwellPulse] {
         let opts = RunOptions { alpha: 1.0, energy_history: true, t_end: Some(1.0), ..RunOptions::default() };
-        let r = run::<f64>(&space, case, &opts, None, &mut |_, _| {}).unwrap().report;
+        let r = run(Precision::F64, &space, case, &opts, None, &mut |_, _| {}).unwrap().report;
         let mut previous = r.energy_initial;
         for (step, &e) in r.energy_history.iter().enumerate() {
             assert!(e <= previous * (1.0 + 1e-14), "{}: energy rose at step {step}: {previous} → {e}", case.name());
@@ -66,8 +66,8 @@ fn single_precision_matches_double_to_rounding() {
     let space = cavity_space(4, 3);
     let case = MaxwellCavity::default();
     let opts = RunOptions { t_end: Some(0.5), ..RunOptions::default() };
-    let e64 = run::<f64>(&space, &case, &opts, None, &mut |_, _| {}).unwrap();
-    let e32 = run::<f32>(&space, &case, &opts, None, &mut |_, _| {}).unwrap();
+    let e64 = run(Precision::F64, &space, &case, &opts, None, &mut |_, _| {}).unwrap();
+    let e32 = run(Precision::F32, &space, &case, &opts, None, &mut |_, _| {}).unwrap();
     let diff: f64 = e64.state.iter().zip(&e32.state).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
     let norm: f64 = e64.state.iter().map(|a| a * a).sum::<f64>().sqrt();
     assert!(diff / norm < 1e-5, "f32 deviates by {:e} relative", diff / norm);
@@ -125,7 +125,7 @@ fn gmsh_mesh_with_a_hole_runs_and_dissipates() {
     let mesh = read_gmsh(&path).unwrap();
     let space = DgSpace2d::new(mesh, 3).unwrap();
     let opts = RunOptions { t_end: Some(0.3), energy_history: true, ..RunOptions::default() };
-    let out = run::<f64>(&space, &MaxwellPulse, &opts, None, &mut |_, _| {}).unwrap();
+    let out = run(Precision::F64, &space, &MaxwellPulse, &opts, None, &mut |_, _| {}).unwrap();
     assert!(out.state.iter().all(|v| v.is_finite()));
     let r = out.report;
     assert!(
@@ -144,7 +144,8 @@ fn unknown_boundary_conditions_are_reported() {
         boundary: HashMap::from([("left".to_string(), "absorbing".to_string())]),
         ..RunOptions::default()
     };
-    let err = run::<f64>(&space, &MaxwellCavity::default(), &opts, None, &mut |_, _| {}).err().expect("must fail");
+    let err =
+        run(Precision::F64, &space, &MaxwellCavity::default(), &opts, None, &mut |_, _| {}).err().expect("must fail");
     let msg = err.to_string();
     assert!(msg.contains("absorbing") && msg.contains("pec"), "{msg}");
 }
