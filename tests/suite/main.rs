@@ -20,6 +20,7 @@ mod maxwell;
 mod maxwell_macro_law;
 mod mpi;
 mod restart;
+mod shipped_db;
 mod stability;
 mod vtu_meshio;
 mod waves;

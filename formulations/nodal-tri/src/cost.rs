@@ -48,9 +48,11 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     // surface: numerical flux and own flux per face node, n·F and scaling (5 flops per variable), lift
     let surface = nf * (nflux + flux + 5.0 * nv) + nv * np * 2.0 * nf;
     let b = precision.bytes() as f64;
+    // vmapP (int32) is the neighbour's node of each face node; a face node's own index (vmapM = k·Np + fmask) is
+    // not data a kernel must read (the tiles take it from a constant face mask), so the minimum omits it
     let per_element = 2.0 * nv * np * b // state in, rhs out
         + 4.0 * b + 9.0 * b + nmat * b // metric terms, face normals and Fscale, material
-        + 2.0 * nf * 4.0; // vmapM, vmapP (int32)
+        + nf * 4.0; // vmapP
     Cost { flops: k as f64 * (volume + surface), bytes: k as f64 * per_element }
 }
 
