@@ -1,4 +1,4 @@
-//! Code fingerprints: a hash of everything that decides the text of a formulation's kernels — the templates it
+//! Code fingerprints: a hash of everything that decides a formulation's compiled kernels — the templates it
 //! renders and the generator's own source (the law-to-C translation, the shared renderer, the formulation's
 //! renderer and variant rules).
 //!
@@ -20,14 +20,23 @@ pub const COMMON_INPUTS: [&str; 5] = [
 ];
 
 /// The code fingerprint of [`COMMON_INPUTS`] followed by `inputs`: the first 12 hex digits of the SHA-256 of each
-/// input prefixed by its length (so that moving text from one file to the next changes the hash too).
+/// input's [`code_lines`] prefixed by their length (so that moving text from one file to the next changes the hash
+/// too).
 pub fn code_hash(inputs: &[&str]) -> String {
     let mut hasher = Sha256::new();
     for input in COMMON_INPUTS.iter().chain(inputs) {
-        hasher.update((input.len() as u64).to_le_bytes());
-        hasher.update(input.as_bytes());
+        let code = code_lines(input);
+        hasher.update((code.len() as u64).to_le_bytes());
+        hasher.update(code.as_bytes());
     }
     hasher.finalize().iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+/// `text` without its whole-line `//` comments (Rust's `//`, `///` and `//!`; in a template or a string of C, a
+/// comment line of the kernel): they change no compiled kernel, so editing one keeps the fingerprint and the tuning
+/// database's results for the code. Every other line counts, comments after code included.
+fn code_lines(text: &str) -> String {
+    text.lines().filter(|line| !line.trim_start().starts_with("//")).flat_map(|line| [line, "\n"]).collect()
 }
 
 #[cfg(test)]
@@ -43,5 +52,14 @@ mod tests {
         assert_ne!(a, code_hash(&["template b", "source"]), "a template edit changes it");
         assert_ne!(a, code_hash(&["template a", "sourc"]), "a source edit changes it");
         assert_ne!(a, code_hash(&["template ", "asource"]), "moving text between inputs changes it");
+    }
+
+    #[test]
+    fn whole_line_comments_do_not_move_it_and_code_does() {
+        let a = code_hash(&["/// A doc comment.\npub const K: usize = 4;\n"]);
+        assert_eq!(a, code_hash(&["/// Another doc comment,\n    // and a comment.\npub const K: usize = 4;\n"]));
+        assert_ne!(a, code_hash(&["/// A doc comment.\npub const K: usize = 8;\n"]), "the code changed");
+        assert_ne!(a, code_hash(&["/// A doc comment.\npub const K: usize = 4; // now commented\n"]), "a line of code");
+        assert_ne!(code_hash(&["a\nb"]), code_hash(&["ab"]), "line breaks count");
     }
 }
