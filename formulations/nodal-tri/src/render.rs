@@ -427,6 +427,8 @@ pub fn render_nodal_tri(
     ctx.insert("diff_first", &(variant.form == VolumeForm::DiffFirst));
     ctx.insert("mixed", &(variant.form == VolumeForm::Mixed));
     ctx.insert("surface_t", &geometry.np.max(3 * geometry.nfp));
+    // the element's node at each face node (face 0's, then 1's, then 2's)
+    ctx.insert("fmask_nodes", &element.fmask.iter().flatten().collect::<Vec<_>>());
     let tera = engine(&TEMPLATES)?;
     let (volume, surface) = match variant.partition {
         Partition::Node => ("volume_node", "surface_node"),
