@@ -4,7 +4,8 @@
 # exhaustive tuner's per-candidate times at N = 1..4, then the new code's nodal entries tuned into $DB.
 # PARTS: ab (both binaries, maxwell2d N = 1..4, both precisions, throw-away databases), unit and stage (maxwell2d
 # N = 1..8, both precisions, into $DB), euler (euler2d nodal-tri, both fluxes, N = 1..4, into $DB), bench (maxwell2d,
-# both operations, on $DB), runs (the folded loop: maxwell-cavity). Results under $OUT, the database copied there.
+# both operations, on $DB), runs (the folded loop: maxwell-cavity), ptxas (registers and spills of gpu/src/*.cu, emitted
+# by `dg emit`). Results under $OUT, the database copied there.
 # usage: OLD=gpu/dg-old NEW=gpu/dg DB=gpu/db OUT=dir PARTS="ab unit" bash scripts/probe/elem_face_regs.sh
 set -u
 OUT=${OUT:?}; DB=${DB:?}; NEW=${NEW:-gpu/dg}; OLD=${OLD:-gpu/dg-old}; PARTS=${PARTS:-"ab unit stage"}
@@ -50,6 +51,10 @@ PY
           --precision both $D > "$R/tune-euler-$flux.txt" 2> "$R/tune-euler-$flux.err"
         echo "tune euler2d $flux rc $?"; grep -i winner "$R/tune-euler-$flux.txt" | cut -c1-150
       done ;;
+    ptxas)
+      for f in gpu/src/*.cu; do
+        echo "== $f"; nvcc -arch=sm_90 -c -o /dev/null -Xptxas -v "$f" 2>&1 | grep -A2 -E "Compiling entry function '(rhs|tile|mma)" | grep -E "Compiling|registers|spill"
+      done | tee "$R/ptxas.txt" ;;
     bench)
       for op in unit stage; do
         timeout 150 "$NEW" --db "$DB" bench maxwell2d --orders 1..8 --precision both --operation $op $D > "$R/bench-$op.txt" 2> "$R/bench-$op.err"
