@@ -497,8 +497,6 @@ pub fn render_nodal_tri(
         }
         let (chunk_nodes, face_nodes) = (geometry.tile_chunk.div_ceil(threads), (3 * geometry.nfp).div_ceil(threads));
         ctx.insert("chunk_nodes", &chunk_nodes);
-        let fmask: Vec<String> = element.fmask.iter().flatten().map(usize::to_string).collect();
-        ctx.insert("fmask", &fmask.join(", "));
         ctx.insert("face_nodes", &face_nodes);
         // nodes whose loads a work item has in flight at once (the registers they hold bound the batch)
         ctx.insert("flux_batch", &chunk_nodes.min(TILE_FLUX_BATCH));
