@@ -20,3 +20,59 @@ fn maxwell_minimum_bytes_match_a_hand_count() {
     assert_eq!(bytes_per_element(8, "mma/wg8/seq1/field-local/merged/node-major/f64"), 2372.0);
     assert_eq!(bytes_per_element(8, "elem/wg128/seq1/matrix-local/merged/node-major/f64"), 2372.0);
 }
+
+/// The kernels of a program: everything from the first kernel on (the face jump and the law are in the prelude before).
+fn kernel_text(order: usize, variant: &Variant) -> String {
+    let law = dg_laws::MaxwellTm::default();
+    let ir = law_ir(&law).expect("registered law");
+    let params = dg_core::law::ConservationLaw::param_values(&law);
+    let input = dg_codegen::LawInput {
+        ir: &ir,
+        params: &params,
+        numerical_flux: dg_core::law::ConservationLaw::numerical_flux_name(&law),
+    };
+    let element = dg_core::triangle::ReferenceTriangle::new(order).expect("order");
+    let source =
+        dg_nodal_tri::render::render_nodal_tri(&input, &element, variant, dg_codegen::Target::Cuda).expect("renders");
+    let start = source.source.find("KERNEL void").expect("a kernel");
+    source.source[start..].to_string()
+}
+
+/// Whether kernel text reads a face node's own index: `vmap_m` itself, or the prelude's `face_jump`, which loads it.
+fn reads_vmap_m(kernels: &str) -> bool {
+    kernels.contains("vmap_m[") || kernels.contains("face_jump(")
+}
+
+#[test]
+fn the_merged_element_and_tile_kernels_read_no_own_face_index() {
+    use dg_nodal_tri::variant::{Partition, Storage, Surface};
+    let shape = dg_nodal_tri::variant::LawShape::of(&law_ir(&dg_laws::MaxwellTm::default()).expect("registered law"));
+    let limits = dg_codegen::DeviceLimits { local_memory: usize::MAX, ..Default::default() };
+    let mut checked = 0;
+    for precision in [dg_codegen::Precision::F32, dg_codegen::Precision::F64] {
+        for variant in Variant::all(precision) {
+            // the minimum bytes leave vmap_m out because these kernels take the own node from the face mask (tiles
+            // with the operator in constant memory load vmap_m instead: measured faster there)
+            let without = variant.surface == Surface::Merged
+                && match variant.partition {
+                    Partition::Element => true,
+                    Partition::Tile { .. } => variant.storage != Storage::MatrixConst,
+                    _ => false,
+                };
+            if !without {
+                continue;
+            }
+            for order in [1, 4, 8] {
+                if variant.check(order, &shape, &limits).is_err() {
+                    continue;
+                }
+                assert!(!reads_vmap_m(&kernel_text(order, &variant)), "{variant} N={order} reads vmap_m");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 40, "only {checked} kernels checked");
+    // the check sees a load where there is one: the split surface's flux kernel goes through face_jump
+    let split: Variant = "elem/wg32/seq1/matrix-local/split/node-major/f32".parse().expect("variant");
+    assert!(reads_vmap_m(&kernel_text(4, &split)));
+}
