@@ -140,7 +140,7 @@ pub fn choose<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         }
     }
     let miss = miss_reason(&results.own, &key);
-    let valid = tuner.candidates(device);
+    let valid = tuner.searched(device);
     if no_tune {
         let v = tuner
             .baseline()

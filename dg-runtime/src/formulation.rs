@@ -197,6 +197,11 @@ pub trait Tuner {
     /// The variants valid on `device`, in the order a search visits them (a tuner may ask the device here what
     /// costs time to find out, such as whether its GEMM library loads).
     fn candidates(&mut self, device: &mut dyn Device) -> Vec<String>;
+    /// The candidates a search visits: [`Tuner::candidates`] less those the formulation's measured rules leave out
+    /// of a search (still valid on request and verified by `dg verify`); all of them by default.
+    fn searched(&mut self, device: &mut dyn Device) -> Vec<String> {
+        self.candidates(device)
+    }
     /// Whether `spec` is one of [`Tuner::candidates`]. A tuner answers for a variant built on no library without
     /// loading one: a run checks its stored winner this way at start-up.
     fn accepts(&mut self, device: &mut dyn Device, spec: &str) -> bool {

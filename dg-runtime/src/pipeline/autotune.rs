@@ -73,6 +73,9 @@ pub struct TuneOptions {
     /// Stop timing a candidate after its probe when it is clearly slower than the best so far
     /// ([`EARLY_STOP`]); off, every candidate is timed in full (an untruncated search).
     pub early_stop: bool,
+    /// Search every valid candidate ([`Tuner::candidates`]), also those the formulation's rules leave out of a
+    /// search ([`Tuner::searched`]); with `early_stop` off, an untruncated search.
+    pub every_variant: bool,
     /// Variants a greedy search also starts from and a random sample also takes, such as the winners a database
     /// holds for related keys on this device and on others of its architecture ([`crate::tuning_db::DeviceDb::seeds`]);
     /// those not valid here are skipped.
@@ -87,6 +90,7 @@ impl Default for TuneOptions {
             repeats: 20,
             hysteresis: 0.03,
             early_stop: true,
+            every_variant: false,
             seeds: Vec::new(),
         }
     }
@@ -131,7 +135,7 @@ pub fn tune(
     double: bool,
     progress: &mut dyn FnMut(TuneEvent<'_>),
 ) -> Result<Entry, FormulationError> {
-    let valid = tuner.candidates(device);
+    let valid = if opts.every_variant { tuner.candidates(device) } else { tuner.searched(device) };
     let started = Instant::now();
     let list: Vec<String> = match opts.strategy {
         Strategy::Exhaustive => valid.clone(),
@@ -567,6 +571,8 @@ mod tests {
     /// Variants `v0`, `v1`, … on a line, each a neighbour of the next, with the given times; `v0` is the baseline.
     struct Line {
         times: Vec<f64>,
+        /// A variant a search leaves out ([`Tuner::searched`]), if any.
+        unsearched: Option<String>,
         timed: Vec<String>,
         verified: Vec<Vec<String>>,
     }
@@ -589,6 +595,9 @@ mod tests {
         }
         fn candidates(&mut self, _: &mut dyn Device) -> Vec<String> {
             (0..self.times.len()).map(|i| format!("v{i}")).collect()
+        }
+        fn searched(&mut self, device: &mut dyn Device) -> Vec<String> {
+            self.candidates(device).into_iter().filter(|v| Some(v) != self.unsearched.as_ref()).collect()
         }
         fn baseline(&self) -> Option<String> {
             Some("v0".into())
@@ -623,7 +632,7 @@ mod tests {
     fn search(strategy: Strategy, seeds: &[&str]) -> (String, Vec<String>, Vec<Vec<String>>) {
         // from the baseline v0 the next variant is slower; v5 is the fastest, reached from v3
         let times = vec![1.0, 1.2, 0.8, 0.6, 0.5, 0.4, 0.45];
-        let mut line = Line { times, timed: Vec::new(), verified: Vec::new() };
+        let mut line = Line { times, unsearched: None, timed: Vec::new(), verified: Vec::new() };
         let seeds = seeds.iter().map(|s| s.to_string()).collect();
         let opts = TuneOptions { strategy, repeats: 3, seeds, ..TuneOptions::default() };
         let entry = tune(&mut line, &mut NoDevice::new(), &opts, None, None, true, &mut |_| {}).expect("a winner");
@@ -651,6 +660,21 @@ mod tests {
         let (winner, timed, _) = search(Strategy::Random(0), &["v4"]);
         assert_eq!(winner, "v4");
         assert!(timed.iter().all(|t| t == "v0" || t == "v4"), "{timed:?}");
+    }
+
+    #[test]
+    fn a_search_leaves_out_what_the_tuner_does_not_search_unless_every_variant_is_asked_for() {
+        let times = vec![1.0, 1.2, 0.8, 0.6, 0.5, 0.4, 0.45];
+        for every_variant in [false, true] {
+            let mut line =
+                Line { times: times.clone(), unsearched: Some("v5".into()), timed: Vec::new(), verified: Vec::new() };
+            let opts = TuneOptions { repeats: 3, every_variant, ..TuneOptions::default() };
+            let entry = tune(&mut line, &mut NoDevice::new(), &opts, None, None, true, &mut |_| {}).expect("a winner");
+            let seen = line.verified.iter().flatten().chain(&line.timed).any(|v| v == "v5");
+            assert_eq!(seen, every_variant, "verified {:?}, timed {:?}", line.verified, line.timed);
+            assert_eq!(entry.winner, if every_variant { "v5" } else { "v6" });
+            assert_eq!(entry.candidates.len(), if every_variant { 7 } else { 6 });
+        }
     }
 
     #[test]

@@ -375,6 +375,24 @@ fn insert_divergence_plan(ctx: &mut tera::Context, plan: &dg_ir::DivergencePlan)
     ctx.insert("shared", &shared);
 }
 
+/// Whether the mma kernel's closed form of the face mask (`MMA_FACE_NODE` in `rhs_mma.tera`) gives the element's:
+/// node i of face 0 is node i; of face 1, column N − i of row i; of face 2, column 0 of row i, where row r starts at
+/// node r(N + 1) − r(r − 1)/2.
+fn closed_form_face_mask_matches(element: &ReferenceTriangle) -> bool {
+    let n = element.order;
+    let row_start = |r: usize| r * (n + 1) - r * r.saturating_sub(1) / 2;
+    let closed = |face: usize, i: usize| match face {
+        0 => i,
+        1 => row_start(i) + n - i,
+        _ => row_start(i),
+    };
+    element
+        .fmask
+        .iter()
+        .enumerate()
+        .all(|(face, nodes)| nodes.iter().enumerate().all(|(i, &node)| closed(face, i) == node))
+}
+
 /// Renders the nodal triangle program of `variant` for `law` on `element`.
 pub fn render_nodal_tri(
     law: &LawInput<'_>,
@@ -440,6 +458,12 @@ pub fn render_nodal_tri(
     if variant.partition.is_mma() {
         if target != Target::Cuda {
             return Err(law_err(format!("{variant} is generated in CUDA C (tensor-core instructions)")));
+        }
+        if !closed_form_face_mask_matches(element) {
+            return Err(RenderError::Template(format!(
+                "the mma kernel's closed-form face mask (MMA_FACE_NODE) differs from the element's at N = {}: {:?}",
+                element.order, element.fmask
+            )));
         }
         let (mtiles, ksteps) = geometry.mma_tiles();
         ctx.insert("rows", &geometry.mma_shape.0);

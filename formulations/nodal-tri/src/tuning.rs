@@ -48,6 +48,19 @@ pub fn code_hash() -> &'static str {
     })
 }
 
+/// The highest order at which a tuning search visits the matrix-const storage ([`searched_at`]).
+pub const MATRIX_CONST_SEARCHED_TO: usize = 4;
+
+/// Whether a tuning search visits `variant` at order `order` (a valid variant a search leaves out stays valid on
+/// request, `--variant`, and `dg verify` checks it): the matrix-const storage only up to [`MATRIX_CONST_SEARCHED_TO`].
+/// Above it the fully unrolled operator is the largest program of a search to compile, and it lost every time it
+/// was measured: on an H200 (2026-12-02, maxwell2d, exhaustive, both precisions) the best matrix-const candidate was
+/// 1.39–2.06× slower than the winner at N = 5..8 (right-hand side) and 1.13–1.58× (stage). `dg autotune
+/// --every-variant` searches it too. (A search rule, not a kernel's: it is not part of [`code_hash`].)
+pub fn searched_at(variant: &Variant, order: usize) -> bool {
+    variant.storage != Storage::MatrixConst || order <= MATRIX_CONST_SEARCHED_TO
+}
+
 /// Seed 000's demonstration layout: one microblock per group, node per thread, field in local memory, fused
 /// surface.
 pub fn seed_baseline(precision: Precision) -> Variant {
@@ -370,6 +383,16 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
     fn candidates(&mut self, device: &mut dyn Device) -> Vec<String> {
         let blas = self.has_blas(device);
         self.valid.iter().filter(|v| blas || !self.library_backed.contains(v)).map(Variant::to_string).collect()
+    }
+
+    fn searched(&mut self, device: &mut dyn Device) -> Vec<String> {
+        let order = self.order;
+        let blas = self.has_blas(device);
+        self.valid
+            .iter()
+            .filter(|v| searched_at(v, order) && (blas || !self.library_backed.contains(v)))
+            .map(Variant::to_string)
+            .collect()
     }
 
     fn accepts(&mut self, device: &mut dyn Device, spec: &str) -> bool {

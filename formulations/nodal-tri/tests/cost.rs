@@ -44,25 +44,34 @@ fn reads_vmap_m(kernels: &str) -> bool {
 }
 
 #[test]
-fn the_merged_element_and_tile_kernels_read_no_own_face_index() {
+fn the_merged_element_tile_and_mma_kernels_read_no_own_face_index() {
     use dg_nodal_tri::variant::{Partition, Storage, Surface};
     let shape = dg_nodal_tri::variant::LawShape::of(&law_ir(&dg_laws::MaxwellTm::default()).expect("registered law"));
-    let limits = dg_codegen::DeviceLimits { local_memory: usize::MAX, ..Default::default() };
+    let limits = dg_codegen::DeviceLimits {
+        local_memory: usize::MAX,
+        tensor_cores: true,
+        f64_mma_m16: true,
+        ..Default::default()
+    };
     let mut checked = 0;
     for precision in [dg_codegen::Precision::F32, dg_codegen::Precision::F64] {
         for variant in Variant::all(precision) {
             // the minimum bytes leave vmap_m out because these kernels take the own node from the face mask (tiles
-            // with the operator in constant memory load vmap_m instead: measured faster there)
+            // with the operator in constant memory load vmap_m instead: measured faster there); the mma kernels
+            // compute it in closed form, which the generator checks against the element's mask at every order
+            // rendered here
             let without = variant.surface == Surface::Merged
                 && match variant.partition {
                     Partition::Element => true,
                     Partition::Tile { .. } => variant.storage != Storage::MatrixConst,
+                    Partition::Mma | Partition::Mma16 => true,
                     _ => false,
                 };
             if !without {
                 continue;
             }
-            for order in [1, 4, 8] {
+            let orders = if variant.partition.is_mma() { vec![1, 2, 3, 4, 5, 6, 7, 8] } else { vec![1, 4, 8] };
+            for order in orders {
                 if variant.check(order, &shape, &limits).is_err() {
                     continue;
                 }
@@ -71,7 +80,7 @@ fn the_merged_element_and_tile_kernels_read_no_own_face_index() {
             }
         }
     }
-    assert!(checked >= 40, "only {checked} kernels checked");
+    assert!(checked >= 100, "only {checked} kernels checked");
     // the check sees a load where there is one: the split surface's flux kernel goes through face_jump
     let split: Variant = "elem/wg32/seq1/matrix-local/split/node-major/f32".parse().expect("variant");
     assert!(reads_vmap_m(&kernel_text(4, &split)));
