@@ -26,15 +26,9 @@ for part in $PARTS; do
         echo "ab $which rc $?"
       done
       python3 - "$R/ab-old.err" "$R/ab-new.err" <<'PY' | tee "$R/ab-table.txt"
-import re, sys
-def read(path):
-    t, key = {}, None
-    for line in open(path):
-        m = re.match(r"maxwell2d N=(\d) (F\d\d)", line)
-        if m: key = (int(m.group(1)), m.group(2).lower())
-        m = re.match(r"\s+\[.*\] (\S+): ([0-9.]+) ms", line)
-        if m and key: t[(key, m.group(1))] = float(m.group(2))
-    return t
+import sys
+sys.path.insert(0, "scripts/probe")
+from tuner_log import candidate_times as read
 old, new = read(sys.argv[1]), read(sys.argv[2])
 for key in sorted({k for k, _ in new}):
     bo = min((v, s) for (k, s), v in old.items() if k == key)

@@ -19,16 +19,10 @@ unset DG_EXP_LB_REGS
 python3 - "$R" $CAPS <<'PY' | tee "$R/table.txt"
 # per order and precision: the best candidate of each cap, then per kind (partition/storage[/form]) within 1.3× of
 # the best without a cap, the best of each cap
-import re, sys
+import sys
+sys.path.insert(0, "scripts/probe")
+from tuner_log import candidate_times as read
 R, caps = sys.argv[1], sys.argv[2:]
-def read(path):
-    t, key = {}, None
-    for line in open(path):
-        m = re.match(r"maxwell2d N=(\d) (F\d\d)", line)
-        if m: key = (int(m.group(1)), m.group(2).lower())
-        m = re.match(r"\s+\[.*\] (\S+): ([0-9.]+) ms", line)
-        if m and key: t[(key, m.group(1))] = float(m.group(2))
-    return t
 runs = {c: read(f"{R}/cap-{c}.err") for c in caps}
 for key in sorted({k for t in runs.values() for k, _ in t}):
     best = {c: min((v, s) for (k, s), v in runs[c].items() if k == key) for c in caps}
