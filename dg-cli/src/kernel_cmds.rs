@@ -190,9 +190,14 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
     for precision in args.precision.list() {
         let all = f.variants(&call, args.order, precision, &DeviceLimits::default());
         let valid = all.iter().filter(|(_, r)| r.is_none()).count();
+        let unsearched = all.iter().filter(|(v, r)| r.is_none() && !f.searched_at(v, args.order)).count();
+        let left_out = match unsearched {
+            0 => String::new(),
+            n => format!(" ({n} left out of a search)"),
+        };
         println!(
-            "{} {formulation} N={} {:?}: {} valid, {} rejected (limits of a minimal device: 32 KiB local memory, \
-             256 work items, no tensor cores, no BLAS; `dg verify` and `dg autotune` apply the device's own)",
+            "{} {formulation} N={} {:?}: {} valid{left_out}, {} rejected (limits of a minimal device: 32 KiB local \
+             memory, 256 work items, no tensor cores, no BLAS; `dg verify` and `dg autotune` apply the device's own)",
             args.law,
             args.order,
             precision,
@@ -200,7 +205,10 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
             all.len() - valid
         );
         for (v, _) in all.iter().filter(|(_, r)| r.is_none()) {
-            println!("  valid     {v}");
+            match f.searched_at(v, args.order) {
+                true => println!("  valid     {v}"),
+                false => println!("  valid     {v}  (left out of a search: `dg autotune --every-variant` meets it)"),
+            }
         }
         for (v, reason) in all.iter().filter_map(|(v, r)| r.as_ref().map(|r| (v, r))) {
             println!("  rejected  {v}: {}", reason.split(": ").last().unwrap_or(reason));

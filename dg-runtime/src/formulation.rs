@@ -132,6 +132,12 @@ pub trait Formulation: Sync {
         precision: Precision,
         limits: &DeviceLimits,
     ) -> Vec<(String, Option<String>)>;
+    /// Whether a tuning search at `order` visits the valid variant `spec` ([`Tuner::searched`]): every one by
+    /// default; a formulation may leave out by measured rules what never wins (`dg autotune --every-variant` still
+    /// searches it).
+    fn searched_at(&self, _spec: &str, _order: usize) -> bool {
+        true
+    }
     /// A default SPEC (a variant valid everywhere), for `dg emit` without `--variant`.
     fn default_variant(&self, precision: Precision) -> String;
     /// The program text of `spec` for `law` at `order`.

@@ -326,3 +326,19 @@ fn boundary_tags_are_bound_with_bc() {
     assert!((doc["l2_error"].as_f64().unwrap() - rigid).abs() < 1e-12 * rigid.max(1.0), "{doc}");
     std::fs::remove_file(&bare).unwrap();
 }
+
+#[test]
+fn variants_marks_what_a_search_leaves_out() {
+    // nodal triangles: matrix-const is searched up to N = 4 and left out above (still valid)
+    let listing = |order: &str| {
+        let out = dg(&["variants", "maxwell2d", "--order", order, "--precision", "f32"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let (four, six) = (listing("4"), listing("6"));
+    assert!(!four.contains("left out of a search"), "{four}");
+    let marked: Vec<&str> = six.lines().filter(|l| l.contains("left out of a search:")).collect();
+    assert!(marked.len() >= 10 && marked.iter().all(|l| l.contains("/matrix-const/")), "{six}");
+    assert!(six.lines().any(|l| l.starts_with("  valid") && l.contains("/matrix-local/") && !l.contains("left out")));
+    assert!(six.contains(&format!("({} left out of a search)", marked.len())), "{six}");
+}

@@ -150,6 +150,10 @@ impl Formulation for NodalTri {
             .collect()
     }
 
+    fn searched_at(&self, spec: &str, order: usize) -> bool {
+        spec.parse::<Variant>().is_ok_and(|v| searched_at(&v, order))
+    }
+
     fn default_variant(&self, precision: Precision) -> String {
         seed_baseline(precision).to_string()
     }
