@@ -189,9 +189,10 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
     let call = LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
     for precision in args.precision.list() {
         let all = f.variants(&call, args.order, precision, &DeviceLimits::default());
-        let valid = all.iter().filter(|(_, r)| r.is_none()).count();
-        let unsearched = all.iter().filter(|(v, r)| r.is_none() && !f.searched_at(v, args.order)).count();
-        let left_out = match unsearched {
+        // the valid variants, each with whether a search visits it
+        let valid: Vec<(&String, bool)> =
+            all.iter().filter(|(_, r)| r.is_none()).map(|(v, _)| (v, f.searched_at(v, args.order))).collect();
+        let left_out = match valid.iter().filter(|(_, searched)| !searched).count() {
             0 => String::new(),
             n => format!(" ({n} left out of a search)"),
         };
@@ -201,11 +202,11 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
             args.law,
             args.order,
             precision,
-            valid,
-            all.len() - valid
+            valid.len(),
+            all.len() - valid.len()
         );
-        for (v, _) in all.iter().filter(|(_, r)| r.is_none()) {
-            match f.searched_at(v, args.order) {
+        for (v, searched) in valid {
+            match searched {
                 true => println!("  valid     {v}"),
                 false => println!("  valid     {v}  (left out of a search: `dg autotune --every-variant` meets it)"),
             }

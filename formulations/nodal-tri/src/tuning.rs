@@ -263,6 +263,16 @@ struct NodalTriTuner<L, T: Real> {
 }
 
 impl<L: ConservationLaw + Clone, T: Real> NodalTriTuner<L, T> {
+    /// The valid variants that `keep` keeps and the device can run (a library-backed one only where its BLAS loads).
+    fn runnable(&mut self, device: &mut dyn Device, keep: impl Fn(&Variant) -> bool) -> Vec<String> {
+        let blas = self.has_blas(device);
+        self.valid
+            .iter()
+            .filter(|v| keep(v) && (blas || !self.library_backed.contains(v)))
+            .map(Variant::to_string)
+            .collect()
+    }
+
     /// Whether the device's BLAS loads: asked once, and only if some candidate needs it.
     fn has_blas(&mut self, device: &mut dyn Device) -> bool {
         if self.library_backed.is_empty() {
@@ -385,18 +395,12 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
     }
 
     fn candidates(&mut self, device: &mut dyn Device) -> Vec<String> {
-        let blas = self.has_blas(device);
-        self.valid.iter().filter(|v| blas || !self.library_backed.contains(v)).map(Variant::to_string).collect()
+        self.runnable(device, |_| true)
     }
 
     fn searched(&mut self, device: &mut dyn Device) -> Vec<String> {
         let order = self.order;
-        let blas = self.has_blas(device);
-        self.valid
-            .iter()
-            .filter(|v| searched_at(v, order) && (blas || !self.library_backed.contains(v)))
-            .map(Variant::to_string)
-            .collect()
+        self.runnable(device, |v| searched_at(v, order))
     }
 
     fn accepts(&mut self, device: &mut dyn Device, spec: &str) -> bool {
