@@ -8,7 +8,7 @@
 # by `dg emit`), tunetime (maxwell2d N = 7, each precision: two exhaustive tunings "a" and "b" in separate processes on
 # empty kernel caches, then an untruncated one, --every-variant --no-early-stop, on b's cache; throw-away databases).
 # Results under $OUT, the database copied there. Knobs (defaults as first run): PRECISION (both) of unit, stage and
-# euler; AB_ORDERS (1..4) and AB_PRECISION (both) of ab; BENCH_OPS (unit stage). Packed after every part.
+# euler; AB_ORDERS (1..4), AB_PRECISION (both) and AB_OPERATION (unit) of ab; BENCH_OPS (unit stage). Packed after every part.
 # usage: OLD=gpu/dg-old NEW=gpu/dg DB=gpu/db OUT=dir PARTS="ab unit" bash scripts/probe/elem_face_regs.sh
 set -u
 OUT=${OUT:?}; DB=${DB:?}; NEW=${NEW:-gpu/dg}; OLD=${OLD:-gpu/dg-old}; PARTS=${PARTS:-"ab unit stage"}
@@ -21,8 +21,8 @@ for part in $PARTS; do
     ab)
       for which in old new; do
         dg=$OLD; [ $which = new ] && dg=$NEW
-        DG_CACHE_DIR=$(mktemp -d) timeout 200 "$dg" --db "$(mktemp -d)" autotune maxwell2d --orders $AB_ORDERS --precision $AB_PRECISION $D \
-          > "$R/ab-$which.txt" 2> "$R/ab-$which.err"
+        DG_CACHE_DIR=$(mktemp -d) timeout 200 "$dg" --db "$(mktemp -d)" autotune maxwell2d --orders $AB_ORDERS --precision $AB_PRECISION \
+          --operation ${AB_OPERATION:-unit} $D > "$R/ab-$which.txt" 2> "$R/ab-$which.err"
         echo "ab $which rc $?"
       done
       python3 - "$R/ab-old.err" "$R/ab-new.err" <<'PY' | tee "$R/ab-table.txt"
