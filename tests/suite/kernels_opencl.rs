@@ -686,6 +686,23 @@ fn planted_bugs_fail_verification_in_every_formulation() {
     }
 }
 
+/// A planted bug that verification does not show is not a pass: the f64 element-per-work-item kernels from N = 3 keep
+/// the unfolded stage, so a bug planted in the folded stage's store is compiled but never launched, and `dg verify`
+/// must say so with a non-zero exit instead of reporting the variant as passed.
+#[test]
+fn a_planted_bug_no_launch_runs_does_not_pass_the_self_test() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let args = ["maxwell2d", "--order", "3", "--precision", "f64", "--variant"];
+    let spec = "elem/wg128/seq1/matrix-local/merged/node-major/f64";
+    let (doc, success) = verify_with_bug(&[&args[..], &[spec]].concat(), "stage-register-dropped");
+    assert_eq!(doc["tested"].as_u64(), Some(1), "{doc}");
+    assert_eq!(doc["failed"].as_array().map(Vec::len), Some(0), "the bug is not launched here: {doc}");
+    assert!(!success, "dg verify succeeded although its planted bug showed nowhere: {doc}");
+}
+
 /// Checkpoint and restart on the device: a run continued from a checkpoint (its state, and the stored
 /// right-hand sides of seed 002's fused AB3, read back and written again) ends bit for bit where the
 /// uninterrupted run ends — nodal triangles, modal triangles with the adaptive step, tetrahedra with AB3.
