@@ -5,9 +5,11 @@ per (order, precision):
                        of one partition kind (PREFIX: elem or tile), and new / old of the seq2 ones both timed
   groups DIR...        of the new binary's list the best tile candidate in groups of 64 and of 32 elements (one line
                        per directory and key, the directory's last name first)
-  changed DIR          best candidate old -> new, and new / old of the merged element-per-thread candidates (the
-                       changed kernels) against the rest (unchanged kernels)
-usage: ab_summary.py MODE DIR [PREFIX | DIR...]"""
+  changed DIR [KIND]   best candidate old -> new, and new / old of the changed kernels against the rest (unchanged
+                       kernels); KIND merged (default: the merged element-per-thread candidates, N = 1..4) or
+                       matrix-local (the element-per-thread candidates with the operator in local memory,
+                       scripts/probe/elem_pair_loads.sh)
+usage: ab_summary.py MODE DIR [PREFIX | KIND | DIR...]"""
 import os
 import statistics
 import sys
@@ -52,17 +54,22 @@ def groups(dirs):
                   f"tile wg32 best {w32[0]:.4f}")
 
 
-def changed(d):
+def changed(d, kind="merged"):
     old, new = logs(d)
-    print("maxwell2d right-hand side, N = 1..4: best candidate old -> new, and new/old of the merged element-per-thread "
-          "candidates (changed) and of the rest (unchanged kernels)")
-    elem = lambda s: s.startswith("elem") and "/merged/" in s
+    if kind == "merged":
+        print("maxwell2d right-hand side, N = 1..4: best candidate old -> new, and new/old of the merged element-per-thread "
+              "candidates (changed) and of the rest (unchanged kernels)")
+        elem = lambda s: s.startswith("elem") and "/merged/" in s
+    else:
+        print("maxwell2d right-hand side: best candidate old -> new, and new/old of the element-per-thread candidates "
+              "with the operator in local memory (changed) and of the rest (unchanged kernels)")
+        elem = lambda s: s.startswith("elem") and "/matrix-local/" in s
     for key in sorted({k for k, _ in new}):
         ours, theirs = per_key(new, key), per_key(old, key)
         r = [ours[s] / theirs[s] for s in ours if s in theirs and elem(s)]
         o = [ours[s] / theirs[s] for s in ours if s in theirs and not elem(s)]
         bo, bn = min((v, s) for s, v in theirs.items()), min((v, s) for s, v in ours.items())
-        print(f"N={key[0]} {key[1]}: best {bo[0]:.4f} -> {bn[0]:.4f} ({bn[0] / bo[0]:.3f}, {bn[1]}); merged elem median "
+        print(f"N={key[0]} {key[1]}: best {bo[0]:.4f} -> {bn[0]:.4f} ({bn[0] / bo[0]:.3f}, {bn[1]}); {kind} elem median "
               f"{statistics.median(r):.3f} [{min(r):.3f}..{max(r):.3f}] of {len(r)}; others median {statistics.median(o):.3f}")
 
 
