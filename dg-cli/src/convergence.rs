@@ -37,7 +37,7 @@ pub struct ConvergenceArgs {
     #[command(flatten)]
     pub solver: SolverArgs,
     /// Final time (default: the case's).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = super::mesh_args::positive_finite, allow_negative_numbers = true)]
     pub t_end: Option<f64>,
     /// Print one JSON document instead of a table.
     #[arg(long)]
@@ -66,6 +66,7 @@ pub fn maxwell(args: ConvergenceArgs, case: Box<dyn MaxwellCase>) -> anyhow::Res
         bail!("case `{}` has no exact solution; choose one of the cases marked so in `dg cases`", case.name());
     }
     let base = args.mesh.build(case.as_ref(), 2)?;
+    finest_level_fits(&args, base.num_elements())?;
     let opts = args.solver.options(args.t_end, &args.backend)?;
     let mut device = args.backend.open("cpu")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
@@ -76,6 +77,18 @@ pub fn maxwell(args: ConvergenceArgs, case: Box<dyn MaxwellCase>) -> anyhow::Res
         .context("convergence study failed")?;
     bar.finish_and_clear();
     print_study(&study, args.json)
+}
+
+/// Refuses a study whose finest mesh (`base_elements` triangles refined `--levels` − 1 times) would not fit this
+/// machine's memory, before the first level runs.
+pub fn finest_level_fits(args: &ConvergenceArgs, base_elements: usize) -> anyhow::Result<()> {
+    let levels = args.levels as usize;
+    let finest = crate::memory::refined(base_elements as u128, 4, levels.saturating_sub(1));
+    crate::memory::ensure_fits(
+        crate::memory::ElementKind::Triangle,
+        finest,
+        &format!("--levels {levels} (the finest mesh)"),
+    )
 }
 
 /// The progress bar of a study: one step per run.

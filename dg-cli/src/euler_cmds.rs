@@ -137,6 +137,7 @@ fn print_report(r: &dg_run::euler_run::EulerReport) {
 pub fn convergence(args: ConvergenceArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
     let base = args.mesh.build_euler(case.as_ref())?;
+    super::convergence::finest_level_fits(&args, base.num_elements())?;
     let opts = args.solver.euler_options(None, args.t_end, &args.backend);
     let mut device = args.backend.open("cpu")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });

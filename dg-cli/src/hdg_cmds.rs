@@ -47,10 +47,16 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
     if matches!(args.precision, Precision::F32) {
         bail!("{} solves in f64 only", case.name());
     }
+    let squares = m.nx.unwrap_or(case.default_cells());
+    crate::memory::ensure_fits(
+        crate::memory::ElementKind::HdgTriangle,
+        2 * squares as u128 * squares as u128,
+        &format!("--nx {squares}"),
+    )?;
     let mut device = open_elliptic_device(b)?;
     let on = device.as_mut().map(|(d, o)| (d.as_mut(), &*o));
     let order = args.order.unwrap_or(3);
-    let report = run_elliptic(case.as_ref(), order, m.nx.unwrap_or(case.default_cells()), on)
+    let report = run_elliptic(case.as_ref(), order, squares, on)
         .with_context(|| format!("solving {} at P = {order}", case.name()))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -9,6 +9,7 @@ mod hdg_cmds;
 mod hex_cmds;
 pub mod kernel_cmds;
 mod laws;
+mod memory;
 mod mesh_args;
 mod ranks;
 

@@ -25,7 +25,7 @@ pub struct MeshArgs {
     #[arg(long, default_value_t = 0, value_name = "L")]
     pub refine: usize,
     /// Move interior vertices randomly by up to this fraction of their shortest edge (keeps elements valid).
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(long, value_name = "FRACTION", allow_negative_numbers = true)]
     pub perturb: Option<f64>,
 }
 
@@ -40,10 +40,24 @@ impl MeshArgs {
                 if nx == 0 || ny == 0 || nx > 100_000 || ny > 100_000 {
                     bail!("--nx and --ny must be between 1 and 100000 (got {nx} × {ny})");
                 }
+                // the case's rectangle: two triangles per cell
+                let asked = match self.ny {
+                    Some(_) => format!("--nx {nx} --ny {ny}"),
+                    None => format!("--nx {nx}"),
+                };
+                self.ensure_refined_fits(2 * nx as u128 * ny as u128, &asked)?;
                 case.default_mesh(nx, ny)?
             }
         };
         self.refined_and_perturbed(mesh, refine_uniform)
+    }
+
+    /// Refuses `elements` triangles refined `--refine` times when even the least memory they need exceeds what
+    /// this machine has available (`asked` names the options that made them).
+    fn ensure_refined_fits(&self, elements: u128, asked: &str) -> anyhow::Result<()> {
+        let refine = if self.refine > 0 { format!(" --refine {}", self.refine) } else { String::new() };
+        let planned = crate::memory::refined(elements, 4, self.refine);
+        crate::memory::ensure_fits(crate::memory::ElementKind::Triangle, planned, &format!("{asked}{refine}"))
     }
 
     /// `mesh` refined `--refine` times by `refine`, then perturbed by `--perturb`, each checked first.
@@ -54,6 +68,9 @@ impl MeshArgs {
     ) -> anyhow::Result<TriMesh> {
         if self.refine > 8 {
             bail!("--refine {} would multiply the element count by 4^{}; use at most 8", self.refine, self.refine);
+        }
+        if let Some(path) = &self.mesh {
+            self.ensure_refined_fits(mesh.num_elements() as u128, &format!("--mesh {}", path.display()))?;
         }
         for _ in 0..self.refine {
             mesh = refine(&mesh);
@@ -78,10 +95,10 @@ pub struct SolverArgs {
     /// hexahedra, or the scheme's stability limit on the problem when smaller; the case's for Euler, in seed 001's
     /// rule dt = CFL·d_min/(λ_max(2p+1)); 0.8 per sweep for finite volumes]. A value whose step exceeds the
     /// stability limit is refused.
-    #[arg(long, value_parser = positive_finite, conflicts_with = "dt")]
+    #[arg(long, value_parser = positive_finite, allow_negative_numbers = true, conflicts_with = "dt")]
     pub cfl: Option<f64>,
     /// Fixed time step instead of the CFL rule (refused above the scheme's stability limit).
-    #[arg(long, value_parser = positive_finite)]
+    #[arg(long, value_parser = positive_finite, allow_negative_numbers = true)]
     pub dt: Option<f64>,
     /// Accept a --cfl or --dt above the scheme's stability limit (the run still stops when it blows up).
     #[arg(long)]
@@ -91,7 +108,7 @@ pub struct SolverArgs {
     #[arg(long = "bc", value_name = "TAG=CONDITION", value_parser = parse_binding)]
     pub bc: Vec<(String, String)>,
     /// Maxwell: numerical flux parameter α, 1 upwind, 0 central.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub alpha: f64,
     /// MHD finite-volume cases: turn the GLM divergence cleaning off (c_h = 0), to compare ∇·B with and without.
     #[arg(long)]
@@ -209,6 +226,8 @@ impl MeshArgs {
                 if n == 0 || n > 20_000 {
                     bail!("--nx must be between 1 and 20000 (got {n})");
                 }
+                // at least n × n cells of two triangles (n along the shorter side)
+                self.ensure_refined_fits(2 * n as u128 * n as u128, &format!("--nx {n}"))?;
                 case.default_mesh(n)?
             }
         };

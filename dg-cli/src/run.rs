@@ -50,14 +50,20 @@ pub struct RunArgs {
     #[command(flatten)]
     pub solver: SolverArgs,
     /// Final time (default: the case's, one period for the cavity).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = super::mesh_args::positive_finite, allow_negative_numbers = true)]
     pub t_end: Option<f64>,
     /// Write the final fields to this VTU file (Lagrange cells at the solution's order; open it in ParaView).
     #[arg(long, value_name = "FILE.vtu")]
     pub out: Option<PathBuf>,
     /// Also write the fields every T of simulated time (and at the start and the end) as FILE_NNNN.vtu, listed
     /// with their times in FILE.pvd, which ParaView opens as a time series (needs --out FILE.vtu).
-    #[arg(long, value_name = "T", value_parser = super::mesh_args::positive_finite, requires = "out")]
+    #[arg(
+        long,
+        value_name = "T",
+        value_parser = super::mesh_args::positive_finite,
+        allow_negative_numbers = true,
+        requires = "out"
+    )]
     pub out_every: Option<f64>,
     /// Write a restart file every N steps (to --checkpoint, default CASE.restart); `dg run --restart FILE`
     /// continues the run, bit for bit.

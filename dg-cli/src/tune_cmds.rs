@@ -87,8 +87,8 @@ pub struct AutotuneArgs {
     #[arg(long, default_value = "exhaustive")]
     pub strategy: Strategy,
     /// Seconds of timing per order and precision before the remaining candidates are skipped.
-    #[arg(long)]
-    pub budget: Option<f64>,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_budget, allow_negative_numbers = true)]
+    pub budget: Option<Duration>,
     /// Smallest timing problem (degrees of freedom; nodes for tetrahedra). Default: 16M on a GPU (state and
     /// right-hand side well above its L2 cache; 2M nodes for tetrahedra, seed 002's size), 1M on a CPU device
     /// (whose kernels run ~100× slower; 1M DOFs in f32 is 8 MB of state and right-hand side, past the per-core
@@ -193,7 +193,7 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
     let mut device = open_device(&args.what.device)?;
     let opts = TuneOptions {
         strategy: args.strategy,
-        budget: args.budget.map(Duration::from_secs_f64),
+        budget: args.budget,
         early_stop: !args.no_early_stop,
         every_variant: args.every_variant,
         ..TuneOptions::default()
@@ -281,4 +281,15 @@ pub fn db(command: DbCommand) -> anyhow::Result<()> {
         DbCommand::Import { path } => db::import(&path),
         DbCommand::Clear => db::clear(),
     }?)
+}
+
+/// `--budget`: positive seconds, at most a day (a larger or non-finite value would not fit a `Duration` or
+/// never end a search).
+fn parse_budget(s: &str) -> Result<Duration, String> {
+    const DAY: f64 = 86_400.0;
+    let seconds = super::mesh_args::positive_finite(s)?;
+    if seconds > DAY {
+        return Err(format!("at most {DAY} seconds (a day), got {}", s.trim()));
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{seconds} s: {e}"))
 }

@@ -47,14 +47,24 @@ fn mesh(args: &super::mesh_args::MeshArgs, case: &dyn WaveCase) -> anyhow::Resul
     if args.refine > 4 {
         bail!("--refine {} would multiply the element count by 8^{}; use at most 4", args.refine, args.refine);
     }
+    use crate::memory::{ensure_fits, refined, ElementKind};
+    let refine = if args.refine > 0 { format!(" --refine {}", args.refine) } else { String::new() };
     let mut mesh = match &args.mesh {
-        Some(path) => dg_core::mesh3d::read_gmsh_tet(path)
-            .with_context(|| format!("cannot use tetrahedral mesh {}", path.display()))?,
+        Some(path) => {
+            let mesh = dg_core::mesh3d::read_gmsh_tet(path)
+                .with_context(|| format!("cannot use tetrahedral mesh {}", path.display()))?;
+            let planned = refined(mesh.elements.len() as u128, 8, args.refine);
+            ensure_fits(ElementKind::Tetrahedron, planned, &format!("--mesh {}{refine}", path.display()))?;
+            mesh
+        }
         None => {
             let n = args.nx.unwrap_or(case.default_cells());
             if n == 0 || n > 512 {
                 bail!("--nx must be between 1 and 512 (got {n})");
             }
+            // at least n³ hexahedra of five tetrahedra each (n along the box's shortest side)
+            let planned = refined(5 * (n as u128).pow(3), 8, args.refine);
+            ensure_fits(ElementKind::Tetrahedron, planned, &format!("--nx {n}{refine}"))?;
             case.mesh(n).with_context(|| format!("cannot mesh the box of {}", case.name()))?
         }
     };

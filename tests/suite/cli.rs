@@ -145,6 +145,16 @@ fn bad_input_gives_a_clear_error_and_no_panic() {
         (vec!["convergence", "maxwell-cavity", "--orders", "3..1"], "orders must lie in 1..10"),
         (vec!["convergence", "maxwell-pulse"], "no exact solution"),
         (vec!["run", "maxwell-cavity", "--nx", "0"], "--nx and --ny must be between"),
+        // a negative number is a value, refused by its check (clap took `-1` for an option)
+        (vec!["run", "maxwell-cavity", "--t-end", "-1"], "must be a positive finite number, got -1"),
+        (vec!["run", "maxwell-cavity", "--alpha", "-1"], "--alpha must be between 0 (central) and 1 (upwind), got -1"),
+        // Duration::from_secs_f64 panicked on these
+        (vec!["autotune", "maxwell2d", "--orders", "1", "--budget=nan"], "must be a positive finite number, got NaN"),
+        (vec!["autotune", "maxwell2d", "--orders", "1", "--budget", "-5"], "must be a positive finite number, got -5"),
+        (
+            vec!["autotune", "maxwell2d", "--orders", "1", "--budget", "1e300"],
+            "at most 86400 seconds (a day), got 1e300",
+        ),
     ];
     for (args, needle) in cases {
         let out = dg(&args);
@@ -152,6 +162,37 @@ fn bad_input_gives_a_clear_error_and_no_panic() {
         assert!(!out.status.success(), "{args:?} should fail");
         assert!(err.contains(needle), "{args:?}: stderr `{err}` should contain `{needle}`");
         assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    }
+}
+
+/// A mesh far beyond this machine's memory ends with the figures before it is built, not with an allocation
+/// failure (`--nx 20000` aborted with "memory allocation of 6400640016 bytes failed" building the rectangle).
+#[test]
+fn a_mesh_beyond_the_machines_memory_is_refused_before_it_is_built() {
+    if std::fs::read_to_string("/proc/meminfo").is_err() {
+        return; // the available memory is unknown there, and the runs are not refused
+    }
+    let cases: [(&[&str], &str); 5] = [
+        (&["run", "maxwell-cavity", "--nx", "100000"], "--nx 100000 makes 20000000000 triangles, which need at least"),
+        (
+            &["run", "euler-isentropic-vortex", "--nx", "20000", "--refine", "2"],
+            "--nx 20000 --refine 2 makes 12800000000 triangles",
+        ),
+        (&["run", "helmholtz-square", "--nx", "100000"], "--nx 100000 makes 20000000000 triangles"),
+        (&["run", "acoustic-cube", "--nx", "512", "--refine", "1"], "--nx 512 --refine 1 makes 5368709120 tetrahedra"),
+        (
+            &["convergence", "maxwell-cavity", "--nx", "200", "--levels", "8"],
+            "--levels 8 (the finest mesh) makes 1310720000",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = dg(&[args, &["--device", "cpu"]].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(needle) && err.contains("GB available"),
+            "{args:?}: stderr `{err}` should contain `{needle}`"
+        );
     }
 }
 

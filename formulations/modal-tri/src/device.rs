@@ -190,6 +190,10 @@ impl<T: Real> ModalDeviceOperator<T> {
         let face_geo: Vec<T> = (0..3).flat_map(|c| data.face.iter().map(move |f| real(f[c]))).collect();
         let nv = source.nvars;
         let nm = source.nmodes;
+        dg_runtime::operator_error::check_index_range(&[
+            ("the state", k * nv * nm),
+            ("the edge traces", edges * nv * nm.max(source.edge_points)),
+        ])?;
         let state_bytes = k * nv * nm * std::mem::size_of::<T>();
         // the edge-wise surface writes the left/right temporaries (one projection per side and edge), the edge-flux
         // surface the numerical fluxes at each edge's points into the left one; the other variants get placeholders

@@ -325,6 +325,12 @@ impl<T: Real> DeviceOperator<T> {
         let (np, nfp, nv, k) = (el.np, el.nfp, source.nvars, space.num_elements());
         let nmat = source.nmaterials;
         let fs = field_stride(&source, k);
+        dg_runtime::operator_error::check_index_range(&[
+            ("the state", nv * fs),
+            ("the face jumps", nv * k * 3 * nfp),
+            ("the boundary faces' coordinates", 2 * k * 3 * nfp),
+            ("the materials", k * nmat),
+        ])?;
         let offset_of = |g: usize| node_offset(&source, g / np, g % np, fs) as i32;
         let upload_real = |device: &mut dyn Device, values: Vec<T>| -> Result<BufferId, BackendError> {
             let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;

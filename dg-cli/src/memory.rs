@@ -1,0 +1,107 @@
+//! The memory a run's mesh needs, bounded from below before the mesh is built, against what this machine has
+//! available: a mesh far too large for the machine ends with a clear message instead of an allocation failure
+//! (the process aborting, or the kernel's out-of-memory killer) minutes into building it.
+
+use anyhow::bail;
+
+/// The elements a run is made of, with the least memory one of them takes in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElementKind {
+    /// A triangle of the nodal or modal formulations.
+    Triangle,
+    /// A tetrahedron.
+    Tetrahedron,
+    /// A triangle of the hybridizable DG solver (element matrices, trace system).
+    HdgTriangle,
+}
+
+impl ElementKind {
+    /// Bytes per element a run takes at the least: below what `/usr/bin/time` measured at degree 1 (the least
+    /// per element) on this project's 2-core machine, 2026-12-02 (maximum resident set over elements: Maxwell
+    /// 3.0 KB and Euler 1.6 KB per triangle on the native CPU path, Euler 2.8 KB through PoCL; acoustics 5.6 KB per
+    /// tetrahedron; helmholtz-square 7.2 KB per triangle), so that no run which fits is refused.
+    pub fn least_bytes(self) -> u128 {
+        match self {
+            Self::Triangle => 1024,
+            Self::Tetrahedron | Self::HdgTriangle => 2048,
+        }
+    }
+
+    fn plural(self) -> &'static str {
+        match self {
+            Self::Triangle | Self::HdgTriangle => "triangles",
+            Self::Tetrahedron => "tetrahedra",
+        }
+    }
+}
+
+/// Refuses `elements` elements of `kind` (what the user asked for: `asked`, e.g. "--nx 20000") when even the
+/// least they need exceeds the memory this machine has available; where that is unknown (no `/proc/meminfo`),
+/// passes.
+pub fn ensure_fits(kind: ElementKind, elements: u128, asked: &str) -> anyhow::Result<()> {
+    ensure_fits_in(available_bytes(), kind, elements, asked)
+}
+
+fn ensure_fits_in(available: Option<u128>, kind: ElementKind, elements: u128, asked: &str) -> anyhow::Result<()> {
+    let Some(available) = available else { return Ok(()) };
+    let least = elements.saturating_mul(kind.least_bytes());
+    if least > available {
+        let gb = |bytes: u128| bytes as f64 / 1e9;
+        bail!(
+            "{asked} makes {elements} {}, which need at least {:.1} GB of memory; this machine has {:.1} GB available: \
+             use a coarser mesh",
+            kind.plural(),
+            gb(least),
+            gb(available)
+        );
+    }
+    Ok(())
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes.
+fn available_bytes() -> Option<u128> {
+    parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+fn parse_mem_available(meminfo: &str) -> Option<u128> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let mut words = line.split_whitespace().skip(1);
+    let value: u128 = words.next()?.parse().ok()?;
+    match words.next() {
+        Some("kB") => Some(value * 1024),
+        _ => None,
+    }
+}
+
+/// `base` elements after `levels` uniform refinements, each multiplying them by `factor` (4 for triangles, 8 for
+/// tetrahedra).
+pub fn refined(base: u128, factor: u128, levels: usize) -> u128 {
+    (0..levels).fold(base, |n, _| n.saturating_mul(factor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meminfo_gives_the_available_bytes() {
+        let text = "MemTotal:       24000000 kB\nMemFree:        1000 kB\nMemAvailable:   23000000 kB\n";
+        assert_eq!(parse_mem_available(text), Some(23_000_000 * 1024));
+        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
+        assert_eq!(parse_mem_available("MemAvailable: 5 MB\n"), None);
+    }
+
+    #[test]
+    fn a_mesh_beyond_the_available_memory_is_refused_with_the_figures() {
+        let available = Some(8_000_000_000);
+        // 2 · 20000² triangles: 819 GB at the least
+        let err = ensure_fits_in(available, ElementKind::Triangle, 800_000_000, "--nx 20000").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("--nx 20000 makes 800000000 triangles"), "{text}");
+        assert!(text.contains("at least 819.2 GB") && text.contains("8.0 GB available"), "{text}");
+        assert!(ensure_fits_in(available, ElementKind::Triangle, 7_000_000, "--nx 1870").is_ok());
+        assert!(ensure_fits_in(None, ElementKind::Tetrahedron, u128::MAX, "--nx 512").is_ok());
+        assert_eq!(refined(3, 4, 2), 48);
+        assert_eq!(refined(u128::MAX / 2, 8, 3), u128::MAX);
+    }
+}
