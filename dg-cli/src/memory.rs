@@ -43,14 +43,29 @@ pub fn ensure_fits(kind: ElementKind, elements: u128, asked: &str) -> anyhow::Re
 }
 
 fn ensure_fits_in(available: Option<u128>, kind: ElementKind, elements: u128, asked: &str) -> anyhow::Result<()> {
-    let Some(available) = available else { return Ok(()) };
     let least = elements.saturating_mul(kind.least_bytes());
+    let made = format!("{asked} makes {elements} {}, which need", kind.plural());
+    ensure_bytes_fit_in(available, least, &made, "use a coarser mesh")
+}
+
+/// Bytes per degree of freedom a timing problem (`dg autotune`, `dg bench` `--min-dofs`) takes on the host at the
+/// least: its state, a reference and a copy read back, in f64.
+pub const TIMING_LEAST_BYTES_PER_DOF: u128 = 24;
+
+/// Refuses a timing problem of `dofs` degrees of freedom (`flag`: `--min-dofs`, `--nodes`) that this machine's
+/// memory cannot hold.
+pub fn ensure_timing_fits(flag: &str, dofs: u64) -> anyhow::Result<()> {
+    let least = dofs as u128 * TIMING_LEAST_BYTES_PER_DOF;
+    let made = format!("{flag} {dofs} needs");
+    ensure_bytes_fit_in(available_bytes(), least, &made, "time a smaller problem")
+}
+
+fn ensure_bytes_fit_in(available: Option<u128>, least: u128, made: &str, advice: &str) -> anyhow::Result<()> {
+    let Some(available) = available else { return Ok(()) };
     if least > available {
         let gb = |bytes: u128| bytes as f64 / 1e9;
         bail!(
-            "{asked} makes {elements} {}, which need at least {:.1} GB of memory; this machine has {:.1} GB available: \
-             use a coarser mesh",
-            kind.plural(),
+            "{made} at least {:.1} GB of memory; this machine has {:.1} GB available: {advice}",
             gb(least),
             gb(available)
         );
@@ -101,6 +116,11 @@ mod tests {
         assert!(text.contains("at least 819.2 GB") && text.contains("8.0 GB available"), "{text}");
         assert!(ensure_fits_in(available, ElementKind::Triangle, 7_000_000, "--nx 1870").is_ok());
         assert!(ensure_fits_in(None, ElementKind::Tetrahedron, u128::MAX, "--nx 512").is_ok());
+        let err = ensure_bytes_fit_in(available, 9_000_000_000, "--min-dofs 375000000 needs", "smaller").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--min-dofs 375000000 needs at least 9.0 GB of memory; this machine has 8.0 GB available: smaller"
+        );
         assert_eq!(refined(3, 4, 2), 48);
         assert_eq!(refined(u128::MAX / 2, 8, 3), u128::MAX);
     }

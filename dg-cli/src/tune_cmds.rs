@@ -93,7 +93,7 @@ pub struct AutotuneArgs {
     /// right-hand side well above its L2 cache; 2M nodes for tetrahedra, seed 002's size), 1M on a CPU device
     /// (whose kernels run ~100× slower; 1M DOFs in f32 is 8 MB of state and right-hand side, past the per-core
     /// caches).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TIMING_DOFS))]
     pub min_dofs: Option<u64>,
     /// Time every candidate in full (by default a candidate whose first runs are more than 1.25× slower than the
     /// best so far is not timed further).
@@ -120,11 +120,11 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub what: TunedSet,
     /// Problem size for timing the winners again (default: the size each was tuned on).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TIMING_DOFS))]
     pub min_dofs: Option<u64>,
     /// Timed repetitions.
-    #[arg(long, default_value_t = 20)]
-    pub repeats: usize,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    pub repeats: u16,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -133,8 +133,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub per_kernel: bool,
     /// With --per-kernel: nodes per mesh (seed 002 used about 2 million).
-    #[arg(long, default_value_t = 2_000_000, requires = "per_kernel")]
-    pub nodes: usize,
+    #[arg(long, default_value_t = 2_000_000, requires = "per_kernel", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMING_DOFS))]
+    pub nodes: u64,
     /// With --per-kernel: write every measurement to this JSON file (for `dg tet-plot`).
     #[arg(long, value_name = "FILE.json", requires = "per_kernel")]
     pub out: Option<PathBuf>,
@@ -185,8 +185,14 @@ pub enum DbCommand {
     Clear,
 }
 
+/// The largest `--min-dofs`: 2³⁰ degrees of freedom, inside the kernels' 32-bit indices.
+const MAX_TIMING_DOFS: u64 = 1 << 30;
+
 /// Tunes and stores.
 pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
+    if let Some(dofs) = args.min_dofs {
+        crate::memory::ensure_timing_fits("--min-dofs", dofs)?;
+    }
     let law = dg_run::registry::law(&args.what.law)?;
     let formulation = formulation_of(args.what.formulation, law);
     let orders = args.what.orders_of(formulation)?;
@@ -221,8 +227,11 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
 /// Verifies and times the stored winners again and prints what was measured now (or seed 002's per-kernel
 /// report with `--per-kernel`).
 pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
-    if args.repeats == 0 {
-        bail!("--repeats must be positive");
+    if let Some(dofs) = args.min_dofs {
+        crate::memory::ensure_timing_fits("--min-dofs", dofs)?;
+    }
+    if args.per_kernel {
+        crate::memory::ensure_timing_fits("--nodes", args.nodes)?;
     }
     if args.per_kernel {
         let precision = match args.what.precision {
@@ -246,9 +255,9 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
                 laws: args.what.law.split(',').map(|l| l.trim().to_string()).collect(),
                 formulation: args.what.formulation,
                 orders,
-                size: args.nodes,
+                size: usize::try_from(args.nodes)?,
                 precision,
-                repeats: args.repeats,
+                repeats: usize::from(args.repeats),
                 json: args.out,
             },
             device.as_mut(),
@@ -265,7 +274,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         precision: args.what.precision,
         timing_dofs: args.min_dofs,
         operation: args.what.operation.into(),
-        repeats: args.repeats,
+        repeats: usize::from(args.repeats),
         json: args.json,
     };
     Ok(bench_law(law, device.as_mut(), &run)?)

@@ -155,6 +155,12 @@ fn bad_input_gives_a_clear_error_and_no_panic() {
             vec!["autotune", "maxwell2d", "--orders", "1", "--budget", "1e300"],
             "at most 86400 seconds (a day), got 1e300",
         ),
+        // the timing mesh's allocation aborted the process
+        (
+            vec!["autotune", "maxwell2d", "--orders", "1", "--min-dofs", "99999999999999"],
+            "99999999999999 is not in 1..=1073741824",
+        ),
+        (vec!["bench", "maxwell2d", "--orders", "1", "--repeats", "0"], "0 is not in 1..=10000"),
     ];
     for (args, needle) in cases {
         let out = dg(&args);
