@@ -26,8 +26,8 @@ pub use dg_run::__register_law_commands;
 /// Runners, the formulation registry and the shipped database (the `dg-run` crate), at their old paths.
 pub use dg_run::{
     elliptic_run, euler_run, euler_study, formulations, fv_run, hex_run, maxwell_run, output, partitioned,
-    partitioned_euler, partitioned_hex, partitioned_tet, picture, registry, shipped_db, wave_run, winners, Precision,
-    RunError,
+    partitioned_euler, partitioned_hex, partitioned_tet, picture, registry, run_options, shipped_db, wave_run, winners,
+    Precision, RunError,
 };
 
 /// Named problems (the `dg-cases` crate).
@@ -55,6 +55,7 @@ pub use dg_macros::conservation_law;
 /// The names most programs need.
 pub mod prelude {
     pub use crate::maxwell_run::{RunOptions, RunReport};
+    pub use crate::run_options::CommonRunOptions;
     pub use crate::Precision;
     pub use dg_cases::MaxwellCase;
     pub use dg_core::law::ConservationLaw;

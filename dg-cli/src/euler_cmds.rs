@@ -21,7 +21,7 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     let mut device = args.backend.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
-    opts.output = args.output(case.name());
+    opts.common.output = args.output(case.name());
     let bar = super::run::time_bar(format!("{} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     if formulation == FormulationId::NodalTri {
@@ -89,8 +89,8 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn EulerCase>, comm: &dyn Commun
     super::ranks::refuse_devices(&args, "an Euler")?;
     let mesh = args.mesh.build_euler(case.as_ref())?;
     let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
-    opts.output = args.output(case.name());
-    opts.partition = args.partition.unwrap_or_default();
+    opts.common.output = args.output(case.name());
+    opts.common.partition = args.partition.unwrap_or_default();
     let bar = super::ranks::rank_bar(&args, comm, format!("{} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     let outcome = run_euler_partitioned(args.precision.into(), case.as_ref(), &mesh, &opts, comm, &mut progress)?;

@@ -21,17 +21,8 @@ fn options(args: &SolverArgs, backend: &BackendArgs, order: usize, t_end: Option
     Ok(HexOptions {
         order,
         scheme: args.scheme.unwrap_or(dg_runtime::time::Scheme::Lsrk45),
-        cfl: args.cfl,
-        allow_unstable: args.allow_unstable,
-        step_scale: 1.0,
-        boundary: args.bindings(),
-        t_end,
-        dt: args.dt,
         flux: args.flux.clone(),
-        variant: backend.variant.clone(),
-        no_tune: backend.no_tune,
-        output: Default::default(),
-        partition: Default::default(),
+        common: args.common(t_end, backend),
     })
 }
 
@@ -75,7 +66,7 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
     args.backend.warm_up("auto");
     let order = args.order.unwrap_or(3);
     let mut opts = options(&args.solver, &args.backend, order, args.t_end)?;
-    opts.output = args.output(case.name());
+    opts.common.output = args.output(case.name());
     let mesh = mesh(&args.mesh, case.as_ref(), order)?;
     dg_runtime::startup::mark("mesh");
     let mut device = args.backend.open("auto")?;
@@ -101,8 +92,8 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communic
     args.backend.formulation(case.name(), &[FormulationId::Hex])?;
     let order = args.order.unwrap_or(3);
     let mut opts = options(&args.solver, &args.backend, order, args.t_end)?;
-    opts.output = args.output(case.name());
-    opts.partition = args.partition.unwrap_or_default();
+    opts.common.output = args.output(case.name());
+    opts.common.partition = args.partition.unwrap_or_default();
     let mesh = mesh(&args.mesh, case.as_ref(), order)?;
     let bar = super::ranks::rank_bar(&args, comm, format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);

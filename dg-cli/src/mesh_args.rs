@@ -6,6 +6,7 @@ use dg_cases::MaxwellCase;
 use dg_core::mesh::{read_gmsh, refine_uniform, TriMesh};
 use dg_run::formulations::FormulationId;
 use dg_run::maxwell_run::RunOptions;
+use dg_run::run_options::CommonRunOptions;
 use dg_runtime::time::Scheme;
 use std::path::PathBuf;
 
@@ -156,6 +157,21 @@ fn parse_scheme(s: &str) -> Result<Scheme, String> {
 }
 
 impl SolverArgs {
+    /// The options every run takes, from these arguments and the backend's (`output` and `partition` the
+    /// defaults: the caller sets them).
+    pub fn common(&self, t_end: Option<f64>, backend: &BackendArgs) -> CommonRunOptions {
+        CommonRunOptions {
+            cfl: self.cfl,
+            dt: self.dt,
+            t_end,
+            allow_unstable: self.allow_unstable,
+            boundary: self.bindings(),
+            variant: backend.variant.clone(),
+            no_tune: backend.no_tune,
+            ..CommonRunOptions::default()
+        }
+    }
+
     /// Run options from these arguments.
     pub fn options(&self, t_end: Option<f64>, backend: &BackendArgs) -> anyhow::Result<RunOptions> {
         if !(0.0..=1.0).contains(&self.alpha) {
@@ -166,20 +182,12 @@ impl SolverArgs {
         }
         Ok(RunOptions {
             scheme: self.scheme.unwrap_or(Scheme::Lsrk45),
-            cfl: self.cfl,
-            dt: self.dt,
-            allow_unstable: self.allow_unstable,
-            t_end,
             alpha: self.alpha,
-            boundary: self.bindings(),
-            variant: backend.variant.clone(),
-            no_tune: backend.no_tune,
+            common: self.common(t_end, backend),
             ..RunOptions::default()
         })
     }
-}
 
-impl SolverArgs {
     /// Options of an Euler run of degree `order` (the case's default when `None`).
     pub fn euler_options(
         &self,
@@ -190,9 +198,6 @@ impl SolverArgs {
         dg_run::euler_run::EulerOptions {
             order,
             scheme: self.scheme,
-            cfl: self.cfl,
-            dt: self.dt,
-            t_end,
             flux: self.flux.clone(),
             limiter: if self.limiter {
                 Some(true)
@@ -201,13 +206,7 @@ impl SolverArgs {
             } else {
                 None
             },
-            variant: backend.variant.clone(),
-            no_tune: backend.no_tune,
-            allow_unstable: self.allow_unstable,
-            step_scale: 1.0,
-            boundary: self.bindings(),
-            output: Default::default(),
-            partition: Default::default(),
+            common: self.common(t_end, backend),
         }
     }
 }

@@ -169,7 +169,7 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
     let space = DgSpace2d::new(mesh, order).context("cannot build the DG space")?;
     mark("space");
     let mut opts = args.solver.options(args.t_end, &args.backend)?;
-    opts.output = args.output(case.name());
+    opts.common.output = args.output(case.name());
     let bar = time_bar(format!("{} N={} K={}", case.name(), order, space.num_elements()));
     let mut progress = |t: f64, t_end: f64| advance(&bar, t, t_end);
     let mut device = args.backend.open("auto")?;
@@ -336,8 +336,8 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
     let order = args.order.unwrap_or(4);
     let mesh = args.mesh.build(case.as_ref(), 8)?;
     let mut opts = args.solver.options(args.t_end, &args.backend)?;
-    opts.output = args.output(case.name());
-    opts.partition = args.partition.unwrap_or_default();
+    opts.common.output = args.output(case.name());
+    opts.common.partition = args.partition.unwrap_or_default();
     let (mut device, pick) = super::ranks::open_rank_device(&args, comm)?;
     let rank = comm.rank();
     let bar = if rank == 0 && !args.json {

@@ -25,16 +25,7 @@ fn options(
     Ok(WaveOptions {
         order,
         scheme: args.scheme.unwrap_or(dg_runtime::time::Scheme::Lsrk45),
-        cfl: args.cfl,
-        allow_unstable: args.allow_unstable,
-        step_scale: 1.0,
-        boundary: args.bindings(),
-        t_end,
-        dt: args.dt,
-        variant: backend.variant.clone(),
-        no_tune: backend.no_tune,
-        output: Default::default(),
-        partition: Default::default(),
+        common: args.common(t_end, backend),
     })
 }
 
@@ -83,7 +74,7 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     args.backend.warm_up("auto");
     let order = args.order.unwrap_or(3);
     let mut opts = options(&args.solver, order, args.t_end, &args.backend)?;
-    opts.output = args.output(case.name());
+    opts.common.output = args.output(case.name());
     let mesh = mesh(&args.mesh, case.as_ref())?;
     dg_runtime::startup::mark("mesh");
     let mut device = args.backend.open("auto")?;
@@ -107,8 +98,8 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn WaveCase>, comm: &dyn Communi
     args.backend.formulation(case.name(), &[FormulationId::NodalTet])?;
     let order = args.order.unwrap_or(3);
     let mut opts = options(&args.solver, order, args.t_end, &args.backend)?;
-    opts.output = args.output(case.name());
-    opts.partition = args.partition.unwrap_or_default();
+    opts.common.output = args.output(case.name());
+    opts.common.partition = args.partition.unwrap_or_default();
     let mesh = mesh(&args.mesh, case.as_ref())?;
     let bar = super::ranks::rank_bar(&args, comm, format!("{} N={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);

@@ -4,7 +4,7 @@
 
 use crate::error::RunError;
 use crate::formulations::FormulationId;
-use crate::output::{named, per_variable, run_stepper, RunOutput};
+use crate::output::{named, per_variable, run_stepper};
 use crate::winners::{given_or_chosen, DeviceRunInfo};
 use crate::Precision;
 use dg_cases::euler::{pressure, EulerCase};
@@ -27,59 +27,23 @@ use dg_runtime::time::Scheme;
 use serde::Serialize;
 use std::time::Instant;
 
-/// How to run an Euler case; `None` takes the case's default.
-#[derive(Debug, Clone)]
+/// How to run an Euler case; `None` takes the case's default. The step rule of `common`: `cfl` is the Courant
+/// number of dt = cfl · d_min / (λ_max (2p + 1)) (seed 001's rule, the case's number by default), `dt` a fixed step
+/// instead of the adaptive rule, `allow_unstable` checked against the scheme's limit at the initial state, and
+/// `step_scale` multiplies every step.
+#[derive(Debug, Clone, Default)]
 pub struct EulerOptions {
     /// Polynomial degree p.
     pub order: Option<usize>,
     /// Time integrator.
     pub scheme: Option<Scheme>,
-    /// Courant number of dt = cfl · d_min / (λ_max (2p + 1)).
-    pub cfl: Option<f64>,
-    /// Fixed time step instead of the adaptive rule.
-    pub dt: Option<f64>,
-    /// Final time.
-    pub t_end: Option<f64>,
     /// Numerical flux: `numerical_flux` (Rusanov), `hll_flux` or `hllc_flux`.
     pub flux: Option<String>,
     /// Barth–Jespersen limiter with the positivity guard (p = 1).
     pub limiter: Option<bool>,
-    /// On a device: the kernel variant (SPEC) instead of the tuning database's.
-    pub variant: Option<String>,
-    /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
-    pub no_tune: bool,
-    /// Accept a `cfl` or `dt` above the scheme's stability limit at the initial state.
-    pub allow_unstable: bool,
-    /// Multiplies every step (convergence studies shrink it on finer levels).
-    pub step_scale: f64,
-    /// Boundary tag → condition, over the case's own bindings (`--bc`).
-    pub boundary: std::collections::HashMap<String, String>,
-    /// What the run writes (VTU, series, restart files) and where it starts.
-    pub output: RunOutput,
-    /// Under `mpirun`: how the mesh is split over the ranks (blocks of a structured box where a grid fits, METIS
-    /// otherwise, by default).
-    pub partition: dg_parallel::partition::Partitioner,
-}
-
-impl Default for EulerOptions {
-    fn default() -> Self {
-        Self {
-            order: None,
-            scheme: None,
-            cfl: None,
-            dt: None,
-            t_end: None,
-            flux: None,
-            limiter: None,
-            variant: None,
-            no_tune: false,
-            allow_unstable: false,
-            step_scale: 1.0,
-            boundary: Default::default(),
-            output: RunOutput::default(),
-            partition: Default::default(),
-        }
-    }
+    /// The options every time-dependent run takes (step, final time, boundary bindings, kernel choice, output,
+    /// partition).
+    pub common: crate::run_options::CommonRunOptions,
 }
 
 /// The step rule of a run with the case's own scheme and Courant number: seed 001's adaptive rule, from an
@@ -106,12 +70,12 @@ pub(crate) fn euler_step_rule(
     dt0: Option<f64>,
     limit: &StabilityLimit,
 ) -> Result<(StepRule, f64), RunError> {
-    let allow = opts.allow_unstable;
-    match (opts.dt, opts.cfl) {
+    let allow = opts.common.allow_unstable;
+    match (opts.common.dt, opts.common.cfl) {
         (Some(_), Some(_)) => Err(RunError::InvalidOption("give --dt or --cfl, not both".into())),
         (Some(dt), None) => {
             let dt = limit.check(dt, ("--dt", dt), scheme, allow).map_err(RunError::InvalidOption)?;
-            Ok((StepRule::Uniform(dt * opts.step_scale), cfl))
+            Ok((StepRule::Uniform(dt * opts.common.step_scale), cfl))
         }
         (None, given) => {
             let Some(dt0) = dt0 else {
@@ -216,8 +180,8 @@ pub(crate) fn prepare_on<T: Real>(
     let order = opts.order.unwrap_or_else(|| case.default_order());
     let (default_scheme, default_cfl) = case.default_scheme();
     let scheme = opts.scheme.unwrap_or(default_scheme);
-    let cfl = opts.cfl.unwrap_or(default_cfl);
-    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let cfl = opts.common.cfl.unwrap_or(default_cfl);
+    let t_end = opts.common.t_end.unwrap_or_else(|| case.default_t_end());
     let invalid = |m: String| Err(RunError::InvalidOption(m));
     if !(t_end.is_finite() && t_end > 0.0) {
         return invalid(format!("final time must be positive, got {t_end}"));
@@ -225,7 +189,7 @@ pub(crate) fn prepare_on<T: Real>(
     if !(cfl.is_finite() && cfl > 0.0) {
         return invalid(format!("CFL number must be positive, got {cfl}"));
     }
-    if let Some(dt) = opts.dt.filter(|dt| !(dt.is_finite() && *dt > 0.0)) {
+    if let Some(dt) = opts.common.dt.filter(|dt| !(dt.is_finite() && *dt > 0.0)) {
         return invalid(format!("time step must be positive, got {dt}"));
     }
     let mut law = euler2d::Law::default();
@@ -239,9 +203,9 @@ pub(crate) fn prepare_on<T: Real>(
         .filter(|(_, r)| matches!(r, dg_modal_tri::cpu::GhostRule::Prescribed(_)))
         .map(|(t, _)| t.as_str())
         .collect();
-    crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
+    crate::check_bindings(&opts.common.boundary, &space.connectivity.tag_names)?;
     let mut bindings = case.law_conditions();
-    bindings.extend(opts.boundary.clone());
+    bindings.extend(opts.common.boundary.clone());
     let binding = BoundaryBinding::for_law_except(&law, &space, &bindings, &handled)?;
     let element = ModalTriangle::new(order)?;
     let mut op = ModalOperator2d::<_, T>::with_rules(law, element, &space, &binding, &[], &rules);
@@ -258,7 +222,7 @@ pub(crate) fn prepare_on<T: Real>(
 }
 
 /// Runs `case` on `mesh` in `precision` on the native CPU path or, given `device`, with the generated modal
-/// kernels (`opts.variant`, or the tuning database's winner, tuned on first use): right-hand sides, updates, the
+/// kernels (`opts.common.variant`, or the tuning database's winner, tuned on first use): right-hand sides, updates, the
 /// limiter and the CFL step's wave speed on the device. `progress(t, t_end)` after every step.
 pub fn run_euler(
     precision: Precision,
@@ -285,22 +249,22 @@ pub(crate) fn run_euler_in<T: Real>(
     let started = Instant::now();
     let mut prepared = prepare::<T>(case, mesh, opts)?;
     let (scheme, cfl, t_end) = (prepared.scheme, prepared.cfl, prepared.t_end);
-    let scale = opts.step_scale;
+    let scale = opts.common.step_scale;
     let q0_f64: Vec<f64> = crate::widened(&prepared.q0);
     // the case's own scheme and Courant number are seed 001's, stable for its cases: the limit is estimated
     // (and the step checked against it) only when the user changes the scheme, the Courant number or the step
-    let needs_limit = opts.cfl.is_some() || opts.dt.is_some() || scheme != case.default_scheme().0;
+    let needs_limit = opts.common.cfl.is_some() || opts.common.dt.is_some() || scheme != case.default_scheme().0;
     let (mesh, order, nm) = (prepared.mesh.clone(), prepared.order, prepared.op.element().nmodes);
     let names = euler2d::Law::default().variable_names();
     let vtu = |path: &std::path::Path, q: &[f64]| -> Result<(), RunError> {
         let values = per_variable(q, 4, nm);
         Ok(dg_core::vtu::write_vtu_modal(path, &mesh, order, &named(names, &values))?)
     };
-    if let Some(spec) = &opts.variant {
+    if let Some(spec) = &opts.common.variant {
         spec.parse::<ModalVariant>()?;
     }
     let Some(device) = device else {
-        if opts.variant.is_some() {
+        if opts.common.variant.is_some() {
             return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
         }
         let dt0 = prepared.op.stable_time_step(&prepared.q0, cfl);
@@ -315,19 +279,19 @@ pub(crate) fn run_euler_in<T: Real>(
             .with_host_values()
             .with_stable_dt(|op, q| Ok(op.stable_time_step(q, cfl).map(|dt| dt * scale)))
             .with_inspect(|op, q: &Vec<T>, _| Ok(non_finite(q).or_else(|| inadmissible_means(op, q))));
-        let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
+        let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, &vtu, progress)?;
         let (_, q) = stepper.into_parts();
-        opts.output.write_final(&vtu, &crate::widened(&q))?;
+        opts.common.output.write_final(&vtu, &crate::widened(&q))?;
         return finish(case, &prepared, &q, stats, None);
     };
     let cpu = &prepared.op;
     let law = cpu.law();
     let ir = law_ir(law)?;
     let dofs = (cpu.num_elements() * 4 * dg_core::triangle::num_nodes(prepared.order)) as u64;
-    let given = opts.variant.as_deref();
+    let given = opts.common.variant.as_deref();
     let formulation = FormulationId::ModalTri;
     let choice =
-        given_or_chosen::<euler2d::Law, T>(formulation, device, law, prepared.order, dofs, given, opts.no_tune)?;
+        given_or_chosen::<euler2d::Law, T>(formulation, device, law, prepared.order, dofs, given, opts.common.no_tune)?;
     let variant: ModalVariant = choice.variant.parse()?;
     mark("kernel choice");
     let params = law.param_values();
@@ -386,13 +350,13 @@ pub(crate) fn run_euler_in<T: Real>(
                 })
             }))
         });
-    let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
+    let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();
     let final_state = op.read_state(sys.device, q)?;
     let info = DeviceRunInfo::new(sys.device, choice, started, loop_started, &stats, sys.device_seconds)?
         .with_state_checks(&step_check);
     sys.device.free_buffers();
-    opts.output.write_final(&vtu, &crate::widened(&final_state))?;
+    opts.common.output.write_final(&vtu, &crate::widened(&final_state))?;
     finish(case, &prepared, &final_state, stats, Some(info))
 }
 

@@ -5,6 +5,7 @@ use crate::error::RunError;
 use crate::euler_run::{run_euler_in, EulerOptions};
 use crate::formulations::FormulationId;
 use crate::maxwell_run::{RunOptions, RunOutcome};
+use crate::run_options::CommonRunOptions;
 use crate::Precision;
 use dg_cases::euler::{EulerCase, NodalEuler};
 use dg_core::law::ConservationLaw;
@@ -18,7 +19,7 @@ use dg_runtime::time::Scheme;
 
 /// One run of an Euler case with the nodal formulation (degree `opts.order`, LSRK45 unless given, step from the
 /// nodal CFL rule divided by the largest wave speed of the initial state), on the CPU or a device
-/// (`opts.variant`, or the tuning database's nodal-tri winner): the run and its density L2 error.
+/// (`opts.common.variant`, or the tuning database's nodal-tri winner): the run and its density L2 error.
 pub fn run_nodal_euler(
     precision: Precision,
     case: &dyn EulerCase,
@@ -55,7 +56,7 @@ pub(crate) fn run_nodal_euler_in<T: Real>(
         return invalid(format!("unknown flux `{flux}`"));
     }
     let space = DgSpace2d::new(mesh, order)?;
-    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let t_end = opts.common.t_end.unwrap_or_else(|| case.default_t_end());
     let q0: Vec<f64> = space.interpolate(4, |x, y, q| case.initial(x, y, q));
     let lambda = q0
         .chunks(4 * space.element.np)
@@ -68,26 +69,21 @@ pub(crate) fn run_nodal_euler_in<T: Real>(
         .fold(0.0f64, dg_core::max_or_nan);
     let run_opts = RunOptions {
         scheme: opts.scheme.unwrap_or(Scheme::Lsrk45),
-        cfl: opts.cfl,
         wave_speed: lambda.max(1e-12),
-        allow_unstable: opts.allow_unstable,
-        step_scale: opts.step_scale,
-        t_end: Some(t_end),
-        dt: opts.dt,
         alpha: 1.0,
-        boundary: {
-            // the case's bindings of the tags this mesh has, then --bc (checked against the mesh by the run)
-            let tags = &space.connectivity.tag_names;
-            let mut bindings: std::collections::HashMap<String, String> =
-                case.law_conditions().into_iter().filter(|(t, _)| tags.contains(t)).collect();
-            bindings.extend(opts.boundary.clone());
-            bindings
-        },
         energy_history: false,
-        variant: opts.variant.clone(),
-        no_tune: opts.no_tune,
-        output: opts.output.clone(),
-        partition: opts.partition,
+        common: CommonRunOptions {
+            t_end: Some(t_end),
+            boundary: {
+                // the case's bindings of the tags this mesh has, then --bc (checked against the mesh by the run)
+                let tags = &space.connectivity.tag_names;
+                let mut bindings: std::collections::HashMap<String, String> =
+                    case.law_conditions().into_iter().filter(|(t, _)| tags.contains(t)).collect();
+                bindings.extend(opts.common.boundary.clone());
+                bindings
+            },
+            ..opts.common.clone()
+        },
     };
     let adapter = NodalEuler(case);
     let outcome = crate::maxwell_run::run_with_law::<_, T>(&space, law, &adapter, &run_opts, device, progress)?;
@@ -146,8 +142,11 @@ pub fn euler_convergence(
         let factor = if case.is_steady() { 1.0 } else { time_accuracy_factor(order, level, scheme.order()) };
         let level_opts = EulerOptions {
             order: Some(order),
-            step_scale: factor,
-            output: crate::output::RunOutput::default(),
+            common: CommonRunOptions {
+                step_scale: factor,
+                output: crate::output::RunOutput::default(),
+                ..opts.common.clone()
+            },
             ..opts.clone()
         };
         let mesh = meshes[level].clone();

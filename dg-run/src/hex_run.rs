@@ -5,6 +5,7 @@
 use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::output::{named, per_variable, run_stepper, RunOutput};
+use crate::run_options::CommonRunOptions;
 use crate::winners::{given_or_chosen, DeviceRunInfo};
 use crate::Precision;
 use dg_cases::hex::{HexCase, HexLaw};
@@ -24,56 +25,24 @@ use dg_runtime::DeviceOperatorError;
 use serde::Serialize;
 use std::time::Instant;
 
-/// How to run a hexahedral case.
+/// How to run a hexahedral case. `common.cfl` is the Courant number relative to the LSRK45 limit (scaled for
+/// other schemes); `None`: [`DEFAULT_CFL`], or the scheme's stability limit on the problem when that is smaller.
 #[derive(Debug, Clone)]
 pub struct HexOptions {
     /// Polynomial degree D per direction.
     pub order: usize,
     /// Time integrator.
     pub scheme: Scheme,
-    /// Courant number relative to the LSRK45 limit (scaled for other schemes); `None`: [`DEFAULT_CFL`], or the
-    /// scheme's stability limit on the problem when that is smaller.
-    pub cfl: Option<f64>,
-    /// Accept a `cfl` or `dt` above the scheme's stability limit (the run still stops if it blows up).
-    pub allow_unstable: bool,
-    /// Multiplies the step after the stability check (convergence studies shrink it on finer levels).
-    pub step_scale: f64,
-    /// Boundary tag → condition, over the case's own bindings (`--bc`).
-    pub boundary: std::collections::HashMap<String, String>,
-    /// Final time (the case's when `None`).
-    pub t_end: Option<f64>,
-    /// Fixed time step instead of the CFL rule (rounded down to end exactly at `t_end`).
-    pub dt: Option<f64>,
     /// The law's numerical flux of this name instead of its default.
     pub flux: Option<String>,
-    /// On a device: the kernel variant (SPEC) instead of the tuning database's.
-    pub variant: Option<String>,
-    /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
-    pub no_tune: bool,
-    /// What the run writes (VTU, series, restart files) and where it starts.
-    pub output: RunOutput,
-    /// Under `mpirun`: how the mesh is split over the ranks (blocks of a structured box where a grid fits, METIS
-    /// otherwise, by default).
-    pub partition: dg_parallel::partition::Partitioner,
+    /// The options every time-dependent run takes (step, final time, boundary bindings, kernel choice, output,
+    /// partition).
+    pub common: crate::run_options::CommonRunOptions,
 }
 
 impl Default for HexOptions {
     fn default() -> Self {
-        Self {
-            order: 3,
-            scheme: Scheme::Lsrk45,
-            cfl: None,
-            allow_unstable: false,
-            step_scale: 1.0,
-            boundary: Default::default(),
-            t_end: None,
-            dt: None,
-            flux: None,
-            variant: None,
-            no_tune: false,
-            output: RunOutput::default(),
-            partition: Default::default(),
-        }
+        Self { order: 3, scheme: Scheme::Lsrk45, flux: None, common: Default::default() }
     }
 }
 
@@ -196,7 +165,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let space = HexSpace::new(mesh, opts.order)?;
     let binding = hex_binding(&law, case, &space, opts)?;
     let materials: Vec<f64> = Vec::new();
-    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let t_end = opts.common.t_end.unwrap_or_else(|| case.default_t_end());
     let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
     let q0_f64: Vec<f64> = crate::widened(&q0);
     let (names, np) = (law.variable_names(), space.element.np);
@@ -208,7 +177,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let step = |limit: &StabilityLimit| step_rule(&space, speed, q0_f64.len(), opts, limit);
     let (q, stats, info) = match device {
         None => {
-            if opts.variant.is_some() {
+            if opts.common.variant.is_some() {
                 return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
             }
             let rule = step(&cpu_limit(&law, &space, &binding, &q0_f64, opts.scheme))?;
@@ -216,11 +185,11 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             let mut stepper = Integrated::new(op, q0, opts.scheme)
                 .with_host_values()
                 .with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
-            let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
+            let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, &vtu, progress)?;
             (stepper.into_parts().1, stats, None)
         }
         Some(device) => {
-            let variant = match &opts.variant {
+            let variant = match &opts.common.variant {
                 Some(spec) => Some(spec.parse::<HexVariant>()?),
                 None => None,
             };
@@ -231,7 +200,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
                 opts.order,
                 space.num_nodes() as u64,
                 variant.map(|v| v.to_string()).as_deref(),
-                opts.no_tune,
+                opts.common.no_tune,
             )?;
             let variant: HexVariant = choice.variant.parse()?;
             let ir = dg_runtime::formulation::law_ir(&law)?;
@@ -264,7 +233,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
                     |sys, q, v| write_values(sys, *q, v),
                 )
                 .with_inspect(|sys: &mut HexDeviceSystem<'_, T>, q: &_, at| inspect(sys, *q, at, &step_check));
-            let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
+            let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, &vtu, progress)?;
             let system = stepper.into_parts().0;
             let host: Vec<T> = op.read_state(system.device, q)?;
             let info = DeviceRunInfo::new(system.device, choice, started, loop_started, &stats, system.device_seconds)?
@@ -274,7 +243,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         }
     };
     let report = finish_report(case, &space, &q, opts, (law.name(), law.numerical_flux_name()), &stats)?;
-    opts.output.write_final(&vtu, &crate::widened(&q))?;
+    opts.common.output.write_final(&vtu, &crate::widened(&q))?;
     Ok(HexOutcome { report, device: info })
 }
 
@@ -304,10 +273,10 @@ pub(crate) fn hex_binding<L: ConservationLaw>(
     space: &HexSpace,
     opts: &HexOptions,
 ) -> Result<BoundaryBinding, RunError> {
-    crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
+    crate::check_bindings(&opts.common.boundary, &space.connectivity.tag_names)?;
     let mut bindings = case.boundary_conditions();
     bindings.retain(|tag, _| space.connectivity.tag_names.contains(tag));
-    bindings.extend(opts.boundary.clone());
+    bindings.extend(opts.common.boundary.clone());
     let binding = BoundaryBinding::for_law_on_hexes(law, space, &bindings)?;
     if L::NMATERIALS != 0 {
         return Err(RunError::InvalidOption(format!(
@@ -344,8 +313,14 @@ pub(crate) fn step_rule(
 ) -> Result<StepRule, RunError> {
     let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * space.dt_length_scale() / speed;
     crate::note_unestimated(limit, values);
-    let dt = crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, limit, (opts.scheme, opts.allow_unstable))?;
-    Ok(StepRule::Uniform(dt * opts.step_scale))
+    let dt = crate::uniform_step(
+        (opts.common.dt, opts.common.cfl),
+        rule,
+        DEFAULT_CFL,
+        limit,
+        (opts.scheme, opts.common.allow_unstable),
+    )?;
+    Ok(StepRule::Uniform(dt * opts.common.step_scale))
 }
 
 /// A device state read out as f64 values (in the CPU operator's layout).
@@ -465,8 +440,11 @@ pub fn hex_convergence(
             .map_err(|e| RunError::from(dg_core::space::SpaceError::from(e)))?;
         let level_opts = HexOptions {
             order,
-            step_scale: time_accuracy_factor(order, level, opts.scheme.order()),
-            output: RunOutput::default(),
+            common: CommonRunOptions {
+                step_scale: time_accuracy_factor(order, level, opts.scheme.order()),
+                output: RunOutput::default(),
+                ..opts.common.clone()
+            },
             ..opts.clone()
         };
         let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });

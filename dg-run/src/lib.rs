@@ -32,6 +32,7 @@ pub mod partitioned_hex;
 pub mod partitioned_tet;
 pub mod picture;
 pub mod registry;
+pub mod run_options;
 pub mod shipped_db;
 mod split_device;
 pub mod wave_run;

@@ -5,6 +5,7 @@ use crate::energy_growth;
 use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::output::{named, per_variable, run_stepper, RunOutput};
+use crate::run_options::CommonRunOptions;
 use crate::winners::{given_or_chosen, DeviceRunInfo};
 use crate::Precision;
 use dg_cases::MaxwellCase;
@@ -27,63 +28,28 @@ use dg_runtime::startup::mark;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::Scheme;
 use serde::Serialize;
-use std::collections::HashMap;
 use std::time::Instant;
 
-/// How to run a case.
+/// How to run a Maxwell case. `common.cfl` is the Courant number relative to the LSRK45 limit (the step is scaled
+/// for other schemes); `None`: 0.75, or the scheme's stability limit on the problem when that is smaller.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
     /// Time integrator.
     pub scheme: Scheme,
-    /// Courant number relative to the LSRK45 limit (the step is scaled for other schemes); `None`: 0.75, or the
-    /// scheme's stability limit on the problem when that is smaller.
-    pub cfl: Option<f64>,
-    /// Final time (the case's default when `None`).
-    pub t_end: Option<f64>,
-    /// Fixed time step instead of the CFL rule (rounded down so that the run ends exactly at `t_end`).
-    pub dt: Option<f64>,
-    /// Accept a `cfl` or `dt` above the scheme's stability limit (the run still stops if it blows up).
-    pub allow_unstable: bool,
     /// The largest wave speed the CFL rule divides by (1 for Maxwell in these units).
     pub wave_speed: f64,
-    /// Multiplies the step after the stability check (convergence studies shrink it on finer levels).
-    pub step_scale: f64,
     /// Flux parameter α (1 upwind, 0 central).
     pub alpha: f64,
-    /// Boundary tag → boundary condition name; unlisted tags use the condition of the same name or the law's
-    /// only condition.
-    pub boundary: HashMap<String, String>,
     /// Record the energy after every step (else only at the start and the end).
     pub energy_history: bool,
-    /// On a device: the kernel variant (SPEC) instead of the tuning database's.
-    pub variant: Option<String>,
-    /// On a device without a tuning result for the run's key: take the baseline variant instead of tuning.
-    pub no_tune: bool,
-    /// What the run writes (VTU, series, restart files) and where it starts.
-    pub output: RunOutput,
-    /// Under `mpirun`: how the mesh is split over the ranks (blocks of a structured box where a grid fits, METIS
-    /// otherwise, by default).
-    pub partition: dg_parallel::partition::Partitioner,
+    /// The options every time-dependent run takes (step, final time, boundary bindings, kernel choice, output,
+    /// partition).
+    pub common: crate::run_options::CommonRunOptions,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        Self {
-            scheme: Scheme::Lsrk45,
-            cfl: None,
-            t_end: None,
-            dt: None,
-            allow_unstable: false,
-            wave_speed: 1.0,
-            step_scale: 1.0,
-            alpha: 1.0,
-            boundary: HashMap::new(),
-            energy_history: false,
-            variant: None,
-            no_tune: false,
-            output: RunOutput::default(),
-            partition: Default::default(),
-        }
+        Self { scheme: Scheme::Lsrk45, wave_speed: 1.0, alpha: 1.0, energy_history: false, common: Default::default() }
     }
 }
 
@@ -147,11 +113,17 @@ pub const DEFAULT_CFL: f64 = 0.75;
 
 /// The largest step of a run and the stability limit behind it: the fixed step or the CFL rule (divided by
 /// `opts.wave_speed`, scaled for the scheme), checked against the scheme's limit on the operator (refused above it
-/// unless `opts.allow_unstable`); without either option, the rule's step at [`DEFAULT_CFL`] or the limit,
+/// unless `opts.common.allow_unstable`); without either option, the rule's step at [`DEFAULT_CFL`] or the limit,
 /// whichever is smaller.
 pub fn step_limit(space: &DgSpace2d, opts: &RunOptions, limit: &StabilityLimit) -> Result<f64, RunError> {
     let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * space.dt_length_scale() / opts.wave_speed;
-    crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, limit, (opts.scheme, opts.allow_unstable))
+    crate::uniform_step(
+        (opts.common.dt, opts.common.cfl),
+        rule,
+        DEFAULT_CFL,
+        limit,
+        (opts.scheme, opts.common.allow_unstable),
+    )
 }
 
 /// Runs `case` (its Maxwell law with `opts.alpha`) on `space` in `precision`, on the native CPU path or on
@@ -192,9 +164,9 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
 ) -> Result<RunOutcome, RunError> {
     let started = Instant::now();
     let nv = L::NVARS;
-    crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
-    let binding = BoundaryBinding::for_law(&law, space, &opts.boundary)?;
-    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    crate::check_bindings(&opts.common.boundary, &space.connectivity.tag_names)?;
+    let binding = BoundaryBinding::for_law(&law, space, &opts.common.boundary)?;
+    let t_end = opts.common.t_end.unwrap_or_else(|| case.default_t_end());
     let q0: Vec<T> = space.interpolate(nv, |x, y, q| case.initial(x, y, q));
     let q0_f64 = crate::widened(&q0);
     mark("initial state");
@@ -211,17 +183,17 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
         let values = per_variable(q, nv, np);
         Ok(dg_core::vtu::write_vtu(path, space, &named(names, &values))?)
     };
-    if let Some(spec) = &opts.variant {
+    if let Some(spec) = &opts.common.variant {
         spec.parse::<Variant>()?;
     }
     let Some(device) = device else {
-        if opts.variant.is_some() {
+        if opts.common.variant.is_some() {
             return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
         }
         let mut op64 = NodalOperator2d::<L, f64>::new(law.clone(), space, &binding);
         let Ok(limit) = StabilityLimit::of(&mut op64, &q0_f64, 0.0, opts.scheme);
         crate::note_unestimated(&limit, q0_f64.len());
-        let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.step_scale);
+        let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.common.step_scale);
         let op = NodalOperator2d::<L, T>::new(law.clone(), space, &binding);
         let mut stepper =
             Integrated::new(op, q0.clone(), opts.scheme).with_host_values().with_inspect(|_, q: &Vec<T>, _| {
@@ -231,17 +203,18 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
                 }
                 Ok(verdict(q, e))
             });
-        let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
+        let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, &vtu, progress)?;
         let (_, q) = stepper.into_parts();
         let energies = (energy_initial, energy(&q));
         let outcome = finish(space, case, &law, &q, energies, (stats, opts.scheme, limit), history, None)?;
-        opts.output.write_final(&vtu, &outcome.state)?;
+        opts.common.output.write_final(&vtu, &outcome.state)?;
         return Ok(outcome);
     };
     let dofs = (space.num_nodes() * nv) as u64;
     let order = space.element.order;
-    let given = opts.variant.as_deref();
-    let choice = given_or_chosen::<L, T>(FormulationId::NodalTri, device, &law, order, dofs, given, opts.no_tune)?;
+    let given = opts.common.variant.as_deref();
+    let choice =
+        given_or_chosen::<L, T>(FormulationId::NodalTri, device, &law, order, dofs, given, opts.common.no_tune)?;
     let variant: Variant = choice.variant.parse()?;
     let ir = law_ir(&law)?;
     let target = target_of(device);
@@ -272,7 +245,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     )?;
     crate::note_unestimated(&limit, q0_f64.len());
     mark("stability limit");
-    let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.step_scale);
+    let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.common.step_scale);
     let loop_started = Instant::now();
     // the last step's state and energy, read for its check: the report's final state
     let mut last_read: Option<(Vec<T>, f64)> = None;
@@ -297,7 +270,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
             last_read = at.last.then_some((state, e));
             Ok(reason)
         });
-    let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
+    let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();
     let (final_state, energy_final) = match last_read {
         Some(read) => read,
@@ -313,7 +286,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     sys.device.free_buffers();
     let energies = (energy_initial, energy_final);
     let outcome = finish(space, case, &law, &final_state, energies, (stats, opts.scheme, limit), history, Some(info))?;
-    opts.output.write_final(&vtu, &outcome.state)?;
+    opts.common.output.write_final(&vtu, &outcome.state)?;
     Ok(outcome)
 }
 
@@ -404,9 +377,12 @@ pub fn convergence(
     };
     let mut one = |order: usize, level: usize| -> Result<LevelRun, RunError> {
         let space = DgSpace2d::new(meshes[level].clone(), order)?;
-        let mut level_opts = RunOptions { output: RunOutput::default(), ..opts.clone() };
-        if level_opts.dt.is_none() {
-            level_opts.step_scale = time_accuracy_factor(order, level, opts.scheme.order());
+        let mut level_opts = RunOptions {
+            common: CommonRunOptions { output: RunOutput::default(), ..opts.common.clone() },
+            ..opts.clone()
+        };
+        if level_opts.common.dt.is_none() {
+            level_opts.common.step_scale = time_accuracy_factor(order, level, opts.scheme.order());
         }
         let outcome = run_in::<f64>(
             &space,

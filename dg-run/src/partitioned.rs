@@ -255,13 +255,13 @@ fn run_partitioned_in<L: ConservationLaw + Clone + Send + Sync + 'static, T: Rea
     device: Option<(&mut dyn Device, SchedulePick, ExchangePick)>,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<PartitionedOutcome, RunError> {
-    let out = &opts.output;
+    let out = &opts.common.output;
     if out.vtu_every.is_some() || out.checkpoint_every.is_some() || out.resume.is_some() {
         return Err(RunError::InvalidOption(
             "a run over MPI ranks takes no --out-every, --checkpoint-every or --restart yet".into(),
         ));
     }
-    if device.is_none() && opts.variant.is_some() {
+    if device.is_none() && opts.common.variant.is_some() {
         return Err(RunError::InvalidOption("--variant needs a device (--device cuda or opencl)".into()));
     }
     let prepared = agreed(comm, prepare::<L, T>(mesh, order, &law, case, opts, comm))?;
@@ -300,7 +300,7 @@ fn prepare<'m, L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     comm: &dyn Communicator,
 ) -> Result<Prepared<'m, T>, RunError> {
     let (rank, size) = (comm.rank(), comm.size());
-    let part = tri_part(mesh, order, (size, rank), opts.partition);
+    let part = tri_part(mesh, order, (size, rank), opts.common.partition);
     // the step: rank 0's limit on the whole mesh (what the one-process run takes), sent to every rank
     let mut shared = [f64::NAN, f64::NAN, 0.0];
     let mut limit_error = None;
@@ -315,15 +315,15 @@ fn prepare<'m, L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         return Err(e);
     }
     let part = part?;
-    crate::check_bindings(&opts.boundary, &part.space.connectivity.tag_names)?;
-    let binding = BoundaryBinding::for_law(law, &part.space, &opts.boundary)?;
+    crate::check_bindings(&opts.common.boundary, &part.space.connectivity.tag_names)?;
+    let binding = BoundaryBinding::for_law(law, &part.space, &opts.common.boundary)?;
     let [dt, spectral_radius, arnoldi_steps] = shared;
     if !dt.is_finite() {
         return Err(RunError::InvalidOption("rank 0 could not set the time step".into()));
     }
     let limit = StabilityLimit { dt, spectral_radius, arnoldi_steps: arnoldi_steps as usize };
     let q0: Vec<T> = part.space.interpolate(L::NVARS, |x, y, q| case.initial(x, y, q));
-    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let t_end = opts.common.t_end.unwrap_or_else(|| case.default_t_end());
     Ok(Prepared { part, binding, t_end, rule: StepRule::Uniform(dt), limit, q0, mesh })
 }
 
@@ -402,15 +402,15 @@ fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let part = &prepared.part;
     let np = part.space.element.np;
     let owned = part.plan.owned.len();
-    if let Some(spec) = &opts.variant {
+    if let Some(spec) = &opts.common.variant {
         spec.parse::<Variant>()?;
     }
     // rank 0 chooses the variant (tuning on its device if need be), every rank runs it
     let choice = rank_0_variant(comm, || {
         let dofs = (owned * np * nv) as u64;
-        let given = opts.variant.as_deref();
+        let given = opts.common.variant.as_deref();
         let order = part.space.element.order;
-        Ok(given_or_chosen::<L, T>(FormulationId::NodalTri, device, &law, order, dofs, given, opts.no_tune)?)
+        Ok(given_or_chosen::<L, T>(FormulationId::NodalTri, device, &law, order, dofs, given, opts.common.no_tune)?)
     })?;
     let variant: Variant = choice.variant.parse()?;
     let target = target_of(device);
@@ -500,7 +500,7 @@ fn finish<L: ConservationLaw, T: Real>(
         sums[0] = e * e;
     }
     comm.sum(&mut sums);
-    write_pieces(opts.output.vtu.as_deref(), law.variable_names(), (own, np), comm, |piece, fields| {
+    write_pieces(opts.common.output.vtu.as_deref(), law.variable_names(), (own, np), comm, |piece, fields| {
         Ok(dg_core::vtu::write_vtu(piece, &part.owned, fields)?)
     })?;
     let Some(ranks) = gather_ranks(comm, &ended.mine) else {
@@ -690,12 +690,12 @@ fn global_step<L: ConservationLaw + Clone + Send + Sync + 'static>(
     opts: &RunOptions,
 ) -> Result<(f64, StabilityLimit), RunError> {
     let space = DgSpace2d::new(mesh.clone(), order).map_err(|e| RunError::InvalidOption(e.to_string()))?;
-    let binding = BoundaryBinding::for_law(law, &space, &opts.boundary)?;
+    let binding = BoundaryBinding::for_law(law, &space, &opts.common.boundary)?;
     let q0: Vec<f64> = space.interpolate(L::NVARS, |x, y, q| case.initial(x, y, q));
     let mut op = NodalOperator2d::<L, f64>::new(law.clone(), &space, &binding);
     let Ok(limit) = StabilityLimit::of(&mut op, &q0, 0.0, opts.scheme);
     crate::note_unestimated(&limit, q0.len());
-    Ok((step_limit(&space, opts, &limit)? * opts.step_scale, limit))
+    Ok((step_limit(&space, opts, &limit)? * opts.common.step_scale, limit))
 }
 
 /// `--out PATH`, when given, of a split run: each rank's own elements' values `own` (`np` per element and variable,

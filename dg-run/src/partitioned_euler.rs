@@ -52,8 +52,9 @@ pub(crate) fn run_euler_partitioned_in<T: Real>(
     comm: &dyn Communicator,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<EulerPartitionedOutcome, RunError> {
-    refuse_unsplit(&opts.output, opts.variant.is_some(), "a modal-triangle Euler")?;
-    let part = agreed(comm, tri_part(mesh, 1, (comm.size(), comm.rank()), opts.partition).map_err(RunError::from))?;
+    refuse_unsplit(&opts.common.output, opts.common.variant.is_some(), "a modal-triangle Euler")?;
+    let part =
+        agreed(comm, tri_part(mesh, 1, (comm.size(), comm.rank()), opts.common.partition).map_err(RunError::from))?;
     let prepared: Prepared<T> = agreed(comm, prepare_on(case, part.space.clone(), opts))?;
     // the own elements alone: norms, totals and extrema (their states are the first elements of the local ones)
     let owned: Prepared<T> = agreed(comm, prepare_on(case, part.owned.clone(), opts))?;
@@ -72,7 +73,7 @@ pub(crate) fn run_euler_partitioned_in<T: Real>(
         let speed = max_over(comm, if speed.is_finite() { speed } else { 0.0 });
         (bad[0] == 0.0 && speed > 0.0).then(|| cfl * d_min / (speed * denominator))
     };
-    let needs_limit = opts.cfl.is_some() || opts.dt.is_some() || scheme != case.default_scheme().0;
+    let needs_limit = opts.common.cfl.is_some() || opts.common.dt.is_some() || scheme != case.default_scheme().0;
     let (rule, cfl) = if needs_limit {
         // rank 0 checks the step against the stability limit on the whole mesh: the checked --dt, or the Courant
         // number to use
@@ -86,14 +87,14 @@ pub(crate) fn run_euler_partitioned_in<T: Real>(
                 (_, cfl) => Ok(cfl),
             }
         })?;
-        match opts.dt {
+        match opts.common.dt {
             Some(_) => (StepRule::Uniform(value), prepared.cfl),
             None => (StepRule::Adaptive, value),
         }
     } else {
         default_step_rule(global_step(&prepared.op, &prepared.q0, prepared.cfl), prepared.cfl)?
     };
-    let scale = opts.step_scale;
+    let scale = opts.common.step_scale;
     let mass0 = summed(comm, owned.op.totals(&prepared.q0[..owned_values])[0]);
     let system = HaloExchanged::new(prepared.op, comm, &part.plan, block);
     // the limiter bounds an element by its neighbours' means: the halo's must be the owners' before it runs
@@ -143,7 +144,7 @@ pub(crate) fn run_euler_partitioned_in<T: Real>(
     let (min_density, min_pressure) = (comm.min(min_density), comm.min(min_pressure));
     let mass1 = summed(comm, op.totals(own)[0]);
     let names = euler2d::Law::default().variable_names();
-    write_pieces(opts.output.vtu.as_deref(), names, (own, nm), comm, |piece, fields| {
+    write_pieces(opts.common.output.vtu.as_deref(), names, (own, nm), comm, |piece, fields| {
         Ok(dg_core::vtu::write_vtu_modal(piece, &part.owned.mesh, order, fields)?)
     })?;
     let Some(ranks) = gather_ranks(comm, &mine) else {

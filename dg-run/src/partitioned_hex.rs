@@ -33,7 +33,7 @@ pub type HexPartitionedOutcome = SplitOutcome<HexReport>;
 
 /// Runs `case` on `mesh` split over the ranks of `comm`: on the native CPU path (`device` `None`) or on each rank's
 /// device in the schedule and exchange `device` picks, the variant rank 0's (`--variant`, the tuning database's,
-/// or tuned on its device), the mesh split as `opts.partition` asks (blocks of the case's box by default). The step is rank 0's on the whole mesh (its stability limit and wave speed), so every
+/// or tuned on its device), the mesh split as `opts.common.partition` asks (blocks of the case's box by default). The step is rank 0's on the whole mesh (its stability limit and wave speed), so every
 /// rank and a one-process run take the same steps and every own cell evolves as in one process. `--out FILE.vtu`
 /// gives FILE.pvtu and FILE-R.vtu per rank.
 pub fn run_hex_partitioned(
@@ -60,8 +60,8 @@ pub(crate) fn run_hex_partitioned_in<T: Real>(
     device: Option<(&mut dyn Device, SchedulePick, ExchangePick)>,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<HexPartitionedOutcome, RunError> {
-    refuse_unsplit(&opts.output, false, "a hexahedral")?;
-    if device.is_none() && opts.variant.is_some() {
+    refuse_unsplit(&opts.common.output, false, "a hexahedral")?;
+    if device.is_none() && opts.common.variant.is_some() {
         return Err(RunError::InvalidOption("--variant needs a device (--device cuda or opencl)".into()));
     }
     let mut quiet = |_: f64, _: f64| {};
@@ -104,13 +104,13 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     check_state_size(mesh.num_elements(), opts.order, L::NVARS)?;
     let (nv, rank) = (L::NVARS, comm.rank());
     let part: MeshPart<HexSpace> =
-        agreed(comm, hex_part(mesh, opts.order, (comm.size(), rank), opts.partition).map_err(RunError::from))?;
+        agreed(comm, hex_part(mesh, opts.order, (comm.size(), rank), opts.common.partition).map_err(RunError::from))?;
     let dt = from_rank_0(comm, || whole_mesh_step(&law, case, mesh, opts))?;
     let binding = agreed(comm, hex_binding(&law, case, &part.space, opts))?;
     let np = part.space.element.np;
     let owned_values = part.plan.owned.len() * nv * np;
     let q0: Vec<T> = part.space.interpolate(nv, |x, q| case.initial(x, q));
-    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let t_end = opts.common.t_end.unwrap_or_else(|| case.default_t_end());
     let (stats, q, mine, info) = match device {
         None => {
             let op = HexOperator::<L, T>::new(law.clone(), &part.space, &binding, &[]);
@@ -131,7 +131,7 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let (l2_error, norm) = split_l2(comm, &errors, &norms);
     let mut boxes = [boxes as f64];
     comm.sum(&mut boxes);
-    write_pieces(opts.output.vtu.as_deref(), law.variable_names(), (own, np), comm, |piece, fields| {
+    write_pieces(opts.common.output.vtu.as_deref(), law.variable_names(), (own, np), comm, |piece, fields| {
         Ok(dg_core::vtu::write_vtu_hex(piece, &part.owned, fields)?)
     })?;
     let Some(ranks) = gather_ranks(comm, &mine) else {
@@ -180,13 +180,13 @@ fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let OnDevice { part, binding, q0, pick } = on;
     let (nv, np) = (L::NVARS, part.space.element.np);
     let (owned, interior) = (part.plan.owned.len(), part.plan.interior);
-    if let Some(spec) = &opts.variant {
+    if let Some(spec) = &opts.common.variant {
         spec.parse::<HexVariant>()?;
     }
     let choice = rank_0_variant(comm, || {
-        let given = opts.variant.as_deref();
+        let given = opts.common.variant.as_deref();
         let nodes = (owned * np) as u64;
-        Ok(given_or_chosen::<L, T>(FormulationId::Hex, device, law, opts.order, nodes, given, opts.no_tune)?)
+        Ok(given_or_chosen::<L, T>(FormulationId::Hex, device, law, opts.order, nodes, given, opts.common.no_tune)?)
     })?;
     let variant: HexVariant = choice.variant.parse()?;
     let ir = dg_runtime::formulation::law_ir(law)?;

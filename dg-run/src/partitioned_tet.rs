@@ -48,7 +48,7 @@ pub(crate) fn run_tet_partitioned_in<T: Real>(
     comm: &dyn Communicator,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<TetPartitionedOutcome, RunError> {
-    refuse_unsplit(&opts.output, opts.variant.is_some(), "a tetrahedral")?;
+    refuse_unsplit(&opts.common.output, opts.common.variant.is_some(), "a tetrahedral")?;
     if case.analytic_coefficients().is_some() {
         return Err(RunError::InvalidOption(format!(
             "`{}` measures reflection and transmission coefficients, which a run over MPI ranks does not split yet; \
@@ -75,7 +75,7 @@ fn whole_mesh_step<L: ConservationLaw + Clone + Send + Sync + 'static>(
     let mut op64 = NodalOperator3d::<L, f64>::new(law.clone(), &problem.space, &problem.binding, &problem.materials);
     let Ok(limit) = StabilityLimit::of(&mut op64, &q0, 0.0, opts.scheme);
     crate::note_unestimated(&limit, q0.len());
-    Ok(step_limit(law, &problem, opts, &limit)? * opts.step_scale)
+    Ok(step_limit(law, &problem, opts, &limit)? * opts.common.step_scale)
 }
 
 fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
@@ -87,14 +87,16 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<TetPartitionedOutcome, RunError> {
     let nv = L::NVARS;
-    let part: MeshPart<DgSpace3d> =
-        agreed(comm, tet_part(mesh, opts.order, (comm.size(), comm.rank()), opts.partition).map_err(RunError::from))?;
+    let part: MeshPart<DgSpace3d> = agreed(
+        comm,
+        tet_part(mesh, opts.order, (comm.size(), comm.rank()), opts.common.partition).map_err(RunError::from),
+    )?;
     let dt = from_rank_0(comm, || whole_mesh_step(&law, case, mesh, opts))?;
     let problem = agreed(comm, problem_on(&law, case, part.space.clone(), opts))?;
     let np = problem.space.element.np;
     let q0: Vec<T> = problem.space.interpolate(nv, |x, q| case.initial(x, q));
     let op = NodalOperator3d::<L, T>::new(law.clone(), &problem.space, &problem.binding, &problem.materials);
-    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let t_end = opts.common.t_end.unwrap_or_else(|| case.default_t_end());
     let SplitLoop { stats, q, mine } =
         step_split_cpu(op, &part.plan, nv * np, q0, (opts.scheme, t_end, dt), comm, progress)?;
     let own = &q[..part.plan.owned.len() * nv * np];
@@ -102,7 +104,7 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let errors = part.owned.l2_errors(nv, own, |x, e| case.exact(x, stats.t_end, e))?;
     let norms = part.owned.l2_errors(nv, &vec![0.0f64; own.len()], |x, e| case.exact(x, stats.t_end, e))?;
     let (l2_error, norm) = split_l2(comm, &errors, &norms);
-    write_pieces(opts.output.vtu.as_deref(), law.variable_names(), (own, np), comm, |piece, fields| {
+    write_pieces(opts.common.output.vtu.as_deref(), law.variable_names(), (own, np), comm, |piece, fields| {
         Ok(dg_core::vtu::write_vtu_tet(piece, &part.owned, fields)?)
     })?;
     let Some(ranks) = gather_ranks(comm, &mine) else {

@@ -4,6 +4,7 @@
 use crate::error::RunError;
 use crate::formulations::FormulationId;
 use crate::output::{named, per_variable, run_stepper, RunOutput, VtuWriter};
+use crate::run_options::CommonRunOptions;
 use crate::winners::{given_or_chosen, DeviceRunInfo};
 use crate::Precision;
 use dg_cases::waves::{WaveCase, WaveLaw};
@@ -28,53 +29,22 @@ use dg_runtime::DeviceOperatorError;
 use serde::Serialize;
 use std::time::Instant;
 
-/// How to run a wave case.
+/// How to run a wave case. `common.cfl` is the Courant number relative to the LSRK45 limit (scaled for other
+/// schemes); `None`: [`DEFAULT_CFL`], or the scheme's stability limit on the problem when that is smaller.
 #[derive(Debug, Clone)]
 pub struct WaveOptions {
     /// Polynomial order N.
     pub order: usize,
     /// Time integrator.
     pub scheme: Scheme,
-    /// Courant number relative to the LSRK45 limit (scaled for other schemes); `None`: [`DEFAULT_CFL`], or the
-    /// scheme's stability limit on the problem when that is smaller.
-    pub cfl: Option<f64>,
-    /// Accept a `cfl` or `dt` above the scheme's stability limit (the run still stops if it blows up).
-    pub allow_unstable: bool,
-    /// Multiplies the step after the stability check (convergence studies shrink it on finer levels).
-    pub step_scale: f64,
-    /// Boundary tag → condition, over the case's own bindings (`--bc`).
-    pub boundary: std::collections::HashMap<String, String>,
-    /// Final time (the case's when `None`).
-    pub t_end: Option<f64>,
-    /// Fixed time step instead of the CFL rule (rounded down to end exactly at `t_end`).
-    pub dt: Option<f64>,
-    /// On a device: the kernel variant (SPEC) instead of the tuning database's.
-    pub variant: Option<String>,
-    /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
-    pub no_tune: bool,
-    /// What the run writes (VTU, series, restart files) and where it starts.
-    pub output: RunOutput,
-    /// Under `mpirun`: how the mesh is split over the ranks (blocks of a structured box where a grid fits, METIS
-    /// otherwise, by default).
-    pub partition: dg_parallel::partition::Partitioner,
+    /// The options every time-dependent run takes (step, final time, boundary bindings, kernel choice, output,
+    /// partition).
+    pub common: crate::run_options::CommonRunOptions,
 }
 
 impl Default for WaveOptions {
     fn default() -> Self {
-        Self {
-            order: 3,
-            scheme: Scheme::Lsrk45,
-            cfl: None,
-            allow_unstable: false,
-            step_scale: 1.0,
-            boundary: Default::default(),
-            t_end: None,
-            dt: None,
-            variant: None,
-            no_tune: false,
-            output: RunOutput::default(),
-            partition: Default::default(),
-        }
+        Self { order: 3, scheme: Scheme::Lsrk45, common: Default::default() }
     }
 }
 
@@ -135,7 +105,7 @@ pub struct WaveProblem {
 }
 
 /// Builds the space (order `opts.order`), materials and boundary binding (the case's, overridden by
-/// `opts.boundary`) of `case` on `mesh` for a law.
+/// `opts.common.boundary`) of `case` on `mesh` for a law.
 pub fn prepare<L: ConservationLaw>(
     law: &L,
     case: &dyn WaveCase,
@@ -152,7 +122,7 @@ pub fn problem_on<L: ConservationLaw>(
     space: DgSpace3d,
     opts: &WaveOptions,
 ) -> Result<WaveProblem, RunError> {
-    crate::check_bindings(&opts.boundary, &space.connectivity.tag_names)?;
+    crate::check_bindings(&opts.common.boundary, &space.connectivity.tag_names)?;
     let materials = (0..space.num_elements())
         .flat_map(|k| {
             let p = space.mesh.elements[k].map(|v| space.mesh.vertices[v]);
@@ -170,7 +140,7 @@ pub fn problem_on<L: ConservationLaw>(
         )));
     }
     let mut bindings = case.boundary_conditions();
-    bindings.extend(opts.boundary.clone());
+    bindings.extend(opts.common.boundary.clone());
     let binding = BoundaryBinding::for_law_on_tets(law, &space, &bindings)?;
     Ok(WaveProblem { space, materials, binding })
 }
@@ -178,8 +148,8 @@ pub fn problem_on<L: ConservationLaw>(
 /// The default Courant number of the CFL rule.
 pub const DEFAULT_CFL: f64 = 0.5;
 
-/// The largest step of a run: `opts.dt`, or the CFL rule with the largest wave speed over the materials, checked
-/// against the scheme's stability `limit` (refused above it unless `opts.allow_unstable`); without either option,
+/// The largest step of a run: `opts.common.dt`, or the CFL rule with the largest wave speed over the materials, checked
+/// against the scheme's stability `limit` (refused above it unless `opts.common.allow_unstable`); without either option,
 /// the rule's step at [`DEFAULT_CFL`] or the limit, whichever is smaller.
 pub fn step_limit<L: ConservationLaw>(
     law: &L,
@@ -195,7 +165,13 @@ pub fn step_limit<L: ConservationLaw>(
         .map(|m| law.max_speed(&zero, m, &[1.0, 0.0, 0.0]))
         .fold(0.0f64, dg_core::max_or_nan);
     let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * problem.space.dt_length_scale() / speed;
-    crate::uniform_step((opts.dt, opts.cfl), rule, DEFAULT_CFL, limit, (opts.scheme, opts.allow_unstable))
+    crate::uniform_step(
+        (opts.common.dt, opts.common.cfl),
+        rule,
+        DEFAULT_CFL,
+        limit,
+        (opts.scheme, opts.common.allow_unstable),
+    )
 }
 
 /// A finished wave run.
@@ -207,7 +183,7 @@ pub struct WaveOutcome {
 }
 
 /// Runs `case` on `mesh` in `precision` with its law, on the native CPU path or, given `device`, with the
-/// tetrahedral kernels (`opts.variant`, or the tuning database's winner, tuned on first use). AB3 on a device
+/// tetrahedral kernels (`opts.common.variant`, or the tuning database's winner, tuned on first use). AB3 on a device
 /// runs as seed 002 does (two RK4 start-up steps, then volume, surface and the fused update-and-trace kernel per
 /// step); the other schemes use the generic integrators.
 pub fn run_wave(
@@ -249,12 +225,12 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let started = Instant::now();
     let problem = prepare(&law, case, mesh, opts)?;
     mark("space");
-    let t_end = opts.t_end.unwrap_or_else(|| case.default_t_end());
+    let t_end = opts.common.t_end.unwrap_or_else(|| case.default_t_end());
     let space = &problem.space;
     let q0: Vec<T> = space.interpolate(L::NVARS, |x, q| case.initial(x, q));
     mark("initial state");
     let q0_f64: Vec<f64> = crate::widened(&q0);
-    if let Some(spec) = &opts.variant {
+    if let Some(spec) = &opts.common.variant {
         spec.parse::<TetVariant>()?;
     }
     let (names, np) = (law.variable_names(), space.element.np);
@@ -264,18 +240,18 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     };
     let (q, stats, info) = match device {
         None => {
-            if opts.variant.is_some() {
+            if opts.common.variant.is_some() {
                 return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
             }
             let mut op64 = NodalOperator3d::<L, f64>::new(law.clone(), space, &problem.binding, &problem.materials);
             let Ok(limit) = StabilityLimit::of(&mut op64, &q0_f64, 0.0, opts.scheme);
             crate::note_unestimated(&limit, q0_f64.len());
-            let rule = StepRule::Uniform(step_limit(&law, &problem, opts, &limit)? * opts.step_scale);
+            let rule = StepRule::Uniform(step_limit(&law, &problem, opts, &limit)? * opts.common.step_scale);
             let op = NodalOperator3d::<L, T>::new(law.clone(), space, &problem.binding, &problem.materials);
             let mut stepper = Integrated::new(op, q0, opts.scheme)
                 .with_host_values()
                 .with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
-            let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, &vtu, progress)?;
+            let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, &vtu, progress)?;
             (stepper.into_parts().1, stats, None)
         }
         Some(device) => {
@@ -285,7 +261,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         }
     };
     let report = finish_report(case, space, &q, opts, law.name(), &stats)?;
-    opts.output.write_final(&vtu, &crate::widened(&q))?;
+    opts.common.output.write_final(&vtu, &crate::widened(&q))?;
     Ok(WaveOutcome { report, device: info })
 }
 
@@ -389,8 +365,11 @@ pub fn wave_convergence(
         let mesh = case.mesh(base_cells << level).map_err(|e| RunError::from(dg_core::space::SpaceError::from(e)))?;
         let level_opts = WaveOptions {
             order,
-            step_scale: time_accuracy_factor(order, level, opts.scheme.order()),
-            output: RunOutput::default(),
+            common: CommonRunOptions {
+                step_scale: time_accuracy_factor(order, level, opts.scheme.order()),
+                output: RunOutput::default(),
+                ..opts.common.clone()
+            },
             ..opts.clone()
         };
         let outcome = run_wave_in::<f64>(
@@ -421,8 +400,9 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
 ) -> Result<(Vec<T>, LoopStats, DeviceRunInfo), RunError> {
     let space = &problem.space;
     let nodes = space.num_nodes() as u64;
-    let given = opts.variant.as_deref();
-    let choice = given_or_chosen::<L, T>(FormulationId::NodalTet, device, law, opts.order, nodes, given, opts.no_tune)?;
+    let given = opts.common.variant.as_deref();
+    let choice =
+        given_or_chosen::<L, T>(FormulationId::NodalTet, device, law, opts.order, nodes, given, opts.common.no_tune)?;
     let variant: TetVariant = choice.variant.parse()?;
     let ir = dg_runtime::formulation::law_ir(law)?;
     let params = law.param_values();
@@ -457,7 +437,7 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         &mut |sys, b| read_values(sys, *b),
     )?;
     crate::note_unestimated(&limit, q0_f64.len());
-    let rule = StepRule::Uniform(step_limit(law, problem, opts, &limit)? * opts.step_scale);
+    let rule = StepRule::Uniform(step_limit(law, problem, opts, &limit)? * opts.common.step_scale);
     op.write_state(system.device, q, q0)?;
     let loop_started = Instant::now();
     let (system, stats) = if opts.scheme == Scheme::Ab3 {
@@ -469,7 +449,7 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             rhs: 0,
             check: &step_check,
         };
-        let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, vtu, progress)?;
+        let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, vtu, progress)?;
         (stepper.system, stats)
     } else {
         let mut stepper = Integrated::new(system, q, opts.scheme)
@@ -479,7 +459,7 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
                 |sys, q, v| write_values(sys, *q, v),
             )
             .with_inspect(|sys: &mut TetDeviceSystem<'_, T>, q: &_, at| inspect_tet(sys, *q, at, &step_check));
-        let stats = run_stepper(&mut stepper, t_end, rule, &opts.output, vtu, progress)?;
+        let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, vtu, progress)?;
         (stepper.into_parts().0, stats)
     };
     let host: Vec<T> = op.read_state(system.device, q)?;

@@ -25,7 +25,8 @@ fn perturbed_unstructured_meshes_converge_at_order_n_plus_one() {
     let mut base =
         rectangle(&RectangleSpec { diagonal: Diagonal::Alternating, ..RectangleSpec::unit_square(3) }).unwrap();
     perturb_interior(&mut base, 0.25, 42);
-    let opts = RunOptions { t_end: Some(0.3), ..RunOptions::default() };
+    let opts =
+        RunOptions { common: CommonRunOptions { t_end: Some(0.3), ..Default::default() }, ..RunOptions::default() };
     let study = convergence(&case, &base, 2..=3, 3, &opts, None, &mut |_, _| {}).unwrap();
     for r in &study.results {
         let last = *r.rates.last().unwrap();
@@ -37,7 +38,11 @@ fn perturbed_unstructured_meshes_converge_at_order_n_plus_one() {
 fn central_flux_conserves_energy_over_one_period() {
     let space = cavity_space(4, 4);
     let case = MaxwellCavity::default();
-    let opts = RunOptions { alpha: 0.0, cfl: Some(0.25), ..RunOptions::default() };
+    let opts = RunOptions {
+        alpha: 0.0,
+        common: CommonRunOptions { cfl: Some(0.25), ..Default::default() },
+        ..RunOptions::default()
+    };
     let out = run(Precision::F64, &space, &case, &opts, None, &mut |_, _| {}).unwrap();
     let r = out.report;
     let change = (r.energy_final - r.energy_initial).abs() / r.energy_initial;
@@ -50,7 +55,12 @@ fn central_flux_conserves_energy_over_one_period() {
 fn upwind_flux_never_increases_energy() {
     let space = cavity_space(4, 3);
     for case in [&MaxwellCavity::default() as &dyn MaxwellCase, &MaxwellPulse] {
-        let opts = RunOptions { alpha: 1.0, energy_history: true, t_end: Some(1.0), ..RunOptions::default() };
+        let opts = RunOptions {
+            alpha: 1.0,
+            energy_history: true,
+            common: CommonRunOptions { t_end: Some(1.0), ..Default::default() },
+            ..RunOptions::default()
+        };
         let r = run(Precision::F64, &space, case, &opts, None, &mut |_, _| {}).unwrap().report;
         let mut previous = r.energy_initial;
         for (step, &e) in r.energy_history.iter().enumerate() {
@@ -65,7 +75,8 @@ fn upwind_flux_never_increases_energy() {
 fn single_precision_matches_double_to_rounding() {
     let space = cavity_space(4, 3);
     let case = MaxwellCavity::default();
-    let opts = RunOptions { t_end: Some(0.5), ..RunOptions::default() };
+    let opts =
+        RunOptions { common: CommonRunOptions { t_end: Some(0.5), ..Default::default() }, ..RunOptions::default() };
     let e64 = run(Precision::F64, &space, &case, &opts, None, &mut |_, _| {}).unwrap();
     let e32 = run(Precision::F32, &space, &case, &opts, None, &mut |_, _| {}).unwrap();
     let diff: f64 = e64.state.iter().zip(&e32.state).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
@@ -124,7 +135,11 @@ fn gmsh_mesh_with_a_hole_runs_and_dissipates() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/meshes/square_hole.msh");
     let mesh = read_gmsh(&path).unwrap();
     let space = DgSpace2d::new(mesh, 3).unwrap();
-    let opts = RunOptions { t_end: Some(0.3), energy_history: true, ..RunOptions::default() };
+    let opts = RunOptions {
+        energy_history: true,
+        common: CommonRunOptions { t_end: Some(0.3), ..Default::default() },
+        ..RunOptions::default()
+    };
     let out = run(Precision::F64, &space, &MaxwellPulse, &opts, None, &mut |_, _| {}).unwrap();
     assert!(out.state.iter().all(|v| v.is_finite()));
     let r = out.report;
@@ -141,7 +156,10 @@ fn gmsh_mesh_with_a_hole_runs_and_dissipates() {
 fn unknown_boundary_conditions_are_reported() {
     let space = cavity_space(2, 1);
     let opts = RunOptions {
-        boundary: HashMap::from([("left".to_string(), "absorbing".to_string())]),
+        common: CommonRunOptions {
+            boundary: HashMap::from([("left".to_string(), "absorbing".to_string())]),
+            ..Default::default()
+        },
         ..RunOptions::default()
     };
     let err =
