@@ -313,13 +313,7 @@ pub(crate) fn step_rule(
 ) -> Result<StepRule, RunError> {
     let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * space.dt_length_scale() / speed;
     crate::note_unestimated(limit, values);
-    let dt = crate::uniform_step(
-        (opts.common.dt, opts.common.cfl),
-        rule,
-        DEFAULT_CFL,
-        limit,
-        (opts.scheme, opts.common.allow_unstable),
-    )?;
+    let dt = crate::uniform_step(&opts.common, opts.scheme, rule, DEFAULT_CFL, limit)?;
     Ok(StepRule::Uniform(dt * opts.common.step_scale))
 }
 

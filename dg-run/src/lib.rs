@@ -176,18 +176,19 @@ pub fn note_unestimated(limit: &dg_runtime::stability::StabilityLimit, values: u
     }
 }
 
-/// The step of a uniform-step run (the one choice every family makes): `dt` or the CFL `rule` at `cfl`, checked
-/// against the stability `limit` (refused above it unless `allow_unstable`; `--dt` with `--cfl` refused); without
-/// either, the rule at `default_cfl` or the limit, whichever is smaller.
+/// The step of a uniform-step run (the one choice every family makes): `opts.dt` or the CFL `rule` at `opts.cfl`,
+/// checked against `scheme`'s stability `limit` (refused above it unless `opts.allow_unstable`; `--dt` with `--cfl`
+/// refused); without either, the rule at `default_cfl` or the limit, whichever is smaller.
 pub fn uniform_step(
-    (dt, cfl): (Option<f64>, Option<f64>),
+    opts: &run_options::CommonRunOptions,
+    scheme: dg_runtime::time::Scheme,
     rule: impl Fn(f64) -> f64,
     default_cfl: f64,
     limit: &dg_runtime::stability::StabilityLimit,
-    (scheme, allow_unstable): (dg_runtime::time::Scheme, bool),
 ) -> Result<f64, RunError> {
     let refused = RunError::InvalidOption;
-    match (dt, cfl) {
+    let allow_unstable = opts.allow_unstable;
+    match (opts.dt, opts.cfl) {
         (Some(_), Some(_)) => Err(refused("give --dt or --cfl, not both".into())),
         (Some(dt), None) => limit.check(dt, ("--dt", dt), scheme, allow_unstable).map_err(refused),
         (None, Some(cfl)) if !(cfl.is_finite() && cfl > 0.0) => {

@@ -117,13 +117,7 @@ pub const DEFAULT_CFL: f64 = 0.75;
 /// whichever is smaller.
 pub fn step_limit(space: &DgSpace2d, opts: &RunOptions, limit: &StabilityLimit) -> Result<f64, RunError> {
     let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * space.dt_length_scale() / opts.wave_speed;
-    crate::uniform_step(
-        (opts.common.dt, opts.common.cfl),
-        rule,
-        DEFAULT_CFL,
-        limit,
-        (opts.scheme, opts.common.allow_unstable),
-    )
+    crate::uniform_step(&opts.common, opts.scheme, rule, DEFAULT_CFL, limit)
 }
 
 /// Runs `case` (its Maxwell law with `opts.alpha`) on `space` in `precision`, on the native CPU path or on

@@ -165,13 +165,7 @@ pub fn step_limit<L: ConservationLaw>(
         .map(|m| law.max_speed(&zero, m, &[1.0, 0.0, 0.0]))
         .fold(0.0f64, dg_core::max_or_nan);
     let rule = |cfl: f64| cfl * opts.scheme.relative_stability() * problem.space.dt_length_scale() / speed;
-    crate::uniform_step(
-        (opts.common.dt, opts.common.cfl),
-        rule,
-        DEFAULT_CFL,
-        limit,
-        (opts.scheme, opts.common.allow_unstable),
-    )
+    crate::uniform_step(&opts.common, opts.scheme, rule, DEFAULT_CFL, limit)
 }
 
 /// A finished wave run.
