@@ -56,9 +56,20 @@ impl MeshArgs {
     /// Refuses `elements` triangles refined `--refine` times when even the least memory they need exceeds what
     /// this machine has available (`asked` names the options that made them).
     fn ensure_refined_fits(&self, elements: u128, asked: &str) -> anyhow::Result<()> {
+        self.ensure_refined_kind_fits(crate::memory::ElementKind::Triangle, 4, elements, asked)
+    }
+
+    /// [`Self::ensure_refined_fits`] for elements of `kind`, each refinement multiplying them by `factor`.
+    pub fn ensure_refined_kind_fits(
+        &self,
+        kind: crate::memory::ElementKind,
+        factor: u128,
+        elements: u128,
+        asked: &str,
+    ) -> anyhow::Result<()> {
         let refine = if self.refine > 0 { format!(" --refine {}", self.refine) } else { String::new() };
-        let planned = crate::memory::refined(elements, 4, self.refine);
-        crate::memory::ensure_fits(crate::memory::ElementKind::Triangle, planned, &format!("{asked}{refine}"))
+        let planned = crate::memory::refined(elements, factor, self.refine);
+        crate::memory::ensure_fits(kind, planned, &format!("{asked}{refine}"))
     }
 
     /// `mesh` refined `--refine` times by `refine`, then perturbed by `--perturb`, each checked first.

@@ -38,14 +38,13 @@ fn mesh(args: &super::mesh_args::MeshArgs, case: &dyn WaveCase) -> anyhow::Resul
     if args.refine > 4 {
         bail!("--refine {} would multiply the element count by 8^{}; use at most 4", args.refine, args.refine);
     }
-    use crate::memory::{ensure_fits, refined, ElementKind};
-    let refine = if args.refine > 0 { format!(" --refine {}", args.refine) } else { String::new() };
+    let tetrahedra = crate::memory::ElementKind::Tetrahedron;
     let mut mesh = match &args.mesh {
         Some(path) => {
             let mesh = dg_core::mesh3d::read_gmsh_tet(path)
                 .with_context(|| format!("cannot use tetrahedral mesh {}", path.display()))?;
-            let planned = refined(mesh.elements.len() as u128, 8, args.refine);
-            ensure_fits(ElementKind::Tetrahedron, planned, &format!("--mesh {}{refine}", path.display()))?;
+            let asked = format!("--mesh {}", path.display());
+            args.ensure_refined_kind_fits(tetrahedra, 8, mesh.elements.len() as u128, &asked)?;
             mesh
         }
         None => {
@@ -54,8 +53,7 @@ fn mesh(args: &super::mesh_args::MeshArgs, case: &dyn WaveCase) -> anyhow::Resul
                 bail!("--nx must be between 1 and 512 (got {n})");
             }
             // at least n³ hexahedra of five tetrahedra each (n along the box's shortest side)
-            let planned = refined(5 * (n as u128).pow(3), 8, args.refine);
-            ensure_fits(ElementKind::Tetrahedron, planned, &format!("--nx {n}{refine}"))?;
+            args.ensure_refined_kind_fits(tetrahedra, 8, 5 * (n as u128).pow(3), &format!("--nx {n}"))?;
             case.mesh(n).with_context(|| format!("cannot mesh the box of {}", case.name()))?
         }
     };
