@@ -167,9 +167,10 @@ impl<T: Real> TetDeviceOperator<T> {
                 }
                 Ok::<(), DeviceOperatorError>(())
             })?;
-        if k_count * nv * nface > i32::MAX as usize || k_count * nv * m3 > i32::MAX as usize {
-            return Err(DeviceOperatorError::Precision("the mesh is too large for 32-bit indices".into()));
-        }
+        dg_runtime::operator_error::check_index_range(&[
+            ("the face traces", k_count * nv * nface),
+            ("the stacked reference derivatives", k_count * nv * m3),
+        ])?;
         let mut face_xyz: Vec<T> = vec![T::zero(); space.vmap_m.len() * 3];
         face_xyz.par_chunks_mut(3).zip(space.vmap_m.par_iter()).for_each(|(out, &g)| {
             out.copy_from_slice(&[0, 1, 2].map(|d| real(space.xyz[d][g])));
