@@ -1,8 +1,7 @@
 //! The memory a run's mesh needs, bounded from below before the mesh is built, against what this machine has
-//! available: a mesh far too large for the machine ends with a clear message instead of an allocation failure
-//! (the process aborting, or the kernel's out-of-memory killer) minutes into building it.
+//! available ([`dg_runtime::host_memory`]).
 
-use anyhow::bail;
+use dg_runtime::host_memory::{self, available_bytes};
 
 /// The elements a run is made of, with the least memory one of them takes in a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,31 +60,7 @@ pub fn ensure_timing_fits(flag: &str, dofs: u64) -> anyhow::Result<()> {
 }
 
 fn ensure_bytes_fit_in(available: Option<u128>, least: u128, made: &str, advice: &str) -> anyhow::Result<()> {
-    let Some(available) = available else { return Ok(()) };
-    if least > available {
-        let gb = |bytes: u128| bytes as f64 / 1e9;
-        bail!(
-            "{made} at least {:.1} GB of memory; this machine has {:.1} GB available: {advice}",
-            gb(least),
-            gb(available)
-        );
-    }
-    Ok(())
-}
-
-/// `MemAvailable` of `/proc/meminfo`, in bytes.
-fn available_bytes() -> Option<u128> {
-    parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
-}
-
-fn parse_mem_available(meminfo: &str) -> Option<u128> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let mut words = line.split_whitespace().skip(1);
-    let value: u128 = words.next()?.parse().ok()?;
-    match words.next() {
-        Some("kB") => Some(value * 1024),
-        _ => None,
-    }
+    host_memory::ensure_available_in(available, least, made, advice).map_err(anyhow::Error::msg)
 }
 
 /// `base` elements after `levels` uniform refinements, each multiplying them by `factor` (4 for triangles, 8 for
@@ -97,14 +72,6 @@ pub fn refined(base: u128, factor: u128, levels: usize) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn meminfo_gives_the_available_bytes() {
-        let text = "MemTotal:       24000000 kB\nMemFree:        1000 kB\nMemAvailable:   23000000 kB\n";
-        assert_eq!(parse_mem_available(text), Some(23_000_000 * 1024));
-        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
-        assert_eq!(parse_mem_available("MemAvailable: 5 MB\n"), None);
-    }
 
     #[test]
     fn a_mesh_beyond_the_available_memory_is_refused_with_the_figures() {

@@ -81,20 +81,27 @@ pub struct HexReport {
     pub wall_seconds: f64,
 }
 
-/// The most values one state of a hexahedral CPU run may hold (several states and operator tables are kept).
-pub const MAX_STATE_VALUES: usize = 1 << 28;
+/// Host memory a hexahedral run on the native CPU path takes per value of its state, at the least: below what
+/// `/usr/bin/time` measured there (2026-12-02, one step of a state past the stability estimate's size).
+pub const CPU_LEAST_BYTES_PER_VALUE: u128 = 64;
 
-/// Refuses a run whose state (`cells` cells of degree `order`, `nvars` variables) would hold more than
-/// [`MAX_STATE_VALUES`] values, before anything that size is allocated.
-pub fn check_state_size(cells: usize, order: usize, nvars: usize) -> Result<(), RunError> {
+/// Host memory a hexahedral run on a device takes per value of its state, at the least: the initial state kept in
+/// f64 twice (the state the loop starts from and the one it may restart from) and in the run's precision once.
+pub const DEVICE_LEAST_BYTES_PER_VALUE: u128 = 16;
+
+/// Host memory an MPI run's rank 0 takes per value of the whole mesh's state, at the least: the initial state in
+/// f64 (its step is estimated on the whole mesh).
+pub const WHOLE_MESH_LEAST_BYTES_PER_VALUE: u128 = 8;
+
+/// Refuses a run whose state (`cells` cells of degree `order`, `nvars` variables, `least_bytes_per_value` bytes
+/// each: one of the constants above) needs more memory than this machine has available, before anything that size
+/// is allocated.
+pub fn check_state_size(cells: usize, order: usize, nvars: usize, least_bytes_per_value: u128) -> Result<(), RunError> {
     let values = cells as u128 * (order as u128 + 1).pow(3) * nvars as u128;
-    if values > MAX_STATE_VALUES as u128 {
-        return Err(RunError::InvalidOption(format!(
-            "{cells} cells of degree {order} hold {values} values per state, above the {MAX_STATE_VALUES} a CPU run \
-             allocates; use fewer cells or a lower degree"
-        )));
-    }
-    Ok(())
+    let made = format!("{cells} cells of degree {order} hold {values} values per state, which need");
+    let least = values.saturating_mul(least_bytes_per_value);
+    dg_runtime::host_memory::ensure_available(least, &made, "use fewer cells or a lower degree")
+        .map_err(RunError::InvalidOption)
 }
 
 /// The number of variables of a case's law.
@@ -161,7 +168,8 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
 ) -> Result<HexOutcome, RunError> {
     let started = Instant::now();
     select_flux(&mut law, case, opts)?;
-    check_state_size(mesh.num_elements(), opts.order, L::NVARS)?;
+    let least = if device.is_some() { DEVICE_LEAST_BYTES_PER_VALUE } else { CPU_LEAST_BYTES_PER_VALUE };
+    check_state_size(mesh.num_elements(), opts.order, L::NVARS, least)?;
     let space = HexSpace::new(mesh, opts.order)?;
     let binding = hex_binding(&law, case, &space, opts)?;
     let materials: Vec<f64> = Vec::new();
@@ -297,8 +305,8 @@ pub(crate) fn cpu_limit<L: ConservationLaw + Clone + Send + Sync + 'static>(
     q0: &[f64],
     scheme: Scheme,
 ) -> StabilityLimit {
-    let mut op64 = HexOperator::<L, f64>::new(law.clone(), space, binding, &[]);
-    let Ok(limit) = StabilityLimit::of(&mut op64, q0, 0.0, scheme);
+    let op64 = || HexOperator::<L, f64>::new(law.clone(), space, binding, &[]);
+    let Ok(limit) = StabilityLimit::of_built(op64, q0, 0.0, scheme);
     limit
 }
 

@@ -184,8 +184,8 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
         if opts.common.variant.is_some() {
             return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
         }
-        let mut op64 = NodalOperator2d::<L, f64>::new(law.clone(), space, &binding);
-        let Ok(limit) = StabilityLimit::of(&mut op64, &q0_f64, 0.0, opts.scheme);
+        let op64 = || NodalOperator2d::<L, f64>::new(law.clone(), space, &binding);
+        let Ok(limit) = StabilityLimit::of_built(op64, &q0_f64, 0.0, opts.scheme);
         crate::note_unestimated(&limit, q0_f64.len());
         let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.common.step_scale);
         let op = NodalOperator2d::<L, T>::new(law.clone(), space, &binding);

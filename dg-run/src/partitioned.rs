@@ -692,8 +692,8 @@ fn global_step<L: ConservationLaw + Clone + Send + Sync + 'static>(
     let space = DgSpace2d::new(mesh.clone(), order).map_err(|e| RunError::InvalidOption(e.to_string()))?;
     let binding = BoundaryBinding::for_law(law, &space, &opts.common.boundary)?;
     let q0: Vec<f64> = space.interpolate(L::NVARS, |x, y, q| case.initial(x, y, q));
-    let mut op = NodalOperator2d::<L, f64>::new(law.clone(), &space, &binding);
-    let Ok(limit) = StabilityLimit::of(&mut op, &q0, 0.0, opts.scheme);
+    let op = || NodalOperator2d::<L, f64>::new(law.clone(), &space, &binding);
+    let Ok(limit) = StabilityLimit::of_built(op, &q0, 0.0, opts.scheme);
     crate::note_unestimated(&limit, q0.len());
     Ok((step_limit(&space, opts, &limit)? * opts.common.step_scale, limit))
 }

@@ -4,7 +4,9 @@
 
 use crate::error::RunError;
 use crate::formulations::FormulationId;
-use crate::hex_run::{check_state_size, cpu_limit, hex_binding, select_flux, step_rule, wave_speed};
+use crate::hex_run::{
+    check_state_size, cpu_limit, hex_binding, select_flux, step_rule, wave_speed, WHOLE_MESH_LEAST_BYTES_PER_VALUE,
+};
 use crate::hex_run::{HexOptions, HexReport};
 use crate::partitioned::{agreed, from_rank_0, gather_ranks, refuse_unsplit, split_l2, step_split_cpu, write_pieces};
 use crate::partitioned::{ExchangePick, PartitionedDevice, SchedulePick, SplitLoop, SplitOutcome};
@@ -101,7 +103,7 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<HexPartitionedOutcome, RunError> {
     select_flux(&mut law, case, opts)?;
-    check_state_size(mesh.num_elements(), opts.order, L::NVARS)?;
+    check_state_size(mesh.num_elements(), opts.order, L::NVARS, WHOLE_MESH_LEAST_BYTES_PER_VALUE)?;
     let (nv, rank) = (L::NVARS, comm.rank());
     let part: MeshPart<HexSpace> =
         agreed(comm, hex_part(mesh, opts.order, (comm.size(), rank), opts.common.partition).map_err(RunError::from))?;

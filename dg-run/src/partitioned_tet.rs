@@ -72,8 +72,8 @@ fn whole_mesh_step<L: ConservationLaw + Clone + Send + Sync + 'static>(
 ) -> Result<f64, RunError> {
     let problem = prepare(law, case, mesh.clone(), opts)?;
     let q0: Vec<f64> = problem.space.interpolate(L::NVARS, |x, q| case.initial(x, q));
-    let mut op64 = NodalOperator3d::<L, f64>::new(law.clone(), &problem.space, &problem.binding, &problem.materials);
-    let Ok(limit) = StabilityLimit::of(&mut op64, &q0, 0.0, opts.scheme);
+    let op64 = || NodalOperator3d::<L, f64>::new(law.clone(), &problem.space, &problem.binding, &problem.materials);
+    let Ok(limit) = StabilityLimit::of_built(op64, &q0, 0.0, opts.scheme);
     crate::note_unestimated(&limit, q0.len());
     Ok(step_limit(law, &problem, opts, &limit)? * opts.common.step_scale)
 }

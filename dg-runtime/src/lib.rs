@@ -15,6 +15,7 @@ pub mod backend;
 pub mod ceilings;
 pub mod cpu;
 pub mod formulation;
+pub mod host_memory;
 pub mod operator_error;
 pub mod pipeline;
 pub mod restart;

@@ -252,6 +252,21 @@ impl StabilityLimit {
         Self::estimate(&mut rhs, q0, scheme, T::epsilon().as_f64())
     }
 
+    /// [`Self::of`] on a CPU system that `build` makes only when the limit is estimated: above
+    /// [`Self::MAX_VALUES`] nothing is built (an f64 operator made for the estimate alone took as much memory again
+    /// as the run's own), and the system built is dropped once the estimate is done.
+    pub fn of_built<T: dg_core::Real, S: OdeSystem<State = Vec<T>>>(
+        build: impl FnOnce() -> S,
+        q0: &[f64],
+        t: f64,
+        scheme: Scheme,
+    ) -> Result<StabilityLimit, S::Error> {
+        if q0.len() > Self::MAX_VALUES {
+            return Ok(Self::not_estimated());
+        }
+        Self::of(&mut build(), q0, t, scheme)
+    }
+
     /// The limit of `scheme` on a device system (any [`OdeSystem`] whose states live on a device) at state `q0`:
     /// `write` and `read` move a state between the CPU layout and a device state; two scratch states are made.
     pub fn of_device<S: OdeSystem>(

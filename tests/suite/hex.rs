@@ -114,7 +114,7 @@ fn hexahedral_runs_refuse_what_they_cannot_do() {
         (vec!["run", "maxwell3d-cavity", "--bc", "nowhere=pec"], "no boundary tag `nowhere`"),
         (vec!["convergence", "maxwell3d-cavity", "--levels", "3", "--nx", "200"], "cells per direction"),
         (vec!["run", "maxwell3d-cavity", "--mesh", "missing.msh"], "cannot use hexahedral mesh missing.msh"),
-        (vec!["run", "maxwell3d-cavity", "--nx", "256", "--order", "9"], "values per state"),
+        (vec!["run", "maxwell3d-cavity", "--nx", "256", "--order", "9"], "values per state, which need at least"),
     ] {
         let out = dg(dir.path(), &args);
         let err = String::from_utf8_lossy(&out.stderr);
