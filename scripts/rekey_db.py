@@ -18,7 +18,7 @@ import sys
 def fingerprints(dg):
     listing = subprocess.run([dg, "db", "list"], capture_output=True, text=True, check=True).stdout
     header = listing.splitlines()[0]
-    found = {(f, e): cg for f, e, cg in re.findall(r"\(([a-z-]+)\|([a-z]+)\) cg([0-9a-f]+)", header)}
+    found = {(f, e): cg for f, e, cg in re.findall(r"\(([a-z-]+)\|([a-z-]+)\) cg([0-9a-f]+)", header)}
     if not found:
         sys.exit(f"{dg}: no fingerprints in `{header}`")
     return found

@@ -65,9 +65,7 @@ impl<T: Real> FvDeviceOperator<T> {
         let program = render_fv(&LawInput { ir, params, numerical_flux }, precision, target)?;
         let program_id = device.compile(&program.source, &program.kernels)?;
         let n = grid.cells() * program.nvars;
-        if n > i32::MAX as usize {
-            return Err(DeviceOperatorError::Precision("the grid is too large for 32-bit indices".into()));
-        }
+        dg_runtime::operator_error::check_index_range(&[("the state", n)])?;
         let bytes = n * std::mem::size_of::<T>();
         let buffers = FvBuffers {
             q: device.alloc_zeroed(bytes)?,

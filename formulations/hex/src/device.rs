@@ -120,9 +120,7 @@ impl<T: Real> HexDeviceOperator<T> {
         }
         program.kernels = kept;
         let k = space.num_elements();
-        if k * program.nvars * program.np.max(program.nface) > i32::MAX as usize {
-            return Err(DeviceOperatorError::Precision("the mesh is too large for 32-bit indices".into()));
-        }
+        dg_runtime::operator_error::check_index_range(&indexed_buffers(k, program.nvars, program.np, program.nface))?;
         if materials.len() != k * program.nmaterials {
             return Err(DeviceOperatorError::Precision(format!(
                 "{} material values for {k} cells of {} each",
@@ -540,5 +538,37 @@ impl<T: Real> dg_runtime::time::OdeSystem for HexDeviceSystem<'_, T> {
             self.device_seconds += self.op.submit(self.device, &[step])?;
         }
         Ok(())
+    }
+}
+
+/// The buffers the kernels index with 32-bit integers and the values each holds, for `k` cells of `np` nodes and
+/// `nface` face points with `nv` variables.
+fn indexed_buffers(k: usize, nv: usize, np: usize, nface: usize) -> [(&'static str, usize); 4] {
+    [
+        ("the state", k * nv * np),
+        ("the face traces", k * nv * nface),
+        // ten values per node: more than the state's for every law of fewer than ten variables
+        ("the geometry", k * 10 * np),
+        ("the face geometry", k * 4 * nface),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The geometry (ten values per node) outgrows 32-bit indices before the state and the face traces do: at
+    /// D = 3, 3.5M cells of Maxwell's six variables (traces 2.02e9 values) were accepted and the kernels'
+    /// `(k * 10 + e) * NP + i` wrapped.
+    #[test]
+    fn the_geometry_is_held_to_32_bit_indices_too() {
+        let (np, nface) = (64, 96);
+        let buffers = indexed_buffers(3_500_000, 6, np, nface);
+        let err = dg_runtime::operator_error::check_index_range(&buffers).unwrap_err();
+        assert!(
+            matches!(&err, DeviceOperatorError::IndexRange { what, values } if what == "the geometry" && *values == 2_240_000_000),
+            "{err}"
+        );
+        assert!(dg_runtime::operator_error::check_index_range(&indexed_buffers(3_000_000, 6, np, nface)).is_ok());
     }
 }

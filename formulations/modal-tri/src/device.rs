@@ -193,6 +193,9 @@ impl<T: Real> ModalDeviceOperator<T> {
         dg_runtime::operator_error::check_index_range(&[
             ("the state", k * nv * nm),
             ("the edge traces", edges * nv * nm.max(source.edge_points)),
+            // per element and per element face: more than the state's values for a scalar law at p = 1
+            ("the element metric", metric.len()),
+            ("the face geometry", face_geo.len()),
         ])?;
         let state_bytes = k * nv * nm * std::mem::size_of::<T>();
         // the edge-wise surface writes the left/right temporaries (one projection per side and edge), the edge-flux
