@@ -89,9 +89,9 @@ pub struct EmitArgs {
 pub struct VerifyArgs {
     /// Law.
     pub law: String,
-    /// Order or range of orders (A..B).
-    #[arg(long, default_value = "1..8")]
-    pub order: String,
+    /// Order or range of orders (A..B) [default: the formulation's orders within 1..8: 1..2 for finite volumes]
+    #[arg(long)]
+    pub order: Option<String>,
     /// Formulation [default: nodal-tri for 2D laws, nodal-tet for 3D laws].
     #[arg(long, value_enum)]
     pub formulation: Option<FormulationId>,
@@ -161,6 +161,17 @@ pub fn check_orders(formulation: FormulationId, orders: &[usize]) -> anyhow::Res
         }
         None => Ok(()),
     }
+}
+
+/// The orders asked for (`text`: N or A..B), or the formulation's own within 1..8; refused, before any device is
+/// opened, where the formulation does not discretise them.
+pub fn orders_or_own(text: Option<&str>, formulation: FormulationId) -> anyhow::Result<Vec<usize>> {
+    let orders = match text {
+        Some(text) => parse_orders(text)?,
+        None => formulation.get().orders().filter(|o| (1..=8).contains(o)).collect(),
+    };
+    check_orders(formulation, &orders)?;
+    Ok(orders)
 }
 
 /// Lists devices (and with `--measure` stores each one's ceilings).
@@ -254,8 +265,7 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     let law = dg_run::registry::law(&args.law)?;
     let formulation = formulation_of(args.formulation, law);
-    let orders = parse_orders(&args.order)?;
-    check_orders(formulation, &orders)?;
+    let orders = orders_or_own(args.order.as_deref(), formulation)?;
     let mut device = open_device(&args.device)?;
     let Some(bug) = args.plant_bug else { return verify_on(&args, formulation, &orders, device.as_mut()) };
     let stride = match formulation {

@@ -1,6 +1,6 @@
 //! `dg autotune`, `dg bench` and `dg db`: tuning, measuring and managing the tuning database.
 
-use super::kernel_cmds::{check_orders, formulation_of, open_device, parse_orders, PrecisionArg};
+use super::kernel_cmds::{check_orders, formulation_of, open_device, PrecisionArg};
 use anyhow::bail;
 use clap::{Args, Subcommand};
 use dg_codegen::Precision;
@@ -45,12 +45,7 @@ impl TunedSet {
     /// The orders asked for (`--orders`), or the formulation's own within 1..8; refused, before any device is
     /// opened, where the formulation does not discretise them.
     fn orders_of(&self, formulation: FormulationId) -> anyhow::Result<Vec<usize>> {
-        let orders = match &self.orders {
-            Some(text) => parse_orders(text)?,
-            None => formulation.get().orders().filter(|o| (1..=8).contains(o)).collect(),
-        };
-        check_orders(formulation, &orders)?;
-        Ok(orders)
+        crate::kernel_cmds::orders_or_own(self.orders.as_deref(), formulation)
     }
 }
 

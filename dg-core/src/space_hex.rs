@@ -7,6 +7,7 @@ use crate::mesh::FaceLink;
 use crate::quadrature::gauss_legendre;
 use crate::space::SpaceError;
 use crate::{CoreError, MeshError};
+use rayon::prelude::*;
 
 /// The largest degree a hexahedral space is built for.
 pub const MAX_HEX_ORDER: usize = 15;
@@ -58,75 +59,95 @@ impl HexSpace {
         }
         let element = ReferenceHexahedron::new(order);
         let (np, nfp, k_count) = (element.np, element.nfp, mesh.num_elements());
-        let mut xyz =
-            [Vec::with_capacity(k_count * np), Vec::with_capacity(k_count * np), Vec::with_capacity(k_count * np)];
-        let mut det_j = Vec::with_capacity(k_count * np);
-        let mut metric = Vec::with_capacity(k_count * np);
-        for k in 0..k_count {
+        // every loop below runs over cells on every core; each cell writes its own chunks
+        let mut det_j = vec![0.0; k_count * np];
+        let mut metric = vec![[[0.0; 3]; 3]; k_count * np];
+        metric.par_chunks_mut(np.max(1)).zip(det_j.par_chunks_mut(np.max(1))).enumerate().for_each(|(k, (m, d))| {
             for i in 0..np {
-                let r = element.node(i);
-                let x = mesh.map(k, r);
-                for d in 0..3 {
-                    xyz[d].push(x[d]);
-                }
-                let j = mesh.jacobian(k, r);
-                det_j.push(det3(&j));
-                metric.push(adjugate(&j));
+                let j = mesh.jacobian(k, element.node(i));
+                d[i] = det3(&j);
+                m[i] = adjugate(&j);
             }
-        }
-        let mut face_normal = Vec::with_capacity(k_count * 6 * nfp);
-        let mut face_area = Vec::with_capacity(k_count * 6 * nfp);
-        let mut face_xyz = Vec::with_capacity(k_count * 6 * nfp);
-        for k in 0..k_count {
-            for f in 0..6 {
-                let (a, sign) = (f / 2, if f % 2 == 1 { 1.0 } else { -1.0 });
-                for q in 0..nfp {
-                    let r = element.face_point(f, q);
-                    let c = adjugate(&mesh.jacobian(k, r));
-                    let area_vector = [0, 1, 2].map(|d| sign * c[a][d]);
-                    let area = area_vector.iter().map(|v| v * v).sum::<f64>().sqrt();
-                    face_normal.push(area_vector.map(|v| v / area));
-                    face_area.push(area);
-                    face_xyz.push(mesh.map(k, r));
+        });
+        let xyz: [Vec<f64>; 3] = std::array::from_fn(|d| {
+            let mut values = vec![0.0; k_count * np];
+            values.par_chunks_mut(np.max(1)).enumerate().for_each(|(k, out)| {
+                for (i, v) in out.iter_mut().enumerate() {
+                    *v = mesh.map(k, element.node(i))[d];
                 }
-            }
-        }
-        let mut face_partner: Vec<usize> = (0..k_count * 6 * nfp).collect();
-        let mut face_tag = vec![None; 6 * k_count];
-        for k in 0..k_count {
-            for f in 0..6 {
-                match connectivity.links[k][f] {
-                    FaceLink::Boundary { tag } => face_tag[6 * k + f] = Some(tag),
-                    FaceLink::Interior { element: k2, face: f2 } => {
-                        let centroid = |k: usize, f: usize| -> [f64; 3] {
-                            let p = HEX_FACE_CORNERS[f].map(|c| mesh.vertices[mesh.elements[k][c]]);
-                            std::array::from_fn(|d| p.iter().map(|x| x[d]).sum::<f64>() / 4.0)
-                        };
-                        let (c1, c2) = (centroid(k, f), centroid(k2, f2));
-                        let shift: [f64; 3] = std::array::from_fn(|d| c2[d] - c1[d]);
-                        let tolerance = 1e-8 * mesh.max_edge_of(k);
-                        for q in 0..nfp {
-                            let own = (k * 6 + f) * nfp + q;
-                            let target: [f64; 3] = std::array::from_fn(|d| face_xyz[own][d] + shift[d]);
-                            let (best, distance) = (0..nfp)
-                                .map(|q2| {
-                                    let other = (k2 * 6 + f2) * nfp + q2;
-                                    (other, crate::mesh3d::distance3(target, face_xyz[other]))
-                                })
-                                .fold((usize::MAX, f64::INFINITY), |b, c| if c.1 < b.1 { c } else { b });
-                            if distance.is_nan() || distance > tolerance {
-                                return Err(SpaceError::from(MeshError::Invalid(format!(
-                                    "face {f} of hexahedron {k} and face {f2} of hexahedron {k2} share their corners \
-                                     but not their points (distance {distance:e}): the faces are not conforming"
-                                ))));
-                            }
-                            face_partner[own] = best;
-                        }
+            });
+            values
+        });
+        let nf = 6 * nfp;
+        let mut face_normal = vec![[0.0; 3]; k_count * nf];
+        let mut face_area = vec![0.0; k_count * nf];
+        let mut face_xyz = vec![[0.0; 3]; k_count * nf];
+        face_normal
+            .par_chunks_mut(nf.max(1))
+            .zip(face_area.par_chunks_mut(nf.max(1)))
+            .zip(face_xyz.par_chunks_mut(nf.max(1)))
+            .enumerate()
+            .for_each(|(k, ((normal, area_of), xyz_of))| {
+                for f in 0..6 {
+                    let (a, sign) = (f / 2, if f % 2 == 1 { 1.0 } else { -1.0 });
+                    for q in 0..nfp {
+                        let r = element.face_point(f, q);
+                        let c = adjugate(&mesh.jacobian(k, r));
+                        let area_vector = [0, 1, 2].map(|d| sign * c[a][d]);
+                        let area = area_vector.iter().map(|v| v * v).sum::<f64>().sqrt();
+                        normal[f * nfp + q] = area_vector.map(|v| v / area);
+                        area_of[f * nfp + q] = area;
+                        xyz_of[f * nfp + q] = mesh.map(k, r);
                     }
                 }
-            }
+            });
+        let face_tag: Vec<Option<usize>> = (0..6 * k_count)
+            .map(|g| match connectivity.links[g / 6][g % 6] {
+                FaceLink::Boundary { tag } => Some(tag),
+                FaceLink::Interior { .. } => None,
+            })
+            .collect();
+        let mut face_partner: Vec<usize> = (0..k_count * nf).collect();
+        // the partners of each cell's faces; the error of the lowest cell whose face does not conform (the same
+        // one a serial sweep reports)
+        let nonconforming = face_partner
+            .par_chunks_mut(nf.max(1))
+            .enumerate()
+            .filter_map(|(k, partners)| {
+                for f in 0..6 {
+                    let FaceLink::Interior { element: k2, face: f2 } = connectivity.links[k][f] else { continue };
+                    let centroid = |k: usize, f: usize| -> [f64; 3] {
+                        let p = HEX_FACE_CORNERS[f].map(|c| mesh.vertices[mesh.elements[k][c]]);
+                        std::array::from_fn(|d| p.iter().map(|x| x[d]).sum::<f64>() / 4.0)
+                    };
+                    let (c1, c2) = (centroid(k, f), centroid(k2, f2));
+                    let shift: [f64; 3] = std::array::from_fn(|d| c2[d] - c1[d]);
+                    let tolerance = 1e-8 * mesh.max_edge_of(k);
+                    for q in 0..nfp {
+                        let own = (k * 6 + f) * nfp + q;
+                        let target: [f64; 3] = std::array::from_fn(|d| face_xyz[own][d] + shift[d]);
+                        let (best, distance) = (0..nfp)
+                            .map(|q2| {
+                                let other = (k2 * 6 + f2) * nfp + q2;
+                                (other, crate::mesh3d::distance3(target, face_xyz[other]))
+                            })
+                            .fold((usize::MAX, f64::INFINITY), |b, c| if c.1 < b.1 { c } else { b });
+                        if distance.is_nan() || distance > tolerance {
+                            return Some((k, f, k2, f2, distance));
+                        }
+                        partners[f * nfp + q] = best;
+                    }
+                }
+                None
+            })
+            .min_by_key(|&(k, ..)| k);
+        if let Some((k, f, k2, f2, distance)) = nonconforming {
+            return Err(SpaceError::from(MeshError::Invalid(format!(
+                "face {f} of hexahedron {k} and face {f2} of hexahedron {k2} share their corners but not their points \
+                 (distance {distance:e}): the faces are not conforming"
+            ))));
         }
-        let class = (0..k_count).map(|k| mesh.geometry_class(k)).collect();
+        let class = (0..k_count).into_par_iter().map(|k| mesh.geometry_class(k)).collect();
         Ok(Self {
             element,
             mesh,

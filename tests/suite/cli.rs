@@ -237,8 +237,11 @@ fn kernel_commands_take_each_formulations_own_orders() {
     }
     // without --orders, a formulation's own (finite volumes: 1..2, which the fixed default 1..8 was not): the
     // command goes on to open the device
-    let out = dg(&["autotune", "mhd2d", "--formulation", "fv", "--device", "cuda:7"]);
-    assert!(stderr(&out).contains("cannot open device cuda:7"), "{}", stderr(&out));
+    // (dg verify's fixed default 1..8 refused finite volumes: "takes orders 1..=2 (got 3)")
+    for command in ["autotune", "verify"] {
+        let out = dg(&[command, "mhd2d", "--formulation", "fv", "--device", "cuda:7"]);
+        assert!(stderr(&out).contains("cannot open device cuda:7"), "{command}: {}", stderr(&out));
+    }
     for order in ["0", "12"] {
         let out = dg(&["variants", "maxwell3d", "--formulation", "hex", "--order", order, "--precision", "f64"]);
         assert!(out.status.success(), "D = {order}: {}", stderr(&out));

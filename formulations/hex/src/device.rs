@@ -14,6 +14,7 @@ use dg_runtime::backend::{
 };
 use dg_runtime::cpu::{BoundaryBinding, INTERIOR};
 use dg_runtime::DeviceOperatorError;
+use rayon::prelude::*;
 
 /// A list of cells (a cell zone) or of cell faces `6k + f` (an interface zone) on the device.
 #[derive(Debug, Clone, Copy)]
@@ -120,7 +121,7 @@ impl<T: Real> HexDeviceOperator<T> {
         }
         program.kernels = kept;
         let k = space.num_elements();
-        dg_runtime::operator_error::check_index_range(&indexed_buffers(k, program.nvars, program.np, program.nface))?;
+        crate::index_range::check(k, program.nvars, program.np, program.nface)?;
         if materials.len() != k * program.nmaterials {
             return Err(DeviceOperatorError::Precision(format!(
                 "{} material values for {k} cells of {} each",
@@ -160,19 +161,20 @@ impl<T: Real> HexDeviceOperator<T> {
         let k_count = space.num_elements();
         let real = |v: f64| T::from_f64(v);
         // per node: ω|J|∂x̂_a/∂x_d (9), then 1/(ω|J|)
+        // (each loop over cells on every core, a cell writing its own chunk)
         let mut geo = vec![T::zero(); k_count * 10 * np];
-        for k in 0..k_count {
+        geo.par_chunks_mut(10 * np).enumerate().for_each(|(k, cell)| {
             for i in 0..np {
                 let g = k * np + i;
                 let w = el.weight(i);
                 for a in 0..3 {
                     for d in 0..3 {
-                        geo[(k * 10 + 3 * a + d) * np + i] = real(w * space.metric[g][a][d]);
+                        cell[(3 * a + d) * np + i] = real(w * space.metric[g][a][d]);
                     }
                 }
-                geo[(k * 10 + 9) * np + i] = real(1.0 / (w * space.det_j[g]));
+                cell[9 * np + i] = real(1.0 / (w * space.det_j[g]));
             }
-        }
+        });
         // per cell: lower corner and size (box cells; unused for the others)
         let bx: Vec<T> = (0..k_count)
             .flat_map(|k| {
@@ -184,17 +186,19 @@ impl<T: Real> HexDeviceOperator<T> {
         let mut fgeo = vec![T::zero(); k_count * 4 * nface];
         let mut fxyz = vec![T::zero(); k_count * 3 * nface];
         let mut mapp = vec![0i32; k_count * nface];
-        for k in 0..k_count {
-            for j in 0..nface {
-                let g = k * nface + j;
-                for d in 0..3 {
-                    fgeo[(k * 4 + d) * nface + j] = real(space.face_normal[g][d]);
-                    fxyz[(k * 3 + d) * nface + j] = real(space.face_xyz[g][d]);
+        (fgeo.par_chunks_mut(4 * nface).zip(fxyz.par_chunks_mut(3 * nface)).zip(mapp.par_chunks_mut(nface)))
+            .enumerate()
+            .for_each(|(k, ((fgeo, fxyz), mapp))| {
+                for j in 0..nface {
+                    let g = k * nface + j;
+                    for d in 0..3 {
+                        fgeo[d * nface + j] = real(space.face_normal[g][d]);
+                        fxyz[d * nface + j] = real(space.face_xyz[g][d]);
+                    }
+                    fgeo[3 * nface + j] = real(el.face_weight(j % nfp) * space.face_area[g]);
+                    mapp[j] = space.face_partner[g] as i32;
                 }
-                fgeo[(k * 4 + 3) * nface + j] = real(el.face_weight(j % nfp) * space.face_area[g]);
-                mapp[g] = space.face_partner[g] as i32;
-            }
-        }
+            });
         let face_bc: Vec<i32> = space
             .face_tag
             .iter()
@@ -436,7 +440,6 @@ impl<T: Real> HexDeviceOperator<T> {
             return device.upload(to, as_bytes(state));
         }
         // the device layout is a permutation of the host's: gathered in parallel, without an index table
-        use rayon::prelude::*;
         let placed: Vec<T> = (0..state.len()).into_par_iter().map(|d| state[self.host_index(d)]).collect();
         device.upload(to, as_bytes(&placed))
     }
@@ -459,7 +462,6 @@ impl<T: Real> HexDeviceOperator<T> {
         if self.layout() == Layout::Kvi {
             return Ok(out);
         }
-        use rayon::prelude::*;
         Ok((0..out.len()).into_par_iter().map(|h| out[self.device_index(h)]).collect())
     }
 }
@@ -538,37 +540,5 @@ impl<T: Real> dg_runtime::time::OdeSystem for HexDeviceSystem<'_, T> {
             self.device_seconds += self.op.submit(self.device, &[step])?;
         }
         Ok(())
-    }
-}
-
-/// The buffers the kernels index with 32-bit integers and the values each holds, for `k` cells of `np` nodes and
-/// `nface` face points with `nv` variables.
-fn indexed_buffers(k: usize, nv: usize, np: usize, nface: usize) -> [(&'static str, usize); 4] {
-    [
-        ("the state", k * nv * np),
-        ("the face traces", k * nv * nface),
-        // ten values per node: more than the state's for every law of fewer than ten variables
-        ("the geometry", k * 10 * np),
-        ("the face geometry", k * 4 * nface),
-    ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The geometry (ten values per node) outgrows 32-bit indices before the state and the face traces do: at
-    /// D = 3, 3.5M cells of Maxwell's six variables (traces 2.02e9 values) were accepted and the kernels'
-    /// `(k * 10 + e) * NP + i` wrapped.
-    #[test]
-    fn the_geometry_is_held_to_32_bit_indices_too() {
-        let (np, nface) = (64, 96);
-        let buffers = indexed_buffers(3_500_000, 6, np, nface);
-        let err = dg_runtime::operator_error::check_index_range(&buffers).unwrap_err();
-        assert!(
-            matches!(&err, DeviceOperatorError::IndexRange { what, values } if what == "the geometry" && *values == 2_240_000_000),
-            "{err}"
-        );
-        assert!(dg_runtime::operator_error::check_index_range(&indexed_buffers(3_000_000, 6, np, nface)).is_ok());
     }
 }

@@ -8,11 +8,13 @@
 //!   group) and the kernel source from `templates/hex/`.
 //! - [`device`]: the operator on a device, one kernel per zone (cells of one geometry class; interior faces and
 //!   each boundary condition).
+//! - [`index_range`]: the buffers the kernels index with 32-bit integers, checked for a mesh before it is built.
 //! - [`verify`]: every variant's right-hand side against the CPU operator on a mesh of box and trilinear cells.
 //! - [`tuning`]: the [`Hex`] formulation and its tuner (a variant timed as one right-hand side).
 
 pub mod cpu;
 pub mod device;
+pub mod index_range;
 pub mod render;
 pub mod tuning;
 pub mod variant;
