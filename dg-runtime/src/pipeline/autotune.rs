@@ -172,7 +172,9 @@ pub fn tune(
             Some(i) => checks.swap_remove(i),
             None => tuner.verify(device, &[spec.to_string()], &mut |_| {}).swap_remove(0),
         };
-        let over_budget = opts.budget.is_some_and(|b| started.elapsed() > b);
+        // the budget ends the search once something is timed, never before: on a slow machine with a cold kernel
+        // cache, verifying the first candidates alone could spend it and leave a first-use run with no variant
+        let over_budget = opts.budget.is_some_and(|b| started.elapsed() > b) && best_so_far.is_finite();
         let candidate = if over_budget {
             Candidate::checked(&check, None, Some("time budget spent".into()))
         } else if !check.passed {
