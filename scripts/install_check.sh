@@ -3,15 +3,17 @@
 # the build the test command just made: `cargo install` resolves features without the workspace's dev-dependencies
 # and rebuilt half of dg, three minutes of CI), then run from another directory, must list the shipped H100
 # winners: the shipped tuning database is compiled into the binary, not looked up in the source tree.
-# INSTALL_CHECK_CARGO_INSTALL=1 runs `cargo install` itself.
+# INSTALL_CHECK_CARGO_INSTALL=1 runs `cargo install` itself; DG_BUILT names the built binary (default
+# target/release/dg; `scripts/test.sh` passes its `ci` profile's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+built="${DG_BUILT:-target/release/dg}"
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-if [ "${INSTALL_CHECK_CARGO_INSTALL:-0}" = 1 ] || [ ! -x target/release/dg ]; then
+if [ "${INSTALL_CHECK_CARGO_INSTALL:-0}" = 1 ] || [ ! -x "$built" ]; then
     cargo install --quiet --locked --path . --root "$root" --target-dir target
 else
-    mkdir -p "$root/bin" && cp target/release/dg "$root/bin/dg"
+    mkdir -p "$root/bin" && cp "$built" "$root/bin/dg"
 fi
 cd "$root"
 listing=$(env -u DG_CACHE_DIR XDG_CACHE_HOME="$root/cache" "$root/bin/dg" db list)

@@ -22,5 +22,7 @@ for src in src dg-run/src laws/src dg-macros/src examples/custom-law/src; do
         exit 1
     fi
 done
-cargo test --release --workspace "${features[@]}"
-bash scripts/install_check.sh
+# The `ci` profile is the release profile without its cross-unit LTO pass (Cargo.toml): the same code, optimised the
+# same way within each codegen unit, built in about 60 % of the time on two cores.
+cargo test --profile ci --workspace "${features[@]}"
+DG_BUILT=target/ci/dg bash scripts/install_check.sh

@@ -163,6 +163,16 @@ pub fn check_orders(formulation: FormulationId, orders: &[usize]) -> anyhow::Res
     }
 }
 
+/// Refuses, before any device is opened, a law the formulation does not take (another dimension, a source term),
+/// with the formulation's reason.
+pub fn check_law(formulation: FormulationId, law: &dyn LawCommands) -> anyhow::Result<()> {
+    let ir = law.ir()?;
+    formulation
+        .get()
+        .supports(&ir)
+        .map_err(|reason| anyhow!("the {formulation} formulation cannot run law `{}`: {reason}", law.name()))
+}
+
 /// The orders asked for (`text`: N or A..B), or the formulation's own within 1..8; refused, before any device is
 /// opened, where the formulation does not discretise them.
 pub fn orders_or_own(text: Option<&str>, formulation: FormulationId) -> anyhow::Result<Vec<usize>> {
@@ -195,7 +205,7 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
     let formulation = formulation_of(args.formulation, law);
     let f = formulation.get();
     let ir = law.ir()?;
-    f.supports(&ir).map_err(|r| anyhow!("the {formulation} formulation cannot run law `{}`: {r}", args.law))?;
+    check_law(formulation, law)?;
     check_orders(formulation, &[args.order])?;
     let (params, nflux) = law.kernel_inputs();
     let call = LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
@@ -243,7 +253,7 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
     let formulation = formulation_of(named, law);
     let f = formulation.get();
     let ir = law.ir()?;
-    f.supports(&ir).map_err(|r| anyhow!("the {formulation} formulation cannot run law `{}`: {r}", args.law))?;
+    check_law(formulation, law)?;
     check_orders(formulation, &[args.order])?;
     let (params, _) = law.kernel_inputs();
     let names = flux_names(&ir);
@@ -265,6 +275,7 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     let law = dg_run::registry::law(&args.law)?;
     let formulation = formulation_of(args.formulation, law);
+    check_law(formulation, law)?;
     let orders = orders_or_own(args.order.as_deref(), formulation)?;
     let mut device = open_device(&args.device)?;
     let Some(bug) = args.plant_bug else { return verify_on(&args, formulation, &orders, device.as_mut()) };

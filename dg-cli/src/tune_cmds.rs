@@ -1,6 +1,6 @@
 //! `dg autotune`, `dg bench` and `dg db`: tuning, measuring and managing the tuning database.
 
-use super::kernel_cmds::{check_orders, formulation_of, open_device, PrecisionArg};
+use super::kernel_cmds::{check_law, check_orders, formulation_of, open_device, PrecisionArg};
 use anyhow::bail;
 use clap::{Args, Subcommand};
 use dg_codegen::Precision;
@@ -190,6 +190,7 @@ pub fn autotune(args: AutotuneArgs) -> anyhow::Result<()> {
     }
     let law = dg_run::registry::law(&args.what.law)?;
     let formulation = formulation_of(args.what.formulation, law);
+    check_law(formulation, law)?;
     let orders = args.what.orders_of(formulation)?;
     let mut device = open_device(&args.what.device)?;
     let opts = TuneOptions {
@@ -240,9 +241,12 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         // one list of orders for every law, the first law's formulation's default; each law's must take them
         let mut laws = args.what.law.split(',').map(|name| dg_run::registry::law(name.trim()));
         let first = laws.next().ok_or_else(|| anyhow::anyhow!("no law given"))??;
+        check_law(formulation_of(args.what.formulation, first), first)?;
         let orders = args.what.orders_of(formulation_of(args.what.formulation, first))?;
         for law in laws {
-            check_orders(formulation_of(args.what.formulation, law?), &orders)?;
+            let law = law?;
+            check_law(formulation_of(args.what.formulation, law), law)?;
+            check_orders(formulation_of(args.what.formulation, law), &orders)?;
         }
         let mut device = open_device(&args.what.device)?;
         return Ok(dg_commands::kernel_report::execute(
@@ -260,6 +264,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     }
     let law = dg_run::registry::law(&args.what.law)?;
     let formulation = formulation_of(args.what.formulation, law);
+    check_law(formulation, law)?;
     let orders = args.what.orders_of(formulation)?;
     let mut device = open_device(&args.what.device)?;
     let run = BenchRun {

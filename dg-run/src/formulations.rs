@@ -51,12 +51,36 @@ impl FormulationId {
         target: TuneTarget,
     ) -> Result<Box<dyn Tuner>, FormulationError> {
         self.get().check_operation(target.operation)?;
+        // Each arm tests an associated constant of the law's type, so the compiler instantiates a formulation's
+        // tuner only for the laws of its dimension (the other branch of an `if` on a constant is never compiled):
+        // half of the tuner code of the registered laws, and of the build time of the crates that register laws.
+        // A law of the other dimension gets the formulation's own refusal.
         match self {
-            FormulationId::NodalTri => dg_nodal_tri::NodalTri.tuner::<L, T>(law, device, target),
-            FormulationId::ModalTri => dg_modal_tri::ModalTri.tuner::<L, T>(law, device, target),
-            FormulationId::NodalTet => dg_nodal_tet::NodalTet.tuner::<L, T>(law, device, target),
-            FormulationId::Hex => dg_hex::Hex.tuner::<L, T>(law, device, target),
-            FormulationId::Fv => dg_fv::Fv.tuner::<L, T>(law, device, target),
+            FormulationId::NodalTri if LawDimension::<L>::TWO => {
+                dg_nodal_tri::NodalTri.tuner::<L, T>(law, device, target)
+            }
+            FormulationId::ModalTri if LawDimension::<L>::TWO => {
+                dg_modal_tri::ModalTri.tuner::<L, T>(law, device, target)
+            }
+            FormulationId::Fv if LawDimension::<L>::TWO => dg_fv::Fv.tuner::<L, T>(law, device, target),
+            FormulationId::NodalTet if LawDimension::<L>::THREE => {
+                dg_nodal_tet::NodalTet.tuner::<L, T>(law, device, target)
+            }
+            FormulationId::Hex if LawDimension::<L>::THREE => dg_hex::Hex.tuner::<L, T>(law, device, target),
+            _ => Err(self.refusal(law)),
+        }
+    }
+
+    /// Why this formulation does not take `law` (of a dimension it does not discretise).
+    fn refusal<L: ConservationLaw>(self, law: &L) -> FormulationError {
+        match dg_runtime::formulation::supported_ir(self.get(), law) {
+            Err(refused) => refused,
+            Ok(_) => FormulationError::Problem(format!(
+                "the {} formulation has no tuner for the {}D law `{}`",
+                self.name(),
+                L::DIM,
+                law.name()
+            )),
         }
     }
 
@@ -79,6 +103,14 @@ impl FormulationId {
         let f = self.get().family();
         key.formulation == f.formulation && key.element == f.element && key.code == f.code
     }
+}
+
+/// The dimension of law `L` as constants, for [`FormulationId::tuner`]'s compile-time choice.
+struct LawDimension<L>(std::marker::PhantomData<L>);
+
+impl<L: ConservationLaw> LawDimension<L> {
+    const TWO: bool = L::DIM == 2;
+    const THREE: bool = L::DIM == 3;
 }
 
 impl std::fmt::Display for FormulationId {

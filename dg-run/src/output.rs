@@ -74,8 +74,8 @@ pub const LAST_GOOD_INTERVAL: f64 = 10.0;
 
 /// Runs `stepper` through the shared loop with the checkpoints, outputs and restart of `out`; a run that stops
 /// with an inadmissible state leaves its last good state in files named in the error.
-pub fn run_stepper<S: Stepper>(
-    stepper: &mut S,
+pub fn run_stepper<E>(
+    stepper: &mut dyn Stepper<Error = E>,
     t_end: f64,
     rule: StepRule,
     out: &RunOutput,
@@ -83,7 +83,7 @@ pub fn run_stepper<S: Stepper>(
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<LoopStats, RunError>
 where
-    RunError: From<S::Error>,
+    RunError: From<E>,
 {
     out.check()?;
     let series = out.series();

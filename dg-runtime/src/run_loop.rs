@@ -250,21 +250,23 @@ pub struct Persistence<'a> {
 }
 
 /// The state of `stepper` at `position`, or `Options` when it cannot save its state.
-fn saved<S: Stepper>(stepper: &mut S, position: LoopPosition) -> Result<LoopState, LoopError<S::Error>> {
+fn saved<S: Stepper + ?Sized>(stepper: &mut S, position: LoopPosition) -> Result<LoopState, LoopError<S::Error>> {
     match stepper.save().map_err(LoopError::System)? {
         Some(snapshot) => Ok(LoopState { position, snapshot }),
         None => Err(LoopError::Options("this run cannot save its state (checkpoints, outputs)".into())),
     }
 }
 
-/// [`run`], continuing from and handing out states as `persist` asks.
-pub fn run_persisted<S: Stepper>(
-    stepper: &mut S,
+/// [`run`], continuing from and handing out states as `persist` asks. The stepper is taken as a trait object:
+/// the loop is compiled once per error type rather than once per stepper, and a step costs a kernel launch or a
+/// pass over the mesh, next to which a call through the vtable is nothing.
+pub fn run_persisted<E>(
+    stepper: &mut dyn Stepper<Error = E>,
     t_end: f64,
     rule: StepRule,
     persist: &mut Persistence<'_>,
     progress: &mut dyn FnMut(f64, f64),
-) -> Result<LoopStats, LoopError<S::Error>> {
+) -> Result<LoopStats, LoopError<E>> {
     check_final_time(t_end)?;
     if persist.checkpoint_every == Some(0) || persist.output_every.is_some_and(|t| !(t.is_finite() && t > 0.0)) {
         return Err(LoopError::Options("checkpoint and output intervals must be positive".into()));
@@ -406,7 +408,7 @@ enum LastGood {
 
 /// The error of a run that stops at `step`, `time` for `reason`, with its last good state read out if the stepper
 /// kept it; a failure to read it is the error instead.
-fn stopped<S: Stepper>(
+fn stopped<S: Stepper + ?Sized>(
     stepper: &mut S,
     step: u64,
     time: f64,
@@ -425,7 +427,7 @@ fn stopped<S: Stepper>(
 }
 
 /// Saves the stepper's state at `position` and hands it to the sink as `event`.
-fn hand_out<S: Stepper>(
+fn hand_out<S: Stepper + ?Sized>(
     stepper: &mut S,
     persist: &mut Persistence<'_>,
     event: StateEvent,

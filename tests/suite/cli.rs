@@ -204,11 +204,12 @@ fn a_mesh_beyond_the_machines_memory_is_refused_before_it_is_built() {
 
 /// The kernel commands refuse an order the formulation does not discretise with its range, before a device is
 /// opened (`dg variants` listed 72 valid modal variants at order 0, `dg emit` printed finite-volume kernels for
-/// order 3, `dg autotune --formulation fv` measured the device's ceilings first), and take the orders it does (the
-/// hexahedra's D = 0 and 12, which a fixed 1..10 refused).
+/// order 3, `dg autotune --formulation fv` measured the device's ceilings first) and a law of a dimension it does not
+/// discretise with its reason (`dg autotune maxwell3d --formulation modal-tri` measured the ceilings first too), and
+/// take the orders it does (the hexahedra's D = 0 and 12, which a fixed 1..10 refused).
 #[test]
 fn kernel_commands_take_each_formulations_own_orders() {
-    let refused: [(&[&str], &str); 6] = [
+    let refused: [(&[&str], &str); 11] = [
         (
             &["variants", "euler2d", "--formulation", "modal-tri", "--order", "0"],
             "modal-tri formulation takes orders 1..=10 (got 0)",
@@ -227,6 +228,38 @@ fn kernel_commands_take_each_formulations_own_orders() {
             "nodal-tet formulation takes orders 1..=10 (got 11)",
         ),
         (&["verify", "maxwell2d", "--order", "1..1000"], "A ≤ B ≤ 64"),
+        // a law of a dimension the formulation does not discretise (its tuner is not even compiled for that law:
+        // dg-run's `FormulationId::tuner`), with the formulation's reason
+        (
+            &["verify", "euler2d", "--formulation", "nodal-tet", "--device", "cuda:7"],
+            "the nodal-tet formulation cannot run law `euler2d`: it needs a 3D law (this one is 2D)",
+        ),
+        (
+            &["autotune", "maxwell3d", "--formulation", "modal-tri", "--device", "cuda:7"],
+            "the modal-tri formulation cannot run law `maxwell3d`: it needs a 2D law (this one is 3D)",
+        ),
+        (
+            &["bench", "mhd2d", "--formulation", "hex", "--device", "cuda:7"],
+            "the hex formulation cannot run law `mhd2d`: it needs a 3D law (this one is 2D)",
+        ),
+        (
+            &[
+                "bench",
+                "acoustics3d",
+                "--formulation",
+                "fv",
+                "--per-kernel",
+                "--precision",
+                "f64",
+                "--device",
+                "cuda:7",
+            ],
+            "the fv formulation cannot run law `acoustics3d`: it needs a 2D law (this one is 3D)",
+        ),
+        (
+            &["verify", "maxwell3d", "--formulation", "nodal-tri", "--device", "cuda:7"],
+            "the nodal-tri formulation cannot run law `maxwell3d`: it needs a 2D law (this one is 3D)",
+        ),
     ];
     for (args, needle) in refused {
         let out = dg(args);
