@@ -5,16 +5,11 @@ use std::process::Command;
 
 /// Runs this crate's binary with `args`: (success, stdout, stdout and stderr).
 fn run(args: &[&str], cache: &std::path::Path) -> (bool, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_custom-law"));
-    command.args(args).env("DG_CACHE_DIR", cache);
-    // PoCL's optimiser off and its simplest work-group method (unless the caller's environment says otherwise):
-    // what is checked is the result of the generated OpenCL C, and PoCL compiles it in half the time
-    for (variable, value) in [("POCL_EXTRA_BUILD_FLAGS", "-cl-opt-disable"), ("POCL_WORK_GROUP_METHOD", "loops")] {
-        if std::env::var_os(variable).is_none() {
-            command.env(variable, value);
-        }
-    }
-    let out = command.output().expect("the example's binary starts");
+    let out = Command::new(env!("CARGO_BIN_EXE_custom-law"))
+        .args(args)
+        .env("DG_CACHE_DIR", cache)
+        .output()
+        .expect("the example's binary starts");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let text = format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     (out.status.success(), stdout, text)
