@@ -241,12 +241,14 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         // one list of orders for every law, the first law's formulation's default; each law's must take them
         let mut laws = args.what.law.split(',').map(|name| dg_run::registry::law(name.trim()));
         let first = laws.next().ok_or_else(|| anyhow::anyhow!("no law given"))??;
-        check_law(formulation_of(args.what.formulation, first), first)?;
-        let orders = args.what.orders_of(formulation_of(args.what.formulation, first))?;
+        let formulation = formulation_of(args.what.formulation, first);
+        check_law(formulation, first)?;
+        let orders = args.what.orders_of(formulation)?;
         for law in laws {
             let law = law?;
-            check_law(formulation_of(args.what.formulation, law), law)?;
-            check_orders(formulation_of(args.what.formulation, law), &orders)?;
+            let formulation = formulation_of(args.what.formulation, law);
+            check_law(formulation, law)?;
+            check_orders(formulation, &orders)?;
         }
         let mut device = open_device(&args.what.device)?;
         return Ok(dg_commands::kernel_report::execute(
