@@ -61,6 +61,10 @@ pub struct EllipticDeviceRun {
     pub iterations: usize,
     /// |r| / |r₀| at the end.
     pub relative_residual: f64,
+    /// Conjugate-gradient iterations of the refinement step of the uncondensed system.
+    pub refinement_iterations: usize,
+    /// Device seconds of the refinement step (in the recovery stage's wall clock, not in `kernel_seconds`).
+    pub refinement_seconds: f64,
     /// The preconditioner.
     pub preconditioner: Preconditioner,
     /// How the local generation's variant was chosen: `given` (`--variant` named the element solve or the width),
@@ -172,6 +176,8 @@ pub fn run_elliptic(
                 kernel_seconds: d.device_seconds,
                 iterations: d.iterations,
                 relative_residual: d.relative_residual,
+                refinement_iterations: d.refinement_iterations,
+                refinement_seconds: d.refinement_seconds,
                 preconditioner: d.preconditioner,
                 local_choice: choice,
                 local_solve: d.local_solve,

@@ -122,21 +122,6 @@ pub struct TraceSystem {
 /// seed 004's 40 × 40 problem the L2 error at P = 7, 8, 9 falls from 5.1·10⁻¹⁴, 5.0·10⁻¹⁴, 7.0·10⁻¹⁴ (a floor) to
 /// 2.1·10⁻¹⁴, 6.8·10⁻¹⁵, 5.9·10⁻¹⁵.
 pub fn solve_cpu(mesh: &TriMesh, order: usize, problem: &HelmholtzProblem) -> Result<HdgSolution, HdgError> {
-    solve_cpu_steps(mesh, order, problem, true)
-}
-
-/// The condensed solve of [`solve_cpu`] without its refinement step: the algorithm the device path runs, whose
-/// errors it is held to at high degree.
-pub fn solve_cpu_condensed(mesh: &TriMesh, order: usize, problem: &HelmholtzProblem) -> Result<HdgSolution, HdgError> {
-    solve_cpu_steps(mesh, order, problem, false)
-}
-
-fn solve_cpu_steps(
-    mesh: &TriMesh,
-    order: usize,
-    problem: &HelmholtzProblem,
-    refine: bool,
-) -> Result<HdgSolution, HdgError> {
     problem.check()?;
     let re = HdgReference::new(order)?;
     let connectivity = Connectivity::build(mesh)?;
@@ -161,9 +146,7 @@ fn solve_cpu_steps(
         .enumerate()
         .map(|(k, (solver, load))| solver.recover(load, &element_traces(&traces, k)))
         .collect::<Result<_, HdgError>>()?;
-    if refine {
-        refine_once(mesh, &space, nt, problem, &locals, &solver, &mut traces, &mut v)?;
-    }
+    refine_once(mesh, &space, nt, problem, &locals, &solver, &mut traces, &mut v)?;
     let u: Vec<Vec<f64>> = v
         .into_iter()
         .map(|mut v| {

@@ -25,7 +25,7 @@ pub use device::{
     solve_device, DeviceOptions, DeviceSolution, GemmReference, HdgDeviceSystem, LocalSolve, LocalTrial,
     Preconditioner, RefusedCandidate,
 };
-pub use global::{solve_cpu, solve_cpu_condensed, HdgSolution, StageSeconds, TraceSpace, TraceSystem};
+pub use global::{solve_cpu, HdgSolution, StageSeconds, TraceSpace, TraceSystem};
 
 /// What can go wrong in an HDG solve.
 #[derive(Debug, thiserror::Error)]

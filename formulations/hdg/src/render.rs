@@ -1,18 +1,19 @@
 //! The HDG program of one degree and target: the local generation kernel at each work-group width, the atomic-free
-//! ELLPACK assembly, the preconditioners' set-up, the conjugate-gradient kernels and the recovery, from
-//! `templates/hdg/`.
+//! ELLPACK assembly, the preconditioners' set-up, the conjugate-gradient kernels, the recovery and the refinement
+//! step of the uncondensed system, from `templates/hdg/`.
 
 use crate::tables::ReferenceTables;
 use dg_codegen::program::{engine, render_pieces, RenderError, Target};
 
 /// The HDG templates (`templates/hdg/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 6] = [
+pub const TEMPLATES: [(&str, &str); 7] = [
     ("hdg_prelude", include_str!("../../../templates/hdg/hdg_prelude.tera")),
     ("hdg_reduce", include_str!("../../../templates/hdg/hdg_reduce.tera")),
     ("hdg_local", include_str!("../../../templates/hdg/hdg_local.tera")),
     ("hdg_assemble", include_str!("../../../templates/hdg/hdg_assemble.tera")),
     ("hdg_cg", include_str!("../../../templates/hdg/hdg_cg.tera")),
     ("hdg_recover", include_str!("../../../templates/hdg/hdg_recover.tera")),
+    ("hdg_refine", include_str!("../../../templates/hdg/hdg_refine.tera")),
 ];
 
 /// Work-group widths of the local generation kernel (the tuned axis).
@@ -87,7 +88,7 @@ pub fn render_hdg(
             kernels.extend([form, refine, finish]);
         }
     }
-    source.push_str(&render_pieces(&tera, &ctx, &["hdg_assemble", "hdg_cg", "hdg_recover"])?);
+    source.push_str(&render_pieces(&tera, &ctx, &["hdg_assemble", "hdg_cg", "hdg_recover", "hdg_refine"])?);
     kernels.extend(
         [
             "hdg_assemble",
@@ -103,6 +104,10 @@ pub fn render_hdg(
             "hdg_cg_direction",
             "hdg_recover",
             "hdg_fill",
+            "hdg_refine_q",
+            "hdg_refine_residual",
+            "hdg_refine_flux",
+            "hdg_refine_load",
         ]
         .map(String::from),
     );
