@@ -11,7 +11,8 @@ use dg_hdg::DeviceOptions;
 use dg_run::elliptic_run::{elliptic_study, run_elliptic};
 
 /// The device of `--device` (`auto` when not given: the first GPU, else the native CPU path) and the HDG options of
-/// `--variant` (a preconditioner, the element solve and/or a local width, e.g. `block-jacobi/cublas-lu/w128`).
+/// `--variant` (a preconditioner, the element solve, a local width and/or `no-refine`, e.g.
+/// `block-jacobi/cublas-lu/w128`).
 fn open_elliptic_device(
     b: &super::mesh_args::BackendArgs,
 ) -> anyhow::Result<Option<(Box<dyn dg_runtime::backend::Device>, DeviceOptions)>> {
@@ -105,10 +106,14 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
             d.iterations,
             d.relative_residual
         );
-        println!(
-            "refinement  one step of the uncondensed system: {} CG iterations, {:.4} s in kernels",
-            d.refinement_iterations, d.refinement_seconds
-        );
+        if d.refinement_seconds > 0.0 {
+            println!(
+                "refinement  one step of the uncondensed system: {} CG iterations, {:.4} s in kernels",
+                d.refinement_iterations, d.refinement_seconds
+            );
+        } else {
+            println!("refinement  none (the condensed solve alone)");
+        }
     }
     Ok(())
 }

@@ -261,7 +261,8 @@ pub struct BackendArgs {
     pub no_tune: bool,
     /// On a device: this kernel variant (SPEC, see `dg variants <law> --formulation F`) instead of the tuning
     /// database's. For helmholtz-square: a preconditioner (jacobi, block-jacobi), the element solve (generated,
-    /// cublas-lu) and/or the local width (w64, w128, w256), e.g. block-jacobi/cublas-lu/w128.
+    /// cublas-lu), the local width (w64, w128, w256) and/or no-refine (the condensed solve without its refinement
+    /// step), e.g. block-jacobi/cublas-lu/w128.
     #[arg(long, value_name = "SPEC")]
     pub variant: Option<String>,
 }

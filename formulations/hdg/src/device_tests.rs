@@ -204,6 +204,12 @@ fn a_device_solve_reports_what_it_did() {
     }
     let (l2, l2_cpu) = (s.l2_error.unwrap_or(f64::NAN), cpu.l2_error.unwrap_or(f64::NAN));
     assert!((l2 - l2_cpu).abs() <= 1e-6 * l2_cpu, "{l2} vs {l2_cpu}");
+    // `no-refine`: the condensed solve alone, the same errors where the truncation error dominates
+    let options = DeviceOptions::from_variant("no-refine").expect("a variant");
+    let plain = solve_device(device.as_mut(), &mesh, order, &problem, &options).expect("solves");
+    assert_eq!((plain.refinement_iterations, plain.refinement_seconds), (0, 0.0));
+    let l2_plain = plain.solution.l2_error.unwrap_or(f64::NAN);
+    assert!((l2_plain - l2).abs() <= 1e-6 * l2, "{l2_plain} vs {l2}");
     let connectivity = Connectivity::build(&mesh).expect("connects");
     let space = TraceSpace::new(&mesh, &connectivity);
     let lists = edge_element_lists(&space, mesh.num_elements()).expect("lists");
