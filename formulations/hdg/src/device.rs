@@ -913,56 +913,23 @@ impl HdgDeviceSystem {
         let b = &self.b;
         let (k, n, m) = (self.elements, self.nmodes, 3 * self.ntrace);
         let k32 = i32_of(k, "elements")?;
+        // each kernel's buffers after the tables, geometry and flips, then its scalars
+        let kernel = |name: &str, items: usize, buffers: &[BufferId], scalars: &[Arg]| {
+            let head = [b.tables, b.geometry, b.flips];
+            let mut args: Vec<Arg> = head.iter().chain(buffers).copied().map(Arg::Buffer).collect();
+            args.extend_from_slice(scalars);
+            args.push(Arg::I32(k32));
+            self.launch(name, items, args)
+        };
         let residuals = [
-            self.launch(
-                "hdg_refine_q",
-                k * n,
-                vec![
-                    Arg::Buffer(b.tables),
-                    Arg::Buffer(b.geometry),
-                    Arg::Buffer(b.flips),
-                    Arg::Buffer(b.u),
-                    Arg::Buffer(b.edge_of),
-                    Arg::Buffer(b.x),
-                    Arg::Buffer(b.refine_q),
-                    Arg::F64(self.kappa),
-                    Arg::I32(k32),
-                ],
-            ),
-            self.launch(
+            kernel("hdg_refine_q", k * n, &[b.u, b.edge_of, b.x, b.refine_q], &[Arg::F64(self.kappa)]),
+            kernel(
                 "hdg_refine_residual",
                 k * n,
-                vec![
-                    Arg::Buffer(b.tables),
-                    Arg::Buffer(b.geometry),
-                    Arg::Buffer(b.flips),
-                    Arg::Buffer(b.load),
-                    Arg::Buffer(b.u),
-                    Arg::Buffer(b.refine_q),
-                    Arg::Buffer(b.edge_of),
-                    Arg::Buffer(b.x),
-                    Arg::Buffer(b.residual_load),
-                    Arg::F64(self.lambda),
-                    Arg::F64(TAU),
-                    Arg::I32(k32),
-                ],
+                &[b.load, b.u, b.refine_q, b.edge_of, b.x, b.residual_load],
+                &[Arg::F64(self.lambda), Arg::F64(TAU)],
             ),
-            self.launch(
-                "hdg_refine_flux",
-                k * m,
-                vec![
-                    Arg::Buffer(b.tables),
-                    Arg::Buffer(b.geometry),
-                    Arg::Buffer(b.flips),
-                    Arg::Buffer(b.u),
-                    Arg::Buffer(b.refine_q),
-                    Arg::Buffer(b.edge_of),
-                    Arg::Buffer(b.x),
-                    Arg::Buffer(b.refine_flux),
-                    Arg::F64(TAU),
-                    Arg::I32(k32),
-                ],
-            ),
+            kernel("hdg_refine_flux", k * m, &[b.u, b.refine_q, b.edge_of, b.x, b.refine_flux], &[Arg::F64(TAU)]),
         ];
         let mut seconds: f64 = device.run(self.program, &residuals, 1)?.iter().sum();
         seconds += self.generate_with_from(device, solve, w, b.residual_load)?;
