@@ -58,6 +58,12 @@ impl TraceSpace {
     pub fn edges(&self) -> usize {
         self.owner.len()
     }
+
+    /// Element `k`'s traces (its three edges in its local order, `nt` modes each, the edges' global direction) out of
+    /// every edge's `traces`.
+    pub fn element_traces(&self, traces: &[f64], k: usize, nt: usize) -> Vec<f64> {
+        self.edge_of[k].iter().flat_map(|&e| traces[e * nt..(e + 1) * nt].iter().copied()).collect()
+    }
 }
 
 /// Seconds of each stage of a solve.
@@ -138,13 +144,10 @@ pub fn solve_cpu(mesh: &TriMesh, order: usize, problem: &HelmholtzProblem) -> Re
     let solve = started.elapsed().as_secs_f64();
     let started = Instant::now();
     let nt = re.ntrace;
-    let element_traces = |traces: &[f64], k: usize| -> Vec<f64> {
-        space.edge_of[k].iter().flat_map(|&e| traces[e * nt..(e + 1) * nt].iter().copied()).collect()
-    };
     let mut v: Vec<Vec<f64>> = locals
         .par_iter()
         .enumerate()
-        .map(|(k, (solver, load))| solver.recover(load, &element_traces(&traces, k)))
+        .map(|(k, (solver, load))| solver.recover(load, &space.element_traces(&traces, k, nt)))
         .collect::<Result<_, HdgError>>()?;
     refine_once(mesh, &space, nt, problem, &locals, &solver, &mut traces, &mut v)?;
     let u: Vec<Vec<f64>> = v
@@ -183,13 +186,10 @@ fn refine_once(
     traces: &mut [f64],
     v: &mut [Vec<f64>],
 ) -> Result<(), HdgError> {
-    let element_traces = |traces: &[f64], k: usize| -> Vec<f64> {
-        space.edge_of[k].iter().flat_map(|&e| traces[e * nt..(e + 1) * nt].iter().copied()).collect()
-    };
     let residuals: Vec<ElementResidual> = locals
         .par_iter()
         .enumerate()
-        .map(|(k, (solver, load))| solver.residual(load, &v[k], &element_traces(traces, k)))
+        .map(|(k, (solver, load))| solver.residual(load, &v[k], &space.element_traces(traces, k, nt)))
         .collect::<Result<_, HdgError>>()?;
     let mut load = neumann_load(mesh, space, nt, problem);
     for (k, residual) in residuals.iter().enumerate() {
@@ -199,7 +199,7 @@ fn refine_once(
     }
     let delta = solver.solve(&load)?;
     v.par_iter_mut().zip(&residuals).zip(locals).enumerate().try_for_each(|(k, ((v, residual), (solver, _)))| {
-        for (x, d) in v.iter_mut().zip(solver.correction(&residual.r, &element_traces(&delta, k))?) {
+        for (x, d) in v.iter_mut().zip(solver.correction(&residual.r, &space.element_traces(&delta, k, nt))?) {
             *x += d;
         }
         Ok::<_, HdgError>(())
