@@ -106,10 +106,11 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
             d.iterations,
             d.relative_residual
         );
-        if d.refinement_seconds > 0.0 {
+        if let Some(relative) = d.refinement_relative_residual {
             println!(
-                "refinement  one step of the uncondensed system: {} CG iterations, {:.4} s in kernels",
-                d.refinement_iterations, d.refinement_seconds
+                "refinement  one step of the uncondensed system: {} CG iterations to |r|/|r₀| = {:.2e}, {:.4} s in \
+                 kernels",
+                d.refinement_iterations, relative, d.refinement_seconds
             );
         } else {
             println!("refinement  none (the condensed solve alone)");

@@ -63,6 +63,8 @@ pub struct EllipticDeviceRun {
     pub relative_residual: f64,
     /// Conjugate-gradient iterations of the refinement step of the uncondensed system.
     pub refinement_iterations: usize,
+    /// |r| / |r₀| of the refinement step's correction at the end (`null` without the step).
+    pub refinement_relative_residual: Option<f64>,
     /// Device seconds of the refinement step (in the recovery stage's wall clock, not in `kernel_seconds`).
     pub refinement_seconds: f64,
     /// The preconditioner.
@@ -177,6 +179,7 @@ pub fn run_elliptic(
                 iterations: d.iterations,
                 relative_residual: d.relative_residual,
                 refinement_iterations: d.refinement_iterations,
+                refinement_relative_residual: d.refinement_relative_residual,
                 refinement_seconds: d.refinement_seconds,
                 preconditioner: d.preconditioner,
                 local_choice: choice,

@@ -87,6 +87,7 @@ fn helmholtz_square_on_an_opencl_device_matches_the_cpu_path() {
         assert!(d["iterations"].as_u64().is_some_and(|i| i > 10), "{r}");
         assert!(d["relative_residual"].as_f64().is_some_and(|x| x <= 1e-10), "{r}");
         assert!(d["refinement_iterations"].as_u64().is_some_and(|i| i > 0), "{r}");
+        assert!(d["refinement_relative_residual"].as_f64().is_some_and(|x| x <= 1e-3), "{r}");
         assert_eq!(d["preconditioner"], variant.split('/').next().unwrap_or(""));
         for stage in ["local", "assembly", "solve", "recovery"] {
             assert!(d["kernel_seconds"][stage].as_f64().is_some_and(|s| s > 0.0), "{r}");

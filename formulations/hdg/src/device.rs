@@ -165,6 +165,9 @@ pub struct DeviceSolution {
     pub relative_residual: f64,
     /// CG iterations of the refinement step's correction (0 without the step).
     pub refinement_iterations: usize,
+    /// The true |b − K δλ| / |r₀| of the refinement step's correction at the end (its CG stops at 10⁻³ or the
+    /// solve's tolerance, whichever is larger); `None` without the step.
+    pub refinement_relative_residual: Option<f64>,
     /// Device seconds of the refinement step (its residual kernels, the local generation on the residual, assembly,
     /// CG and recovery), counted in the recovery stage's wall clock, not in `device_seconds`.
     pub refinement_seconds: f64,
@@ -1121,9 +1124,10 @@ pub fn solve_device(
     let mut flat = system.read(device, Output::U)?;
     let mut traces = system.read(device, Output::Traces)?;
     // one refinement step of the uncondensed system: δλ and δu added to what was read
-    let (mut refinement_iterations, mut refinement_seconds) = (0, 0.0);
+    let (mut refinement_iterations, mut refinement_seconds, mut refinement_relative_residual) = (0, 0.0, None);
     if options.refine {
-        (refinement_iterations, _, refinement_seconds) = system.refine(device, best.solve, best.width, options)?;
+        let (iterations, relative, seconds) = system.refine(device, best.solve, best.width, options)?;
+        (refinement_iterations, refinement_seconds, refinement_relative_residual) = (iterations, seconds, Some(relative));
         for (x, d) in flat.iter_mut().zip(system.read(device, Output::U)?) {
             *x += d;
         }
@@ -1167,6 +1171,7 @@ pub fn solve_device(
         iterations,
         relative_residual,
         refinement_iterations,
+        refinement_relative_residual,
         refinement_seconds,
         local_solve: best.solve,
         local_width: best.width,

@@ -199,6 +199,9 @@ fn a_device_solve_reports_what_it_did() {
     assert_eq!(out.local_solve, LocalSolve::Generated);
     assert!(out.gemm_reference.is_none());
     assert!(out.refinement_iterations > 0 && out.refinement_seconds > 0.0, "no refinement step");
+    // the correction's CG stops at 10⁻³ of its first residual (the true residual, recomputed at the end)
+    let refined = out.refinement_relative_residual.unwrap_or(f64::NAN);
+    assert!(refined <= 1e-3, "refinement's relative residual {refined}");
     for t in &out.local_trials {
         assert!(t.solve == LocalSolve::Generated && t.error <= LOCAL_TOLERANCE && t.seconds > 0.0, "{t:?}");
     }
@@ -208,6 +211,7 @@ fn a_device_solve_reports_what_it_did() {
     let options = DeviceOptions::from_variant("no-refine").expect("a variant");
     let plain = solve_device(device.as_mut(), &mesh, order, &problem, &options).expect("solves");
     assert_eq!((plain.refinement_iterations, plain.refinement_seconds), (0, 0.0));
+    assert!(plain.refinement_relative_residual.is_none());
     let l2_plain = plain.solution.l2_error.unwrap_or(f64::NAN);
     assert!((l2_plain - l2).abs() <= 1e-6 * l2, "{l2_plain} vs {l2}");
     let connectivity = Connectivity::build(&mesh).expect("connects");
