@@ -1127,7 +1127,8 @@ pub fn solve_device(
     let (mut refinement_iterations, mut refinement_seconds, mut refinement_relative_residual) = (0, 0.0, None);
     if options.refine {
         let (iterations, relative, seconds) = system.refine(device, best.solve, best.width, options)?;
-        (refinement_iterations, refinement_seconds, refinement_relative_residual) = (iterations, seconds, Some(relative));
+        (refinement_iterations, refinement_seconds, refinement_relative_residual) =
+            (iterations, seconds, Some(relative));
         for (x, d) in flat.iter_mut().zip(system.read(device, Output::U)?) {
             *x += d;
         }
