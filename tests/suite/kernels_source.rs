@@ -248,6 +248,12 @@ fn emitted_source_snapshots() {
         ("maxwell2d_n5_mma_ring_cuda", 5, "mma/wg8/seq1/field-local/merged/node-major/f64", Target::Cuda),
         ("maxwell2d_n2_gemm_opencl", 2, "gemm/wg32/seq1/field-local/merged/node-major/f64", Target::OpenCl),
         ("maxwell2d_n4_tile4_mixed_cuda", 4, "tile4/wg32/seq1/matrix-local/merged/node-major/f32/mixed", Target::Cuda),
+        (
+            "maxwell2d_n2_elem_mixed_opencl",
+            2,
+            "elem/wg32/seq1/matrix-local/merged/node-major/f32/mixed",
+            Target::OpenCl,
+        ),
     ];
     for (name, order, spec, target) in cases {
         insta::assert_snapshot!(name, emitted("maxwell2d", order, spec, target));

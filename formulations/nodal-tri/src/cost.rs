@@ -24,10 +24,10 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     let flux = law.function("flux").map_or(0, |f| f.flops().total) as f64;
     let nflux = law.function(&format!("numerical_flux:{nflux}")).map_or(0, |f| f.flops().total) as f64;
     let volume = match (variant.partition, variant.form) {
-        // the tiles' mixed form: Dr and Ds products (4 flops per entry) of the flux-first variables' contravariant
+        // the mixed form (tiles, elements): Dr and Ds products (4 flops per entry) of the flux-first variables' contravariant
         // fluxes (6 flops per node) and of the shared fields, then each other variable's divergence from the
         // gradients (4 flops per gradient it reads, per node)
-        (Partition::Tile { .. }, VolumeForm::Mixed) => match law.divergence_plan() {
+        (Partition::Tile { .. } | Partition::Element, VolumeForm::Mixed) => match law.divergence_plan() {
             Some(plan) => {
                 let reads: usize = plan.from_gradients.iter().map(|(_, r)| r.len()).sum();
                 np * flux

@@ -344,7 +344,7 @@ pub const TEMPLATES: [(&str, &str); 10] = [
     ("gemm_flux", include_str!("../../../templates/nodal-tri/gemm_flux.tera")),
 ];
 
-/// One shared field of the mixed form, as the tile template reads it.
+/// One shared field of the mixed form, as the tile and element templates read it.
 #[derive(serde::Serialize)]
 struct SharedGradient {
     /// The field.
@@ -482,6 +482,12 @@ pub fn render_nodal_tri(
         ctx.insert("prefetch", &MMA_PREFETCH);
         // values of one part's output in local memory (every variable, node and element of the group)
         ctx.insert("stage_values", &(ir.variables.len() * geometry.np * variant.group));
+    }
+    if variant.partition == Partition::Element && variant.form == VolumeForm::Mixed {
+        let plan = ir
+            .divergence_plan()
+            .ok_or_else(|| law_err("mixed needs a flux linear and homogeneous in the state".into()))?;
+        insert_divergence_plan(&mut ctx, &plan);
     }
     if let Partition::Tile { threads } = variant.partition {
         let outputs = geometry.tile_outputs;

@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed, f32) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -98,10 +98,10 @@ pub enum VolumeForm {
     /// the flux is linear and homogeneous in the state (the IR says so); half the matrix work and half the
     /// per-thread storage of flux-first.
     DiffFirst,
-    /// Tiles of a linear law whose variables' fluxes read shared fields ([`dg_ir::DivergencePlan`]): flux-first for
-    /// the variables whose flux mixes fields, and the reference gradient of each field that several variables'
-    /// fluxes read summed once and shared (Maxwell TM: ∇Ez serves Hx and Hy; two products per direction instead of
-    /// three).
+    /// Tiles or merged elements of a linear law whose variables' fluxes read shared fields
+    /// ([`dg_ir::DivergencePlan`]): flux-first for the variables whose flux mixes fields, and the reference gradient
+    /// of each field that several variables' fluxes read summed once and shared (Maxwell TM: ∇Ez serves Hx and Hy;
+    /// two products per direction instead of three).
     Mixed,
 }
 
@@ -299,7 +299,18 @@ impl Variant {
                     }
                     for layout in [Layout::ElementMajor, Layout::NodeMajor] {
                         for group in [32, 128] {
-                            for form in [VolumeForm::FluxFirst, VolumeForm::DiffFirst] {
+                            for form in [VolumeForm::FluxFirst, VolumeForm::DiffFirst, VolumeForm::Mixed] {
+                                // (mixed elements: merged, f32, the operator in local or constant memory. On an H200
+                                // (2026-12-03, maxwell2d) they were 3–6 % faster than every other candidate at
+                                // N = 1..4 f32, the field-local ones never; in f64 they lost every order, by 1–100 %,
+                                // so the f64 ones stay valid on request, `--variant elem/…/f64/mixed`)
+                                if form == VolumeForm::Mixed
+                                    && (surface != Surface::Merged
+                                        || precision != Precision::F32
+                                        || storage == Storage::FieldLocal)
+                                {
+                                    continue;
+                                }
                                 out.push(Variant {
                                     partition: Partition::Element,
                                     group,
@@ -337,8 +348,9 @@ impl Variant {
             }
         }
         if self.form == VolumeForm::Mixed {
-            if !matches!(self.partition, Partition::Tile { .. }) {
-                return reject("mixed is generated for the tile partition".into());
+            let merged_element = self.partition == Partition::Element && self.surface == Surface::Merged;
+            if !matches!(self.partition, Partition::Tile { .. }) && !merged_element {
+                return reject("mixed is generated for the tile partition and the merged element partition".into());
             }
             if !law.linear_flux || law.divergence_products >= nvars {
                 return reject(format!(

@@ -1,19 +1,19 @@
-//! The tiles' mixed volume form (`…/mixed`) on the OpenCL device (PoCL in CI, its optimiser on): the plan each law
-//! gets, and every mixed tile against the CPU operator at the orders where the nodes' sum runs in one, two and three
-//! chunks, on the verification mesh whose last work group is partial (the case a first version's kernel got wrong
-//! under PoCL's optimiser); planted bugs must fail it.
+//! The mixed volume form (`…/mixed`) of the tiles and the merged elements on the OpenCL device (PoCL in CI, its
+//! optimiser on): the plan each law gets, and every mixed variant against the CPU operator at the orders where the
+//! tiles' sum over the nodes runs in one, two and three chunks, on the verification mesh whose last work group is
+//! partial (the case a first version's kernel got wrong under PoCL's optimiser); planted bugs must fail it.
 
 use dg_codegen::{Precision, Target};
 use dg_core::law::ConservationLaw;
 use dg_core::Real;
-use dg_nodal_tri::variant::{LawShape, Partition, Variant, VolumeForm};
+use dg_nodal_tri::variant::{LawShape, Partition, Surface, Variant, VolumeForm};
 use dg_nodal_tri::verify::verify_at_order;
 use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg_runtime::backend::{opencl_for_tests, Device};
 use dg_runtime::formulation::law_ir;
 
-/// The mixed tiles of one precision: the tuner's (f32) and those valid on request (f64).
-fn mixed_tiles(precision: Precision) -> Vec<Variant> {
+/// The mixed variants (tiles and elements) of one precision: the tuner's (f32) and those valid on request (f64).
+fn mixed_variants(precision: Precision) -> Vec<Variant> {
     [Precision::F32, Precision::F64]
         .into_iter()
         .flat_map(Variant::all)
@@ -22,7 +22,7 @@ fn mixed_tiles(precision: Precision) -> Vec<Variant> {
         .collect()
 }
 
-/// Verifies the mixed tiles of `law` valid at `order` in `T`; (variant, passed, relative error).
+/// Verifies the mixed variants of `law` valid at `order` in `T`; (variant, passed, relative error).
 fn check<L: ConservationLaw + Clone, T: Real>(
     device: &mut dyn Device,
     law: &L,
@@ -33,8 +33,9 @@ fn check<L: ConservationLaw + Clone, T: Real>(
     let shape = LawShape::of(&ir);
     let limits = dg_runtime::backend::limits_of(device);
     let variants: Vec<Variant> =
-        mixed_tiles(precision).into_iter().filter(|v| v.check(order, &shape, &limits).is_ok()).collect();
-    assert!(!variants.is_empty(), "no mixed tile valid at N = {order}");
+        mixed_variants(precision).into_iter().filter(|v| v.check(order, &shape, &limits).is_ok()).collect();
+    assert!(variants.iter().any(|v| v.partition == Partition::Element), "no mixed element valid at N = {order}");
+    assert!(variants.iter().any(|v| v.partition != Partition::Element), "no mixed tile valid at N = {order}");
     let outcomes = verify_at_order::<L, T>(device, Target::OpenCl, law, order, &variants).expect("verification runs");
     outcomes.into_iter().map(|o| (o.variant, o.passed, o.relative_error)).collect()
 }
@@ -58,11 +59,25 @@ fn the_plan_shares_the_gradient_that_several_fluxes_read_and_only_where_it_saves
         let result = mixed.check(6, &LawShape::of(&ir), &limits);
         assert_eq!(result.is_ok(), valid, "{}: {result:?}", ir.name);
     }
-    assert!(mixed_tiles(Precision::F32).iter().all(|v| matches!(v.partition, Partition::Tile { .. })));
+    // tiles, and elements with volume and surface merged (the element's state is in registers for the face jumps)
+    let listed = mixed_variants(Precision::F32);
+    assert!(listed.iter().all(|v| matches!(v.partition, Partition::Tile { .. })
+        || (v.partition == Partition::Element && v.surface == Surface::Merged)));
+    assert!(listed.iter().filter(|v| v.partition == Partition::Element).count() >= 4, "{listed:?}");
+    let maxwell_shape = LawShape::of(&law_ir(&dg_laws::MaxwellTm::default()).unwrap());
+    let split: Variant = "elem/wg32/seq1/matrix-local/split/node-major/f32/mixed".parse().unwrap();
+    let err = split.check(3, &maxwell_shape, &limits).unwrap_err().to_string();
+    assert!(err.contains("merged element partition"), "{err}");
+    // the tuner meets f32 mixed elements only (in f64 they lost every order on an H200); f64 stays valid on request
+    assert!(!Variant::all(Precision::F64)
+        .iter()
+        .any(|v| v.partition == Partition::Element && v.form == VolumeForm::Mixed));
+    let on_request: Variant = "elem/wg128/seq1/matrix-local/merged/node-major/f64/mixed".parse().unwrap();
+    assert!(on_request.check(3, &maxwell_shape, &limits).is_ok());
 }
 
 #[test]
-fn every_mixed_tile_matches_the_cpu_on_opencl() {
+fn every_mixed_variant_matches_the_cpu_on_opencl() {
     let Some((_turn, mut device)) = opencl_for_tests() else { return };
     let maxwell = dg_laws::MaxwellTm::default();
     let acoustics = dg_laws::acoustics2d::Law::default();
@@ -74,7 +89,7 @@ fn every_mixed_tile_matches_the_cpu_on_opencl() {
         results.extend(check::<_, f32>(device.as_mut(), &acoustics, order, Precision::F32));
     }
     results.extend(check::<_, f64>(device.as_mut(), &acoustics, 6, Precision::F64));
-    assert!(results.len() >= 20, "{results:?}");
+    assert!(results.len() >= 40, "{results:?}");
     for (variant, passed, error) in &results {
         let tolerance = if variant.ends_with("f32/mixed") { 1e-5 } else { 1e-12 };
         assert!(*passed && error.is_finite() && *error < tolerance, "{variant}: error {error:e}");
@@ -82,7 +97,7 @@ fn every_mixed_tile_matches_the_cpu_on_opencl() {
 }
 
 #[test]
-fn planted_bugs_fail_the_mixed_tiles() {
+fn planted_bugs_fail_the_mixed_variants() {
     let Some((_turn, mut device)) = opencl_for_tests() else { return };
     let law = dg_laws::MaxwellTm::default();
     for bug in [PlantedBug::SkipLastGroup, PlantedBug::LastElementUnwritten] {
@@ -113,7 +128,7 @@ fn the_rules_count_at_least_the_local_memory_a_mixed_tile_declares() {
     let input = dg_codegen::LawInput { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
     for order in 2..=8 {
         let element = dg_core::triangle::ReferenceTriangle::new(order).unwrap();
-        for variant in mixed_tiles(Precision::F32) {
+        for variant in mixed_variants(Precision::F32).into_iter().filter(|v| v.partition != Partition::Element) {
             let unlimited = dg_codegen::DeviceLimits { local_memory: usize::MAX, ..Default::default() };
             if variant.check(order, &shape, &unlimited).is_err() {
                 continue;
