@@ -4,16 +4,17 @@
 # best candidate of each binary, the best of the family ($FOCUS, a regular expression on the variant) and the best
 # of the rest of $NEW's element-per-thread candidates, then every family candidate's median. Then, with PARTS
 # containing ncu, Nsight Compute on the variants of $NCU_SPECS at N = $NCU_ORDER f32.
-# Knobs: FOCUS (required), AB_ORDERS (1..5), AB_OPERATION (unit), AB_PRECISION (both), TAG (a name for the files).
+# Knobs: FOCUS (required for ab), AB_ORDERS (1..5), AB_OPERATION (unit), AB_PRECISION (both), TAG (a name for the files).
 # usage: FOCUS='/mixed$' OLD=gpu/dg-old NEW=gpu/dg OUT=dir PARTS="ab" bash scripts/probe/family_ab.sh
 set -u
-OUT=${OUT:?}; NEW=${NEW:-gpu/dg}; OLD=${OLD:-gpu/dg-old}; PARTS=${PARTS:-ab}; FOCUS=${FOCUS:?}
+OUT=${OUT:?}; NEW=${NEW:-gpu/dg}; OLD=${OLD:-gpu/dg-old}; PARTS=${PARTS:-ab}; FOCUS=${FOCUS:-}
 AB_ORDERS=${AB_ORDERS:-1..5}; AB_PRECISION=${AB_PRECISION:-both}; OP=${AB_OPERATION:-unit}; TAG=${TAG:-$OP}
 R=$OUT/r; mkdir -p "$R"; D="--device cuda:0"
 nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader; date -u +%FT%TZ | tee -a "$R/date"
 for part in $PARTS; do
   case $part in
     ab)
+      [ -n "$FOCUS" ] || { echo "FOCUS (a regular expression on the variant) is needed for the A/B" >&2; exit 2; }
       for which in old new; do
         dg=$OLD; [ $which = new ] && dg=$NEW
         s0=$(date +%s)
