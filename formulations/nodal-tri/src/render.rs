@@ -483,11 +483,16 @@ pub fn render_nodal_tri(
         // values of one part's output in local memory (every variable, node and element of the group)
         ctx.insert("stage_values", &(ir.variables.len() * geometry.np * variant.group));
     }
-    if variant.partition == Partition::Element && variant.form == VolumeForm::Mixed {
-        let plan = ir
-            .divergence_plan()
-            .ok_or_else(|| law_err("mixed needs a flux linear and homogeneous in the state".into()))?;
-        insert_divergence_plan(&mut ctx, &plan);
+    // the mixed form's plan (tiles and merged elements; the rules refuse it elsewhere)
+    let plan = match variant.form {
+        VolumeForm::Mixed => Some(
+            ir.divergence_plan()
+                .ok_or_else(|| law_err("mixed needs a flux linear and homogeneous in the state".into()))?,
+        ),
+        _ => None,
+    };
+    if let Some(plan) = &plan {
+        insert_divergence_plan(&mut ctx, plan);
     }
     if let Partition::Tile { threads } = variant.partition {
         let outputs = geometry.tile_outputs;
@@ -499,15 +504,9 @@ pub fn render_nodal_tri(
         let nv = ir.variables.len();
         // values per node in a chunk: two contravariant fluxes per variable, or (mixed) per flux-first variable, and
         // one per shared field
-        let slots = match variant.form {
-            VolumeForm::Mixed => {
-                let plan = ir
-                    .divergence_plan()
-                    .ok_or_else(|| law_err("mixed needs a flux linear and homogeneous in the state".into()))?;
-                insert_divergence_plan(&mut ctx, &plan);
-                2 * plan.flux_first.len() + plan.gradients.len()
-            }
-            _ => 2 * nv,
+        let slots = match &plan {
+            Some(plan) => 2 * plan.flux_first.len() + plan.gradients.len(),
+            None => 2 * nv,
         };
         ctx.insert("scratch", &((slots * geometry.tile_chunk).max(3 * geometry.nfp * nv) * variant.group));
         // CUDA reads a block row of a matrix from local memory as vectors where the block's length allows
