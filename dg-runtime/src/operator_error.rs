@@ -18,6 +18,9 @@ pub enum DeviceOperatorError {
     /// The precision does not match the device or the variant.
     #[error("{0}")]
     Precision(String),
+    /// The mesh's faces do not meet the way the kernels address them.
+    #[error("{0}")]
+    Connectivity(String),
     /// A buffer the kernels index holds more values than their 32-bit indices reach.
     #[error(
         "the mesh is too large for the kernels' 32-bit indices: {what} would hold {values} values (at most {}); \

@@ -39,6 +39,9 @@ struct Buffers {
     vmap_p: BufferId,
     face_bc: BufferId,
     neigh: BufferId,
+    /// Each face's neighbour packed as `8·element + 2·face + reversed` ([`neighbour_links`]; the kernels of
+    /// [`crate::render::uses_links`] read it), `None` where the mesh's faces do not meet node for node.
+    links: Option<BufferId>,
     face_xy: BufferId,
 }
 
@@ -81,6 +84,41 @@ pub struct DeviceOperator<T: Real> {
 }
 
 /// Offset of node `i` of element `k` within one field, for a variant's layout.
+/// Each face's neighbour packed as `8·element + 2·face + reversed` (`NEIGH_ELEMENT`, `NEIGH_FACE`, `NEIGH_REVERSED` in
+/// `sizes.tera`): the kernels find the neighbour's node of face node `i` as node `face_node(face, reversed ? NFP − 1 −
+/// i : i)` of that element, without a load of `vmap_p`. A boundary face names its own element. Every interior face
+/// node is checked against the space's `vmap_p`, so that a mesh whose faces do not meet that way is refused, not
+/// computed wrong.
+fn neighbour_links(space: &DgSpace2d) -> Result<Vec<i32>, DeviceOperatorError> {
+    let el = &space.element;
+    let (np, nfp, k) = (el.np, el.nfp, space.num_elements());
+    let mut out = vec![0i32; 3 * k];
+    for (e, links) in space.connectivity.links.iter().enumerate() {
+        for (f, link) in links.iter().enumerate() {
+            out[3 * e + f] = match *link {
+                FaceLink::Boundary { .. } => (8 * e) as i32,
+                FaceLink::Interior { element: e2, face: f2 } => {
+                    let vp = &space.vmap_p[e * 3 * nfp + f * nfp..e * 3 * nfp + (f + 1) * nfp];
+                    let meets = |rev: bool| {
+                        (0..nfp).all(|i| vp[i] == e2 * np + el.fmask[f2][if rev { nfp - 1 - i } else { i }])
+                    };
+                    let rev = if meets(true) {
+                        1
+                    } else if meets(false) {
+                        0
+                    } else {
+                        return Err(DeviceOperatorError::Connectivity(format!(
+                            "face {f} of element {e} does not meet face {f2} of element {e2} node for node"
+                        )));
+                    };
+                    (8 * e2 + 2 * f2 + rev) as i32
+                }
+            };
+        }
+    }
+    Ok(out)
+}
+
 fn node_offset(source: &KernelSource, k: usize, i: usize, fs: usize) -> usize {
     let g = &source.geometry;
     match source.variant.layout {
@@ -328,6 +366,7 @@ impl<T: Real> DeviceOperator<T> {
         dg_runtime::operator_error::check_index_range(&[
             ("the state", nv * fs),
             ("the face jumps", nv * k * 3 * nfp),
+            ("the packed neighbour links (8 per element)", 8 * k),
             ("the boundary faces' coordinates", 2 * k * 3 * nfp),
             ("the materials", k * nmat),
         ])?;
@@ -370,6 +409,13 @@ impl<T: Real> DeviceOperator<T> {
                 })
             }),
         )?;
+        // (always uploaded: the variants that share this operator's data may read them; a mesh whose faces do not
+        // meet node for node, which no mesh dg builds has, is refused only by a variant that reads them)
+        let links = match neighbour_links(space) {
+            Ok(links) => Some(upload_int(device, links)?),
+            Err(err) if crate::render::uses_links(&source.variant) => return Err(err),
+            Err(_) => None,
+        };
         let real = std::mem::size_of::<T>();
         let gemm = match source.variant.partition {
             Partition::Gemm => Some(Self::gemm_buffers(device, &source, el, fs)?),
@@ -395,6 +441,7 @@ impl<T: Real> DeviceOperator<T> {
             vmap_p,
             face_bc,
             neigh,
+            links,
             face_xy,
         };
         Ok(Self { source, program, buffers, np, nv, k, fs, _t: std::marker::PhantomData })
@@ -477,6 +524,12 @@ impl<T: Real> DeviceOperator<T> {
             }));
         }
         Self::check_kernels(device, &source, program)?;
+        if self.buffers.links.is_none() && crate::render::uses_links(&source.variant) {
+            return Err(DeviceOperatorError::Connectivity(format!(
+                "{} reads each face's neighbour as a packed link, and this mesh's faces do not meet node for node",
+                source.variant
+            )));
+        }
         Ok(Self { source, program, ..*self })
     }
 
@@ -605,6 +658,7 @@ impl<T: Real> DeviceOperator<T> {
         let end = elements.end.min(self.k);
         let (kk, fs) = (Arg::I32(end as i32), Arg::I32(self.fs as i32));
         let buf = Arg::Buffer;
+        let links = crate::render::uses_links(&self.source.variant);
         self.source
             .rhs_kernels
             .iter()
@@ -614,7 +668,12 @@ impl<T: Real> DeviceOperator<T> {
                 let g0 = elements.start / per_group;
                 let g0_arg = Arg::I32(g0 as i32);
                 // the face data every surface-computing kernel reads, in the templates' argument order
-                let faces = [b.face_geo, b.vmap_m, b.vmap_p, b.face_bc, b.neigh, b.face_xy].map(buf);
+                // (a kernel that reads the faces' packed links takes them where the others take vmap_p)
+                let vmap_p = match (links, b.links) {
+                    (true, Some(l)) => l,
+                    _ => b.vmap_p,
+                };
+                let faces = [b.face_geo, b.vmap_m, vmap_p, b.face_bc, b.neigh, b.face_xy].map(buf);
                 let join = |head: &[Arg], tail: &[Arg]| [head, &faces[..], tail].concat();
                 let t = Self::scalar(t);
                 let args = match kernel.name {
@@ -803,12 +862,81 @@ impl<T: Real> DeviceOperator<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{field_stride, mma_fragments, node_at, node_offset};
+    use super::{field_stride, mma_fragments, neighbour_links, node_at, node_offset};
     use crate::render::render_nodal_tri;
     use crate::variant::{Layout, Precision, Variant};
     use dg_codegen::{LawInput, Target};
     use dg_core::law::ConservationLaw;
     use dg_core::triangle::ReferenceTriangle;
+
+    /// The element's node at node `i` of face `f`, as `LINK_FACE_NODE` computes it in closed form (row r of the
+    /// triangle starts at node r(N + 1) − r(r − 1)/2).
+    fn closed_face_node(nfp: usize, f: usize, i: usize) -> usize {
+        let row = i * nfp - i * i.saturating_sub(1) / 2;
+        match f {
+            0 => i,
+            1 => row + nfp - 1 - i,
+            _ => row,
+        }
+    }
+
+    #[test]
+    fn the_faces_links_reach_every_neighbour_node_of_vmap_p() {
+        use dg_core::mesh::{rectangle, Diagonal, RectangleSpec};
+        for (order, diagonal, periodic) in
+            [(1, Diagonal::Right, false), (4, Diagonal::Left, true), (7, Diagonal::Alternating, true)]
+        {
+            let spec = RectangleSpec {
+                nx: 5,
+                ny: 4,
+                diagonal,
+                periodic_x: periodic,
+                periodic_y: periodic,
+                ..RectangleSpec::unit_square(5)
+            };
+            let space = dg_core::space::DgSpace2d::new(rectangle(&spec).expect("mesh"), order).expect("space");
+            let (np, nfp) = (space.element.np, space.element.nfp);
+            let links = neighbour_links(&space).expect("a conforming mesh's faces meet node for node");
+            let mut reversed = [0usize; 2];
+            for (face, &l) in links.iter().enumerate() {
+                let (e, f) = (face / 3, face % 3);
+                let l = l as usize;
+                let (e2, f2, rev) = (l >> 3, (l >> 1) & 3, l & 1);
+                if let dg_core::mesh::FaceLink::Boundary { .. } = space.connectivity.links[e][f] {
+                    // a boundary face names its own element (the kernels take the boundary state there)
+                    assert_eq!((e2, f2, rev), (e, 0, 0));
+                    continue;
+                }
+                for i in 0..nfp {
+                    let node = e2 * np + closed_face_node(nfp, f2, if rev == 1 { nfp - 1 - i } else { i });
+                    assert_eq!(
+                        node,
+                        space.vmap_p[(3 * e + f) * nfp + i],
+                        "N={order} element {e} face {f} node {i}: link {l} ({e2}, {f2}, {rev}), vmap_p {:?}",
+                        &space.vmap_p[(3 * e + f) * nfp..(3 * e + f + 1) * nfp]
+                    );
+                }
+                reversed[rev] += 1;
+            }
+            // both orientations occur (face 2's mask runs against the others'), so both branches were checked
+            assert!(reversed[0] > 0 && reversed[1] > 0, "N={order}: {reversed:?}");
+        }
+    }
+
+    #[test]
+    fn a_face_that_meets_its_neighbour_in_neither_order_is_refused() {
+        use dg_core::mesh::{rectangle, RectangleSpec};
+        let mut space =
+            dg_core::space::DgSpace2d::new(rectangle(&RectangleSpec::unit_square(3)).expect("mesh"), 3).expect("space");
+        let nfp = space.element.nfp;
+        // an interior face: swap two of its middle nodes' neighbours (neither order of the neighbour's face then)
+        let face = (0..space.vmap_p.len() / nfp)
+            .find(|&f| space.vmap_p[f * nfp] != space.vmap_m[f * nfp])
+            .expect("an interior face");
+        space.vmap_p.swap(face * nfp + 1, face * nfp + 2);
+        let err = neighbour_links(&space).expect_err("refused");
+        assert!(err.to_string().contains("does not meet face"), "{err}");
+    }
 
     #[test]
     fn every_stored_node_is_found_again_and_padding_holds_none() {

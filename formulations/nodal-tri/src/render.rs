@@ -393,6 +393,14 @@ fn closed_form_face_mask_matches(element: &ReferenceTriangle) -> bool {
         .all(|(face, nodes)| nodes.iter().enumerate().all(|(i, &node)| closed(face, i) == node))
 }
 
+/// Whether `variant`'s kernel reads each face's packed link (`LINK_NODE` in `face_jump.tera`) where the others read
+/// `vmap_p`: the merged element-per-thread kernels in f32. (Measured on an H200, `docs/performance.md`: in f64 the
+/// neighbour indices' vector loads stay faster, and the tiles, which spread an element's face nodes over work
+/// items, were slower with the links.)
+pub fn uses_links(variant: &Variant) -> bool {
+    variant.partition == Partition::Element && variant.surface == Surface::Merged && variant.precision == Precision::F32
+}
+
 /// Renders the nodal triangle program of `variant` for `law` on `element`.
 pub fn render_nodal_tri(
     law: &LawInput<'_>,
@@ -455,15 +463,19 @@ pub fn render_nodal_tri(
         Partition::Mma | Partition::Mma16 => ("rhs_mma", "rhs_mma"),
         Partition::Gemm => ("gemm_flux", "gemm_flux"),
     };
+    // the merged element kernels in f32 find the neighbour's nodes from each face's packed link (the closed-form
+    // face mask), not from vmap_p
+    let links = uses_links(variant);
+    ctx.insert("links", &links);
+    if (links || variant.partition.is_mma()) && !closed_form_face_mask_matches(element) {
+        return Err(RenderError::Template(format!(
+            "the closed-form face mask (LINK_FACE_NODE, MMA_FACE_NODE) differs from the element's at N = {}: {:?}",
+            element.order, element.fmask
+        )));
+    }
     if variant.partition.is_mma() {
         if target != Target::Cuda {
             return Err(law_err(format!("{variant} is generated in CUDA C (tensor-core instructions)")));
-        }
-        if !closed_form_face_mask_matches(element) {
-            return Err(RenderError::Template(format!(
-                "the mma kernel's closed-form face mask (MMA_FACE_NODE) differs from the element's at N = {}: {:?}",
-                element.order, element.fmask
-            )));
         }
         let (mtiles, ksteps) = geometry.mma_tiles();
         ctx.insert("rows", &geometry.mma_shape.0);
