@@ -48,13 +48,13 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     // surface: numerical flux and own flux per face node, n·F and scaling (5 flops per variable), lift
     let surface = nf * (nflux + flux + 5.0 * nv) + nv * np * 2.0 * nf;
     let b = precision.bytes() as f64;
-    // vmapP (int32) is the neighbour's node of each face node, or, for the kernels that read links instead, each
-    // face's neighbour packed in one int32 (`crate::render::uses_links`); a face node's own index (vmapM = k·Np +
-    // fmask) is not data a kernel must read (the tiles take it from a constant face mask), so the minimum omits it
-    let neighbours = if crate::render::uses_links(variant) { 3.0 } else { nf };
+    // the neighbours: one int32 per face, each face's neighbour element, face and orientation packed (the links the
+    // f32 element kernels read, `crate::render::uses_links`); vmapP's index per face node, which the other kernels
+    // read, is more than an operator must move, as is a face node's own index (vmapM = k·Np + fmask, which the
+    // kernels take from the face mask), so the minimum counts neither
     let per_element = 2.0 * nv * np * b // state in, rhs out
         + 4.0 * b + 9.0 * b + nmat * b // metric terms, face normals and Fscale, material
-        + neighbours * 4.0; // vmapP or the faces' links
+        + 3.0 * 4.0; // the faces' links
     Cost { flops: k as f64 * (volume + surface), bytes: k as f64 * per_element }
 }
 
