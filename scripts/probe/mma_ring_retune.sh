@@ -9,26 +9,14 @@ set -u
 DG=${DG:-gpu/dg}; OLD_DG=${OLD_DG:?}; DB=${DB:?}; R=$OUT/r; mkdir -p "$R"; D="--device cuda:0"
 nvidia-smi -L; date -u +%FT%TZ | tee "$R/date"
 [ -d "$DB" ] || cp -r tuning-db "$DB"
-for op in unit stage; do
-  t0=$(date +%s)
-  DG_CACHE_DIR=$(mktemp -d) timeout 200 "$DG" --db "$DB" autotune maxwell2d --orders 1..8 --precision f64 --operation $op $D > "$R/tune-maxwell-$op.txt" 2> "$R/tune-maxwell-$op.err"
-  echo "tune maxwell2d $op rc $? ($(( $(date +%s) - t0 )) s)"; grep -E "winner|faster" "$R/tune-maxwell-$op.txt" | cut -c1-170
-done
-for flux in numerical_flux hllc_flux; do
-  t0=$(date +%s)
-  DG_CACHE_DIR=$(mktemp -d) timeout 100 "$DG" --db "$DB" autotune euler2d --formulation nodal-tri --flux $flux --orders 1..4 \
-    --precision f64 $D > "$R/tune-euler-$flux.txt" 2> "$R/tune-euler-$flux.err"
-  echo "tune euler2d $flux rc $? ($(( $(date +%s) - t0 )) s)"; grep winner "$R/tune-euler-$flux.txt" | cut -c1-150
-done
+source scripts/probe/nodal_retune_lib.sh
+nodal_retune f64
 V=mma/wg8/seq1/field-local/merged/node-major/f64
 timeout 100 "$DG" verify maxwell2d --order 1..8 --precision f64 --variant $V $D > "$R/verify.txt" 2>&1; echo "verify $V: rc $? $(tail -1 "$R/verify.txt")"
 timeout 100 "$DG" verify euler2d --order 1..4 --precision f64 --variant $V $D > "$R/verify-euler.txt" 2>&1; echo "verify euler2d: rc $? $(tail -1 "$R/verify-euler.txt")"
 timeout 60 "$DG" verify maxwell2d --order 5..8 --precision f64 --variant $V --plant-bug skip-last-group $D > "$R/verify-planted.txt" 2>&1
 echo "planted skip-last-group: rc $? (must be non-zero) $(tail -1 "$R/verify-planted.txt")"
-for op in unit stage; do
-  timeout 100 "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision f64 --operation $op $D > "$R/bench-$op.txt" 2> "$R/bench-$op.err"
-  echo "bench $op rc $?"; cat "$R/bench-$op.txt"
-done
+nodal_bench f64
 for run in 5,300,0.2 7,300,0.2 8,300,0.2; do
   set -- ${run//,/ }
   for which in old new; do
