@@ -84,9 +84,9 @@ pub struct DeviceOperator<T: Real> {
 }
 
 /// Offset of node `i` of element `k` within one field, for a variant's layout.
-/// Each face's neighbour packed as `8·element + 2·face + reversed` (`NEIGH_ELEMENT`, `NEIGH_FACE`, `NEIGH_REVERSED` in
-/// `sizes.tera`): the kernels find the neighbour's node of face node `i` as node `face_node(face, reversed ? NFP − 1 −
-/// i : i)` of that element, without a load of `vmap_p`. A boundary face names its own element. Every interior face
+/// Each face's neighbour packed as `8·element + 2·face + reversed` (decoded by `LINK_NODE` in `face_jump.tera`): the
+/// kernels find the neighbour's node of face node `i` as node `LINK_FACE_NODE(face, reversed ? NFP − 1 − i : i)` of
+/// that element, without a load of `vmap_p`. A boundary face names its own element. Every interior face
 /// node is checked against the space's `vmap_p`, so that a mesh whose faces do not meet that way is refused, not
 /// computed wrong.
 fn neighbour_links(space: &DgSpace2d) -> Result<Vec<i32>, DeviceOperatorError> {
