@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fewer face loads in the merged element-per-thread kernels (2026-12-03, measured, not kept): $NEW built with
+# Fewer face loads in the merged element-per-thread kernels (2026-12-03; the first two slower, the third faster at
+# N = 1..3 and to be shipped with its re-tuned entries): $NEW built with
 #   scripts/probe/elem_lean_faces.patch — each face's link also carries a boundary face's condition (−(c + 1)), the
 #     neighbour's materials come from the link, the faces' normals and Fscale are derived from the metric terms (no
 #     face_geo, face_bc, neigh loads), in both precisions (f64 elements read links too); the roofline's minimum
@@ -8,9 +9,10 @@
 #     neigh loads), f32 as shipped; normals still read;
 #   scripts/probe/elem_link_bc2.patch — the same with the neighbour's address formed before the boundary test (a
 #     boundary face's pointing into its own element), so that the branch holds the loads alone; both precisions.
-# against $OLD (the shipped kernels) through the exhaustive tuner (maxwell2d N = 1..5, AB_PRECISION), then the f32 nodal
-# entries tuned with $NEW into a copy of the shipped database, the changed kernels verified (three laws, a planted bug)
-# and maxwell2d benched on it (PARTS: ab retune bench; RETUNE_PRECISION f32, f64 or both). Results packed into $OUT/all.tgz.
+# against $OLD (the shipped kernels) through the exhaustive tuner (maxwell2d N = AB_ORDERS, default 1..5, AB_PRECISION),
+# then the nodal entries of RETUNE_PRECISION (f32, f64 or both; default f32) tuned with $NEW into a copy of the shipped
+# database ($OUT/db), the changed kernels verified (three laws, a planted bug)
+# and maxwell2d benched on it (PARTS: ab retune bench). Results packed into $OUT/all.tgz after every part.
 # usage: OLD=gpu/old/dg NEW=gpu/new/dg AB_PRECISION=f32 OUT=dir bash scripts/probe/elem_lean_faces.sh
 set -u
 OUT=${OUT:?}; OLD=${OLD:?}; NEW=${NEW:?}; PARTS=${PARTS:-"ab retune bench"}
