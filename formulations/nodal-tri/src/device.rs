@@ -39,8 +39,9 @@ struct Buffers {
     vmap_p: BufferId,
     face_bc: BufferId,
     neigh: BufferId,
-    /// Each face's neighbour packed as `8·element + 2·face + reversed` ([`neighbour_links`]; the kernels of
-    /// [`crate::render::uses_links`] read it), `None` where the mesh's faces do not meet node for node.
+    /// Each face's link, its neighbour packed as `8·element + 2·face + reversed` or its boundary condition
+    /// ([`neighbour_links`]; the kernels of [`crate::render::uses_links`] read it), `None` where the mesh's faces do
+    /// not meet node for node.
     links: Option<BufferId>,
     face_xy: BufferId,
 }
@@ -84,19 +85,27 @@ pub struct DeviceOperator<T: Real> {
 }
 
 /// Offset of node `i` of element `k` within one field, for a variant's layout.
-/// Each face's neighbour packed as `8·element + 2·face + reversed` (decoded by `LINK_NODE` in `face_jump.tera`): the
-/// kernels find the neighbour's node of face node `i` as node `LINK_FACE_NODE(face, reversed ? NFP − 1 − i : i)` of
-/// that element, without a load of `vmap_p`. A boundary face names its own element. Every interior face
-/// node is checked against the space's `vmap_p`, so that a mesh whose faces do not meet that way is refused, not
-/// computed wrong.
-fn neighbour_links(space: &DgSpace2d) -> Result<Vec<i32>, DeviceOperatorError> {
+/// Each face's link: an interior face's neighbour packed as `8·element + 2·face + reversed` (decoded by `LINK_NODE`
+/// in `face_jump.tera`), so that the kernels find the neighbour's node of face node `i` as node
+/// `FACE_NODE(face, reversed ? NFP − 1 − i : i)` of that element without a load of `vmap_p`; a boundary face's
+/// condition `c` (its entry of `face_codes`, the kernels' `face_bc`) as `−(c + 1)`, so that one int tells the kernels
+/// both. Every interior face node is checked against the space's `vmap_p`, so that a mesh whose faces do not meet
+/// that way is refused, not computed wrong; so is a boundary face without a condition.
+fn neighbour_links(space: &DgSpace2d, face_codes: &[i32]) -> Result<Vec<i32>, DeviceOperatorError> {
     let el = &space.element;
     let (np, nfp, k) = (el.np, el.nfp, space.num_elements());
     let mut out = vec![0i32; 3 * k];
     for (e, links) in space.connectivity.links.iter().enumerate() {
         for (f, link) in links.iter().enumerate() {
             out[3 * e + f] = match *link {
-                FaceLink::Boundary { .. } => (8 * e) as i32,
+                FaceLink::Boundary { .. } => match face_codes.get(3 * e + f) {
+                    Some(&c) if c >= 0 => -(c + 1),
+                    _ => {
+                        return Err(DeviceOperatorError::Connectivity(format!(
+                            "boundary face {f} of element {e} has no boundary condition"
+                        )))
+                    }
+                },
                 FaceLink::Interior { element: e2, face: f2 } => {
                     let vp = &space.vmap_p[e * 3 * nfp + f * nfp..e * 3 * nfp + (f + 1) * nfp];
                     let meets = |rev: bool| {
@@ -396,10 +405,10 @@ impl<T: Real> DeviceOperator<T> {
         };
         let vmap_m = upload_int(device, flat_par(&space.vmap_m, 0, |_, &g| [offset_of(g)]))?;
         let vmap_p = upload_int(device, flat_par(&space.vmap_p, 0, |_, &g| [offset_of(g)]))?;
-        let face_bc = upload_int(
-            device,
-            flat_par(&space.face_tag, 0, |_, t| [t.map_or(-1, |tag| binding.condition_of_tag[tag] as i32)]),
-        )?;
+        let face_codes =
+            flat_par(&space.face_tag, 0, |_, t| [t.map_or(-1, |tag| binding.condition_of_tag[tag] as i32)]);
+        let links = neighbour_links(space, &face_codes);
+        let face_bc = upload_int(device, face_codes)?;
         let neigh = upload_int(
             device,
             flat_par(&space.connectivity.links, 0, |k, links| {
@@ -411,7 +420,7 @@ impl<T: Real> DeviceOperator<T> {
         )?;
         // (always uploaded: the variants that share this operator's data may read them; a mesh whose faces do not
         // meet node for node, which no mesh dg builds has, is refused only by a variant that reads them)
-        let links = match neighbour_links(space) {
+        let links = match links {
             Ok(links) => Some(upload_int(device, links)?),
             Err(err) if crate::render::uses_links(&source.variant) => return Err(err),
             Err(_) => None,
@@ -863,22 +872,11 @@ impl<T: Real> DeviceOperator<T> {
 #[cfg(test)]
 mod tests {
     use super::{field_stride, mma_fragments, neighbour_links, node_at, node_offset};
-    use crate::render::render_nodal_tri;
+    use crate::render::{closed_face_node, render_nodal_tri};
     use crate::variant::{Layout, Precision, Variant};
     use dg_codegen::{LawInput, Target};
     use dg_core::law::ConservationLaw;
     use dg_core::triangle::ReferenceTriangle;
-
-    /// The element's node at node `i` of face `f`, as `LINK_FACE_NODE` computes it in closed form (row r of the
-    /// triangle starts at node r(N + 1) − r(r − 1)/2).
-    fn closed_face_node(nfp: usize, f: usize, i: usize) -> usize {
-        let row = i * nfp - i * i.saturating_sub(1) / 2;
-        match f {
-            0 => i,
-            1 => row + nfp - 1 - i,
-            _ => row,
-        }
-    }
 
     #[test]
     fn the_faces_links_reach_every_neighbour_node_of_vmap_p() {
@@ -896,17 +894,21 @@ mod tests {
             };
             let space = dg_core::space::DgSpace2d::new(rectangle(&spec).expect("mesh"), order).expect("space");
             let (np, nfp) = (space.element.np, space.element.nfp);
-            let links = neighbour_links(&space).expect("a conforming mesh's faces meet node for node");
-            let mut reversed = [0usize; 2];
+            // each boundary face's condition: its tag plus 3, so that no code equals its tag by accident
+            let codes: Vec<i32> = space.face_tag.iter().map(|t| t.map_or(-1, |tag| tag as i32 + 3)).collect();
+            let links = neighbour_links(&space, &codes).expect("a conforming mesh's faces meet node for node");
+            let (mut reversed, mut boundary) = ([0usize; 2], 0);
             for (face, &l) in links.iter().enumerate() {
                 let (e, f) = (face / 3, face % 3);
-                let l = l as usize;
-                let (e2, f2, rev) = (l >> 3, (l >> 1) & 3, l & 1);
-                if let dg_core::mesh::FaceLink::Boundary { .. } = space.connectivity.links[e][f] {
-                    // a boundary face names its own element (the kernels take the boundary state there)
-                    assert_eq!((e2, f2, rev), (e, 0, 0));
+                if let dg_core::mesh::FaceLink::Boundary { tag } = space.connectivity.links[e][f] {
+                    // a boundary face carries its condition c as −(c + 1)
+                    assert_eq!(l, -(tag as i32 + 3) - 1, "N={order} element {e} face {f}");
+                    boundary += 1;
                     continue;
                 }
+                assert!(l >= 0, "N={order} element {e} face {f}: interior link {l}");
+                let l = l as usize;
+                let (e2, f2, rev) = (l >> 3, (l >> 1) & 3, l & 1);
                 for i in 0..nfp {
                     let node = e2 * np + closed_face_node(nfp, f2, if rev == 1 { nfp - 1 - i } else { i });
                     assert_eq!(
@@ -920,6 +922,7 @@ mod tests {
             }
             // both orientations occur (face 2's mask runs against the others'), so both branches were checked
             assert!(reversed[0] > 0 && reversed[1] > 0, "N={order}: {reversed:?}");
+            assert_eq!(boundary, if periodic { 0 } else { 2 * (spec.nx + spec.ny) }, "N={order}");
         }
     }
 
@@ -934,8 +937,22 @@ mod tests {
             .find(|&f| space.vmap_p[f * nfp] != space.vmap_m[f * nfp])
             .expect("an interior face");
         space.vmap_p.swap(face * nfp + 1, face * nfp + 2);
-        let err = neighbour_links(&space).expect_err("refused");
+        let codes: Vec<i32> = space.face_tag.iter().map(|t| t.map_or(-1, |_| 0)).collect();
+        let err = neighbour_links(&space, &codes).expect_err("refused");
         assert!(err.to_string().contains("does not meet face"), "{err}");
+    }
+
+    #[test]
+    fn a_boundary_face_without_a_condition_is_refused() {
+        use dg_core::mesh::{rectangle, RectangleSpec};
+        let space =
+            dg_core::space::DgSpace2d::new(rectangle(&RectangleSpec::unit_square(3)).expect("mesh"), 2).expect("space");
+        let mut codes: Vec<i32> = space.face_tag.iter().map(|t| t.map_or(-1, |_| 1)).collect();
+        assert!(neighbour_links(&space, &codes).is_ok());
+        let face = space.face_tag.iter().position(Option::is_some).expect("a boundary face");
+        codes[face] = -1;
+        let err = neighbour_links(&space, &codes).expect_err("refused");
+        assert!(err.to_string().contains("has no boundary condition"), "{err}");
     }
 
     #[test]

@@ -375,30 +375,34 @@ fn insert_divergence_plan(ctx: &mut tera::Context, plan: &dg_ir::DivergencePlan)
     ctx.insert("shared", &shared);
 }
 
-/// Whether the mma kernel's closed form of the face mask (`MMA_FACE_NODE` in `rhs_mma.tera`) gives the element's:
+/// Whether the closed form of the face mask (`FACE_NODE` in `face_jump.tera`) gives the element's:
 /// node i of face 0 is node i; of face 1, column N − i of row i; of face 2, column 0 of row i, where row r starts at
 /// node r(N + 1) − r(r − 1)/2.
 fn closed_form_face_mask_matches(element: &ReferenceTriangle) -> bool {
-    let n = element.order;
-    let row_start = |r: usize| r * (n + 1) - r * r.saturating_sub(1) / 2;
-    let closed = |face: usize, i: usize| match face {
-        0 => i,
-        1 => row_start(i) + n - i,
-        _ => row_start(i),
-    };
     element
         .fmask
         .iter()
         .enumerate()
-        .all(|(face, nodes)| nodes.iter().enumerate().all(|(i, &node)| closed(face, i) == node))
+        .all(|(face, nodes)| nodes.iter().enumerate().all(|(i, &node)| closed_face_node(element.nfp, face, i) == node))
 }
 
-/// Whether `variant`'s kernel reads each face's packed link (`LINK_NODE` in `face_jump.tera`) where the others read
-/// `vmap_p`: the merged element-per-thread kernels in f32. (Measured on an H200, `docs/performance.md`: in f64 the
-/// neighbour indices' vector loads stay faster, and the tiles, which spread an element's face nodes over work
-/// items, were slower with the links.)
+/// The element's node at node `i` of face `face` (`nfp` nodes per face), in the closed form `FACE_NODE` computes:
+/// row r of the triangle starts at node r·nfp − r(r − 1)/2.
+pub(crate) fn closed_face_node(nfp: usize, face: usize, i: usize) -> usize {
+    let row_start = i * nfp - i * i.saturating_sub(1) / 2;
+    match face {
+        0 => i,
+        1 => row_start + nfp - 1 - i,
+        _ => row_start,
+    }
+}
+
+/// Whether `variant`'s kernel reads each face's packed link (`LINK_NODE` in `face_jump.tera`; a boundary face's
+/// condition) where the others read `vmap_p`, `face_bc` and `neigh`: the merged element-per-thread kernels. (Measured
+/// on an H200, `docs/performance.md`: the tiles, which spread an element's face nodes over work items, were slower
+/// with the links.)
 pub fn uses_links(variant: &Variant) -> bool {
-    variant.partition == Partition::Element && variant.surface == Surface::Merged && variant.precision == Precision::F32
+    variant.partition == Partition::Element && variant.surface == Surface::Merged
 }
 
 /// Renders the nodal triangle program of `variant` for `law` on `element`.
@@ -463,13 +467,15 @@ pub fn render_nodal_tri(
         Partition::Mma | Partition::Mma16 => ("rhs_mma", "rhs_mma"),
         Partition::Gemm => ("gemm_flux", "gemm_flux"),
     };
-    // the merged element kernels in f32 find the neighbour's nodes from each face's packed link (the closed-form
-    // face mask), not from vmap_p
+    // the merged element kernels find the neighbour's nodes from each face's packed link, not from vmap_p; they and
+    // the mma kernels find a face's own nodes from the closed-form face mask (FACE_NODE), not from vmap_m
     let links = uses_links(variant);
+    let closed_face = links || variant.partition.is_mma();
     ctx.insert("links", &links);
-    if (links || variant.partition.is_mma()) && !closed_form_face_mask_matches(element) {
+    ctx.insert("closed_face", &closed_face);
+    if closed_face && !closed_form_face_mask_matches(element) {
         return Err(RenderError::Template(format!(
-            "the closed-form face mask (LINK_FACE_NODE, MMA_FACE_NODE) differs from the element's at N = {}: {:?}",
+            "the closed-form face mask (FACE_NODE) differs from the element's at N = {}: {:?}",
             element.order, element.fmask
         )));
     }
