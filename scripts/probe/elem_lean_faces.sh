@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fewer face loads in the merged element-per-thread kernels (2026-12-03; the first two slower, the third faster at
-# N = 1..3 and to be shipped with its re-tuned entries): $NEW built with
+# N = 1..3, shipped in a2cdc5f with its re-tuned entries): $NEW built with
 #   scripts/probe/elem_lean_faces.patch — each face's link also carries a boundary face's condition (−(c + 1)), the
 #     neighbour's materials come from the link, the faces' normals and Fscale are derived from the metric terms (no
 #     face_geo, face_bc, neigh loads), in both precisions (f64 elements read links too); the roofline's minimum
