@@ -416,7 +416,7 @@ fn modal_kernels_do_not_depend_on_edge_order_and_step_the_double_mach_case_like_
     if !opencl_available() {
         return;
     }
-    // the edge-order independence of the kernels themselves: formulations/modal-tri/tests/device.rs
+    // the edge-order independence of the kernels themselves: formulations/modal-tri/tests/integration/device.rs
     let cache = tempfile::tempdir().unwrap();
     let run = |device: &str| {
         let args = ["run", "euler-double-mach", "--nx", "6", "--t-end", "0.03", "--device", device, "--json"];

@@ -1,0 +1,11 @@
+//! The crate's integration tests, one binary (each a module: one link instead of one per file).
+
+mod fuzz_gmsh;
+mod gmsh;
+mod gmsh_hardening;
+mod gmsh_hex;
+mod mesh;
+mod mesh3d;
+mod reference_tetrahedron;
+mod reference_triangle;
+mod vtu;

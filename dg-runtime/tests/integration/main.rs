@@ -1,0 +1,6 @@
+//! The crate's integration tests, one binary (each a module: one link instead of one per file).
+
+mod ceilings;
+mod fuzz_restart;
+mod fuzz_tuning_db;
+mod state_check;

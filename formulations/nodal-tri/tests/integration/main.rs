@@ -1,0 +1,7 @@
+//! The crate's integration tests, one binary (each a module: one link instead of one per file).
+
+mod cost;
+mod gemm_host;
+mod mixed;
+mod search;
+mod tuning_buffers;

@@ -1,0 +1,5 @@
+//! The crate's integration tests, one binary (each a module: one link instead of one per file).
+
+mod ir;
+mod properties;
+mod upwind;
