@@ -188,11 +188,18 @@ fn cube_msh_22(extra_element: Option<&str>) -> String {
     s + "$EndElements\n"
 }
 
-fn cube_msh_41() -> String {
+/// The cube in MSH 4.1 with the boundary triangles in three physical groups; with `lines_and_points`, also — as Gmsh
+/// writes when a physical curve exists or no groups are defined — a block of line elements and a block of points,
+/// which a tetrahedral mesh does not use.
+pub(crate) fn cube_msh_41(lines_and_points: bool) -> String {
     let mut s = String::from("$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n3\n");
     s += "2 1 \"bottom\"\n2 2 \"top\"\n2 3 \"sides\"\n$EndPhysicalNames\n";
-    // entities: surfaces 1, 2, 3 carry physical groups 1, 2, 3; volume 1 none
-    s += "$Entities\n0 0 3 1\n";
+    // entities: surfaces 1, 2, 3 carry physical groups 1, 2, 3; volume 1 none (and a point and a curve, none either)
+    s += if lines_and_points {
+        "$Entities\n1 1 3 1\n1 0 0 0 0\n1 0 0 0 1 0 0 0 2 1 -1\n"
+    } else {
+        "$Entities\n0 0 3 1\n"
+    };
     for e in 1..=3 {
         s += &format!("{e} 0 0 0 1 1 1 1 {e} 0\n");
     }
@@ -203,8 +210,16 @@ fn cube_msh_41() -> String {
     for b in 0..8 {
         s += &format!("{} {} {}\n", b & 1, (b >> 1) & 1, (b >> 2) & 1);
     }
-    s += "$EndNodes\n$Elements\n4 17 1 17\n";
     let mut id = 1;
+    if lines_and_points {
+        s += "$EndNodes\n$Elements\n6 20 1 20\n";
+        s += &format!("0 1 15 1\n{id} 1\n");
+        id += 1;
+        s += &format!("1 1 1 2\n{id} 1 2\n{} 2 4\n", id + 1);
+        id += 2;
+    } else {
+        s += "$EndNodes\n$Elements\n4 17 1 17\n";
+    }
     for group in 1..=3 {
         let faces: Vec<_> = CUBE_FACES.iter().filter(|(_, g)| *g == group).collect();
         s += &format!("2 {group} 2 {}\n", faces.len());
@@ -224,7 +239,7 @@ fn cube_msh_41() -> String {
 #[test]
 fn tetrahedral_meshes_read_in_both_versions_with_their_boundary_groups() {
     use dg_core::mesh3d::{read_gmsh_tet_str, Connectivity3d};
-    for text in [cube_msh_22(None), cube_msh_41()] {
+    for text in [cube_msh_22(None), cube_msh_41(false)] {
         let mesh = read_gmsh_tet_str(&text, "cube.msh").unwrap();
         assert_eq!(mesh.num_elements(), 5);
         let volume: f64 = (0..5).map(|k| mesh.volume(k)).sum();

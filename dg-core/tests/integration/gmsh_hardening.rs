@@ -4,64 +4,9 @@
 use dg_core::mesh::read_gmsh_str;
 use dg_core::mesh3d::read_gmsh_tet_str;
 
-/// The unit cube in five tetrahedra, MSH 4.1, with the boundary triangles in three physical groups and — as
-/// Gmsh writes when a physical curve exists or no groups are defined — a block of line elements and a block of
-/// points, which a tetrahedral mesh does not use.
-fn cube_41_with_lines_and_points() -> String {
-    // node tag = 1 + x + 2y + 4z; corners 1, 2, 4, 7 cut off, one central tetrahedron
-    let tets = [[1, 0, 3, 5], [2, 0, 3, 6], [4, 0, 5, 6], [7, 3, 5, 6], [0, 3, 5, 6]];
-    let faces: [([usize; 3], usize); 12] = [
-        ([0, 1, 3], 1),
-        ([0, 2, 3], 1),
-        ([4, 5, 6], 2),
-        ([7, 5, 6], 2),
-        ([1, 0, 5], 3),
-        ([4, 0, 5], 3),
-        ([2, 3, 6], 3),
-        ([7, 3, 6], 3),
-        ([2, 0, 6], 3),
-        ([4, 0, 6], 3),
-        ([1, 3, 5], 3),
-        ([7, 3, 5], 3),
-    ];
-    let mut s = String::from("$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n3\n");
-    s += "2 1 \"bottom\"\n2 2 \"top\"\n2 3 \"sides\"\n$EndPhysicalNames\n";
-    s += "$Entities\n1 1 3 1\n1 0 0 0 0\n1 0 0 0 1 0 0 0 2 1 -1\n";
-    for e in 1..=3 {
-        s += &format!("{e} 0 0 0 1 1 1 1 {e} 0\n");
-    }
-    s += "1 0 0 0 1 1 1 0 0\n$EndEntities\n$Nodes\n1 8 1 8\n3 1 0 8\n";
-    for b in 1..=8 {
-        s += &format!("{b}\n");
-    }
-    for b in 0..8 {
-        s += &format!("{} {} {}\n", b & 1, (b >> 1) & 1, (b >> 2) & 1);
-    }
-    s += "$EndNodes\n$Elements\n6 20 1 20\n";
-    let mut id = 1;
-    s += &format!("0 1 15 1\n{id} 1\n");
-    id += 1;
-    s += &format!("1 1 1 2\n{id} 1 2\n{} 2 4\n", id + 1);
-    id += 2;
-    for group in 1..=3 {
-        let block: Vec<_> = faces.iter().filter(|(_, g)| *g == group).collect();
-        s += &format!("2 {group} 2 {}\n", block.len());
-        for (f, _) in block {
-            s += &format!("{id} {} {} {}\n", f[0] + 1, f[1] + 1, f[2] + 1);
-            id += 1;
-        }
-    }
-    s += "3 1 4 5\n";
-    for t in tets {
-        s += &format!("{id} {} {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1, t[3] + 1);
-        id += 1;
-    }
-    s + "$EndElements\n"
-}
-
 #[test]
 fn a_tetrahedral_msh41_file_with_line_and_point_elements_is_read() {
-    let mesh = read_gmsh_tet_str(&cube_41_with_lines_and_points(), "cube.msh").unwrap();
+    let mesh = read_gmsh_tet_str(&crate::gmsh::cube_msh_41(true), "cube.msh").unwrap();
     assert_eq!(mesh.num_elements(), 5);
     let volume: f64 = (0..5).map(|k| mesh.volume(k)).sum();
     assert!((volume - 1.0).abs() < 1e-14);
