@@ -547,6 +547,9 @@ pub fn render_nodal_tri(
         ctx.insert("face_nodes", &face_nodes);
         // nodes whose loads a work item has in flight at once (the registers they hold bound the batch)
         ctx.insert("flux_batch", &chunk_nodes.min(TILE_FLUX_BATCH));
+        // a chunk's states loaded one chunk ahead (in flight during the previous chunk's volume sum) where a work
+        // item's nodes of a chunk fit one batch
+        ctx.insert("prefetch_chunks", &(chunk_nodes <= TILE_FLUX_BATCH));
         ctx.insert("face_batch", &face_nodes.min(TILE_FACE_BATCH));
         ctx.insert("width", &width);
         ctx.insert("vectors", &(outputs / width));
