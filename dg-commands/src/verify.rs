@@ -61,8 +61,15 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
                 tally.ruled_out += space.iter().filter(|(_, r)| r.is_some()).count();
             }
             // a variant named on the command line comes back refused when the rules reject it at this order: count it
-            // as ruled out, not as refused by the device
-            let named_ruled_out = run.only.is_some_and(|spec| space.iter().any(|(s, r)| s == spec && r.is_some()));
+            // as ruled out, not as refused by the device (the space lists the combinations a search meets; one it
+            // does not list is asked of the generator, which applies the same rules)
+            let named_ruled_out = run.only.is_some_and(|spec| {
+                space.iter().any(|(s, r)| s == spec && r.is_some())
+                    || matches!(
+                        f.emit(&call, order, spec, dg_runtime::formulation::target_of(device)),
+                        Err(FormulationError::Operator(DeviceOperatorError::Variant(VariantError::Rejected { .. })))
+                    )
+            });
             let mut tuner = open_tuner(law, run.formulation, run.flux, device, super::unit_target(order, p, 0))?;
             let count = run.only.map_or_else(|| tuner.candidates(device).len(), |_| 1);
             let bar = ProgressBar::new(count as u64);

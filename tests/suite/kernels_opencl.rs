@@ -905,3 +905,21 @@ fn verify_refuses_a_variant_that_does_not_parse_before_compiling() {
         assert!(!err.contains("refused by the device") && !err.contains("tested"), "{args:?}: {err}");
     }
 }
+
+/// A named variant the rules reject (one no search offers: several elements in sequence with the operator in
+/// constant memory) is counted as rejected by the rules, not as refused by the device, and nothing is verified.
+#[test]
+fn verify_counts_a_named_variant_the_rules_reject_as_ruled_out() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let spec = "tile8/wg32/seq2/matrix-const/merged/node-major/f32/mixed";
+    let args = ["verify", "maxwell2d", "--order", "8", "--variant", spec, "--device", "opencl"];
+    let out = dg(&args, cache.path());
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{args:?}: {stderr}");
+    assert!(stderr.contains("is rejected: seq > 1 only pays off"), "{args:?}: {stderr}");
+    assert!(stdout.contains("0 refused by the device, 1 rejected by the rules"), "{args:?}: {stdout}");
+}
