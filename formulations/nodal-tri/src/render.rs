@@ -201,10 +201,6 @@ impl Geometry {
     }
 }
 
-/// Tile partition: nodes whose states a work item loads before it forms their fluxes (one batch of loads in
-/// flight instead of one node's at a time).
-const TILE_FLUX_BATCH: usize = 8;
-
 /// Tile partition: face nodes whose indices, face data and states a work item loads before it forms their jumps.
 const TILE_FACE_BATCH: usize = 4;
 
@@ -545,11 +541,6 @@ pub fn render_nodal_tri(
         let (chunk_nodes, face_nodes) = (geometry.tile_chunk.div_ceil(threads), (3 * geometry.nfp).div_ceil(threads));
         ctx.insert("chunk_nodes", &chunk_nodes);
         ctx.insert("face_nodes", &face_nodes);
-        // nodes whose loads a work item has in flight at once (the registers they hold bound the batch)
-        ctx.insert("flux_batch", &chunk_nodes.min(TILE_FLUX_BATCH));
-        // a chunk's states loaded one chunk ahead (in flight during the previous chunk's volume sum) where a work
-        // item's nodes of a chunk fit one batch
-        ctx.insert("prefetch_chunks", &(chunk_nodes <= TILE_FLUX_BATCH));
         ctx.insert("face_batch", &face_nodes.min(TILE_FACE_BATCH));
         ctx.insert("width", &width);
         ctx.insert("vectors", &(outputs / width));
