@@ -135,14 +135,16 @@ pub enum ArithmeticUnits {
     /// f32 products as three tf32 tensor-core products of split operands: a third of the measured tf32 `mma` rate
     /// in f32 flops.
     SplitTf32,
-    /// f64 products on the tensor cores' `m8n8k4` instruction, at its measured rate.
-    MmaF64M8n8k4,
+    /// f64 products on the FP64 tensor cores, at the best rate measured on them: the library DGEMM's or the
+    /// `m8n8k4` chain's, whichever is higher (a kernel issuing a slower instruction shape is still measured
+    /// against what the units can do).
+    F64TensorCores,
 }
 
 impl Ceilings {
     /// The arithmetic ceiling of kernels of a precision (`f32` or `f64`) on `units`: the FMA pipe, the library
-    /// GEMM, a third of the tf32 tensor cores, or the f64 `m8n8k4` instruction (each falling back to the FMA pipe where it was not measured, and
-    /// never below it).
+    /// GEMM, a third of the tf32 tensor cores, or the FP64 tensor cores' best measured rate (each falling back to
+    /// the FMA pipe where it was not measured, and never below it).
     pub fn peak_gflops(&self, double: bool, units: ArithmeticUnits) -> f64 {
         let fma = if double { self.gflops_f64 } else { self.gflops_f32 };
         let other = match units {
@@ -155,7 +157,10 @@ impl Ceilings {
                 }
             }
             ArithmeticUnits::SplitTf32 => self.mma_tf32_gflops.map(|t| t / 3.0),
-            ArithmeticUnits::MmaF64M8n8k4 => self.mma_f64_m8n8k4_gflops,
+            ArithmeticUnits::F64TensorCores if double => {
+                [self.gemm_gflops_f64, self.mma_f64_m8n8k4_gflops].into_iter().flatten().reduce(f64::max)
+            }
+            ArithmeticUnits::F64TensorCores => None,
         };
         other.unwrap_or(fma).max(fma)
     }
@@ -871,9 +876,15 @@ mod tests {
         assert_eq!(c.peak_gflops(false, ArithmeticUnits::SplitTf32), 100.0);
         c.mma_tf32_gflops = None;
         assert_eq!(c.peak_gflops(false, ArithmeticUnits::SplitTf32), 60.0);
-        // the f64 m8n8k4 instruction at its own rate, not the library's
-        assert_eq!(c.peak_gflops(true, ArithmeticUnits::MmaF64M8n8k4), 45.0);
+        // the FP64 tensor cores at their best measured rate: the library's here, not the slower m8n8k4 chain's
+        assert_eq!(c.peak_gflops(true, ArithmeticUnits::F64TensorCores), 60.0);
+        c.gemm_gflops_f64 = None;
+        assert_eq!(c.peak_gflops(true, ArithmeticUnits::F64TensorCores), 45.0);
         c.mma_f64_m8n8k4_gflops = Some(20.0);
-        assert_eq!(c.peak_gflops(true, ArithmeticUnits::MmaF64M8n8k4), 30.0);
+        assert_eq!(c.peak_gflops(true, ArithmeticUnits::F64TensorCores), 30.0);
+        c.gemm_gflops_f64 = Some(50.0);
+        assert_eq!(c.peak_gflops(true, ArithmeticUnits::F64TensorCores), 50.0);
+        // an f32 kernel has no FP64 tensor cores: its FMA pipe
+        assert_eq!(c.peak_gflops(false, ArithmeticUnits::F64TensorCores), 60.0);
     }
 }

@@ -529,12 +529,12 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
                 stage_cost(&self.ir, self.law.numerical_flux_name(), self.order, 2 * n * n, &variant)
             }
         };
-        // the mma kernels run their products on the tensor cores: the 8-row f64 ones against the measured rate of
-        // `m8n8k4`, the 16-row ones against the library DGEMM's (the larger f64 shapes of compute capability 9.0;
-        // mma16 is f64 only), f32 against a third of the tf32 instruction's (three products per product)
+        // the mma kernels run their products on the tensor cores: f64 (8-row `m8n8k4` or 16-row `m16n8k4`; mma16
+        // is f64 only) against the FP64 tensor cores' best measured rate — on compute capability 9.0 `m8n8k4`
+        // does half the work per issue of the larger shapes, a slower use of the same units, not a lower ceiling —
+        // f32 against a third of the tf32 instruction's (three products per product)
         let units = match (variant.partition, variant.precision) {
-            (Partition::Mma, Precision::F64) => ArithmeticUnits::MmaF64M8n8k4,
-            (Partition::Mma16, _) => ArithmeticUnits::LibraryGemm,
+            (Partition::Mma, Precision::F64) | (Partition::Mma16, _) => ArithmeticUnits::F64TensorCores,
             (Partition::Mma, Precision::F32) => ArithmeticUnits::SplitTf32,
             // the GEMM partition's products run in the library at its measured rate
             (Partition::Gemm, _) => ArithmeticUnits::LibraryGemm,
