@@ -5,7 +5,7 @@
 use crate::cpu::ModalOperator2d;
 use crate::device::{EdgeOrder, ModalDeviceOperator};
 use crate::render::{check_modal, render_modal, TEMPLATES};
-use crate::variant::ModalVariant;
+use crate::variant::{ModalSurface, ModalVariant};
 use crate::verify::{random_modal_state, verify_modal_variants};
 use dg_codegen::{DeviceLimits, Precision, Target};
 use dg_core::law::ConservationLaw;
@@ -310,7 +310,7 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
     }
 
     fn cost(&self, spec: &str) -> Result<UnitCost, FormulationError> {
-        let _: ModalVariant = spec.parse()?;
+        let variant: ModalVariant = spec.parse()?;
         let k = 2 * self.cells * self.cells;
         let real = self.precision.bytes() as f64;
         // the minimum traffic of the timed Runge–Kutta stage (`ModalDeviceOperator::apply_stage`): the state and
@@ -320,7 +320,12 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for ModalTriTuner<L, T> {
         let bytes = 4.0 * self.dofs as f64 * real + kf * (4.0 + 9.0) * real + kf * 3.0 * 4.0;
         // the periodic timing square has 3k/2 edges, all interior
         let flops = stage_flops(&self.ir, self.law.numerical_flux_name(), &self.element, k, 3 * k / 2);
-        Ok(UnitCost { flops, bytes, units: ArithmeticUnits::Fma })
+        // the mma surface's products run on the FP64 tensor cores (f64 only): their best measured rate
+        let units = match variant.surface {
+            ModalSurface::Mma => ArithmeticUnits::F64TensorCores,
+            _ => ArithmeticUnits::Fma,
+        };
+        Ok(UnitCost { flops, bytes, units })
     }
 }
 
