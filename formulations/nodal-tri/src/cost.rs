@@ -49,10 +49,10 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     let surface = nf * (nflux + flux + 5.0 * nv) + nv * np * 2.0 * nf;
     let b = precision.bytes() as f64;
     // the faces: one int32 per face, an interior face's neighbour element, face and orientation packed or a boundary
-    // face's condition (the links the merged element kernels read, `crate::render::uses_links`); vmapP's index per face
-    // node, which the other kernels read, is more than an operator must move, as is a face node's own index
-    // (vmapM = k·Np + fmask, which the kernels take from the face mask), so the minimum counts neither, nor the
-    // boundary codes and neighbour indices the links carry
+    // face's condition (the links the merged element and tensor-core kernels read, `crate::render::uses_links`);
+    // vmapP's index per face node, which the other kernels read, is more than an operator must move, as is a face
+    // node's own index (vmapM = k·Np + fmask, which the kernels take from the face mask), so the minimum counts
+    // neither, nor the boundary codes and neighbour indices the links carry
     let per_element = 2.0 * nv * np * b // state in, rhs out
         + 4.0 * b + 9.0 * b + nmat * b // metric terms, face normals and Fscale, material
         + 3.0 * 4.0; // the faces' links

@@ -394,11 +394,12 @@ pub(crate) fn closed_face_node(nfp: usize, face: usize, i: usize) -> usize {
 }
 
 /// Whether `variant`'s kernel reads each face's packed link (`LINK_NODE` in `face_jump.tera`; a boundary face's
-/// condition) where the others read `vmap_p`, `face_bc` and `neigh`: the merged element-per-thread kernels. (Measured
-/// on an H200, `docs/performance.md`: the tiles, which spread an element's face nodes over work items, were slower
-/// with the links.)
+/// condition) where the others read `vmap_p`, `face_bc` and `neigh`: the merged element-per-thread kernels and the
+/// tensor-core kernels (whose face-node jobs then wait on one load before the neighbour's state instead of two).
+/// (Measured on an H200, `docs/performance.md`: the tiles, which spread an element's face nodes over work items,
+/// were slower with the links.)
 pub fn uses_links(variant: &Variant) -> bool {
-    variant.partition == Partition::Element && variant.surface == Surface::Merged
+    (variant.partition == Partition::Element && variant.surface == Surface::Merged) || variant.partition.is_mma()
 }
 
 /// Renders the nodal triangle program of `variant` for `law` on `element`.
