@@ -464,13 +464,12 @@ pub fn render_nodal_tri(
         Partition::Mma | Partition::Mma16 => ("rhs_mma", "rhs_mma"),
         Partition::Gemm => ("gemm_flux", "gemm_flux"),
     };
-    // the merged element kernels find the neighbour's nodes from each face's packed link, not from vmap_p; they and
-    // the mma kernels find a face's own nodes from the closed-form face mask (FACE_NODE), not from vmap_m
+    // the kernels that read links (`uses_links`) find the neighbour's nodes from each face's packed link, not from
+    // vmap_p, and a face's own nodes from the closed-form face mask (FACE_NODE), not from vmap_m
     let links = uses_links(variant);
-    let closed_face = links || variant.partition.is_mma();
     ctx.insert("links", &links);
-    ctx.insert("closed_face", &closed_face);
-    if closed_face && !closed_form_face_mask_matches(element) {
+    ctx.insert("closed_face", &links);
+    if links && !closed_form_face_mask_matches(element) {
         return Err(RenderError::Template(format!(
             "the closed-form face mask (FACE_NODE) differs from the element's at N = {}: {:?}",
             element.order, element.fmask
