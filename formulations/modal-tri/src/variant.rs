@@ -153,7 +153,7 @@ impl FromStr for ModalVariant {
             VariantError::Parse {
             spec: spec.to_string(),
             reason: format!(
-                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|edge-flux|atomic|element|element-regs|mma>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
+                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|edge-flux|edge-flux-pair|atomic|element|element-regs|mma>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
             ),
         }
         };
