@@ -20,7 +20,7 @@ for law in maxwell2d euler2d; do for N in 1 2 3 4 5 6 7 8; do for p in f32 f64; 
   while read -r spec; do emit $law $N "$spec"; done < "$W/specs"
 done; done; done
 for flux in numerical_flux hllc_flux; do for N in 1 2 3 4 5; do for p in f32 f64; do
-  for g in 64 128 256; do for s in edge atomic element element-regs; do for t in const shared; do for l in mode-major elem-major; do
+  for g in 64 128 256; do for s in edge edge-flux edge-flux-pair atomic element element-regs mma; do for t in const shared; do for l in mode-major elem-major; do
     emit euler2d $N "modal/wg$g/$s/$t/$l/$p" $flux
   done; done; done; done
 done; done; done
