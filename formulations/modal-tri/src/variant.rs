@@ -38,6 +38,32 @@ pub enum ModalSurface {
     Mma,
 }
 
+impl ModalSurface {
+    /// Every surface strategy, in the order the tuner meets them ([`ModalVariant::all`]).
+    pub const ALL: [ModalSurface; 7] = [
+        ModalSurface::Edge,
+        ModalSurface::Atomic,
+        ModalSurface::Element,
+        ModalSurface::ElementRegs,
+        ModalSurface::Mma,
+        ModalSurface::EdgeFlux,
+        ModalSurface::EdgeFluxPair,
+    ];
+
+    /// The surface's name in a variant spec.
+    pub fn name(self) -> &'static str {
+        match self {
+            ModalSurface::Edge => "edge",
+            ModalSurface::Atomic => "atomic",
+            ModalSurface::Element => "element",
+            ModalSurface::ElementRegs => "element-regs",
+            ModalSurface::Mma => "mma",
+            ModalSurface::EdgeFlux => "edge-flux",
+            ModalSurface::EdgeFluxPair => "edge-flux-pair",
+        }
+    }
+}
+
 /// Elements per work group of the mma surface: 8 per warp, one per 4 work items.
 pub const MMA_ITEMS_PER_ELEMENT: usize = 4;
 
@@ -80,15 +106,7 @@ impl ModalVariant {
     pub fn all(precision: Precision) -> Vec<ModalVariant> {
         let mut out = Vec::new();
         for group in MODAL_GROUPS {
-            for surface in [
-                ModalSurface::Edge,
-                ModalSurface::Atomic,
-                ModalSurface::Element,
-                ModalSurface::ElementRegs,
-                ModalSurface::Mma,
-                ModalSurface::EdgeFlux,
-                ModalSurface::EdgeFluxPair,
-            ] {
+            for surface in ModalSurface::ALL {
                 if surface == ModalSurface::Mma && precision != Precision::F64 {
                     continue;
                 }
@@ -120,15 +138,7 @@ impl ModalVariant {
 
 impl fmt::Display for ModalVariant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let surface = match self.surface {
-            ModalSurface::Edge => "edge",
-            ModalSurface::Atomic => "atomic",
-            ModalSurface::Element => "element",
-            ModalSurface::ElementRegs => "element-regs",
-            ModalSurface::Mma => "mma",
-            ModalSurface::EdgeFlux => "edge-flux",
-            ModalSurface::EdgeFluxPair => "edge-flux-pair",
-        };
+        let surface = self.surface.name();
         let tables = match self.tables {
             Tables::Const => "const",
             Tables::Shared => "shared",
@@ -149,11 +159,12 @@ impl FromStr for ModalVariant {
     type Err = VariantError;
 
     fn from_str(spec: &str) -> Result<Self, Self::Err> {
+        let surfaces = ModalSurface::ALL.map(ModalSurface::name).join("|");
         let err = |reason: String| {
             VariantError::Parse {
             spec: spec.to_string(),
             reason: format!(
-                "{reason} (modal SPEC: modal/wg<64|128|256…>/<edge|edge-flux|edge-flux-pair|atomic|element|element-regs|mma>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
+                "{reason} (modal SPEC: modal/wg<64|128|256…>/<{surfaces}>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
             ),
         }
         };
@@ -168,16 +179,10 @@ impl FromStr for ModalVariant {
             .ok_or_else(|| {
                 err(format!("`{}` is not a work-group size wg<k> (k a multiple of 32 up to 1024)", parts[1]))
             })?;
-        let surface = match parts[2] {
-            "edge" => ModalSurface::Edge,
-            "atomic" => ModalSurface::Atomic,
-            "element" => ModalSurface::Element,
-            "element-regs" => ModalSurface::ElementRegs,
-            "mma" => ModalSurface::Mma,
-            "edge-flux" => ModalSurface::EdgeFlux,
-            "edge-flux-pair" => ModalSurface::EdgeFluxPair,
-            other => return Err(err(format!("unknown surface `{other}`"))),
-        };
+        let surface = ModalSurface::ALL
+            .into_iter()
+            .find(|s| s.name() == parts[2])
+            .ok_or_else(|| err(format!("unknown surface `{}`", parts[2])))?;
         let tables = match parts[3] {
             "const" => Tables::Const,
             "shared" => Tables::Shared,
@@ -217,6 +222,8 @@ mod tests {
         for bad in ["modal/wg100/edge/const/mode-major/f64", "modal/wg64/faces/const/mode-major/f64", "elem/wg64"] {
             let e = bad.parse::<ModalVariant>().unwrap_err().to_string();
             assert!(e.contains("modal SPEC"), "{e}");
+            // every surface the parser accepts, named in the grammar it prints
+            assert!(e.contains("/<edge|atomic|element|element-regs|mma|edge-flux|edge-flux-pair>/"), "{e}");
         }
     }
 }
