@@ -148,16 +148,27 @@ fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
     }
 }
 
+/// Maxwell TM's shape: three variables, a linear flux, three divergence products.
+fn linear_law() -> LawShape {
+    LawShape { nvars: 3, linear_flux: true, divergence_products: 3 }
+}
+
+/// A device of compute capability 9.0 without a BLAS: tensor cores and the `m16n8k4.f64` shape.
+fn hopper() -> DeviceLimits {
+    DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, tensor_cores: true, f64_mma_m16: true, blas: false }
+}
+
+/// Each spec is rejected at N = 8 with an error that names its reason.
+fn assert_rejected_at_n8(reasons: &[(&str, &str)], law: &LawShape, limits: &DeviceLimits) {
+    for (spec, reason) in reasons {
+        let err = spec.parse::<Variant>().unwrap().check(8, law, limits).unwrap_err().to_string();
+        assert!(err.contains(reason), "{spec}: {err}");
+    }
+}
+
 #[test]
 fn mma16_needs_compute_capability_9_runs_f64_and_splits_its_steps() {
-    let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3 };
-    let hopper = DeviceLimits {
-        local_memory: 48 * 1024,
-        max_work_group: 1024,
-        tensor_cores: true,
-        f64_mma_m16: true,
-        blas: false,
-    };
+    let (linear, hopper) = (linear_law(), hopper());
     let v: Variant = "mma16/wg8/seq1/field-local/merged/node-major/f64".parse().unwrap();
     assert_eq!(v.to_string(), "mma16/wg8/seq1/field-local/merged/node-major/f64");
     assert!(v.check(8, &linear, &hopper).is_ok(), "{:?}", v.check(8, &linear, &hopper));
@@ -172,10 +183,7 @@ fn mma16_needs_compute_capability_9_runs_f64_and_splits_its_steps() {
         ("mma16/wg24/seq1/field-local/merged/node-major/f64", "8, 16 or 32"),
         ("mma16/wg32/seq1/field-local/merged/node-major/f64", "local memory"),
     ];
-    for (spec, reason) in reasons {
-        let err = spec.parse::<Variant>().unwrap().check(8, &linear, &hopper).unwrap_err().to_string();
-        assert!(err.contains(reason), "{spec}: {err}");
-    }
+    assert_rejected_at_n8(&reasons, &linear, &hopper);
     // the tuner meets it in f64, field-local, every group and sequence
     let listed = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mma16/")).count();
     assert_eq!((listed(Precision::F32), listed(Precision::F64)), (0, 6));
@@ -200,6 +208,58 @@ fn mma16_needs_compute_capability_9_runs_f64_and_splits_its_steps() {
             assert_eq!(declared * 8, geometry.local_bytes(&linear, 8, &spec), "{spec} N={order}");
             assert!(declared >= 2 * 3 * el.np * 16, "{spec} N={order}: room for both parts' outputs");
         }
+    }
+    assert!(render(&input, &ReferenceTriangle::new(3).unwrap(), &v, Target::OpenCl).is_err());
+}
+
+#[test]
+fn mma16r_forms_b_in_registers_from_sectioned_operator_columns() {
+    let (linear, hopper) = (linear_law(), hopper());
+    let v: Variant = "mma16r/wg32/seq1/field-local/merged/node-major/f64".parse().unwrap();
+    assert_eq!(v.to_string(), "mma16r/wg32/seq1/field-local/merged/node-major/f64");
+    for order in 1..=8 {
+        assert!(v.check(order, &linear, &hopper).is_ok(), "N={order}: {:?}", v.check(order, &linear, &hopper));
+    }
+    let ampere = DeviceLimits { f64_mma_m16: false, ..hopper };
+    assert!(v.check(8, &linear, &ampere).unwrap_err().to_string().contains("compute capability 9.0"));
+    let reasons = [
+        ("mma16r/wg8/seq1/field-local/merged/node-major/f32", "f64 products"),
+        ("mma16r/wg8/seq1/matrix-local/merged/node-major/f64", "field-local"),
+        ("mma16r/wg8/seq1/matrix-const/merged/node-major/f64", "field-local"),
+        ("mma16r/wg8/seq1/field-local/split/node-major/f64", "merged"),
+        ("mma16r/wg24/seq1/field-local/merged/node-major/f64", "8, 16 or 32"),
+        ("mma16r/wg8/seq1/field-local/merged/node-major/f64/mixed", "mixed"),
+    ];
+    assert_rejected_at_n8(&reasons, &linear, &hopper);
+    // the tuner meets it in f64, field-local, every group and sequence
+    let listed = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mma16r/")).count();
+    assert_eq!((listed(Precision::F32), listed(Precision::F64)), (0, 6));
+    let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
+    let params = dg::dg_laws::maxwell2d::Law::default().param_values();
+    let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
+    for (group, order) in [(8, 1), (16, 5), (32, 7), (8, 8)] {
+        let spec: Variant = format!("mma16r/wg{group}/seq2/field-local/merged/node-major/f64").parse().unwrap();
+        let el = ReferenceTriangle::new(order).unwrap();
+        let rendered = render(&input, &el, &spec, Target::Cuda).unwrap();
+        let source = rendered.source;
+        assert!(source.contains("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64"), "{spec} N={order}");
+        // a warp per 8 elements, every 16-row tile in its registers, nothing in local memory and no barrier
+        assert_eq!(rendered.rhs_kernels[0].local_size, 4 * group, "{spec} N={order}");
+        let geometry = dg::dg_nodal_tri::render::Geometry::new(order, &spec);
+        assert_eq!(geometry.local_bytes(&linear, 8, &spec), 0, "{spec} N={order}");
+        let kernel = &source[source.find(") mma(").expect("the mma kernel")..];
+        let kernel = &kernel[..kernel.find("\n}\n").expect("the kernel's end")];
+        assert!(!kernel.contains("LOCAL_MEM") && !kernel.contains("BARRIER()"), "{spec} N={order}");
+        assert!(source.contains(&format!("real c[{}][NV][4];", el.np.div_ceil(16))), "{spec} N={order}");
+        // the registers capped at 128 per work item: 65536 / (4·group·128) groups per SM
+        let groups = 65536 / (4 * group * 128);
+        assert!(source.contains(&format!("__launch_bounds__({}, {groups}) mma(", 4 * group)), "{spec} N={order}");
+        // −Dr's and −Ds's columns padded to whole steps each, then LIFT's: the s-part of a node's flux in the step
+        // ⌈np / 4⌉ after its r-part, the jumps from step 2·⌈np / 4⌉
+        let node_steps = el.np.div_ceil(4);
+        assert!(source.contains(&format!("MMA_A(i, {node_steps} + s4)")), "{spec} N={order}");
+        assert!(source.contains(&format!("MMA_A(i, {} + s4)", 2 * node_steps)), "{spec} N={order}");
+        assert_eq!(geometry.mma_tiles().1, 2 * node_steps + (3 * el.nfp).div_ceil(4), "{spec} N={order}");
     }
     assert!(render(&input, &ReferenceTriangle::new(3).unwrap(), &v, Target::OpenCl).is_err());
 }
@@ -246,6 +306,7 @@ fn emitted_source_snapshots() {
         ("maxwell2d_n2_mma_tf32_cuda", 2, "mma/wg16/seq1/field-local/merged/node-major/f32", Target::Cuda),
         ("maxwell2d_n5_mma16_cuda", 5, "mma16/wg8/seq2/field-local/merged/node-major/f64", Target::Cuda),
         ("maxwell2d_n5_mma_ring_cuda", 5, "mma/wg8/seq1/field-local/merged/node-major/f64", Target::Cuda),
+        ("maxwell2d_n7_mma16r_cuda", 7, "mma16r/wg32/seq1/field-local/merged/node-major/f64", Target::Cuda),
         ("maxwell2d_n2_gemm_opencl", 2, "gemm/wg32/seq1/field-local/merged/node-major/f64", Target::OpenCl),
         ("maxwell2d_n4_tile4_mixed_cuda", 4, "tile4/wg32/seq1/matrix-local/merged/node-major/f32/mixed", Target::Cuda),
         (

@@ -36,7 +36,7 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
             None => np * flux + nv * np * (4.0 * np + 6.0),
         },
         // the two contravariant fluxes per node and variable (6 flops), then Dr·gr + Ds·gs (4 flops per entry)
-        (Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Gemm, _) => {
+        (Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Mma16Regs | Partition::Gemm, _) => {
             np * flux + nv * np * (4.0 * np + 6.0)
         }
         // flux at each node, 4 mat-vecs (2 flops per entry) per variable, 7 flops to combine

@@ -187,8 +187,9 @@ pub(crate) fn tile_matrices<T: Real>(el: &dg_core::triangle::ReferenceTriangle, 
 }
 
 /// The mma kernels' operator A = [−Dr −Ds LIFT] (`np` rows, `2·np + 3·nfp` columns, zero-padded to whole row
-/// tiles and column steps of `shape`, the instruction's [`crate::render::Geometry::mma_shape`]) in the order the
-/// tensor cores' A fragments are loaded.
+/// tiles and column steps of `shape`, the instruction's [`crate::render::Geometry::mma_shape`]; with `sections`
+/// ([`crate::render::Geometry::mma_sections`]) each of the three blocks of columns padded to whole steps on its own)
+/// in the order the tensor cores' A fragments are loaded.
 /// f64 (`m8n8k4`, shape 8 × 4): fragment (tile, step) is 32 consecutive values, lane l's value A(8·tile + l / 4,
 /// 4·step + l % 4).
 /// f64 (`m16n8k4`, shape 16 × 4): fragment (tile, step) is 32 consecutive pairs, lane l's pair A(16·tile + l / 4 + 8·j,
@@ -196,12 +197,34 @@ pub(crate) fn tile_matrices<T: Real>(el: &dg_core::triangle::ReferenceTriangle, 
 /// f32 (`m16n8k8.tf32`, split): fragment (tile, step) is 32 consecutive groups of 8 values, lane l's
 /// a_j = A(16·tile + l / 4 + 8·(j % 2), 8·step + l % 4 + 4·(j / 2)) for j = 0..3, first their high parts
 /// (rounded to tf32), then their low parts (the rest, rounded to tf32).
-pub(crate) fn mma_fragments<T: Real>(el: &dg_core::triangle::ReferenceTriangle, shape: (usize, usize)) -> Vec<T> {
+pub(crate) fn mma_fragments<T: Real>(
+    el: &dg_core::triangle::ReferenceTriangle,
+    shape: (usize, usize),
+    sections: bool,
+) -> Vec<T> {
     let (np, nf) = (el.np, el.lift.ncols());
     let single = T::NAME == "f32";
     let (rows, depth) = shape;
-    let (mtiles, ksteps) = (np.div_ceil(rows), (2 * np + nf).div_ceil(depth));
+    // the columns of each block: packed, or each block padded to whole steps
+    let (node_columns, face_columns) =
+        if sections { (np.next_multiple_of(depth), nf.next_multiple_of(depth)) } else { (np, nf) };
+    let (mtiles, ksteps) = (np.div_ceil(rows), (2 * node_columns + face_columns).div_ceil(depth));
+    // column c of the padded operator as a column of the packed one (past every block where it is padding)
+    let packed = |c: usize| -> usize {
+        let (block, within) = match c {
+            c if c < node_columns => (0, c),
+            c if c < 2 * node_columns => (1, c - node_columns),
+            c => (2, c - 2 * node_columns),
+        };
+        let width = if block == 2 { nf } else { np };
+        if within < width {
+            block * np + within
+        } else {
+            2 * np + nf
+        }
+    };
     let entry = |i: usize, c: usize| -> f64 {
+        let c = packed(c);
         match (i < np, c) {
             (false, _) => 0.0,
             (true, c) if c < np => -el.dr[(i, c)],
@@ -394,7 +417,7 @@ impl<T: Real> DeviceOperator<T> {
         let ds = upload_real(device, dg_core::matrix::to_row_major(&el.ds))?;
         let lift = upload_real(device, dg_core::matrix::to_row_major(&el.lift))?;
         let tiled = upload_real(device, tile_matrices(el, source.geometry.tile_stride))?;
-        let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape))?;
+        let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape, source.geometry.mma_sections))?;
         let face_geo =
             upload_real(device, flat_par(&space.faces, T::zero(), |_, f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
         let face_xy = upload_real(device, boundary_face_xy(space))?;
@@ -516,6 +539,7 @@ impl<T: Real> DeviceOperator<T> {
             && (a.nvars, a.nmaterials) == (b.nvars, b.nmaterials)
             && (a.variant.partition == Partition::Gemm) == (b.variant.partition == Partition::Gemm)
             && a.geometry.mma_shape == b.geometry.mma_shape
+            && a.geometry.mma_sections == b.geometry.mma_sections
     }
 
     /// An operator running the kernels of `source` (compiled in `program`) on this operator's buffers, state
@@ -1040,7 +1064,7 @@ mod tests {
             let el = ReferenceTriangle::new(order).expect("element");
             let (np, nf) = (el.np, 3 * el.nfp);
             let (mtiles, ksteps) = (np.div_ceil(16), (2 * np + nf).div_ceil(8));
-            let frag: Vec<f32> = mma_fragments(&el, crate::render::mma_shape(Precision::F32));
+            let frag: Vec<f32> = mma_fragments(&el, crate::render::mma_shape(Precision::F32), false);
             assert_eq!(frag.len(), mtiles * ksteps * 32 * 8);
             let g: Vec<[f32; 8]> = random_columns(&mut rng, 8 * ksteps, 2 * np + nf);
             let (mut worst_split, mut worst_single) = (0.0f64, 0.0f64);
@@ -1116,16 +1140,24 @@ mod tests {
     fn mma_fragments_multiply_to_the_strong_form_operator() {
         use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-        for shape in [crate::render::mma_shape(Precision::F64), crate::render::MMA16_SHAPE] {
+        let shapes = [
+            (crate::render::mma_shape(Precision::F64), false),
+            (crate::render::MMA16_SHAPE, false),
+            (crate::render::MMA16_SHAPE, true),
+        ];
+        for (shape, sections) in shapes {
             let (rows, depth) = shape;
             let halves = rows / 8;
-            for order in [1, 2, 5, 7, 8] {
+            for order in [1, 2, 5, 6, 7, 8] {
                 let el = ReferenceTriangle::new(order).expect("element");
                 let (np, nf) = (el.np, 3 * el.nfp);
-                let (mtiles, ksteps) = (np.div_ceil(rows), (2 * np + nf).div_ceil(depth));
-                let frag: Vec<f64> = mma_fragments(&el, shape);
+                // B's rows: the r-fluxes, the s-fluxes and the jumps, each block padded to whole steps with sections
+                let (node_rows, face_rows) =
+                    if sections { (np.next_multiple_of(depth), nf.next_multiple_of(depth)) } else { (np, nf) };
+                let (mtiles, ksteps) = (np.div_ceil(rows), (2 * node_rows + face_rows).div_ceil(depth));
+                let frag: Vec<f64> = mma_fragments(&el, shape, sections);
                 assert_eq!(frag.len(), mtiles * ksteps * 32 * halves);
-                let g: Vec<[f64; 8]> = random_columns(&mut rng, depth * ksteps, 2 * np + nf);
+                let g: Vec<[f64; 8]> = random_columns(&mut rng, depth * ksteps, depth * ksteps);
                 for tile in 0..mtiles {
                     // lane l's accumulators: C(g + 8·(j / 2), 2·t + j % 2)
                     let mut c = vec![[0.0f64; 4]; 32];
@@ -1149,14 +1181,16 @@ mod tests {
                         for (j, value) in acc.iter().enumerate().take(2 * halves) {
                             let (i, e) = (rows * tile + l / 4 + 8 * (j / 2), 2 * (l % 4) + j % 2);
                             let expected = if i < np {
-                                (0..np).map(|m| -el.dr[(i, m)] * g[m][e] - el.ds[(i, m)] * g[np + m][e]).sum::<f64>()
-                                    + (0..nf).map(|m| el.lift[(i, m)] * g[2 * np + m][e]).sum::<f64>()
+                                (0..np)
+                                    .map(|m| -el.dr[(i, m)] * g[m][e] - el.ds[(i, m)] * g[node_rows + m][e])
+                                    .sum::<f64>()
+                                    + (0..nf).map(|m| el.lift[(i, m)] * g[2 * node_rows + m][e]).sum::<f64>()
                             } else {
                                 0.0
                             };
                             assert!(
                                 (value - expected).abs() <= 1e-12 * (1.0 + expected.abs()),
-                                "{rows}-row tiles N={order} i={i} e={e}"
+                                "{rows}-row tiles (sections: {sections}) N={order} i={i} e={e}"
                             );
                         }
                     }

@@ -44,6 +44,10 @@ pub struct Geometry {
     /// Mma partitions: rows of a warp's tile and columns of a step of the tensor-core instruction (8 × 4 for
     /// `m8n8k4.f64`, 16 × 4 for `m16n8k4.f64`, 16 × 8 for `m16n8k8.tf32`); [`mma_shape`] of the precision otherwise.
     pub mma_shape: (usize, usize),
+    /// Mma partitions: whether the operator's columns come in three sections (−Dr, −Ds, LIFT), each padded to whole
+    /// steps of `mma_shape.1` columns ([`Partition::Mma16Regs`], whose lanes form a node's two fluxes once for both
+    /// matrices' steps), or packed (`2·np + 3·nfp` columns, padded once at the end).
+    pub mma_sections: bool,
 }
 
 impl Geometry {
@@ -53,9 +57,10 @@ impl Geometry {
         let nfp = order + 1;
         let mb = microblock(np, 16, 0.10);
         let mma_shape = match variant.partition {
-            Partition::Mma16 => MMA16_SHAPE,
+            Partition::Mma16 | Partition::Mma16Regs => MMA16_SHAPE,
             _ => mma_shape(variant.precision),
         };
+        let mma_sections = variant.partition == Partition::Mma16Regs;
         // the element-group partitions: the same work items and `variant.group` elements per group for every kernel
         let per_group = |threads: usize, tile_outputs: usize, tile_chunk: usize| Self {
             np,
@@ -70,6 +75,7 @@ impl Geometry {
             tile_stride: np.next_multiple_of(16),
             tile_chunk,
             mma_shape,
+            mma_sections,
         };
         match variant.partition {
             Partition::Node => {
@@ -91,6 +97,7 @@ impl Geometry {
                     tile_stride: np.next_multiple_of(16),
                     tile_chunk: 0,
                     mma_shape,
+                    mma_sections,
                 }
             }
             Partition::Element => per_group(variant.group, 0, 0),
@@ -108,15 +115,23 @@ impl Geometry {
             ),
             Partition::Mma => per_group(32 * np.div_ceil(mma_shape.0), 0, 0),
             Partition::Mma16 => per_group(32 * np.div_ceil(mma_shape.0) * MMA16_KSPLIT, 0, 0),
+            // (one warp per 8 elements; the rules allow groups of 8, 16 or 32)
+            Partition::Mma16Regs => per_group(4 * variant.group, 0, 0),
             Partition::Gemm => per_group(variant.group, 0, 0),
         }
     }
 
     /// The mma partition's operator [−Dr −Ds LIFT] in tensor-core tiles: row tiles of [`Geometry::mma_shape`]`.0`
-    /// nodes (one warp each) and steps of `.1` columns (`2·np + 3·nfp` columns, zero past them).
+    /// nodes and steps of `.1` columns (`2·np + 3·nfp` columns, zero past them; or, with
+    /// [`Geometry::mma_sections`], each section zero-padded to whole steps).
     pub fn mma_tiles(&self) -> (usize, usize) {
         let (rows, depth) = self.mma_shape;
-        (self.np.div_ceil(rows), (2 * self.np + 3 * self.nfp).div_ceil(depth))
+        let steps = if self.mma_sections {
+            2 * self.np.div_ceil(depth) + (3 * self.nfp).div_ceil(depth)
+        } else {
+            (2 * self.np + 3 * self.nfp).div_ceil(depth)
+        };
+        (self.np.div_ceil(rows), steps)
     }
 
     /// Mma partitions: the parts the product's columns are split into, one set of warps each (split-K):
@@ -194,6 +209,8 @@ impl Geometry {
             // (the output goes through the same memory, one copy per split-K part: fewer values than B's)
             Partition::Mma | Partition::Mma16 => (nvars * self.volume_elements * self.mma_shape.1 * self.mma_tiles().1)
                 .max(self.mma_ksplit(variant) * nvars * np * self.volume_elements),
+            // B in registers, the output stored from them
+            Partition::Mma16Regs => 0,
             // the fluxes and jumps go to global memory, the products to the library
             Partition::Gemm => 0,
         };
@@ -210,6 +227,12 @@ pub const MMA16_SHAPE: (usize, usize) = (16, 4);
 /// [`Partition::Mma16`]: the product's steps are shared out among this many warps per row tile, each summing its
 /// part; the parts meet in the store (one more local-memory read per value).
 pub const MMA16_KSPLIT: usize = 2;
+
+/// [`Partition::Mma16Regs`]: the registers a work item may hold (`__launch_bounds__`: 16 warps per SM). Each warp's
+/// accumulators alone fill 72 of them at N = 7, 8 (every row tile of three variables); uncapped, the compiler took
+/// 166 at N = 8 (12 warps per SM), and on an H200 the cap made the N = 7 right-hand side 8 % faster than every
+/// other candidate (docs/performance.md, "B in registers").
+pub const MMA16R_REGISTERS: usize = 128;
 
 /// [`Partition::Mma`] in f64, field-local, one group at a time (seq1): the steps ahead of its use at which a warp
 /// reads a fragment of the operator, into a ring of registers. On an H200 a distance of 2, 4 or 6 made these kernels
@@ -327,7 +350,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 10] = [
+pub const TEMPLATES: [(&str, &str); 11] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -337,6 +360,7 @@ pub const TEMPLATES: [(&str, &str); 10] = [
     ("surface_elem", include_str!("../../../templates/nodal-tri/surface_elem.tera")),
     ("rhs_tile", include_str!("../../../templates/nodal-tri/rhs_tile.tera")),
     ("rhs_mma", include_str!("../../../templates/nodal-tri/rhs_mma.tera")),
+    ("rhs_mma_regs", include_str!("../../../templates/nodal-tri/rhs_mma_regs.tera")),
     ("gemm_flux", include_str!("../../../templates/nodal-tri/gemm_flux.tera")),
 ];
 
@@ -462,6 +486,7 @@ pub fn render_nodal_tri(
         Partition::Element => ("volume_elem", "surface_elem"),
         Partition::Tile { .. } => ("rhs_tile", "rhs_tile"),
         Partition::Mma | Partition::Mma16 => ("rhs_mma", "rhs_mma"),
+        Partition::Mma16Regs => ("rhs_mma_regs", "rhs_mma_regs"),
         Partition::Gemm => ("gemm_flux", "gemm_flux"),
     };
     // the kernels that read links (`uses_links`) find the neighbour's nodes from each face's packed link, not from
@@ -496,6 +521,11 @@ pub fn render_nodal_tri(
         ctx.insert("prefetch", &MMA_PREFETCH);
         // values of one part's output in local memory (every variable, node and element of the group)
         ctx.insert("stage_values", &(ir.variables.len() * geometry.np * variant.group));
+        // B in registers (mma16r): the steps of each section of the operator's columns
+        ctx.insert("node_steps", &geometry.np.div_ceil(geometry.mma_shape.1));
+        ctx.insert("face_steps", &(3 * geometry.nfp).div_ceil(geometry.mma_shape.1));
+        // B in registers: each work item's registers capped (`__launch_bounds__`) so that more warps share an SM
+        ctx.insert("min_groups", &(65536 / (geometry.volume_threads * MMA16R_REGISTERS)).max(1));
     }
     // the mixed form's plan (tiles and merged elements; the rules refuse it elsewhere)
     let plan = match variant.form {
@@ -630,7 +660,7 @@ pub fn render_nodal_tri(
     let mut rhs_kernels = vec![KernelLaunch {
         name: match (variant.partition, variant.surface) {
             (Partition::Tile { .. }, _) => "tile",
-            (Partition::Mma | Partition::Mma16, _) => "mma",
+            (Partition::Mma | Partition::Mma16 | Partition::Mma16Regs, _) => "mma",
             (Partition::Gemm, _) => "gemm_flux",
             (_, Surface::Merged) => "rhs",
             _ => "volume",

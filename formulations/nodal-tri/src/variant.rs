@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major; precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -41,6 +41,14 @@ pub enum Partition {
     /// TFLOP/s, chains of each instruction alone; `scripts/probe/dmma_shapes.cu`). Needs
     /// [`DeviceLimits::f64_mma_m16`].
     Mma16,
+    /// [`Partition::Mma16`] with B in registers: each warp owns 8 elements (one column tile of B) and every row
+    /// tile of the operator, and each lane forms the values of B its fragments hold — lane l the contravariant
+    /// fluxes of node 4·step + l % 4 (its r-part for −Dr's step, its s-part for −Ds's) or the face jump of face node
+    /// 4·step + l % 4 of element l / 4 — so B never passes through local memory, no work group waits at a barrier
+    /// and each node's flux is formed once. The operator's columns come in three sections, each padded to whole
+    /// steps ([`crate::render::Geometry::mma_sections`]). Fragments of A read through the cache (field-local). f64,
+    /// compute capability 9.0.
+    Mma16Regs,
     /// Seed 002's GEMM strategy on triangles: a kernel writes each element's contravariant fluxes rx·Fx + ry·Fy,
     /// sx·Fx + sy·Fy at every node and its face jumps at every face node (one work item per element, `group`
     /// elements per work group), then one library GEMM per variable (cuBLAS) applies the whole operator
@@ -50,9 +58,15 @@ pub enum Partition {
 }
 
 impl Partition {
-    /// Whether the partition runs the operator on the tensor cores ([`Partition::Mma`], [`Partition::Mma16`]).
+    /// Whether the partition runs the operator on the tensor cores ([`Partition::Mma`], [`Partition::Mma16`],
+    /// [`Partition::Mma16Regs`]).
     pub fn is_mma(&self) -> bool {
-        matches!(self, Partition::Mma | Partition::Mma16)
+        matches!(self, Partition::Mma | Partition::Mma16 | Partition::Mma16Regs)
+    }
+
+    /// Whether the partition runs `m16n8k4.f64`, an instruction of compute capability 9.0.
+    pub fn is_mma16(&self) -> bool {
+        matches!(self, Partition::Mma16 | Partition::Mma16Regs)
     }
 }
 
@@ -134,13 +148,17 @@ impl fmt::Display for Variant {
             Partition::Tile { threads } => format!("tile{threads}"),
             Partition::Mma => "mma".to_string(),
             Partition::Mma16 => "mma16".to_string(),
+            Partition::Mma16Regs => "mma16r".to_string(),
             Partition::Gemm => "gemm".to_string(),
         };
         let group = match self.partition {
             Partition::Node => format!("mb{}", self.group),
-            Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Gemm => {
-                format!("wg{}", self.group)
-            }
+            Partition::Element
+            | Partition::Tile { .. }
+            | Partition::Mma
+            | Partition::Mma16
+            | Partition::Mma16Regs
+            | Partition::Gemm => format!("wg{}", self.group),
         };
         let storage = match self.storage {
             Storage::FieldLocal => "field-local",
@@ -190,15 +208,19 @@ impl FromStr for Variant {
             "elem" => Partition::Element,
             "mma" => Partition::Mma,
             "mma16" => Partition::Mma16,
+            "mma16r" => Partition::Mma16Regs,
             "gemm" => Partition::Gemm,
             other if other.starts_with("tile") => Partition::Tile { threads: number(other, "tile")? },
             other => return Err(bad(format!("unknown partition `{other}`"))),
         };
         let group = match partition {
             Partition::Node => number(parts[1], "mb")?,
-            Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Gemm => {
-                number(parts[1], "wg")?
-            }
+            Partition::Element
+            | Partition::Tile { .. }
+            | Partition::Mma
+            | Partition::Mma16
+            | Partition::Mma16Regs
+            | Partition::Gemm => number(parts[1], "wg")?,
         };
         let seq = number(parts[2], "seq")?;
         let storage = match parts[3] {
@@ -274,6 +296,7 @@ impl Variant {
                         // (the 16-row tiles' fragments of A fill 2·ksteps registers: field-local only in the list)
                         if storage == Storage::FieldLocal {
                             out.extend([8, 16, 32].map(|group| shared(Partition::Mma16, group, seq)));
+                            out.extend([8, 16, 32].map(|group| shared(Partition::Mma16Regs, group, seq)));
                         }
                     }
                     // (the GEMM strategy: the library reads the operator, so the storage axis is field-local only)
@@ -381,16 +404,26 @@ impl Variant {
                 ));
             }
         }
-        if self.partition == Partition::Mma16 {
+        if self.partition.is_mma16() {
             if !limits.f64_mma_m16 {
                 return reject(
-                    "mma16 needs the f64 tensor-core shape m16n8k4 of a CUDA device of compute capability 9.0 or later"
+                    "mma16 and mma16r need the f64 tensor-core shape m16n8k4 of a CUDA device of compute capability 9.0 \
+                     or later"
                         .into(),
                 );
             }
             if self.precision != Precision::F64 {
-                return reject("mma16 is the f64 product (f32's mma already runs 16-row tiles: mma/…/f32)".into());
+                return reject(
+                    "mma16 and mma16r are f64 products (f32's mma already runs 16-row tiles: mma/…/f32)".into(),
+                );
             }
+        }
+        if self.partition == Partition::Mma16Regs && self.storage != Storage::FieldLocal {
+            return reject(
+                "mma16r reads the operator's fragments through the cache (field-local): each warp uses every row tile, \
+                 too many fragments to hold in registers"
+                    .into(),
+            );
         }
         if self.partition.is_mma() {
             if !limits.tensor_cores {

@@ -83,7 +83,7 @@ fn the_merged_element_tile_and_mma_kernels_read_no_own_face_index() {
                 && match variant.partition {
                     Partition::Element => true,
                     Partition::Tile { .. } => variant.storage != Storage::MatrixConst,
-                    Partition::Mma | Partition::Mma16 => true,
+                    Partition::Mma | Partition::Mma16 | Partition::Mma16Regs => true,
                     _ => false,
                 };
             if !without {
