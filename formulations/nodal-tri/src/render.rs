@@ -127,11 +127,19 @@ impl Geometry {
     pub fn mma_tiles(&self) -> (usize, usize) {
         let (rows, depth) = self.mma_shape;
         let steps = if self.mma_sections {
-            2 * self.np.div_ceil(depth) + (3 * self.nfp).div_ceil(depth)
+            let (node_steps, face_steps) = self.mma_section_steps();
+            2 * node_steps + face_steps
         } else {
             (2 * self.np + 3 * self.nfp).div_ceil(depth)
         };
         (self.np.div_ceil(rows), steps)
+    }
+
+    /// With [`Geometry::mma_sections`]: the steps of each of −Dr's and −Ds's sections (`⌈np / depth⌉`) and of
+    /// LIFT's (`⌈3·nfp / depth⌉`).
+    pub fn mma_section_steps(&self) -> (usize, usize) {
+        let depth = self.mma_shape.1;
+        (self.np.div_ceil(depth), (3 * self.nfp).div_ceil(depth))
     }
 
     /// Mma partitions: the parts the product's columns are split into, one set of warps each (split-K):
@@ -522,8 +530,9 @@ pub fn render_nodal_tri(
         // values of one part's output in local memory (every variable, node and element of the group)
         ctx.insert("stage_values", &(ir.variables.len() * geometry.np * variant.group));
         // B in registers (mma16r): the steps of each section of the operator's columns
-        ctx.insert("node_steps", &geometry.np.div_ceil(geometry.mma_shape.1));
-        ctx.insert("face_steps", &(3 * geometry.nfp).div_ceil(geometry.mma_shape.1));
+        let (node_steps, face_steps) = geometry.mma_section_steps();
+        ctx.insert("node_steps", &node_steps);
+        ctx.insert("face_steps", &face_steps);
         // B in registers: each work item's registers capped (`__launch_bounds__`) so that more warps share an SM
         ctx.insert("min_groups", &(65536 / (geometry.volume_threads * MMA16R_REGISTERS)).max(1));
     }
