@@ -17,10 +17,10 @@ use std::ops::RangeInclusive;
 Examples:
   dg convergence maxwell-cavity --orders 1..6 --levels 4 --json
   dg convergence maxwell-cavity --orders 2..3 --levels 3 --nx 2 --perturb 0.2
-  dg convergence euler-isentropic-vortex --orders 1..4 --levels 4 --json
+  dg convergence euler-isentropic-vortex --orders 1..3 --levels 3 --json
   dg convergence euler-supersonic-vortex --orders 1..2 --levels 3 --flux hllc_flux
-  dg convergence acoustic-cube --orders 1..6 --levels 3 --json          (tetrahedra; --nx sets the base box)
-  dg convergence elastic-cube --orders 1..6 --levels 3 --json
+  dg convergence acoustic-cube --orders 1..4 --levels 3 --json          (tetrahedra; --nx sets the base box)
+  dg convergence elastic-cube --orders 1..2 --levels 3 --json
   dg convergence maxwell-cavity --orders 1..4 --levels 3 --device cuda:0   (generated kernels, database winners)
   dg convergence euler-isentropic-vortex --formulation nodal-tri --orders 1..3 --levels 3")]
 pub struct ConvergenceArgs {
@@ -103,10 +103,22 @@ pub fn study_bar(args: &ConvergenceArgs) -> ProgressBar {
     bar
 }
 
-/// Moves a [`study_bar`] to the run of `order` on `level`.
+/// Moves a [`study_bar`] to the run of `order` on `level`; where stderr is no terminal, prints one line per run
+/// instead ([`super::run::logs_progress`]).
 pub fn study_progress(bar: &ProgressBar, args: &ConvergenceArgs, order: usize, level: usize) {
     bar.set_message(format!("N={order} level {level}"));
-    bar.set_position(((order - args.orders.start()) * args.levels as usize + level) as u64);
+    let position = ((order - args.orders.start()) * args.levels as usize + level) as u64;
+    bar.set_position(position);
+    if super::run::logs_progress(bar) {
+        eprintln!(
+            "convergence: run {} of {} (N={order}, level {} of {}), {:.1} s so far",
+            position + 1,
+            bar.length().unwrap_or(0),
+            level + 1,
+            args.levels,
+            bar.elapsed().as_secs_f64()
+        );
+    }
 }
 
 /// Prints a study as JSON or as a table of errors and rates.

@@ -150,10 +150,28 @@ pub fn time_bar(message: String) -> ProgressBar {
     bar
 }
 
-/// Moves a [`time_bar`] to time `t` of `t_end`.
+/// Moves a [`time_bar`] to time `t` of `t_end`. Where stderr is no terminal (a log file, a batch job) the bar
+/// draws nothing, so one line is printed at each tenth of the simulated time instead; a bar hidden on purpose
+/// ([`ProgressBar::hidden`]: other MPI ranks, `--json` on ranks) stays silent.
 pub fn advance(bar: &ProgressBar, t: f64, t_end: f64) {
+    let (before, now) = (bar.position(), (1000.0 * t / t_end) as u64);
     bar.set_prefix(format!("{t:.4}"));
-    bar.set_position((1000.0 * t / t_end) as u64);
+    bar.set_position(now);
+    if now / 100 > before / 100 && logs_progress(bar) {
+        eprintln!(
+            "{}: t = {t:.4} of {t_end:.4} ({} %, {:.1} s)",
+            bar.message(),
+            (now / 10).min(100),
+            bar.elapsed().as_secs_f64()
+        );
+    }
+}
+
+/// Whether `bar` reports its progress as lines: a bar with a length (hidden bars have none) whose stderr is no
+/// terminal.
+pub fn logs_progress(bar: &ProgressBar) -> bool {
+    use std::io::IsTerminal;
+    bar.length().is_some() && !std::io::stderr().is_terminal()
 }
 
 /// Runs a Maxwell case (Euler and wave cases: `euler_cmds::run`, `wave_cmds::run`).

@@ -21,6 +21,11 @@ fn convergence_of_the_cavity_reaches_order_n_plus_one_for_n_1_to_6() {
     let out = dg(&["convergence", "maxwell-cavity", "--orders", "1..6", "--levels", "4", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+    // stderr is a pipe here, so the study says which run it starts, one line each
+    let err = stderr(&out);
+    let runs: Vec<&str> = err.lines().filter(|l| l.starts_with("convergence: run ")).collect();
+    assert_eq!(runs.len(), 24, "{err}");
+    assert!(runs[23].starts_with("convergence: run 24 of 24 (N=6, level 4 of 4)"), "{err}");
     assert_eq!(doc["case"], "maxwell-cavity");
     let results = doc["results"].as_array().unwrap();
     assert_eq!(results.len(), 6);
@@ -46,6 +51,10 @@ fn run_writes_a_vtu_file_and_reports_error_and_throughput() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("L2 error") && text.contains("DOF·RHS/s"), "{text}");
+    // stderr is a pipe here, so the progress comes as one line per tenth of the simulated time
+    let tenths: Vec<String> = stderr(&out).lines().filter(|l| l.contains(" %, ")).map(str::to_owned).collect();
+    assert!((1..=10).contains(&tenths.len()), "{tenths:?}");
+    assert!(tenths.last().is_some_and(|l| l.contains("(100 %")), "{tenths:?}");
     let vtu = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
     assert!(vtu.contains("<VTKFile") && vtu.contains(r#"Name="ez""#) && vtu.contains("<AppendedData"));
 }
