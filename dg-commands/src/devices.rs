@@ -38,15 +38,7 @@ pub fn list(measure: bool, json: bool) -> Result<(), CommandError> {
         return Ok(());
     }
     for d in &found.devices {
-        println!(
-            "{:<12} {} {} [{}] driver {} , {:.1} GiB",
-            d.selector,
-            d.vendor,
-            d.name,
-            d.architecture,
-            d.driver,
-            d.memory_bytes as f64 / (1u64 << 30) as f64
-        );
+        println!("{}", d.describe());
     }
     println!("{:<12} native CPU ({} threads, always available)", "cpu", dg_runtime::cpu::thread_count());
     for m in &found.missing {

@@ -30,6 +30,21 @@ impl DeviceFingerprint {
     pub fn key(&self) -> String {
         format!("{}|{}|{}|{}|{}", self.backend, self.vendor, self.name, self.architecture, self.driver)
     }
+
+    /// One line for `dg devices`: selector, name (after the vendor unless the name starts with it), architecture,
+    /// driver and memory, e.g. `cuda:0       NVIDIA H200 [sm_90], driver 13.0 nvrtc 13.0, 139.8 GiB`.
+    pub fn describe(&self) -> String {
+        let vendor_word = self.vendor.split_whitespace().next().unwrap_or_default();
+        let name = if vendor_word.is_empty() || self.name.starts_with(vendor_word) {
+            self.name.clone()
+        } else {
+            format!("{} {}", self.vendor, self.name)
+        };
+        let driver =
+            if self.driver.starts_with("driver") { self.driver.clone() } else { format!("driver {}", self.driver) };
+        let gib = self.memory_bytes as f64 / (1u64 << 30) as f64;
+        format!("{:<12} {name} [{}], {driver}, {gib:.1} GiB", self.selector, self.architecture)
+    }
 }
 
 /// Which device to use.
@@ -166,7 +181,28 @@ pub fn open(selector: &DeviceSelector) -> Result<Box<dyn Device>, BackendError> 
 
 #[cfg(test)]
 mod tests {
-    use super::DeviceSelector;
+    use super::{DeviceFingerprint, DeviceSelector};
+
+    #[test]
+    fn a_device_line_names_the_vendor_and_the_driver_once() {
+        let device = |vendor: &str, name: &str, architecture: &str, driver: &str, selector: &str| DeviceFingerprint {
+            backend: "cuda".into(),
+            vendor: vendor.into(),
+            name: name.into(),
+            architecture: architecture.into(),
+            driver: driver.into(),
+            memory_bytes: 150_120_456_192,
+            selector: selector.into(),
+            is_gpu: true,
+        };
+        // (as the CUDA and OpenCL backends fill them in on an H200 and with PoCL)
+        let cuda = device("NVIDIA", "NVIDIA H200", "sm_90", "driver 13.0 nvrtc 13.0", "cuda:0");
+        assert_eq!(cuda.describe(), "cuda:0       NVIDIA H200 [sm_90], driver 13.0 nvrtc 13.0, 139.8 GiB");
+        let opencl = device("NVIDIA Corporation", "NVIDIA H200", "NVIDIA CUDA (gpu)", "580.159.04", "opencl:1:0");
+        assert_eq!(opencl.describe(), "opencl:1:0   NVIDIA H200 [NVIDIA CUDA (gpu)], driver 580.159.04, 139.8 GiB");
+        let pocl = device("GenuineIntel", "cpu-skylake", "Portable Computing Language (cpu)", "5.0", "opencl:0:0");
+        assert!(pocl.describe().starts_with("opencl:0:0   GenuineIntel cpu-skylake [Portable"), "{}", pocl.describe());
+    }
 
     #[test]
     fn a_selector_prints_as_the_user_writes_it_and_parses_back() {
