@@ -310,8 +310,9 @@ pub fn precision_of<T: Real>() -> Precision {
 /// law with a source term is refused with that reason (its CPU path handles the source).
 pub fn refuse_source_terms(ir: &LawIr) -> Result<(), String> {
     if ir.functions_of(dg_ir::FunctionRole::Source).next().is_some() {
-        return Err("it has a source term, which the generated kernels do not evaluate yet; run it on the CPU path \
-                    (--device cpu)"
+        return Err("it has a source term, which this formulation's generated kernels do not evaluate yet (a run of \
+                    such a law takes the native CPU path, `dg run … --device cpu`; the finite-volume kernels add \
+                    the source)"
             .into());
     }
     Ok(())
