@@ -113,7 +113,8 @@ pub struct VerifyArgs {
     /// wrong-stride: the layout's stride (MBF of element-major nodal variants, VSTRIDE of element-major modal ones,
     /// LDQ of the tetrahedral kernels, CSTRIDE of the hexahedral ones) is one too small; stage-register-dropped (nodal triangles, the variants that fold a low-storage stage into their
     /// store: merged surface, except f64 element-per-work-item kernels from N = 3): the folded stage writes L into
-    /// the register instead of a·r + c·L.
+    /// the register instead of a·r + c·L; source-dropped (a law with a source term): the law's source function
+    /// returns zero.
     #[arg(long, value_enum, value_name = "BUG")]
     pub plant_bug: Option<BugArg>,
     /// Print one JSON document.
@@ -133,6 +134,8 @@ pub enum BugArg {
     /// Nodal triangles: the low-storage stage folded into the merged kernels' store writes L into the register
     /// instead of a·r + c·L (the right-hand side itself stays right).
     StageRegisterDropped,
+    /// A law with a source term: its source function returns zero, as if the kernels left the source out.
+    SourceDropped,
 }
 
 /// Parses `N` or `A..B`.
@@ -295,6 +298,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         BugArg::LastElementUnwritten => PlantedBug::LastElementUnwritten,
         BugArg::WrongStride => PlantedBug::WrongStride(stride.into()),
         BugArg::StageRegisterDropped => PlantedBug::StageRegisterDropped,
+        BugArg::SourceDropped => PlantedBug::SourceDropped,
     };
     eprintln!("planting {bug:?} in every kernel: verification must fail");
     let mut planted = PlantedDevice::new(device.as_mut(), bug);

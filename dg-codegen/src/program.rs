@@ -115,8 +115,9 @@ pub fn emit_law_function(
     indent(&emit(f, &names, &|i: usize| format!("out[{i}]"), prefix, single, divisions))
 }
 
-/// What `law.tera` needs: the law's name and hash, its flux, the selected numerical flux and its boundary states
-/// (divisions as `divisions` says).
+/// What `law.tera` needs: the law's name and hash, its flux, the selected numerical flux, its boundary states and
+/// its source term where it has one (`law_source`, absent otherwise: a law without a source renders as before;
+/// divisions as `divisions` says).
 pub fn insert_law(
     ctx: &mut tera::Context,
     law: &LawInput<'_>,
@@ -140,5 +141,8 @@ pub fn insert_law(
     ctx.insert("flux", &emit_law_function(flux_fn, law, "f", single, divisions));
     ctx.insert("numerical_flux", &emit_law_function(nflux_fn, law, "n", single, divisions));
     ctx.insert("boundaries", &boundaries);
+    if let Some(source) = ir.functions_of(FunctionRole::Source).next() {
+        ctx.insert("law_source", &emit_law_function(source, law, "q", single, divisions));
+    }
     Ok(())
 }

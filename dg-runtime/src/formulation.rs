@@ -306,13 +306,13 @@ pub fn precision_of<T: Real>() -> Precision {
     }
 }
 
-/// The refusal shared by the kernel formulations: they compute the flux divergence and the surface term only, so a
-/// law with a source term is refused with that reason (its CPU path handles the source).
+/// The refusal of a kernel formulation whose kernels compute the flux divergence and the surface term only (the
+/// modal triangles): a law with a source term is refused with that reason (its CPU path handles the source).
 pub fn refuse_source_terms(ir: &LawIr) -> Result<(), String> {
     if ir.functions_of(dg_ir::FunctionRole::Source).next().is_some() {
         return Err("it has a source term, which this formulation's generated kernels do not evaluate yet (a run of \
-                    such a law takes the native CPU path, `dg run … --device cpu`; the finite-volume kernels add \
-                    the source)"
+                    such a law takes the native CPU path, `dg run … --device cpu`; the nodal-tri, nodal-tet, hex \
+                    and fv kernels add the source)"
             .into());
     }
     Ok(())

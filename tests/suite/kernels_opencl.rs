@@ -644,6 +644,8 @@ fn planted_bugs_fail_verification_in_every_formulation() {
     let tet = ["acoustics3d", "--formulation", "nodal-tet", "--order", "1", "--precision", "f64"];
     let hex = ["euler3d", "--formulation", "hex", "--order", "1", "--precision", "f64"];
     let fv = ["mhd2d", "--formulation", "fv", "--order", "2", "--precision", "f64"];
+    // mhd2d's GLM source (−α ψ) in the nodal kernels' `source` kernel
+    let nodal_source = ["mhd2d", "--order", "2", "--precision", "f64"];
     // the tile partition needs more nodes than work items per element: N = 5
     let tiles = ["maxwell2d", "--order", "5", "--precision", "f64"];
     let one = |args: &[&'static str], spec: &'static str| -> Vec<&'static str> {
@@ -659,6 +661,8 @@ fn planted_bugs_fail_verification_in_every_formulation() {
         ("nodal", one(&nodal, "elem/wg128/seq1/matrix-local/merged/node-major/f64"), "stage-register-dropped"),
         ("nodal", one(&tiles, "tile4/wg32/seq1/matrix-local/merged/node-major/f64"), "skip-last-group"),
         ("nodal", one(&tiles, "tile4/wg32/seq1/field-local/merged/node-major/f64"), "last-element-unwritten"),
+        ("nodal", one(&nodal_source, "elem/wg128/seq1/matrix-local/merged/node-major/f64"), "source-dropped"),
+        ("nodal", one(&nodal_source, "node/mb4/seq2/matrix-local/split/elem-major/f64"), "source-dropped"),
         ("modal", one(&modal, "modal/wg256/element/shared/mode-major/f64"), "skip-last-group"),
         ("modal", one(&modal, "modal/wg64/edge/const/elem-major/f64"), "last-element-unwritten"),
         ("modal", one(&modal, "modal/wg128/atomic/shared/elem-major/f64"), "wrong-stride"),
@@ -671,6 +675,7 @@ fn planted_bugs_fail_verification_in_every_formulation() {
         ("hexahedral", hex.to_vec(), "wrong-stride"),
         ("finite-volume", fv.to_vec(), "skip-last-group"),
         ("finite-volume", fv.to_vec(), "last-element-unwritten"),
+        ("finite-volume", one(&fv, "fv/across/once/w128/f64"), "source-dropped"),
     ];
     let reports = on_two_workers(&cases, |(_, args, bug)| verify_with_bug(args, bug));
     for ((formulation, _, bug), (doc, success)) in cases.iter().zip(reports) {

@@ -8,7 +8,8 @@
 //!   fewer, so the last element's outputs are never written;
 //! - [`PlantedBug::WrongStride`]: an integer `#define` of a stride (named by the formulation) is one too small;
 //! - [`PlantedBug::StageRegisterDropped`]: the nodal merged kernels' folded low-storage stage writes L into the
-//!   register instead of a·r + c·L.
+//!   register instead of a·r + c·L;
+//! - [`PlantedBug::SourceDropped`]: the law's source function (`law_source`) returns zero.
 //!
 //! And one failure of the device rather than of a kernel's result: [`PlantedBug::FaultInProgram`] makes the n-th
 //! program compiled fault when it runs and leaves the device lost, as a CUDA kernel that reads an illegal address
@@ -29,6 +30,9 @@ pub enum PlantedBug {
     /// The nodal merged kernels' folded low-storage stage stores L in the register instead of a·r + c·L (the
     /// right-hand side stays right: only a check of the stage shows it).
     StageRegisterDropped,
+    /// The law's source function (`law_source`, in the programs of a law with a source term) returns zero, as if
+    /// the kernels left the source out.
+    SourceDropped,
     /// The program compiled at this position (0 for the first) faults when it runs; from then on every call fails
     /// and the device reports itself lost. No source is edited.
     FaultInProgram(usize),
@@ -78,6 +82,22 @@ impl PlantedBug {
             PlantedBug::StageRegisterDropped => {
                 const STORE: &str = "step_r[i_] = r_;";
                 (source.replace(STORE, "step_r[i_] = l_;"), source.contains(STORE))
+            }
+            PlantedBug::SourceDropped => {
+                // the body of every definition `DEVICE_FN void law_source…(…) {` starts by zeroing the output and
+                // returning (`if (1)` keeps the rest of the body well-formed code)
+                let mut out = String::with_capacity(source.len() + 128);
+                let mut rest = source;
+                let mut applied = false;
+                while let Some(i) = rest.find("DEVICE_FN void law_source") {
+                    let Some(brace) = rest[i..].find('{').map(|b| i + b) else { break };
+                    out.push_str(&rest[..=brace]);
+                    out.push_str(" for (int v_ = 0; v_ < NV; ++v_) out[v_] = (real)0; if (1) return;");
+                    applied = true;
+                    rest = &rest[brace + 1..];
+                }
+                out.push_str(rest);
+                (out, applied)
             }
             PlantedBug::FaultInProgram(_) => (source.to_string(), false),
         }
@@ -319,6 +339,11 @@ mod tests {
         assert!(applied && s.contains("step_r[i_] = l_;") && s.contains("step_b * r_;"), "{s}");
         let (_, applied) = PlantedBug::StageRegisterDropped.apply(SOURCE, false);
         assert!(!applied, "a source without the folded store is reported as not applied");
+        let law = "DEVICE_FN void law_source_p0(const real* qm, real* out)\n{\n    out[0] = -qm[0];\n}\n";
+        let (s, applied) = PlantedBug::SourceDropped.apply(law, false);
+        assert!(applied && s.contains("{ for (int v_ = 0; v_ < NV; ++v_) out[v_] = (real)0; if (1) return;\n"), "{s}");
+        let (_, applied) = PlantedBug::SourceDropped.apply(SOURCE, false);
+        assert!(!applied, "a program without a source function is reported as not applied");
         let by_macro = "#define ARGS GPTR real* q, \\\n    const int K, const int E\nKERNEL void m(ARGS)\n{\n}\n";
         let (s, applied) = PlantedBug::LastElementUnwritten.apply(by_macro, false);
         assert!(applied, "{s}");

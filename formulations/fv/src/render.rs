@@ -77,6 +77,8 @@ pub fn render_fv(law: &LawInput<'_>, precision: Precision, target: Target) -> Re
     let single = precision == Precision::F32;
     let mut ctx = tera::Context::new();
     insert_law(&mut ctx, law, single, DIVISIONS)?;
+    // the source is `fv_prelude.tera`'s `law_source` (zero for a law without one), not the common template's
+    ctx.remove("law_source");
     ctx.insert("cuda", &(target == Target::Cuda));
     ctx.insert("double", &!single);
     ctx.insert("nv", &ir.variables.len());

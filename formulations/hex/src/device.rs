@@ -61,6 +61,8 @@ pub struct HexBuffers {
     mapp: BufferId,
     prm: BufferId,
     ops: BufferId,
+    /// Every node's coordinates, `3 (k·Np + i) + d`, where the law has a source term (`None` otherwise).
+    node_xyz: Option<BufferId>,
 }
 
 /// The hexahedral operator of one law, order and precision on a device.
@@ -233,6 +235,14 @@ impl<T: Real> HexDeviceOperator<T> {
             mapp: upload(device, &mapp, 0)?,
             prm: upload(device, &prm, T::zero())?,
             ops: upload(device, &ops, T::zero())?,
+            node_xyz: match p.kernel(HexRole::Source) {
+                Some(_) => {
+                    let xyz: Vec<T> =
+                        (0..k_count * np).flat_map(|g| [0, 1, 2].map(|d| real(space.xyz[d][g]))).collect();
+                    Some(upload(device, &xyz, T::zero())?)
+                }
+                None => None,
+            },
         })
     }
 
@@ -384,7 +394,30 @@ impl<T: Real> HexDeviceOperator<T> {
                 }
             }
         }
+        steps.extend(self.source_steps(q, rhs, t, &zones.all_cells));
         Ok(steps)
+    }
+
+    /// The launch adding the law's source S(q, x, t) to `rhs` at every node of the cells of `zone`, after the
+    /// other kernels of a right-hand side; none for a law without a source.
+    fn source_steps(&self, q: BufferId, rhs: BufferId, t: f64, zone: &Zone) -> Vec<Step> {
+        let (Some(kernel), Some(xyz)) = (self.program.kernel(HexRole::Source), self.buffers.node_xyz) else {
+            return Vec::new();
+        };
+        vec![Step::Kernel(Launch {
+            kernel: kernel.name.clone(),
+            groups: (zone.len * self.program.np).div_ceil(kernel.local_size).max(1),
+            local: kernel.local_size,
+            args: vec![
+                Arg::Buffer(q),
+                Arg::Buffer(rhs),
+                Arg::Buffer(zone.list),
+                Arg::Buffer(self.buffers.mat),
+                Arg::Buffer(xyz),
+                Self::scalar(t),
+                Arg::I32(zone.len as i32),
+            ],
+        })]
     }
 
     /// y ← a·y + Σ cᵢ·xᵢ for up to three terms, over whole state buffers.

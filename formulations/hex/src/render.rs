@@ -71,6 +71,9 @@ pub enum HexRole {
     },
     /// y = a·y + Σ cᵢ xᵢ (the Runge–Kutta integrators).
     Lincomb,
+    /// The law's source term added at every node of a cell list (a law with a source only), after the other
+    /// kernels of a right-hand side.
+    Source,
 }
 
 /// One kernel and how it is launched.
@@ -130,7 +133,7 @@ pub struct HexLimits {
 }
 
 /// The hexahedral templates (`templates/hex/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 8] = [
+pub const TEMPLATES: [(&str, &str); 9] = [
     ("hex_prelude", include_str!("../../../templates/hex/hex_prelude.tera")),
     ("hex_args", include_str!("../../../templates/hex/hex_args.tera")),
     ("hex_ops", include_str!("../../../templates/hex/hex_ops.tera")),
@@ -139,6 +142,7 @@ pub const TEMPLATES: [(&str, &str); 8] = [
     ("hex_cell", include_str!("../../../templates/hex/hex_cell.tera")),
     ("hex_flux", include_str!("../../../templates/hex/hex_flux.tera")),
     ("hex_collect", include_str!("../../../templates/hex/hex_collect.tera")),
+    ("hex_source", include_str!("../../../templates/hex/hex_source.tera")),
 ];
 
 /// The law's IR with every parameter read as a material after the real ones (index `nmat + i`): the generic
@@ -167,6 +171,7 @@ pub fn kernel_name(role: HexRole) -> String {
         HexRole::Flux { faces: FaceKind::Boundary(b), geometry } => format!("hex_flux_bc{b}_{}", geometry.tag()),
         HexRole::Collect { geometry } => format!("hex_collect_{}", geometry.tag()),
         HexRole::Lincomb => "lincomb".into(),
+        HexRole::Source => "hex_source".into(),
     }
 }
 
@@ -185,9 +190,7 @@ pub fn render_hex(
     if ir.dim != 3 {
         return Err(law_err(format!("the hexahedral kernels need a 3D law (this one is {}D)", ir.dim)));
     }
-    if ir.functions_of(FunctionRole::Source).next().is_some() {
-        return Err(law_err("the hexahedral kernels do not evaluate source terms yet".into()));
-    }
+    let has_source = ir.functions_of(FunctionRole::Source).next().is_some();
     let single = precision == Precision::F32;
     let bytes = precision.bytes();
     let (n1, np, nfp) = (element.n1, element.np, element.nfp);
@@ -237,6 +240,11 @@ pub fn render_hex(
     source.push('\n');
 
     let mut kernels = vec![HexKernel { role: HexRole::Lincomb, name: "lincomb".into(), local_size: 256 }];
+    if has_source {
+        source.push_str(&render("hex_source", &ctx)?);
+        source.push('\n');
+        kernels.push(HexKernel { role: HexRole::Source, name: "hex_source".into(), local_size: 256 });
+    }
     let mut rejected = Vec::new();
     let mut add = |role: HexRole, local: usize, shared: usize, c: &tera::Context, template: &str| {
         let name = kernel_name(role);

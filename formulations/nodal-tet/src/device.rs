@@ -46,6 +46,8 @@ pub struct TetBuffers {
     stacked: BufferId,
     lift_padded: BufferId,
     side_by_side: BufferId,
+    /// Every node's coordinates, `3 (k·Np + i) + d`, where the law has a source term (`None` otherwise).
+    node_xyz: Option<BufferId>,
 }
 
 /// The tetrahedral operator of one law, order and precision on a device.
@@ -204,6 +206,14 @@ impl<T: Real> TetDeviceOperator<T> {
             stacked: upload(device, &stacked.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
             lift_padded: upload(device, &lift_padded.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
             side_by_side: upload(device, &side_by_side.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
+            node_xyz: match p.kernel(TetRole::Source) {
+                Some(_) => {
+                    let xyz: Vec<T> =
+                        (0..k_count * np).flat_map(|g| [0, 1, 2].map(|d| real(space.xyz[d][g]))).collect();
+                    Some(upload(device, &xyz, T::zero())?)
+                }
+                None => None,
+            },
         })
     }
 
@@ -491,7 +501,8 @@ impl<T: Real> TetDeviceOperator<T> {
         }))
     }
 
-    /// A whole right-hand side of the state `q` into `rhs`: traces (if the strategy reads them), volume, surface.
+    /// A whole right-hand side of the state `q` into `rhs`: traces (if the strategy reads them), volume, surface,
+    /// and the law's source where it has one.
     pub fn rhs_steps(
         &self,
         variant: &TetVariant,
@@ -499,13 +510,39 @@ impl<T: Real> TetDeviceOperator<T> {
         rhs: BufferId,
         t: f64,
     ) -> Result<Vec<Step>, DeviceOperatorError> {
-        if variant.strategy == (Strategy::Gemm { merged: true }) {
-            return self.gemm_rhs_steps(variant, q, rhs, t);
-        }
-        let mut steps = self.trace_steps_for(variant, q)?;
-        steps.extend(self.volume_steps(variant, q, rhs)?);
-        steps.extend(self.surface_steps(variant, q, rhs, t)?);
+        let mut steps = if variant.strategy == (Strategy::Gemm { merged: true }) {
+            self.gemm_rhs_steps(variant, q, rhs, t)?
+        } else {
+            let mut steps = self.trace_steps_for(variant, q)?;
+            steps.extend(self.volume_steps(variant, q, rhs)?);
+            steps.extend(self.surface_steps(variant, q, rhs, t)?);
+            steps
+        };
+        steps.extend(self.source_steps(q, rhs, t));
         Ok(steps)
+    }
+
+    /// The launch adding the law's source S(q, x, t) to `rhs` at every node, after the other kernels of a
+    /// right-hand side; none for a law without a source.
+    pub fn source_steps(&self, q: BufferId, rhs: BufferId, t: f64) -> Vec<Step> {
+        let (Some(kernel), Some(xyz)) = (self.program.kernel(TetRole::Source), self.buffers.node_xyz) else {
+            return Vec::new();
+        };
+        let p = &self.program;
+        let b = &self.buffers;
+        vec![Step::Kernel(Launch {
+            kernel: kernel.name.clone(),
+            groups: kernel.groups(self.k, p.np, p.nface, p.ldq, p.nvars),
+            local: kernel.local_size,
+            args: vec![
+                Arg::Buffer(q),
+                Arg::Buffer(rhs),
+                Arg::Buffer(b.mat),
+                Arg::Buffer(xyz),
+                Self::scalar(t),
+                Arg::I32(self.k as i32),
+            ],
+        })]
     }
 
     /// One AB3 step as seed 002 runs it: volume and surface into `r[0]` (from the traces the previous update
@@ -526,6 +563,7 @@ impl<T: Real> TetDeviceOperator<T> {
             steps.extend(self.surface_steps(variant, q, r[0], t)?);
             steps
         };
+        steps.extend(self.source_steps(q, r[0], t));
         steps.push(self.update_step(variant, r, dt)?);
         Ok(steps)
     }
@@ -596,7 +634,7 @@ fn role_name_matches(name: &str, role: TetRole) -> bool {
         TetRole::VolumeLocal => "tet_volume_local".into(),
         TetRole::Flux => "tet_flux".into(),
         TetRole::LocalFlux { .. } => "tet_local_flux".into(),
-        TetRole::Trace | TetRole::Lincomb => return false,
+        TetRole::Trace | TetRole::Lincomb | TetRole::Source => return false,
     };
     name == expected
 }

@@ -55,6 +55,9 @@ pub enum TetRole {
     },
     /// y = a·y + Σ cᵢ xᵢ (the Runge–Kutta integrators).
     Lincomb,
+    /// The law's source term added at every node (a law with a source only), after the other kernels of a
+    /// right-hand side.
+    Source,
 }
 
 /// One kernel of the program and how to launch it.
@@ -73,7 +76,7 @@ impl TetKernel {
     pub fn groups(&self, k: usize, np: usize, nface: usize, ldq: usize, nv: usize) -> usize {
         let n = match self.role {
             TetRole::Trace | TetRole::Flux => k * nface,
-            TetRole::VolumeLocal => k * np,
+            TetRole::VolumeLocal | TetRole::Source => k * np,
             TetRole::VolumeNode { kb } | TetRole::SurfaceNode { kb } => k.div_ceil(kb),
             TetRole::UpdateAb3 { ku, .. } => k.div_ceil(ku),
             TetRole::LocalFlux { elements } => k.div_ceil(elements),
@@ -81,7 +84,9 @@ impl TetKernel {
             TetRole::Lincomb => k * nv * ldq,
         };
         match self.role {
-            TetRole::Trace | TetRole::Flux | TetRole::VolumeLocal | TetRole::Lincomb => n.div_ceil(256).max(1),
+            TetRole::Trace | TetRole::Flux | TetRole::VolumeLocal | TetRole::Lincomb | TetRole::Source => {
+                n.div_ceil(256).max(1)
+            }
             _ => n.max(1),
         }
     }
@@ -129,7 +134,7 @@ impl TetProgram {
 }
 
 /// The tetrahedral templates (`templates/nodal-tet/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 10] = [
+pub const TEMPLATES: [(&str, &str); 11] = [
     ("tet_sizes", include_str!("../../../templates/nodal-tet/tet_sizes.tera")),
     ("tet_prelude", include_str!("../../../templates/nodal-tet/tet_prelude.tera")),
     ("tet_trace", include_str!("../../../templates/nodal-tet/tet_trace.tera")),
@@ -140,6 +145,7 @@ pub const TEMPLATES: [(&str, &str); 10] = [
     ("tet_surface_elem", include_str!("../../../templates/nodal-tet/tet_surface_elem.tera")),
     ("tet_flux", include_str!("../../../templates/nodal-tet/tet_flux.tera")),
     ("tet_update", include_str!("../../../templates/nodal-tet/tet_update.tera")),
+    ("tet_source", include_str!("../../../templates/nodal-tet/tet_source.tera")),
 ];
 
 /// The GEMM operands, column-major: [Dr; Ds; Dt] (M3 × Np, leading dimension M3, padding rows zero), LIFT
@@ -192,9 +198,7 @@ pub fn render_tet(
                 .into(),
         ));
     }
-    if ir.functions_of(FunctionRole::Source).next().is_some() {
-        return Err(law_err("the tetrahedral kernels do not handle source terms yet".into()));
-    }
+    let has_source = ir.functions_of(FunctionRole::Source).next().is_some();
     let single = precision == Precision::F32;
     let bytes = precision.bytes();
     let (np, nfp) = (element.np, element.nfp);
@@ -254,6 +258,11 @@ pub fn render_tet(
         },
         TetKernel { role: TetRole::Lincomb, name: "lincomb".into(), local_size: 256 },
     ];
+    if has_source {
+        source.push_str(&render("tet_source", &ctx)?);
+        source.push('\n');
+        kernels.push(TetKernel { role: TetRole::Source, name: "tet_source".into(), local_size: 256 });
+    }
     let mut rejected = Vec::new();
     let mut add = |role: TetRole, name: String, local: usize, shared: usize, template: &str, extra: (&str, usize)| {
         if local > limits.max_work_group {

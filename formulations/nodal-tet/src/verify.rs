@@ -205,6 +205,7 @@ fn rhs_with_traces_poisoned<T: Real>(
     let mut steps = op.trace_steps_for(surf, q)?;
     steps.extend(op.volume_steps(vol, q, op.buffers.rhs[0])?);
     steps.extend(op.surface_steps(surf, q, op.buffers.rhs[0], t)?);
+    steps.extend(op.source_steps(q, op.buffers.rhs[0], t));
     Ok(steps)
 }
 

@@ -47,6 +47,10 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     };
     // surface: numerical flux and own flux per face node, n·F and scaling (5 flops per variable), lift
     let surface = nf * (nflux + flux + 5.0 * nv) + nv * np * 2.0 * nf;
+    // a source term at every node, added to each variable (its coordinates and state are not counted again: the
+    // state is the one read above, and the minimum moves no coordinates)
+    let source =
+        law.functions_of(dg_ir::FunctionRole::Source).next().map_or(0.0, |f| np * (f.flops().total as f64 + nv));
     let b = precision.bytes() as f64;
     // the faces: one int32 per face, an interior face's neighbour element, face and orientation packed or a boundary
     // face's condition (the links the merged element and tensor-core kernels read, `crate::render::uses_links`);
@@ -56,7 +60,7 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     let per_element = 2.0 * nv * np * b // state in, rhs out
         + 4.0 * b + 9.0 * b + nmat * b // metric terms, face normals and Fscale, material
         + 3.0 * 4.0; // the faces' links
-    Cost { flops: k as f64 * (volume + surface), bytes: k as f64 * per_element }
+    Cost { flops: k as f64 * (volume + surface + source), bytes: k as f64 * per_element }
 }
 
 /// The cost of one low-storage Runge–Kutta stage as a run steps it (the right-hand side, r ← a·r + c·L and the new

@@ -44,6 +44,9 @@ struct Buffers {
     /// not meet node for node.
     links: Option<BufferId>,
     face_xy: BufferId,
+    /// Every node's coordinates in the state's layout (x as variable 0, y as 1) where the law has a source term
+    /// (the `source` kernel reads them), `None` otherwise.
+    node_xy: Option<BufferId>,
 }
 
 /// The GEMM partition's buffers.
@@ -322,6 +325,19 @@ fn boundary_face_xy<T: Real>(space: &DgSpace2d) -> Vec<T> {
     xy
 }
 
+/// Every node's coordinates as the `source` kernel reads them: x and y as the two variables of a state in the
+/// program's layout (padding zero).
+fn node_coordinates<T: Real>(source: &KernelSource, space: &DgSpace2d, fs: usize) -> Vec<T> {
+    let np = space.element.np;
+    let mut xy = vec![T::zero(); 2 * fs];
+    for g in 0..space.x.len() {
+        let o = node_offset(source, g / np, g % np, fs);
+        xy[o] = T::from_f64(space.x[g]);
+        xy[fs + o] = T::from_f64(space.y[g]);
+    }
+    xy
+}
+
 impl<T: Real> DeviceOperator<T> {
     /// Renders, compiles and uploads everything for `variant`. The law enters through its IR, parameter
     /// values and numerical flux name.
@@ -421,6 +437,10 @@ impl<T: Real> DeviceOperator<T> {
         let face_geo =
             upload_real(device, flat_par(&space.faces, T::zero(), |_, f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
         let face_xy = upload_real(device, boundary_face_xy(space))?;
+        let node_xy = match source.has_source() {
+            true => Some(upload_real(device, node_coordinates(&source, space, fs))?),
+            false => None,
+        };
         let upload_int = |device: &mut dyn Device, values: Vec<i32>| -> Result<BufferId, BackendError> {
             let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
             device.upload(id, as_bytes(&values))?;
@@ -475,6 +495,7 @@ impl<T: Real> DeviceOperator<T> {
             neigh,
             links,
             face_xy,
+            node_xy,
         };
         Ok(Self { source, program, buffers, np, nv, k, fs, _t: std::marker::PhantomData })
     }
@@ -540,6 +561,7 @@ impl<T: Real> DeviceOperator<T> {
             && (a.variant.partition == Partition::Gemm) == (b.variant.partition == Partition::Gemm)
             && a.geometry.mma_shape == b.geometry.mma_shape
             && a.geometry.mma_sections == b.geometry.mma_sections
+            && a.has_source() == b.has_source()
     }
 
     /// An operator running the kernels of `source` (compiled in `program`) on this operator's buffers, state
@@ -733,6 +755,10 @@ impl<T: Real> DeviceOperator<T> {
                         join(&[buf(b.q), buf(operand), buf(b.geo), buf(b.mat)], &[t, kk, fs, g0_arg])
                     }
                     "flux" => join(&[buf(b.q), buf(b.jumps)], &[buf(b.mat), t, kk, fs, g0_arg]),
+                    // (`node_xy` is uploaded for every program with a source kernel: `with_program`)
+                    "source" => {
+                        vec![buf(b.q), buf(b.rhs), buf(b.mat), buf(b.node_xy.unwrap_or(b.q)), t, kk, fs, g0_arg]
+                    }
                     _ => vec![buf(b.jumps), buf(b.rhs), buf(b.lift), kk, fs, g0_arg],
                 };
                 let launch = Step::Kernel(Launch {

@@ -9,6 +9,7 @@ use dg_codegen::program::{
 };
 use dg_codegen::LawShape;
 use dg_core::triangle::ReferenceTriangle;
+use dg_ir::FunctionRole;
 
 /// The law's functions invert a divisor shared by several divisions once (as the modal kernels do): Euler's fluxes
 /// divide by the densities five to ten times each, at every node and face node.
@@ -332,6 +333,9 @@ impl KernelSource {
     /// node-partition volume kernel).
     pub fn elements_per_group(&self, kernel: &KernelLaunch) -> usize {
         let seq = self.variant.seq;
+        if kernel.name == "source" {
+            return kernel.elements_per_group;
+        }
         if kernel.name == "volume" && self.variant.partition == Partition::Node {
             return self.geometry.microblock.elements * self.variant.group * seq;
         }
@@ -341,6 +345,11 @@ impl KernelSource {
     /// Work groups for `kernel` on `k` elements.
     pub fn groups(&self, kernel: &KernelLaunch, k: usize) -> usize {
         k.div_ceil(self.elements_per_group(kernel)).max(1)
+    }
+
+    /// Whether the law has a source term, which the program's `source` kernel adds after the others.
+    pub fn has_source(&self) -> bool {
+        self.rhs_kernels.iter().any(|k| k.name == "source")
     }
 
     /// The smallest element count every right-hand-side kernel's groups divide: a launch over elements
@@ -358,7 +367,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 11] = [
+pub const TEMPLATES: [(&str, &str); 12] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -370,7 +379,12 @@ pub const TEMPLATES: [(&str, &str); 11] = [
     ("rhs_mma", include_str!("../../../templates/nodal-tri/rhs_mma.tera")),
     ("rhs_mma_regs", include_str!("../../../templates/nodal-tri/rhs_mma_regs.tera")),
     ("gemm_flux", include_str!("../../../templates/nodal-tri/gemm_flux.tera")),
+    ("source_node", include_str!("../../../templates/nodal-tri/source_node.tera")),
 ];
+
+/// Elements (one work item each) per work group of the source kernel (`source_node.tera`), which a law with a
+/// source term adds after the right-hand-side kernels.
+pub const SOURCE_GROUP: usize = 64;
 
 /// One shared field of the mixed form, as the tile and element templates read it.
 #[derive(serde::Serialize)]
@@ -479,6 +493,7 @@ pub fn render_nodal_tri(
     ctx.insert("lift_at", &lift_at);
     ctx.insert("p", PRELUDE_SUFFIX);
     ctx.insert("k", KERNEL_SUFFIX);
+    ctx.insert("source_group", &SOURCE_GROUP);
     ctx.insert("group", &variant.group);
     ctx.insert("seq", &variant.seq);
     ctx.insert("fused", &(variant.surface == Surface::Fused));
@@ -652,6 +667,11 @@ pub fn render_nodal_tri(
         Surface::Merged if variant.partition == Partition::Gemm => parts.push((vec!["gemm_flux"], piece(&[volume])?)),
         Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
     }
+    // a law's source term: its own kernel, launched after the others (they write the right-hand side; it adds S)
+    let has_source = ir.functions_of(FunctionRole::Source).next().is_some();
+    if has_source {
+        parts.push((vec!["source"], piece(&["source_node"])?));
+    }
     parts.push((vec!["update", "lincomb"], piece(&["update"])?));
     let pieces = ProgramPieces {
         dialect: piece(&["dialect"])?,
@@ -696,6 +716,9 @@ pub fn render_nodal_tri(
                 elements_per_group: geometry.surface_elements,
             });
         }
+    }
+    if has_source {
+        rhs_kernels.push(KernelLaunch { name: "source", local_size: SOURCE_GROUP, elements_per_group: SOURCE_GROUP });
     }
     Ok(KernelSource {
         target,

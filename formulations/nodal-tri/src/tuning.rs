@@ -18,8 +18,8 @@ use dg_ir::LawIr;
 use dg_runtime::backend::{BufferId, Device, ProgramId};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::formulation::{
-    precision_of, refuse_source_terms, supported_ir, target_of, Formulation, FormulationError, LawCall, TimedOperation,
-    TimingPlan, TuneTarget, Tuner, UnitCost,
+    precision_of, supported_ir, target_of, Formulation, FormulationError, LawCall, TimedOperation, TimingPlan,
+    TuneTarget, Tuner, UnitCost,
 };
 use dg_runtime::tuning_db::{ArithmeticUnits, KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
@@ -129,7 +129,8 @@ impl Formulation for NodalTri {
         if ir.dim != 2 {
             return Err(format!("it needs a 2D law (this one is {}D)", ir.dim));
         }
-        refuse_source_terms(ir)
+        // (a source term is added by the program's `source` kernel)
+        Ok(())
     }
 
     fn orders(&self) -> std::ops::RangeInclusive<usize> {
