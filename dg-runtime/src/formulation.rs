@@ -306,18 +306,6 @@ pub fn precision_of<T: Real>() -> Precision {
     }
 }
 
-/// The refusal of a kernel formulation whose kernels compute the flux divergence and the surface term only (the
-/// modal triangles): a law with a source term is refused with that reason (its CPU path handles the source).
-pub fn refuse_source_terms(ir: &LawIr) -> Result<(), String> {
-    if ir.functions_of(dg_ir::FunctionRole::Source).next().is_some() {
-        return Err("it has a source term, which this formulation's generated kernels do not evaluate yet (a run of \
-                    such a law takes the native CPU path, `dg run … --device cpu`; the nodal-tri, nodal-tet, hex \
-                    and fv kernels add the source)"
-            .into());
-    }
-    Ok(())
-}
-
 /// The outcomes of every valid variant, as a tuner keeps them after verifying them all at once: `verified`'s, or
 /// when the verification problem could not be built or run, that error as every variant's failure.
 pub fn outcomes_or_failure<T: Real, V: std::fmt::Display>(

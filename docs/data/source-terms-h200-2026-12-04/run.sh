@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Source terms in the generated kernels on the GPU (dg and the custom-law example's binary, built here, carried in
-# gpu/src1.tar.xz): every command of commands.txt, a log each, a summary line each (rc, seconds).
+# gpu/src1.tar.xz, or the archive named third): every command of the list (commands.txt, or the file named second), a log each, a summary line each (rc, seconds).
 set -u
-LIMIT="${1:-560}"
-mkdir -p /tmp/dgbin && tar -C /tmp/dgbin -xJf gpu/src1.tar.xz
+LIMIT="${1:-560}"; LIST="${2:-docs/data/source-terms-h200-2026-12-04/commands.txt}"; BIN="${3:-gpu/src1.tar.xz}"
+mkdir -p /tmp/dgbin && tar -C /tmp/dgbin -xJf "$BIN"
 export PATH=/tmp/dgbin:$PATH DG_CACHE_DIR=/tmp/dgcache
 mkdir -p "$OUT/logs"; date -u > "$OUT/date"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> "$OUT/date"
 start=$(date +%s); i=0
@@ -16,5 +16,5 @@ while IFS= read -r line; do
   e=$(date +%s.%N)
   printf "%2d rc=%3d %6.1fs  %s\n" $i $rc "$(python3 -c "print($e-$s)")" "$line" | tee -a "$OUT/summary.txt"
   tail -n 2 "$OUT/logs/$i.err" | sed 's/^/      /'
-done < docs/data/source-terms-h200-2026-12-04/commands.txt
+done < "$LIST"
 tar -C "$OUT" -czf "$OUT/logs.tar.gz" logs && rm -rf "$OUT/logs"

@@ -8,6 +8,7 @@
 //!
 //! ```sh
 //! cargo run -- verify decaying_advection --order 1..4 --device opencl
+//! cargo run -- verify decaying_advection --formulation modal-tri --order 1..4 --device opencl
 //! cargo run -- verify two_tracers --order 1..4 --device opencl
 //! cargo run -- autotune two_tracers --orders 1..4
 //! cargo run -- emit two_tracers --order 3 --variant node/mb1/seq1/field-local/fused/elem-major/f32

@@ -30,7 +30,8 @@ fn a_user_crate_defines_and_runs_its_own_law() {
 /// The example's own binary is the whole `dg` command line for its own laws: it emits, verifies (on PoCL in CI) and
 /// tunes kernels of `two_tracers`, a law dg itself does not contain, and verifies the kernels of
 /// `decaying_advection`, whose source term reads the state, the position and the time (and fails them when the
-/// source is planted to return zero), and in 3D those of `damped_advection3d` on tetrahedra and hexahedra.
+/// source is planted to return zero), with the modal kernels too, and in 3D those of `damped_advection3d` on
+/// tetrahedra and hexahedra.
 #[test]
 fn a_user_crate_gets_the_kernel_commands_for_its_own_law() {
     let cache = tempfile::tempdir().expect("a temporary directory");
@@ -64,11 +65,17 @@ fn a_user_crate_gets_the_kernel_commands_for_its_own_law() {
     let (ok, json, text) = run(&planted);
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert!(!ok && doc["tested"] == 1 && doc["passed"] == 0, "the dropped source must fail verification: {text}");
-    // in 3D, the tetrahedral and hexahedral kernels of a law whose source reads the state, the position and the time
-    for (formulation, spec) in [("nodal-tet", "tet/elem/w64/u1/f64"), ("hex", "hex/fused/spec/c4/kvi/f64")] {
-        let args = ["verify", "damped_advection3d", "--formulation", formulation, "--order", "1", "--precision", "f64"];
+    // the modal kernels (the source projected at the cubature points: one variant), and in 3D the tetrahedral and
+    // hexahedral ones (every kernel at N = 1)
+    let cases = [
+        ("decaying_advection", "modal-tri", "modal/wg64/element/shared/elem-major/f64", true),
+        ("damped_advection3d", "nodal-tet", "tet/elem/w64/u1/f64", false),
+        ("damped_advection3d", "hex", "hex/fused/spec/c4/kvi/f64", false),
+    ];
+    for (law, formulation, spec, one) in cases {
+        let args = ["verify", law, "--formulation", formulation, "--order", "1", "--precision", "f64"];
         let args = [&args[..], &["--device", "opencl", "--json"]].concat();
-        let (ok, json, text) = run(&args);
+        let (ok, json, text) = run(&if one { [&args[..], &["--variant", spec]].concat() } else { args.clone() });
         let doc: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {text}"));
         assert!(ok && doc["tested"].as_u64().unwrap_or(0) > 0 && doc["tested"] == doc["passed"], "{text}");
         let (ok, json, text) = run(&[&args[..], &["--variant", spec, "--plant-bug", "source-dropped"]].concat());

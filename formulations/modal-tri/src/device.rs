@@ -2,7 +2,7 @@
 //! sorted boundary-first (seed 001), the generated kernels of one modal variant, and state conversion.
 
 use crate::cpu::ModalOperator2d;
-use crate::{render_modal, ModalKernelSource, ModalLayout, ModalVariant};
+use crate::{render_modal, ModalKernelSource, ModalLayout, ModalRole, ModalVariant};
 use dg_codegen::LawInput;
 use dg_codegen::Target;
 use dg_codegen::{Precision, VariantError};
@@ -36,6 +36,9 @@ struct Buffers {
     tables: BufferId,
     means: BufferId,
     partial: BufferId,
+    /// Where the law has a source term (`None` otherwise): w_q·φ_j(x_q) at the volume points (row per point), and
+    /// every element's cubature points, `2 (k·NQ + q) + d`.
+    source_data: Option<(BufferId, BufferId)>,
 }
 
 /// The modal right-hand side of a 2D law on a device, for one variant, in precision `T`.
@@ -229,6 +232,17 @@ impl<T: Real> ModalDeviceOperator<T> {
             tables: upload(device, &source.table.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
             means: device.alloc(k * nv * std::mem::size_of::<T>())?,
             partial: device.alloc(k.div_ceil(STEP_GROUP) * std::mem::size_of::<T>())?,
+            source_data: match source.rhs_kernels.iter().any(|l| l.role == ModalRole::Source) {
+                true => {
+                    let el = cpu.element();
+                    let wphi: Vec<T> = (0..el.volume.w.len())
+                        .flat_map(|g| (0..nm).map(move |j| real(el.volume.w[g] * el.phi[(g, j)])))
+                        .collect();
+                    let xy: Vec<T> = (0..k).flat_map(|e| cpu.cubature_points(e).iter().flatten().copied()).collect();
+                    Some((upload(device, &wphi, T::zero())?, upload(device, &xy, T::zero())?))
+                }
+                false => None,
+            },
         };
         Ok(Self {
             source,
@@ -326,6 +340,16 @@ impl<T: Real> ModalDeviceOperator<T> {
             .iter()
             .map(|launch| {
                 let items = if launch.role.per_edge() { self.edges } else { self.k };
+                // (the source's tables exist for every program with a source kernel: `upload_mesh`)
+                if let (ModalRole::Source, Some((wphi, xy))) = (launch.role, b.source_data) {
+                    let args = [q, out, b.mat, b.tables, wphi, xy].into_iter().map(Arg::Buffer);
+                    return Launch {
+                        kernel: launch.role.symbol().to_string(),
+                        groups: items.div_ceil(launch.items_per_group).max(1),
+                        local: launch.local_size,
+                        args: args.chain([Self::scalar(t), Arg::I32(self.k as i32)]).collect(),
+                    };
+                }
                 let mut args = args.clone();
                 if launch.role.writes_result() {
                     args.extend(step_args.iter().cloned());

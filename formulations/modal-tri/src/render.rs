@@ -36,6 +36,9 @@ pub enum ModalRole {
     ElementLift,
     /// Per element, two work items sharing it by variables: as [`ModalRole::ElementLift`].
     ElementLiftPair,
+    /// Per element: the law's source term projected onto the modes and added to the finished right-hand side (a
+    /// law with a source only; launched last).
+    Source,
 }
 
 impl ModalRole {
@@ -52,6 +55,7 @@ impl ModalRole {
             ModalRole::EdgeFlux => "modal_edge_flux",
             ModalRole::ElementLift => "modal_element_lift",
             ModalRole::ElementLiftPair => "modal_element_lift_pair",
+            ModalRole::Source => "modal_source",
         }
     }
 
@@ -113,7 +117,7 @@ pub struct ModalKernelSource {
 }
 
 /// The modal templates (`templates/modal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 9] = [
+pub const TEMPLATES: [(&str, &str); 10] = [
     ("modal_sizes", include_str!("../../../templates/modal-tri/modal_sizes.tera")),
     ("modal_volume", include_str!("../../../templates/modal-tri/modal_volume.tera")),
     ("modal_face", include_str!("../../../templates/modal-tri/modal_face.tera")),
@@ -123,7 +127,12 @@ pub const TEMPLATES: [(&str, &str); 9] = [
     ("modal_edge_flux", include_str!("../../../templates/modal-tri/modal_edge_flux.tera")),
     ("modal_mma", include_str!("../../../templates/modal-tri/modal_mma.tera")),
     ("modal_step", include_str!("../../../templates/modal-tri/modal_step.tera")),
+    ("modal_source", include_str!("../../../templates/modal-tri/modal_source.tera")),
 ];
+
+/// Elements (one work item each) per work group of the source kernel (`modal_source.tera`), which a law with a
+/// source term adds after the right-hand side's kernels.
+pub const SOURCE_GROUP: usize = 64;
 
 /// The basis table, in the order the templates index it: φ, w·∂φ/∂r, w·∂φ/∂s at the volume points (row per
 /// point), then φ and w·φ at each edge's Gauss points (face, point, mode).
@@ -306,9 +315,7 @@ pub fn render_modal(
     if ir.dim != 2 {
         return Err(law_err(format!("the modal triangle kernels need a 2D law (this one is {}D)", ir.dim)));
     }
-    if ir.functions_of(FunctionRole::Source).next().is_some() {
-        return Err(law_err("the modal kernels do not handle source terms yet".into()));
-    }
+    let has_source = ir.functions_of(FunctionRole::Source).next().is_some();
     let single = variant.precision == Precision::F32;
     let mma = variant.surface == ModalSurface::Mma;
     if mma && (single || target != Target::Cuda) {
@@ -375,14 +382,14 @@ pub fn render_modal(
         ModalSurface::EdgeFlux | ModalSurface::EdgeFluxPair => &["modal_edge_flux"],
     };
     let mut source = format!("/* dg modal kernels: {} p={} {} */\n", ir.name, element.order, variant);
-    let steps = ["modal_step", "update"];
-    for name in ["dialect", "modal_sizes", "law", "modal_volume", "modal_face"].iter().chain(kernels).chain(&steps) {
+    let steps: &[&str] = if has_source { &["modal_source", "modal_step", "update"] } else { &["modal_step", "update"] };
+    for name in ["dialect", "modal_sizes", "law", "modal_volume", "modal_face"].iter().chain(kernels).chain(steps) {
         source.push_str(&tera.render(name, &ctx).map_err(|e| RenderError::Template(format!("{name}: {e:?}")))?);
         source.push('\n');
     }
     let source = source.replace(PRELUDE_SUFFIX, "");
     let launch = |role| ModalLaunch { role, local_size: variant.group, items_per_group: variant.group };
-    let rhs_kernels = match variant.surface {
+    let mut rhs_kernels = match variant.surface {
         ModalSurface::Edge => vec![launch(ModalRole::SurfaceEdge), launch(ModalRole::VolumeGather)],
         ModalSurface::Atomic => vec![launch(ModalRole::Volume), launch(ModalRole::SurfaceAtomic)],
         ModalSurface::Element => vec![launch(ModalRole::Element)],
@@ -400,6 +407,10 @@ pub fn render_modal(
             vec![ModalLaunch { role: ModalRole::Mma, local_size: variant.group, items_per_group: shape.elements }]
         }
     };
+    if has_source {
+        let group = SOURCE_GROUP;
+        rhs_kernels.push(ModalLaunch { role: ModalRole::Source, local_size: group, items_per_group: group });
+    }
     Ok(ModalKernelSource {
         target,
         variant: *variant,

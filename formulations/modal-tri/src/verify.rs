@@ -25,7 +25,8 @@ pub const VERIFICATION_CELLS: (usize, usize) = (19, 23);
 
 /// The verification problem of one law and degree: the CPU operator on a perturbed 19 × 23 mesh of the unit square
 /// with its bottom a curved boundary (circle about (0.5, −3)) under the law's first condition, its left side a
-/// prescribed time-dependent state, and its top and right under the law's conditions in turn.
+/// prescribed time-dependent state, and its top and right under the law's conditions in turn (a law without
+/// boundary conditions: the prescribed state on every side).
 pub fn modal_verification_operator<L: ConservationLaw + Clone, T: Real>(
     law: &L,
     order: usize,
@@ -44,15 +45,17 @@ pub fn modal_verification_operator<L: ConservationLaw + Clone, T: Real>(
             explicit.insert(tag.to_string(), c);
         }
     }
-    let binding =
-        BoundaryBinding::for_law_except(law, &space, &explicit, &["left"]).map_err(|e| invalid(e.to_string()))?;
+    let prescribed_sides: &[&str] = if offered.is_empty() { &["left", "bottom", "right", "top"] } else { &["left"] };
+    let binding = BoundaryBinding::for_law_except(law, &space, &explicit, prescribed_sides)
+        .map_err(|e| invalid(e.to_string()))?;
     let base = random_state::<f64>(law.variable_names(), 1, 1, 99);
     let prescribed = Arc::new(move |x: f64, y: f64, t: f64, q: &mut [f64]| {
         for (v, out) in q.iter_mut().enumerate() {
             *out = base[v] * (1.0 + 0.05 * (x + 2.0 * y + t + v as f64).sin());
         }
     });
-    let mut rules = HashMap::from([("left".to_string(), GhostRule::Prescribed(prescribed))]);
+    let mut rules: HashMap<String, GhostRule> =
+        prescribed_sides.iter().map(|side| (side.to_string(), GhostRule::Prescribed(prescribed.clone()))).collect();
     if !offered.is_empty() {
         rules.insert("bottom".to_string(), GhostRule::Curved { center: [0.5, -3.0] });
     }
