@@ -166,7 +166,7 @@ pub fn check_orders(formulation: FormulationId, orders: &[usize]) -> anyhow::Res
     }
 }
 
-/// Refuses, before any device is opened, a law the formulation does not take (another dimension, a source term),
+/// Refuses, before any device is opened, a law the formulation does not take (another dimension, a flux it cannot take),
 /// with the formulation's reason.
 pub fn check_law(formulation: FormulationId, law: &dyn LawCommands) -> anyhow::Result<()> {
     let ir = law.ir()?;

@@ -60,6 +60,13 @@ impl LawIr {
             .all(|(_, f)| f.linear_outputs().iter().all(|&l| l))
     }
 
+    /// Whether a run may take energy growth for instability: a linear law without a source term (with upwind or
+    /// central fluxes and the laws' boundary conditions its energy cannot grow; a source may feed it, as a forcing
+    /// does).
+    pub fn energy_cannot_grow(&self) -> bool {
+        self.is_linear() && self.functions_of(FunctionRole::Source).next().is_none()
+    }
+
     /// Whether the flux is linear and homogeneous in the state, F(q) = (A_x q, A_y q, …) with A depending only on
     /// materials and parameters. Then, with materials constant per element, ∇·F(q) = Σ_d A_d ∂q/∂x_d = Σ_d
     /// F_d(∂q/∂x_d): kernels may differentiate the fields first and apply the flux to the derivatives.

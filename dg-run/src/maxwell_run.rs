@@ -167,7 +167,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let energy = |q: &[T]| 0.5 * space.square_norm(nv, q);
     let energy_initial = energy(&q0);
     // a linear law's energy cannot grow without forcing: growth beyond the bound is a blow-up
-    let linear = energy_initial > 0.0 && law_ir(&law).is_ok_and(|ir| ir.is_linear());
+    let linear = energy_initial > 0.0 && law_ir(&law).is_ok_and(|ir| ir.energy_cannot_grow());
     let verdict =
         |q: &[T], e: f64| non_finite(q).or_else(|| linear.then(|| energy_growth(energy_initial, e)).flatten());
     let mut history = Vec::new();

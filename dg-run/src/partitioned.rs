@@ -338,7 +338,7 @@ fn global_energy<T: Real>(part: &TriPart, nv: usize, q: &[T], comm: &dyn Communi
 
 /// Whether `law` is linear with a positive initial energy (its energy then cannot grow: growth is a blow-up).
 fn is_linear<L: ConservationLaw>(law: &L, energy_initial: f64) -> bool {
-    energy_initial > 0.0 && law_ir(law).is_ok_and(|ir| ir.is_linear())
+    energy_initial > 0.0 && law_ir(law).is_ok_and(|ir| ir.energy_cannot_grow())
 }
 
 /// The native CPU path on every rank: whole elements exchanged before every right-hand side.

@@ -205,7 +205,7 @@ fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let ranged = agreed(comm, HexRanges::new(device, &op, variant, (owned, interior)).map_err(RunError::from))?;
     let traces = TracePlan::whole_elements(&part.plan, np);
     let halo = agreed(comm, DeviceHalo::<T>::new(device, target, &ranged, &traces).map_err(RunError::from))?;
-    let step_check = agreed(comm, crate::StepCheck::new(device, q0, ir.is_linear()))?;
+    let step_check = agreed(comm, crate::StepCheck::new(device, q0, ir.energy_cannot_grow()))?;
     let fingerprint = device.fingerprint().clone();
     let run = DeviceSplit { device, ranged: &ranged, halo, q: op.buffers.q, plan: &part.plan, step_check: &step_check };
     let read_state = |device: &mut dyn Device, q: BufferId| Ok(op.read_state(device, q)?);

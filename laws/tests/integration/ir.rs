@@ -20,6 +20,20 @@ fn linearity_is_detected_for_every_law() {
 }
 
 #[test]
+fn energy_growth_is_taken_for_instability_only_for_linear_laws_without_a_source() {
+    assert!(maxwell2d::ir().energy_cannot_grow() && acoustics3d::ir().energy_cannot_grow());
+    assert!(!euler2d::ir().energy_cannot_grow(), "a nonlinear law");
+    // the same linear law with a forcing: its energy may grow, and a run must not call that a blow-up
+    let mut forced = maxwell2d::ir();
+    let source = trace("source", || {
+        let ez = Sym::input(InputKind::StateM, 2);
+        vec![Sym::cst(0.0), Sym::cst(0.0), ez * Sym::cst(0.5) + Sym::input(InputKind::Time, 0)]
+    });
+    forced.functions.push((FunctionRole::Source, source));
+    assert!(forced.is_linear() && !forced.energy_cannot_grow());
+}
+
+#[test]
 fn linearity_is_per_output() {
     // Euler's mass flux ρu is linear in the state; its momentum and energy fluxes are not
     let ir = euler2d::ir();
