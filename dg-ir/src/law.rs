@@ -60,11 +60,57 @@ impl LawIr {
             .all(|(_, f)| f.linear_outputs().iter().all(|&l| l))
     }
 
-    /// Whether a run may take energy growth for instability: a linear law without a source term (with upwind or
-    /// central fluxes and the laws' boundary conditions its energy cannot grow; a source may feed it, as a forcing
-    /// does).
-    pub fn energy_cannot_grow(&self) -> bool {
-        self.is_linear() && self.functions_of(FunctionRole::Source).next().is_none()
+    /// Whether a run whose boundary faces take the conditions `conditions` (names as the law offers them, without
+    /// the `boundary:` prefix) may take energy growth for instability: a linear law without a source term whose
+    /// every such condition is homogeneous ([`LawIr::boundary_is_homogeneous`]). With upwind or central fluxes its
+    /// energy then cannot grow; a source may feed it (a forcing does), and so may a prescribed inflow (a ghost
+    /// state with a term of its own: a position, the time, a constant).
+    pub fn energy_cannot_grow<'a>(&self, conditions: impl IntoIterator<Item = &'a str>) -> bool {
+        self.is_linear()
+            && self.functions_of(FunctionRole::Source).next().is_none()
+            && conditions.into_iter().all(|c| self.boundary_is_homogeneous(c))
+    }
+
+    /// Whether boundary condition `name` gives a ghost state linear in the interior state with no term of its own:
+    /// it reads only the interior state, materials, the normal and parameters, every output is linear in the state,
+    /// and the zero state gives the zero ghost (normal, materials and parameters at generic values). False for a
+    /// condition the law does not have. A reflecting wall is homogeneous; an inflow of prescribed values is not.
+    pub fn boundary_is_homogeneous(&self, name: &str) -> bool {
+        let Some(function) = self.function(&format!("boundary:{name}")) else { return false };
+        let reads_only_the_state_and_coefficients = function.nodes.iter().all(|op| match op {
+            Op::Input(kind, _) => {
+                matches!(kind, InputKind::StateM | InputKind::MaterialM | InputKind::Normal | InputKind::Param)
+            }
+            _ => true,
+        });
+        if !reads_only_the_state_and_coefficients || !function.linear_outputs().iter().all(|&l| l) {
+            return false;
+        }
+        let materials: Vec<f64> = (0..self.materials.len()).map(|i| 0.7 + 0.31 * i as f64).collect();
+        let params: Vec<f64> = self.params.iter().map(|p| p.1).collect();
+        // a condition may branch on the normal (inflow on one side, outflow on the other): every axis direction
+        // both ways and two oblique ones
+        let dim = self.dim.clamp(1, 3);
+        let mut normals: Vec<[f64; 3]> = Vec::new();
+        for axis in 0..dim {
+            for sign in [1.0, -1.0] {
+                let mut n = [0.0; 3];
+                n[axis] = sign;
+                normals.push(n);
+            }
+        }
+        normals.extend([[0.6, 0.48, 0.64], [-0.48, 0.64, -0.6]].map(|n| {
+            let norm = n[..dim].iter().map(|c| c * c).sum::<f64>().sqrt();
+            n.map(|c| c / norm)
+        }));
+        normals.iter().all(|normal| {
+            let inputs = crate::function::Inputs::default()
+                .with(InputKind::StateM, &vec![0.0; self.variables.len()])
+                .with(InputKind::MaterialM, &materials)
+                .with(InputKind::Normal, &normal[..dim])
+                .with(InputKind::Param, &params);
+            function.eval(&inputs).iter().all(|v| *v == 0.0)
+        })
     }
 
     /// Whether the flux is linear and homogeneous in the state, F(q) = (A_x q, A_y q, …) with A depending only on

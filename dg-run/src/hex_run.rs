@@ -231,7 +231,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             let q = op.buffers.q;
             op.write_state(device, q, &q0)?;
             mark("state upload");
-            let step_check = crate::StepCheck::new(device, &q0, ir.energy_cannot_grow())?;
+            let step_check = crate::StepCheck::new(device, &q0, crate::energy_cannot_grow(&law, &binding))?;
             mark("state check");
             let mut system = HexDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
             let limit = StabilityLimit::of_device(

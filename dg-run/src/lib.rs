@@ -142,6 +142,18 @@ impl StepCheck {
     }
 }
 
+/// Whether a run of `law` whose boundary faces `binding` binds may take energy growth for a blow-up: a linear law
+/// without a source whose every bound condition is homogeneous ([`dg_ir::LawIr::energy_cannot_grow`]; a prescribed
+/// inflow may feed the energy).
+pub fn energy_cannot_grow<L: dg_core::law::ConservationLaw>(
+    law: &L,
+    binding: &dg_runtime::cpu::BoundaryBinding,
+) -> bool {
+    let names = law.boundary_names();
+    let bound = binding.condition_of_tag.iter().filter_map(|&c| names.get(c).copied());
+    dg_runtime::formulation::law_ir(law).is_ok_and(|ir| ir.energy_cannot_grow(bound))
+}
+
 /// `Some(reason)` when `energy` exceeds [`ENERGY_GROWTH_LIMIT`] times `initial` (or is not a number).
 pub fn energy_growth(initial: f64, energy: f64) -> Option<String> {
     let bound = ENERGY_GROWTH_LIMIT * initial.max(f64::MIN_POSITIVE);

@@ -166,8 +166,8 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     mark("initial state");
     let energy = |q: &[T]| 0.5 * space.square_norm(nv, q);
     let energy_initial = energy(&q0);
-    // a linear law's energy cannot grow without forcing: growth beyond the bound is a blow-up
-    let linear = energy_initial > 0.0 && law_ir(&law).is_ok_and(|ir| ir.energy_cannot_grow());
+    // a linear law's energy cannot grow without forcing or inflow: growth beyond the bound is a blow-up
+    let linear = energy_initial > 0.0 && crate::energy_cannot_grow(&law, &binding);
     let verdict =
         |q: &[T], e: f64| non_finite(q).or_else(|| linear.then(|| energy_growth(energy_initial, e)).flatten());
     let mut history = Vec::new();

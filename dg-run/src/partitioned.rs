@@ -336,9 +336,26 @@ fn global_energy<T: Real>(part: &TriPart, nv: usize, q: &[T], comm: &dyn Communi
     (v[0], v[1])
 }
 
-/// Whether `law` is linear with a positive initial energy (its energy then cannot grow: growth is a blow-up).
-fn is_linear<L: ConservationLaw>(law: &L, energy_initial: f64) -> bool {
-    energy_initial > 0.0 && law_ir(law).is_ok_and(|ir| ir.energy_cannot_grow())
+/// Whether energy growth of `law` from a positive initial energy is a blow-up ([`crate::energy_cannot_grow`]) on
+/// every rank: a part without an inflow boundary gains what another part's inflow brings in.
+fn is_linear<L: ConservationLaw>(
+    law: &L,
+    binding: &BoundaryBinding,
+    energy_initial: f64,
+    comm: &dyn Communicator,
+) -> bool {
+    energy_initial > 0.0 && energy_cannot_grow(law, binding, comm)
+}
+
+/// [`crate::energy_cannot_grow`] on every rank's part: true only where it holds on each (every rank the same).
+pub(crate) fn energy_cannot_grow<L: ConservationLaw>(
+    law: &L,
+    binding: &BoundaryBinding,
+    comm: &dyn Communicator,
+) -> bool {
+    let mut parts_that_may_grow = [if crate::energy_cannot_grow(law, binding) { 0.0 } else { 1.0 }];
+    comm.sum(&mut parts_that_may_grow);
+    parts_that_may_grow[0] == 0.0
 }
 
 /// The native CPU path on every rank: whole elements exchanged before every right-hand side.
@@ -353,7 +370,7 @@ fn on_cpu<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let nv = L::NVARS;
     let part = &prepared.part;
     let (energy_initial, _) = global_energy(part, nv, &prepared.q0, comm);
-    let linear = is_linear(&law, energy_initial);
+    let linear = is_linear(&law, &prepared.binding, energy_initial, comm);
     let op = NodalOperator2d::<L, T>::new(law.clone(), &part.space, &prepared.binding);
     let system = HaloExchanged::new(op, comm, &part.plan, nv * part.space.element.np);
     let mut history = Vec::new();
@@ -435,7 +452,7 @@ fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     })();
     let (op, halo, q) = agreed(comm, built)?;
     let (energy_initial, _) = global_energy(part, nv, &prepared.q0, comm);
-    let linear = is_linear(&law, energy_initial);
+    let linear = is_linear(&law, &prepared.binding, energy_initial, comm);
     let step_check = agreed(comm, crate::StepCheck::new(device, &prepared.q0, linear))?;
     let fingerprint = device.fingerprint().clone();
     let mut history = Vec::new();

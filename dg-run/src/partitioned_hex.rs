@@ -8,7 +8,9 @@ use crate::hex_run::{
     check_state_size, cpu_limit, hex_binding, select_flux, step_rule, wave_speed, WHOLE_MESH_LEAST_BYTES_PER_VALUE,
 };
 use crate::hex_run::{HexOptions, HexReport};
-use crate::partitioned::{agreed, from_rank_0, gather_ranks, refuse_unsplit, split_l2, step_split_cpu, write_pieces};
+use crate::partitioned::{
+    agreed, energy_cannot_grow, from_rank_0, gather_ranks, refuse_unsplit, split_l2, step_split_cpu, write_pieces,
+};
 use crate::partitioned::{ExchangePick, PartitionedDevice, SchedulePick, SplitLoop, SplitOutcome};
 use crate::split_device::{rank_0_variant, step_split_device, DeviceSplit, DeviceSplitEnd};
 use crate::winners::given_or_chosen;
@@ -205,7 +207,7 @@ fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let ranged = agreed(comm, HexRanges::new(device, &op, variant, (owned, interior)).map_err(RunError::from))?;
     let traces = TracePlan::whole_elements(&part.plan, np);
     let halo = agreed(comm, DeviceHalo::<T>::new(device, target, &ranged, &traces).map_err(RunError::from))?;
-    let step_check = agreed(comm, crate::StepCheck::new(device, q0, ir.energy_cannot_grow()))?;
+    let step_check = agreed(comm, crate::StepCheck::new(device, q0, energy_cannot_grow(law, binding, comm)))?;
     let fingerprint = device.fingerprint().clone();
     let run = DeviceSplit { device, ranged: &ranged, halo, q: op.buffers.q, plan: &part.plan, step_check: &step_check };
     let read_state = |device: &mut dyn Device, q: BufferId| Ok(op.read_state(device, q)?);

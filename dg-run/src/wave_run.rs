@@ -417,7 +417,7 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let q = op.buffers.q;
     op.write_state(device, q, q0)?;
     mark("state upload");
-    let step_check = crate::StepCheck::new(device, q0, ir.energy_cannot_grow())?;
+    let step_check = crate::StepCheck::new(device, q0, crate::energy_cannot_grow(law, binding))?;
     mark("state check");
     let mut system = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
     let q0_f64: Vec<f64> = crate::widened(q0);

@@ -1,7 +1,7 @@
 //! The IR: linearity detection, common-subexpression elimination, constant folding, flop counts, the
 //! printer and the content hash.
 
-use dg_core::law::Scalar;
+use dg_core::law::{Pick, Scalar};
 use dg_ir::{trace, FunctionRole, InputKind, Inputs, Sym};
 use dg_laws::*;
 
@@ -20,9 +20,9 @@ fn linearity_is_detected_for_every_law() {
 }
 
 #[test]
-fn energy_growth_is_taken_for_instability_only_for_linear_laws_without_a_source() {
-    assert!(maxwell2d::ir().energy_cannot_grow() && acoustics3d::ir().energy_cannot_grow());
-    assert!(!euler2d::ir().energy_cannot_grow(), "a nonlinear law");
+fn energy_growth_is_taken_for_instability_only_for_linear_laws_without_a_source_or_an_inflow() {
+    assert!(maxwell2d::ir().energy_cannot_grow(["pec"]) && acoustics3d::ir().energy_cannot_grow(["wall", "free"]));
+    assert!(!euler2d::ir().energy_cannot_grow([]), "a nonlinear law");
     // the same linear law with a forcing: its energy may grow, and a run must not call that a blow-up
     let mut forced = maxwell2d::ir();
     let source = trace("source", || {
@@ -30,7 +30,36 @@ fn energy_growth_is_taken_for_instability_only_for_linear_laws_without_a_source(
         vec![Sym::cst(0.0), Sym::cst(0.0), ez * Sym::cst(0.5) + Sym::input(InputKind::Time, 0)]
     });
     forced.functions.push((FunctionRole::Source, source));
-    assert!(forced.is_linear() && !forced.energy_cannot_grow());
+    assert!(forced.is_linear() && !forced.energy_cannot_grow(["pec"]));
+}
+
+/// A law's boundary condition with a term of its own (an inflow) may bring energy in; one linear in the interior
+/// state alone (a wall, an absorbing or extrapolating side) may not.
+#[test]
+fn a_prescribed_inflow_may_feed_the_energy_a_wall_may_not() {
+    let mut law = advection2d::ir();
+    let boundary =
+        |name: &str, ghost: fn() -> Sym| (FunctionRole::Boundary, trace(&format!("boundary:{name}"), || vec![ghost()]));
+    fn u() -> Sym {
+        Sym::input(InputKind::StateM, 0)
+    }
+    law.functions.push(boundary("in_time", || Sym::input(InputKind::Time, 0).sin()));
+    law.functions.push(boundary("in_space", || Sym::input(InputKind::Position, 0) * u()));
+    law.functions.push(boundary("in_constant", || u() + Sym::cst(1.0)));
+    law.functions.push(boundary("half", || u() * Sym::cst(0.5)));
+    law.functions.push(boundary("squared", || u() * u()));
+    // inflow of 1 through faces facing -x, extrapolation elsewhere: only a normal pointing along -x shows the term
+    law.functions.push(boundary("one_sided", || {
+        Sym::pick(Sym::input(InputKind::Normal, 0).lt(Sym::cst(-0.9)), Sym::cst(1.0), u())
+    }));
+    for homogeneous in ["zero", "extrapolate", "half"] {
+        assert!(law.boundary_is_homogeneous(homogeneous), "{homogeneous}");
+    }
+    for feeding in ["in_time", "in_space", "in_constant", "squared", "one_sided", "no_such_condition"] {
+        assert!(!law.boundary_is_homogeneous(feeding), "{feeding}");
+        assert!(!law.energy_cannot_grow(["zero", feeding]), "{feeding}");
+    }
+    assert!(law.energy_cannot_grow(["zero", "extrapolate", "half"]) && law.energy_cannot_grow([]));
 }
 
 #[test]
