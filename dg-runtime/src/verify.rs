@@ -7,6 +7,18 @@ use crate::operator_error::DeviceOperatorError;
 use dg_core::Real;
 use rand::{Rng, SeedableRng};
 
+/// Whether `ir`'s numerical flux `name` is conservative ([`dg_ir::LawIr::numerical_flux_is_conservative`]) at the
+/// states the verifications use ([`random_state`]): what variants that compute each face's flux once and give the
+/// neighbour its negative need.
+pub fn numerical_flux_is_conservative(ir: &dg_ir::LawIr, name: &str) -> bool {
+    let names: Vec<&str> = ir.variables.iter().map(String::as_str).collect();
+    let mut seed = 0;
+    ir.numerical_flux_is_conservative(name, &mut || {
+        seed += 1;
+        random_state::<f64>(&names, 1, 1, 0x5eed_0000 + seed)
+    })
+}
+
 /// Tolerance on the relative L2 difference: 1e-5 in f32, 1e-12 in f64.
 pub fn tolerance<T: Real>() -> f64 {
     if T::NAME == "f32" {

@@ -327,3 +327,118 @@ fn rendering_is_deterministic() {
     let b = emitted("maxwell2d", 3, "elem/wg128/seq1/matrix-local/fused/node-major/f32", Target::Cuda);
     assert_eq!(a, b);
 }
+
+/// Kernels of `source` (from `KERNEL void` to the closing brace in column 0) in which a `return` comes before a
+/// barrier: `BARRIER()` itself or a macro whose definition holds one (`TABLE_SETUP`, `PAIR_SWAP`, …).
+fn returns_before_a_barrier(source: &str) -> Vec<String> {
+    // block comments out (a comment may say "return"); line comments are cut below
+    let mut uncommented = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(start) = rest.find("/*") {
+        uncommented.push_str(&rest[..start]);
+        rest = rest[start..].find("*/").map_or("", |end| &rest[start + end + 2..]);
+    }
+    uncommented.push_str(rest);
+    // a kernel may follow the previous one's closing brace on the same line
+    let source = uncommented.replace("}KERNEL void", "}\nKERNEL void");
+    let source = source.as_str();
+    let mut barrier_macros = vec!["BARRIER(".to_string()];
+    let mut lines = source.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.trim_start().strip_prefix("#define ") else { continue };
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let (mut body, mut continued) = (line.to_string(), line.trim_end().ends_with('\\'));
+        while continued {
+            let Some(next) = lines.next() else { break };
+            body.push_str(next);
+            continued = next.trim_end().ends_with('\\');
+        }
+        if name != "BARRIER" && body.contains("BARRIER(") {
+            barrier_macros.push(name);
+        }
+    }
+    let mut offending = Vec::new();
+    let mut kernel: Option<(String, bool)> = None;
+    for line in source.lines() {
+        if line.starts_with("KERNEL void") || line.contains("KERNEL void __launch_bounds__") {
+            kernel = Some((line.split('(').next().unwrap_or(line).to_string(), false));
+            continue;
+        }
+        let Some((name, returned)) = kernel.as_mut() else { continue };
+        if line == "}" {
+            kernel = None;
+            continue;
+        }
+        let code = line.split("//").next().unwrap_or("");
+        let words = |w: &str| code.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|t| t == w);
+        if *returned && barrier_macros.iter().any(|m| code.contains(m.as_str()) && (m.ends_with('(') || words(m))) {
+            offending.push(name.clone());
+            kernel = None;
+            continue;
+        }
+        if words("return") {
+            *returned = true;
+        }
+    }
+    offending
+}
+
+#[test]
+fn the_scan_for_a_return_before_a_barrier_finds_one() {
+    let body = "#define SETUP LOCAL_MEM real s[4]; \\\n    BARRIER();\nKERNEL void k(int n)\n{\n    if (n < 0) return;\n    SETUP\n}\nKERNEL void fine(int n)\n{\n    BARRIER();\n    if (n < 0) return;\n}\n";
+    assert_eq!(returns_before_a_barrier(body), vec!["KERNEL void k".to_string()]);
+    assert!(returns_before_a_barrier(&body.replace("    if (n < 0) return;\n    SETUP", "    SETUP")).is_empty());
+}
+
+/// No generated kernel returns before a barrier, not even where the whole work group would return: PoCL 3.1's
+/// compiler (LLVM 15) turned the finite volumes' strided line sweep with such a return into code that wrote outside
+/// its buffers (heap corruption, `dg verify advection2d --formulation fv` aborted) and, unoptimised, into NaN. Every
+/// valid variant of every formulation, for a scalar law and a nonlinear system, in both kernel languages.
+#[test]
+fn no_generated_kernel_returns_before_a_barrier() {
+    use dg::dg_runtime::formulation::LawCall;
+    use dg::formulations::FormulationId;
+    let laws: Vec<dg::dg_ir::LawIr> = ["advection2d", "euler2d", "advection3d", "euler3d"]
+        .iter()
+        .map(|name| dg::dg_laws::all_ir().into_iter().find(|ir| ir.name == *name).expect("a registered law"))
+        .collect();
+    let mut checked = 0;
+    let mut offending = Vec::new();
+    for id in FormulationId::ALL {
+        let formulation = id.get();
+        for ir in laws.iter().filter(|ir| formulation.supports(ir).is_ok()) {
+            let params: Vec<f64> = ir.params.iter().map(|p| p.1).collect();
+            let law = LawCall { ir, params: &params, numerical_flux: "numerical_flux" };
+            // the kernels' structure does not change with the order past the first: N = 2 (both finite-volume orders)
+            let orders = formulation.orders();
+            let orders = if orders.clone().count() <= 2 { orders } else { *orders.start() + 1..=*orders.start() + 1 };
+            for order in orders {
+                for precision in [Precision::F32, Precision::F64] {
+                    for (target, limits) in [(Target::OpenCl, DeviceLimits::default()), (Target::Cuda, hopper())] {
+                        for (spec, rejected) in formulation.variants(&law, order, precision, &limits) {
+                            if rejected.is_some() {
+                                continue;
+                            }
+                            let Ok(source) = formulation.emit(&law, order, &spec, target) else { continue };
+                            checked += 1;
+                            for kernel in returns_before_a_barrier(&source) {
+                                offending.push(format!(
+                                    "{} {} N={order} {spec} {target:?}: {kernel}",
+                                    id.name(),
+                                    ir.name
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} programs rendered");
+    assert!(
+        offending.is_empty(),
+        "{} kernels return before a barrier: {:#?}",
+        offending.len(),
+        &offending[..offending.len().min(10)]
+    );
+}

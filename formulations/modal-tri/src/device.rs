@@ -124,7 +124,7 @@ impl<T: Real> ModalDeviceOperator<T> {
         crate::render::check_modal(
             variant,
             cpu.element(),
-            ir.variables.len(),
+            &crate::render::ModalLawShape::of(ir, numerical_flux),
             &dg_runtime::backend::limits_of(device),
         )?;
         let source = render_modal(&LawInput { ir, params, numerical_flux }, cpu.element(), variant, target)?;

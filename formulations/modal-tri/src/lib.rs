@@ -19,6 +19,8 @@ pub use cpu::ModalOperator2d;
 pub use device::{FusedUpdate, ModalDeviceOperator};
 pub use tuning::ModalTri;
 
-pub use render::{check_modal, mma_fragments, render_modal, MmaShape, ModalKernelSource, ModalLaunch, ModalRole};
+pub use render::{
+    check_modal, mma_fragments, render_modal, MmaShape, ModalKernelSource, ModalLaunch, ModalLawShape, ModalRole,
+};
 pub use variant::ModalVariant;
 pub use variant::{ModalLayout, ModalSurface, Tables, MODAL_GROUPS};

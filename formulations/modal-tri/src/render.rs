@@ -265,18 +265,54 @@ pub fn mma_fragments(element: &ModalTriangle, shape: &MmaShape, table: &[f64]) -
     (fragments(shape.rows1, shape.steps1, &a1), fragments(shape.rows2, shape.steps2, &a2))
 }
 
-/// The rules of the modal variant space that depend on the device and the element: the mma surface needs the f64
-/// tensor cores (CUDA, compute capability 8.0 and later), f64, and its local memory within the device's.
+/// What the modal variant rules need of a law: its number of variables, and whether its numerical flux is
+/// conservative (the edge-once surfaces give the neighbour the negative of the flux they compute).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModalLawShape {
+    /// State variables.
+    pub nvars: usize,
+    /// Whether the selected numerical flux gives one side of a face minus what it gives the other
+    /// ([`dg_runtime::verify::numerical_flux_is_conservative`]).
+    pub conservative_flux: bool,
+}
+
+impl ModalLawShape {
+    /// The shape of `ir` with numerical flux `numerical_flux`.
+    pub fn of(ir: &dg_ir::LawIr, numerical_flux: &str) -> Self {
+        Self {
+            nvars: ir.variables.len(),
+            conservative_flux: dg_runtime::verify::numerical_flux_is_conservative(ir, numerical_flux),
+        }
+    }
+}
+
+/// The rules of the modal variant space that depend on the law, the device and the element: the surfaces that
+/// compute each edge's flux once (edge, atomic, edge-flux, edge-flux-pair) need a conservative numerical flux; the
+/// mma surface needs the f64 tensor cores (CUDA, compute capability 8.0 and later), f64, and its local memory
+/// within the device's.
 pub fn check_modal(
     variant: &ModalVariant,
     element: &ModalTriangle,
-    nv: usize,
+    law: &ModalLawShape,
     limits: &DeviceLimits,
 ) -> Result<(), VariantError> {
     let reject = |reason: String| Err(VariantError::Rejected { spec: variant.to_string(), reason });
+    let edge_once = matches!(
+        variant.surface,
+        ModalSurface::Edge | ModalSurface::Atomic | ModalSurface::EdgeFlux | ModalSurface::EdgeFluxPair
+    );
+    if edge_once && !law.conservative_flux {
+        return reject(
+            "this surface computes each edge's flux once and gives the neighbour its negative, but the law's \
+             numerical flux is not conservative (F*(q⁻, q⁺, m⁻, m⁺, n) ≠ −F*(q⁺, q⁻, m⁺, m⁻, −n): a penalty form \
+             across a material jump, say); the element surfaces compute each side's flux"
+                .into(),
+        );
+    }
     if variant.surface != ModalSurface::Mma {
         return Ok(());
     }
+    let nv = law.nvars;
     if variant.precision != Precision::F64 {
         return reject("mma multiplies on the f64 tensor cores: f64 only".into());
     }

@@ -8,6 +8,9 @@ use dg_modal_tri::ModalVariant;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+/// Euler's shape: four variables, a conservative flux.
+const EULER: dg_modal_tri::ModalLawShape = dg_modal_tri::ModalLawShape { nvars: 4, conservative_flux: true };
+
 /// One `mma.sync.m8n8k4.f64` as the PTX fragment maps define it, lane by lane: A(l / 4, l % 4) in `a[l]`,
 /// B(l % 4, l / 4) in `b[l]`, C(l / 4, 2·(l % 4) + h) in `c[l][h]`.
 fn mma_m8n8k4(c: &mut [[f64; 2]; 32], a: &[f64], b: &[f64]) {
@@ -127,20 +130,20 @@ fn the_mma_rules_refuse_what_cannot_run() {
         blas: false,
     };
     let ok: ModalVariant = "modal/wg128/mma/const/mode-major/f64".parse().unwrap();
-    assert!(check_modal(&ok, &el, 4, &gpu).is_ok());
+    assert!(check_modal(&ok, &el, &EULER, &gpu).is_ok());
     let no_tc = DeviceLimits { tensor_cores: false, ..gpu };
-    assert!(check_modal(&ok, &el, 4, &no_tc).unwrap_err().to_string().contains("tensor cores"));
+    assert!(check_modal(&ok, &el, &EULER, &no_tc).unwrap_err().to_string().contains("tensor cores"));
     for bad in [
         "modal/wg128/mma/const/mode-major/f32",
         "modal/wg128/mma/const/elem-major/f64",
         "modal/wg128/mma/shared/mode-major/f64",
     ] {
         let v: ModalVariant = bad.parse().unwrap();
-        assert!(check_modal(&v, &el, 4, &gpu).is_err(), "{bad}");
+        assert!(check_modal(&v, &el, &EULER, &gpu).is_err(), "{bad}");
     }
     // eight warps' B2 at p = 4: beyond 48 KiB
     let big: ModalVariant = "modal/wg256/mma/const/mode-major/f64".parse().unwrap();
-    assert!(check_modal(&big, &el, 4, &gpu).unwrap_err().to_string().contains("local memory"));
+    assert!(check_modal(&big, &el, &EULER, &gpu).unwrap_err().to_string().contains("local memory"));
     // and OpenCL cannot have it at all
     let law = dg_laws::euler2d::Law::default();
     let ir = dg_runtime::formulation::law_ir(&law).unwrap();
