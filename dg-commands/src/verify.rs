@@ -107,6 +107,17 @@ fn outcome_line(o: &VerifyOutcome) -> String {
     }
 }
 
+/// A failed variant of the summary, as text: its order, SPEC, relative error (or that some output was not finite)
+/// and the error, if it did not run.
+fn failure_line(f: &serde_json::Value) -> String {
+    let error = match f["relative_error"].as_f64() {
+        Some(e) if e.is_finite() => format!("relative error {e:.2e}"),
+        _ => "an output not finite (unwritten, or NaN/infinity)".to_string(),
+    };
+    let why = f["error"].as_str().map(|e| format!(": {e}")).unwrap_or_default();
+    format!("N={} {}: {error}{why}", f["order"], f["variant"].as_str().unwrap_or("?"))
+}
+
 /// Counts of a verification over orders and precisions, printed per step and summed up at the end.
 #[derive(Default)]
 struct Tally {
@@ -147,7 +158,9 @@ impl Tally {
                 self.passed += 1;
             } else {
                 self.tested += 1;
-                self.failed.push(serde_json::json!({"order": order, "variant": o.variant, "relative_error": o.relative_error, "error": o.error}));
+                // JSON has no NaN: an error that is not a number (an output left unwritten or not finite) is null
+                // there, and `non_finite` says so
+                self.failed.push(serde_json::json!({"order": order, "variant": o.variant, "relative_error": o.relative_error, "non_finite": !o.relative_error.is_finite(), "error": o.error}));
             }
         }
     }
@@ -165,7 +178,7 @@ impl Tally {
                 failed.len()
             );
             for f in &failed {
-                println!("  FAILED {f}");
+                println!("  FAILED {}", failure_line(f));
             }
         }
         if !failed.is_empty() {
@@ -184,7 +197,7 @@ impl Tally {
 
 #[cfg(test)]
 mod tests {
-    use super::outcome_line;
+    use super::{failure_line, outcome_line};
     use dg_runtime::verify::VerifyOutcome;
 
     #[test]
@@ -196,6 +209,10 @@ mod tests {
         assert_eq!(outcome_line(&failed), "  v NaN FAILED");
         failed.error = Some("launch failed".into());
         assert_eq!(outcome_line(&failed), "  v NaN FAILED: launch failed");
+        let summary = serde_json::json!({"order": 2, "variant": "v", "relative_error": f64::NAN, "error": null});
+        assert_eq!(failure_line(&summary), "N=2 v: an output not finite (unwritten, or NaN/infinity)");
+        let summary = serde_json::json!({"order": 3, "variant": "w", "relative_error": 0.65, "error": "launch failed"});
+        assert_eq!(failure_line(&summary), "N=3 w: relative error 6.50e-1: launch failed");
     }
 
     #[test]

@@ -170,20 +170,18 @@ impl LawIr {
             let n: Vec<f64> =
                 if self.dim == 2 { vec![angle.cos(), angle.sin()] } else { n[..self.dim.min(3)].to_vec() };
             let minus_n: Vec<f64> = n.iter().map(|c| -c).collect();
-            let own = flux.eval(&base(&[
-                (InputKind::StateM, &qm),
-                (InputKind::StateP, &qp),
-                (InputKind::MaterialM, &mm),
-                (InputKind::MaterialP, &mp),
-                (InputKind::Normal, &n),
-            ]));
-            let other = flux.eval(&base(&[
-                (InputKind::StateM, &qp),
-                (InputKind::StateP, &qm),
-                (InputKind::MaterialM, &mp),
-                (InputKind::MaterialP, &mm),
-                (InputKind::Normal, &minus_n),
-            ]));
+            // the flux an element with state q and material m receives through normal n from the other side's
+            let seen_from = |(q, m): (&[f64], &[f64]), (other_q, other_m): (&[f64], &[f64]), n: &[f64]| {
+                flux.eval(&base(&[
+                    (InputKind::StateM, q),
+                    (InputKind::StateP, other_q),
+                    (InputKind::MaterialM, m),
+                    (InputKind::MaterialP, other_m),
+                    (InputKind::Normal, n),
+                ]))
+            };
+            let own = seen_from((&qm, &mm), (&qp, &mp), &n);
+            let other = seen_from((&qp, &mp), (&qm, &mm), &minus_n);
             if own.iter().chain(&other).any(|v| !v.is_finite()) {
                 continue;
             }
