@@ -52,6 +52,16 @@ impl LawIr {
         self.functions.iter().filter(move |(r, _)| *r == role).map(|(_, f)| f)
     }
 
+    /// The law's parameters at their default values, in the IR's order.
+    fn default_params(&self) -> Vec<f64> {
+        self.params.iter().map(|p| p.1).collect()
+    }
+
+    /// Generic material values (0.7, 1.01, 1.32, …): where a property must hold for any material.
+    fn generic_materials(&self) -> Vec<f64> {
+        (0..self.materials.len()).map(|i| 0.7 + 0.31 * i as f64).collect()
+    }
+
     /// Whether the law is linear: its flux is affine in the state and so is every numerical flux.
     pub fn is_linear(&self) -> bool {
         self.functions
@@ -86,8 +96,7 @@ impl LawIr {
         if !reads_only_the_state_and_coefficients || !function.linear_outputs().iter().all(|&l| l) {
             return false;
         }
-        let materials: Vec<f64> = (0..self.materials.len()).map(|i| 0.7 + 0.31 * i as f64).collect();
-        let params: Vec<f64> = self.params.iter().map(|p| p.1).collect();
+        let (materials, params) = (self.generic_materials(), self.default_params());
         // a condition may branch on the normal (inflow on one side, outflow on the other): every axis direction
         // both ways and two oblique ones
         let dim = self.dim.clamp(1, 3);
@@ -124,7 +133,7 @@ impl LawIr {
         let Some(flux) = self.function(&format!("numerical_flux:{name}")) else { return false };
         let admissible = self.functions_of(FunctionRole::Admissible).next();
         let (nv, nmat) = (self.variables.len(), self.materials.len());
-        let params: Vec<f64> = self.params.iter().map(|p| p.1).collect();
+        let params = self.default_params();
         // splitmix64: a fixed sequence, no dependency
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let mut uniform = move || {
@@ -203,8 +212,7 @@ impl LawIr {
             return false;
         }
         // affine terms show as a nonzero flux of the zero state (materials and parameters at generic values)
-        let materials: Vec<f64> = (0..self.materials.len()).map(|i| 0.7 + 0.31 * i as f64).collect();
-        let params: Vec<f64> = self.params.iter().map(|p| p.1).collect();
+        let (materials, params) = (self.generic_materials(), self.default_params());
         let inputs = crate::function::Inputs::default()
             .with(InputKind::StateM, &vec![0.0; self.variables.len()])
             .with(InputKind::MaterialM, &materials)
@@ -222,7 +230,7 @@ impl LawIr {
         }
         let flux = self.function("flux")?;
         let nv = self.variables.len();
-        let params: Vec<f64> = self.params.iter().map(|p| p.1).collect();
+        let params = self.default_params();
         let mut reads = vec![vec![false; nv]; nv];
         for set in 0..2 {
             let materials: Vec<f64> =

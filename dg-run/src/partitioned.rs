@@ -338,7 +338,7 @@ fn global_energy<T: Real>(part: &TriPart, nv: usize, q: &[T], comm: &dyn Communi
 
 /// Whether energy growth of `law` from a positive initial energy is a blow-up ([`crate::energy_cannot_grow`]) on
 /// every rank: a part without an inflow boundary gains what another part's inflow brings in.
-fn is_linear<L: ConservationLaw>(
+fn energy_growth_is_blow_up<L: ConservationLaw>(
     law: &L,
     binding: &BoundaryBinding,
     energy_initial: f64,
@@ -370,7 +370,7 @@ fn on_cpu<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let nv = L::NVARS;
     let part = &prepared.part;
     let (energy_initial, _) = global_energy(part, nv, &prepared.q0, comm);
-    let linear = is_linear(&law, &prepared.binding, energy_initial, comm);
+    let linear = energy_growth_is_blow_up(&law, &prepared.binding, energy_initial, comm);
     let op = NodalOperator2d::<L, T>::new(law.clone(), &part.space, &prepared.binding);
     let system = HaloExchanged::new(op, comm, &part.plan, nv * part.space.element.np);
     let mut history = Vec::new();
@@ -452,7 +452,7 @@ fn on_device<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     })();
     let (op, halo, q) = agreed(comm, built)?;
     let (energy_initial, _) = global_energy(part, nv, &prepared.q0, comm);
-    let linear = is_linear(&law, &prepared.binding, energy_initial, comm);
+    let linear = energy_growth_is_blow_up(&law, &prepared.binding, energy_initial, comm);
     let step_check = agreed(comm, crate::StepCheck::new(device, &prepared.q0, linear))?;
     let fingerprint = device.fingerprint().clone();
     let mut history = Vec::new();
