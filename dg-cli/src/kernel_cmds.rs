@@ -10,7 +10,7 @@ use dg_run::formulations::FormulationId;
 use dg_run::registry::LawCommands;
 use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg_runtime::backend::{Device, DeviceSelector};
-use dg_runtime::formulation::LawCall;
+use dg_runtime::formulation::{Formulation, LawCall};
 
 /// Kernel language on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -69,8 +69,9 @@ pub struct EmitArgs {
     /// Formulation [default: from the SPEC's first part (`modal/…`, `tet/…`), else by the law's dimension].
     #[arg(long, value_enum)]
     pub formulation: Option<FormulationId>,
-    /// Variant SPEC (see `dg variants`) [default: the formulation's baseline in f32]. A tetrahedral SPEC prints
-    /// the whole program of its precision (every strategy's kernels).
+    /// Variant SPEC (see `dg variants`; refused where the rules reject it for the law) [default: the
+    /// formulation's baseline in f32, or the law's first valid variant where the rules reject the baseline]. A
+    /// tetrahedral SPEC prints the whole program of its precision (every strategy's kernels).
     #[arg(long)]
     pub variant: Option<String>,
     /// Kernel language.
@@ -237,10 +238,15 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
             }
         }
         for (v, reason) in all.iter().filter_map(|(v, r)| r.as_ref().map(|r| (v, r))) {
-            println!("  rejected  {v}: {}", reason.split(": ").last().unwrap_or(reason));
+            println!("  rejected  {v}: {}", rule_reason(reason));
         }
     }
     Ok(())
+}
+
+/// A rule's reason without the "variant … is rejected: " the formulations' errors start with.
+fn rule_reason(reason: &str) -> &str {
+    reason.split_once(" is rejected: ").map_or(reason, |(_, why)| why)
 }
 
 /// Prints the generated source of one variant of any formulation, for any registered law.
@@ -268,10 +274,53 @@ pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
         TargetArg::Cuda => Target::Cuda,
         TargetArg::Opencl => Target::OpenCl,
     };
-    let spec = args.variant.clone().unwrap_or_else(|| f.default_variant(Precision::F32));
     let call = LawCall { ir: &ir, params: &params, numerical_flux: &flux };
+    let spec = emitted_variant(f, &call, &args, formulation)?;
     print!("{}", f.emit(&call, args.order, &spec, target)?);
     Ok(())
+}
+
+/// The SPEC `dg emit` prints: the one asked for, refused where the rules reject it for this law and order on any
+/// current GPU (tensor cores and a BLAS granted); else the formulation's baseline, or — where the rules reject the
+/// baseline for this law (a surface the law's flux cannot share, say) — the first variant valid on the minimal
+/// device, with a line on stderr saying so.
+fn emitted_variant(
+    f: &dyn Formulation,
+    call: &LawCall<'_>,
+    args: &EmitArgs,
+    formulation: FormulationId,
+) -> anyhow::Result<String> {
+    let gpu = DeviceLimits { tensor_cores: true, f64_mma_m16: true, blas: true, ..DeviceLimits::current_gpu() };
+    let rejection = |spec: &str, precision: Precision, limits: &DeviceLimits| {
+        f.variants(call, args.order, precision, limits)
+            .into_iter()
+            .find(|(v, _)| v == spec)
+            .and_then(|(_, r)| r.map(|r| rule_reason(&r).to_string()))
+    };
+    if let Some(spec) = &args.variant {
+        let precision = if spec.contains("/f64") { Precision::F64 } else { Precision::F32 };
+        if let Some(reason) = rejection(spec, precision, &gpu) {
+            bail!(
+                "variant `{spec}` is not valid for law `{}` ({formulation}, N={}): {reason}\n`dg variants {} \
+                 --formulation {formulation} --order {}` lists the valid ones",
+                args.law,
+                args.order,
+                args.law,
+                args.order
+            );
+        }
+        return Ok(spec.clone());
+    }
+    let baseline = f.default_variant(Precision::F32);
+    let Some(reason) = rejection(&baseline, Precision::F32, &DeviceLimits::default()) else { return Ok(baseline) };
+    let first = f
+        .variants(call, args.order, Precision::F32, &DeviceLimits::default())
+        .into_iter()
+        .find(|(_, r)| r.is_none())
+        .map(|(v, _)| v)
+        .with_context(|| format!("no variant of {formulation} is valid for law `{}` at N={}", args.law, args.order))?;
+    eprintln!("the baseline `{baseline}` is not valid for law `{}`: {reason}; showing `{first}`", args.law);
+    Ok(first)
 }
 
 /// Verifies every valid variant on a device (with a planted bug, on a device that compiles broken kernels).

@@ -434,3 +434,37 @@ fn variants_marks_what_a_search_leaves_out() {
     assert!(six.lines().any(|l| l.starts_with("  valid") && l.contains("/matrix-local/") && !l.contains("left out")));
     assert!(six.contains(&format!("({} left out of a search)", marked.len())), "{six}");
 }
+
+/// `dg emit` without `--variant` printed seed 001's edge surface for a law whose numerical flux is not
+/// conservative (acoustics2d), a variant verification rejects; with a rejected `--variant` it printed it silently.
+/// `dg variants` cut each reason at its last ": ", which dropped most of a reason holding one.
+#[test]
+fn emit_shows_a_variant_the_rules_accept_for_the_law() {
+    let edge = "modal/wg64/edge/const/mode-major/f32";
+    let out = dg(&["emit", "acoustics2d", "--formulation", "modal-tri", "--order", "2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (text, note) = (stdout(&out), stderr(&out));
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.contains("acoustics2d p=2 modal/") && first.contains("/element"), "{first}");
+    assert!(note.contains("is not valid for law `acoustics2d`") && note.contains("not conservative"), "{note}");
+    // the law whose flux is conservative keeps the baseline, without a note
+    let out = dg(&["emit", "euler2d", "--formulation", "modal-tri", "--order", "2"]);
+    assert!(out.status.success() && stderr(&out).is_empty(), "{}", stderr(&out));
+    assert!(stdout(&out).lines().next().unwrap_or_default().contains("/edge/"), "{}", stdout(&out));
+    // a rejected variant asked for by name is refused with the rule's reason and where the valid ones are listed
+    let out = dg(&["emit", "acoustics2d", "--order", "2", "--variant", edge]);
+    assert!(!out.status.success() && stdout(&out).is_empty());
+    let err = stderr(&out);
+    assert!(err.contains(&format!("variant `{edge}` is not valid for law `acoustics2d`")), "{err}");
+    assert!(err.contains("not conservative") && err.contains("dg variants acoustics2d"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // variants prints the whole reason
+    let out = dg(&["variants", "acoustics2d", "--formulation", "modal-tri", "--order", "2", "--precision", "f32"]);
+    let listing = stdout(&out);
+    let line = listing.lines().find(|l| l.starts_with(&format!("  rejected  {edge}:"))).unwrap_or_default();
+    assert!(line.contains(": this surface computes each edge's flux once"), "{line}");
+    // a tensor-core variant needs no device to be shown
+    let mma = "mma/wg8/seq1/field-local/merged/node-major/f64";
+    let out = dg(&["emit", "maxwell2d", "--order", "3", "--variant", mma]);
+    assert!(out.status.success() && stdout(&out).contains(mma), "{}", stderr(&out));
+}
