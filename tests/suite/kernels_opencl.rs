@@ -647,6 +647,8 @@ fn planted_bugs_fail_verification_in_every_formulation() {
     let fv = ["mhd2d", "--formulation", "fv", "--order", "2", "--precision", "f64"];
     // mhd2d's GLM source (−α ψ) in the nodal kernels' `source` kernel
     let nodal_source = ["mhd2d", "--order", "2", "--precision", "f64"];
+    // and in the modal volume integral (every surface but mma), whose last kernel then folds the stage's update
+    let modal_source = ["mhd2d", "--formulation", "modal-tri", "--order", "2", "--precision", "f64"];
     // the tile partition needs more nodes than work items per element: N = 5
     let tiles = ["maxwell2d", "--order", "5", "--precision", "f64"];
     let one = |args: &[&'static str], spec: &'static str| -> Vec<&'static str> {
@@ -668,6 +670,8 @@ fn planted_bugs_fail_verification_in_every_formulation() {
         ("modal", one(&modal, "modal/wg64/edge/const/elem-major/f64"), "last-element-unwritten"),
         ("modal", one(&modal, "modal/wg128/atomic/shared/elem-major/f64"), "wrong-stride"),
         ("modal", one(&modal, "modal/wg64/element-regs/const/elem-major/f64"), "wrong-stride"),
+        ("modal", one(&modal_source, "modal/wg64/edge-flux-pair/const/mode-major/f64"), "source-dropped"),
+        ("modal", one(&modal_source, "modal/wg128/element-regs/shared/elem-major/f64"), "source-dropped"),
         ("tetrahedral", tet.to_vec(), "skip-last-group"),
         ("tetrahedral", tet.to_vec(), "last-element-unwritten"),
         ("tetrahedral", tet.to_vec(), "wrong-stride"),

@@ -36,9 +36,11 @@ struct Buffers {
     tables: BufferId,
     means: BufferId,
     partial: BufferId,
-    /// Where the law has a source term (`None` otherwise): w_q·φ_j(x_q) at the volume points (row per point), and
-    /// every element's cubature points, `2 (k·NQ + q) + d`.
-    source_data: Option<(BufferId, BufferId)>,
+    /// Where the law has a source term (`None` otherwise): every element's cubature points, `2 (k·NQ + q) + d`
+    /// (the volume kernels' last argument, or the source kernel's).
+    source_xy: Option<BufferId>,
+    /// w_q·φ_j(x_q) at the volume points (row per point), where a source kernel runs (the mma surface).
+    source_wphi: Option<BufferId>,
 }
 
 /// The modal right-hand side of a 2D law on a device, for one variant, in precision `T`.
@@ -193,6 +195,7 @@ impl<T: Real> ModalDeviceOperator<T> {
         let face_geo: Vec<T> = (0..3).flat_map(|c| data.face.iter().map(move |f| real(f[c]))).collect();
         let nv = source.nvars;
         let nm = source.nmodes;
+        let source_kernel = source.rhs_kernels.iter().any(|l| l.role == ModalRole::Source);
         dg_runtime::operator_error::check_index_range(&[
             ("the state", k * nv * nm),
             ("the edge traces", edges * nv * nm.max(source.edge_points)),
@@ -232,14 +235,20 @@ impl<T: Real> ModalDeviceOperator<T> {
             tables: upload(device, &source.table.iter().map(|&v| real(v)).collect::<Vec<T>>(), T::zero())?,
             means: device.alloc(k * nv * std::mem::size_of::<T>())?,
             partial: device.alloc(k.div_ceil(STEP_GROUP) * std::mem::size_of::<T>())?,
-            source_data: match source.rhs_kernels.iter().any(|l| l.role == ModalRole::Source) {
+            source_xy: match source.source_in_volume || source_kernel {
+                true => {
+                    let xy: Vec<T> = (0..k).flat_map(|e| cpu.cubature_points(e).iter().flatten().copied()).collect();
+                    Some(upload(device, &xy, T::zero())?)
+                }
+                false => None,
+            },
+            source_wphi: match source_kernel {
                 true => {
                     let el = cpu.element();
                     let wphi: Vec<T> = (0..el.volume.w.len())
                         .flat_map(|g| (0..nm).map(move |j| real(el.volume.w[g] * el.phi[(g, j)])))
                         .collect();
-                    let xy: Vec<T> = (0..k).flat_map(|e| cpu.cubature_points(e).iter().flatten().copied()).collect();
-                    Some((upload(device, &wphi, T::zero())?, upload(device, &xy, T::zero())?))
+                    Some(upload(device, &wphi, T::zero())?)
                 }
                 false => None,
             },
@@ -319,6 +328,8 @@ impl<T: Real> ModalDeviceOperator<T> {
             .chain([b.elem_edge, b.bcode, b.bxy, b.bnormal, b.bstate, b.tables])
             .map(Arg::Buffer)
             .chain([Self::scalar(t), Arg::I32(self.k as i32), Arg::I32(self.edges as i32)])
+            // the cubature points, where the volume integral adds the law's source
+            .chain(b.source_xy.filter(|_| self.source.source_in_volume).map(Arg::Buffer))
             .collect();
         let fused = update.filter(|_| self.fuses_updates());
         let step_args: Vec<Arg> = match fused {
@@ -341,7 +352,7 @@ impl<T: Real> ModalDeviceOperator<T> {
             .map(|launch| {
                 let items = if launch.role.per_edge() { self.edges } else { self.k };
                 // (the source's tables exist for every program with a source kernel: `upload_mesh`)
-                if let (ModalRole::Source, Some((wphi, xy))) = (launch.role, b.source_data) {
+                if let (ModalRole::Source, Some(wphi), Some(xy)) = (launch.role, b.source_wphi, b.source_xy) {
                     let args = [q, out, b.mat, b.tables, wphi, xy].into_iter().map(Arg::Buffer);
                     return Launch {
                         kernel: launch.role.symbol().to_string(),

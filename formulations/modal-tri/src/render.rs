@@ -37,7 +37,8 @@ pub enum ModalRole {
     /// Per element, two work items sharing it by variables: as [`ModalRole::ElementLift`].
     ElementLiftPair,
     /// Per element: the law's source term projected onto the modes and added to the finished right-hand side (a
-    /// law with a source only; launched last).
+    /// law with a source, on the mma surface only: every other surface adds it in its volume integral; launched
+    /// last).
     Source,
 }
 
@@ -114,6 +115,10 @@ pub struct ModalKernelSource {
     pub mean_check: bool,
     /// Values in the basis table (`tables` argument of every kernel).
     pub table: Vec<f64>,
+    /// Whether the volume integral adds the law's source term at its points (a law with a source, every surface
+    /// but mma): the kernels' common arguments then end with every element's cubature points
+    /// (`2 (k·NQ + q) + d`), and no source kernel follows.
+    pub source_in_volume: bool,
 }
 
 /// The modal templates (`templates/modal-tri/`), besides the common ones.
@@ -361,11 +366,20 @@ pub fn render_modal(
         }
         .into());
     }
+    // the source in the volume integral: the volume kernels evaluate the state at the cubature points already
+    let source_in_volume = has_source && !mma;
     let mut table = modal_table(element);
+    if source_in_volume {
+        // w_q φ_j(x_q) after the basis table (T_WPHI)
+        for q in 0..element.volume.w.len() {
+            table.extend((0..element.nmodes).map(|j| element.volume.w[q] * element.phi[(q, j)]));
+        }
+    }
     let shape = MmaShape::of(element, ir.variables.len(), variant.group);
     let mut ctx = tera::Context::new();
     insert_law(&mut ctx, law, single, DIVISIONS)?;
     ctx.insert("cuda", &(target == Target::Cuda));
+    ctx.insert("fold_source", &source_in_volume);
     ctx.insert("double", &!single);
     ctx.insert("nv", &ir.variables.len());
     ctx.insert("nmat", &ir.materials.len());
@@ -418,7 +432,11 @@ pub fn render_modal(
         ModalSurface::EdgeFlux | ModalSurface::EdgeFluxPair => &["modal_edge_flux"],
     };
     let mut source = format!("/* dg modal kernels: {} p={} {} */\n", ir.name, element.order, variant);
-    let steps: &[&str] = if has_source { &["modal_source", "modal_step", "update"] } else { &["modal_step", "update"] };
+    let steps: &[&str] = if has_source && !source_in_volume {
+        &["modal_source", "modal_step", "update"]
+    } else {
+        &["modal_step", "update"]
+    };
     for name in ["dialect", "modal_sizes", "law", "modal_volume", "modal_face"].iter().chain(kernels).chain(steps) {
         source.push_str(&tera.render(name, &ctx).map_err(|e| RenderError::Template(format!("{name}: {e:?}")))?);
         source.push('\n');
@@ -443,7 +461,7 @@ pub fn render_modal(
             vec![ModalLaunch { role: ModalRole::Mma, local_size: variant.group, items_per_group: shape.elements }]
         }
     };
-    if has_source {
+    if has_source && !source_in_volume {
         let group = SOURCE_GROUP;
         rhs_kernels.push(ModalLaunch { role: ModalRole::Source, local_size: group, items_per_group: group });
     }
@@ -458,5 +476,6 @@ pub fn render_modal(
         edge_points: element.edge.points.len(),
         table,
         mean_check: admissible.is_some(),
+        source_in_volume,
     })
 }

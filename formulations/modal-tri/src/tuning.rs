@@ -74,7 +74,7 @@ impl Formulation for ModalTri {
         if ir.dim != 2 {
             return Err(format!("it needs a 2D law (this one is {}D)", ir.dim));
         }
-        // (a source term is projected and added by the program's `modal_source` kernel)
+        // (a source term is added in the volume integral, or by the mma program's `modal_source` kernel)
         Ok(())
     }
 

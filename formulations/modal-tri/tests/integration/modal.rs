@@ -299,3 +299,51 @@ fn the_positivity_guard_reduces_elements_with_negative_point_pressure_to_their_m
     let after = min_point_pressure(&q);
     assert!(after > 0.0, "pressure still negative after the guard: {after}");
 }
+
+/// A law's source term is added in the volume integral by every surface but mma, so no source kernel follows and
+/// the last kernel can fold a stage's update; the mma program keeps its source kernel, launched last. The volume
+/// table gains w_q φ_j(x_q) only where the source is in it; a law without a source keeps its program text.
+#[test]
+fn the_source_is_added_in_the_volume_integral_except_on_mma() {
+    use dg_codegen::program::{LawInput, Target};
+    use dg_modal_tri::render::{modal_table, render_modal};
+    use dg_modal_tri::{ModalRole, ModalVariant};
+    let el = dg_core::triangle::ModalTriangle::new(3).unwrap();
+    let law = dg_laws::mhd2d::Law::default();
+    let ir = dg_runtime::formulation::law_ir(&law).unwrap();
+    let params = dg_core::law::ConservationLaw::param_values(&law);
+    let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
+    let base = modal_table(&el).len();
+    let (nq, nm) = (el.volume.w.len(), el.nmodes);
+    for spec in [
+        "modal/wg64/edge/const/mode-major/f64",
+        "modal/wg64/atomic/shared/elem-major/f32",
+        "modal/wg128/element/const/mode-major/f64",
+        "modal/wg128/element-regs/shared/mode-major/f64",
+        "modal/wg64/edge-flux/const/mode-major/f32",
+        "modal/wg128/edge-flux-pair/const/mode-major/f64",
+    ] {
+        let v: ModalVariant = spec.parse().unwrap();
+        let src = render_modal(&input, &el, &v, Target::Cuda).unwrap();
+        assert!(src.source_in_volume, "{spec}");
+        assert!(src.rhs_kernels.iter().all(|l| l.role != ModalRole::Source), "{spec}");
+        assert!(!src.source.contains("modal_source"), "{spec}");
+        assert!(src.source.contains("law_source") && src.source.contains("src_xy[2 * ("), "{spec}");
+        assert_eq!(src.table.len(), base + nq * nm, "{spec}");
+        // w_q φ_j(x_q) after the basis table
+        assert!((src.table[base + nm + 1] - el.volume.w[1] * el.phi[(1, 1)]).abs() < 1e-15, "{spec}");
+    }
+    let mma: ModalVariant = "modal/wg128/mma/const/mode-major/f64".parse().unwrap();
+    let src = render_modal(&input, &el, &mma, Target::Cuda).unwrap();
+    assert!(!src.source_in_volume);
+    assert_eq!(src.rhs_kernels.last().map(|l| l.role), Some(ModalRole::Source));
+    // a law without a source: no trace of it
+    let euler = dg_laws::euler2d::Law::default();
+    let eir = dg_runtime::formulation::law_ir(&euler).unwrap();
+    let eparams = dg_core::law::ConservationLaw::param_values(&euler);
+    let einput = LawInput { ir: &eir, params: &eparams, numerical_flux: "hllc_flux" };
+    let v: ModalVariant = "modal/wg128/edge-flux-pair/const/mode-major/f64".parse().unwrap();
+    let src = render_modal(&einput, &el, &v, Target::Cuda).unwrap();
+    assert!(!src.source_in_volume && !src.source.contains("src_xy") && !src.source.contains("T_WPHI "));
+    assert_eq!(src.table.len(), base);
+}
