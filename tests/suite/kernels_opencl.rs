@@ -645,8 +645,9 @@ fn planted_bugs_fail_verification_in_every_formulation() {
     let tet = ["acoustics3d", "--formulation", "nodal-tet", "--order", "1", "--precision", "f64"];
     let hex = ["euler3d", "--formulation", "hex", "--order", "1", "--precision", "f64"];
     let fv = ["mhd2d", "--formulation", "fv", "--order", "2", "--precision", "f64"];
-    // mhd2d's GLM source (−α ψ) in the nodal kernels' `source` kernel
+    // mhd2d's GLM source (−α ψ): in the store of the merged element and tile kernels, else the `source` kernel
     let nodal_source = ["mhd2d", "--order", "2", "--precision", "f64"];
+    let tile_source = ["mhd2d", "--order", "3", "--precision", "f32"];
     // and in the modal volume integral (every surface but mma), whose last kernel then folds the stage's update
     let modal_source = ["mhd2d", "--formulation", "modal-tri", "--order", "2", "--precision", "f64"];
     // the tile partition needs more nodes than work items per element: N = 5
@@ -666,6 +667,7 @@ fn planted_bugs_fail_verification_in_every_formulation() {
         ("nodal", one(&tiles, "tile4/wg32/seq1/field-local/merged/node-major/f64"), "last-element-unwritten"),
         ("nodal", one(&nodal_source, "elem/wg128/seq1/matrix-local/merged/node-major/f64"), "source-dropped"),
         ("nodal", one(&nodal_source, "node/mb4/seq2/matrix-local/split/elem-major/f64"), "source-dropped"),
+        ("nodal", one(&tile_source, "tile4/wg32/seq1/matrix-local/merged/node-major/f32"), "source-dropped"),
         ("modal", one(&modal, "modal/wg256/element/shared/mode-major/f64"), "skip-last-group"),
         ("modal", one(&modal, "modal/wg64/edge/const/elem-major/f64"), "last-element-unwritten"),
         ("modal", one(&modal, "modal/wg128/atomic/shared/elem-major/f64"), "wrong-stride"),

@@ -714,6 +714,11 @@ impl<T: Real> DeviceOperator<T> {
         let (kk, fs) = (Arg::I32(end as i32), Arg::I32(self.fs as i32));
         let buf = Arg::Buffer;
         let links = crate::render::uses_links(&self.source.variant);
+        // the nodes' coordinates, where the merged kernel's store adds the law's source (before the stage's arguments)
+        let stored_source: Vec<Arg> = match (self.source.source_in_store, b.node_xy) {
+            (true, Some(xy)) => vec![Arg::Buffer(xy)],
+            _ => Vec::new(),
+        };
         self.source
             .rhs_kernels
             .iter()
@@ -737,11 +742,11 @@ impl<T: Real> DeviceOperator<T> {
                     }
                     "rhs" => join(
                         &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds)],
-                        &[&[buf(b.lift), t, kk, fs, g0_arg][..], &step_args].concat(),
+                        &[&[buf(b.lift), t, kk, fs, g0_arg][..], &stored_source, &step_args].concat(),
                     ),
                     "tile" => join(
                         &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.tiled)],
-                        &[&[t, kk, fs, g0_arg][..], &step_args].concat(),
+                        &[&[t, kk, fs, g0_arg][..], &stored_source, &step_args].concat(),
                     ),
                     "mma" => join(
                         &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.mma_a)],

@@ -305,6 +305,11 @@ pub struct KernelSource {
     /// Function name of each kernel role in the program that holds it (`volume` → `volume`, or `volume_k3` in a
     /// batch).
     pub symbols: Vec<(&'static str, String)>,
+    /// Whether the law has a source term (the nodes' coordinates are uploaded for it).
+    pub law_has_source: bool,
+    /// Whether the merged kernel adds the source term in its store (element and tile partitions; their argument
+    /// list then takes the nodes' coordinates before the stage's), so that no `source` kernel follows.
+    pub source_in_store: bool,
 }
 
 /// A program in pieces: the dialect, the prelude (sizes, matrices, law, face jump) and the kernel parts, with
@@ -347,9 +352,10 @@ impl KernelSource {
         k.div_ceil(self.elements_per_group(kernel)).max(1)
     }
 
-    /// Whether the law has a source term, which the program's `source` kernel adds after the others.
+    /// Whether the law has a source term: the merged element and tile kernels add it in their store, every other
+    /// program's `source` kernel after the others.
     pub fn has_source(&self) -> bool {
-        self.rhs_kernels.iter().any(|k| k.name == "source")
+        self.law_has_source
     }
 
     /// The smallest element count every right-hand-side kernel's groups divide: a launch over elements
@@ -498,6 +504,12 @@ pub fn render_nodal_tri(
     ctx.insert("seq", &variant.seq);
     ctx.insert("fused", &(variant.surface == Surface::Fused));
     ctx.insert("merged", &(variant.surface == Surface::Merged));
+    // a law's source term in the merged element and tile kernels' store (every other partition: its own kernel)
+    let has_source = ir.functions_of(FunctionRole::Source).next().is_some();
+    let source_in_store = has_source
+        && variant.surface == Surface::Merged
+        && matches!(variant.partition, Partition::Element | Partition::Tile { .. });
+    ctx.insert("fold_source", &source_in_store);
     ctx.insert("diff_first", &(variant.form == VolumeForm::DiffFirst));
     ctx.insert("mixed", &(variant.form == VolumeForm::Mixed));
     ctx.insert("surface_t", &geometry.np.max(3 * geometry.nfp));
@@ -667,9 +679,9 @@ pub fn render_nodal_tri(
         Surface::Merged if variant.partition == Partition::Gemm => parts.push((vec!["gemm_flux"], piece(&[volume])?)),
         Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
     }
-    // a law's source term: its own kernel, launched after the others (they write the right-hand side; it adds S)
-    let has_source = ir.functions_of(FunctionRole::Source).next().is_some();
-    if has_source {
+    // a law's source term, where the store does not add it: its own kernel, launched after the others (they write
+    // the right-hand side; it adds S)
+    if has_source && !source_in_store {
         parts.push((vec!["source"], piece(&["source_node"])?));
     }
     parts.push((vec!["update", "lincomb"], piece(&["update"])?));
@@ -717,7 +729,7 @@ pub fn render_nodal_tri(
             });
         }
     }
-    if has_source {
+    if has_source && !source_in_store {
         rhs_kernels.push(KernelLaunch { name: "source", local_size: SOURCE_GROUP, elements_per_group: SOURCE_GROUP });
     }
     Ok(KernelSource {
@@ -730,5 +742,7 @@ pub fn render_nodal_tri(
         nmaterials: ir.materials.len(),
         pieces,
         symbols,
+        law_has_source: has_source,
+        source_in_store,
     })
 }

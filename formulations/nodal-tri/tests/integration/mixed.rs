@@ -143,3 +143,41 @@ fn the_rules_count_at_least_the_local_memory_a_mixed_tile_declares() {
         }
     }
 }
+
+/// A law's source term is added in the store of the merged element and tile kernels (whose argument list then takes
+/// the nodes' coordinates), so no `source` kernel follows and the stage's update can be folded; every other
+/// partition and surface keeps the `source` kernel, launched last; a law without a source keeps its program text.
+#[test]
+fn the_source_is_added_in_the_store_of_merged_element_and_tile_kernels() {
+    let law = dg_laws::mhd2d::Law::default();
+    let ir = law_ir(&law).unwrap();
+    let params = law.param_values();
+    let input = dg_codegen::LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
+    let element = dg_core::triangle::ReferenceTriangle::new(3).unwrap();
+    let render = |spec: &str| {
+        let variant: dg_nodal_tri::Variant = spec.parse().unwrap();
+        dg_nodal_tri::render::render_nodal_tri(&input, &element, &variant, Target::Cuda).unwrap()
+    };
+    for spec in
+        ["elem/wg128/seq1/matrix-local/merged/node-major/f64", "tile4/wg32/seq1/matrix-local/merged/node-major/f32"]
+    {
+        let source = render(spec);
+        assert!(source.source_in_store && source.has_source(), "{spec}");
+        assert_eq!(source.rhs_kernels.len(), 1, "{spec}");
+        assert!(source.source.contains("law_source") && source.source.contains("RESTRICT node_xy"), "{spec}");
+        assert!(!source.source.contains("KERNEL void source"), "{spec}");
+    }
+    for spec in ["node/mb4/seq2/matrix-local/split/elem-major/f64", "elem/wg128/seq1/matrix-local/fused/node-major/f64"]
+    {
+        let source = render(spec);
+        assert!(!source.source_in_store && source.has_source(), "{spec}");
+        assert_eq!(source.rhs_kernels.last().map(|k| k.name), Some("source"), "{spec}");
+    }
+    let maxwell = dg_laws::MaxwellTm::default();
+    let mir = law_ir(&maxwell).unwrap();
+    let mparams = maxwell.param_values();
+    let minput = dg_codegen::LawInput { ir: &mir, params: &mparams, numerical_flux: maxwell.numerical_flux_name() };
+    let variant: dg_nodal_tri::Variant = "tile4/wg32/seq1/matrix-local/merged/node-major/f32".parse().unwrap();
+    let plain = dg_nodal_tri::render::render_nodal_tri(&minput, &element, &variant, Target::Cuda).unwrap();
+    assert!(!plain.has_source() && !plain.source_in_store && !plain.source.contains("node_xy"));
+}
