@@ -750,7 +750,7 @@ impl<T: Real> DeviceOperator<T> {
                     ),
                     "mma" => join(
                         &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.mma_a)],
-                        &[&[t, kk, fs, g0_arg][..], &step_args].concat(),
+                        &[&[t, kk, fs, g0_arg][..], &stored_source, &step_args].concat(),
                     ),
                     "surface" => join(&[buf(b.q), buf(b.rhs)], &[buf(b.mat), buf(b.lift), t, kk, fs, g0_arg]),
                     "gemm_flux" => {

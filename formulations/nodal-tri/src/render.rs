@@ -307,8 +307,8 @@ pub struct KernelSource {
     pub symbols: Vec<(&'static str, String)>,
     /// Whether the law has a source term (the nodes' coordinates are uploaded for it).
     pub law_has_source: bool,
-    /// Whether the merged kernel adds the source term in its store (element and tile partitions; their argument
-    /// list then takes the nodes' coordinates before the stage's), so that no `source` kernel follows.
+    /// Whether the merged kernel adds the source term in its store (element, tile, mma and mma16 partitions; their
+    /// argument list then takes the nodes' coordinates before the stage's), so that no `source` kernel follows.
     pub source_in_store: bool,
 }
 
@@ -504,11 +504,12 @@ pub fn render_nodal_tri(
     ctx.insert("seq", &variant.seq);
     ctx.insert("fused", &(variant.surface == Surface::Fused));
     ctx.insert("merged", &(variant.surface == Surface::Merged));
-    // a law's source term in the merged element and tile kernels' store (every other partition: its own kernel)
+    // a law's source term in the store of the merged element, tile and tensor-core kernels (mma16r, node, gemm and
+    // the fused and split surfaces: its own kernel)
     let has_source = ir.functions_of(FunctionRole::Source).next().is_some();
     let source_in_store = has_source
         && variant.surface == Surface::Merged
-        && matches!(variant.partition, Partition::Element | Partition::Tile { .. });
+        && matches!(variant.partition, Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Mma16);
     ctx.insert("fold_source", &source_in_store);
     ctx.insert("diff_first", &(variant.form == VolumeForm::DiffFirst));
     ctx.insert("mixed", &(variant.form == VolumeForm::Mixed));

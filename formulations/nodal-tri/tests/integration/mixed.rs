@@ -144,11 +144,12 @@ fn the_rules_count_at_least_the_local_memory_a_mixed_tile_declares() {
     }
 }
 
-/// A law's source term is added in the store of the merged element and tile kernels (whose argument list then takes
-/// the nodes' coordinates), so no `source` kernel follows and the stage's update can be folded; every other
-/// partition and surface keeps the `source` kernel, launched last; a law without a source keeps its program text.
+/// A law's source term is added in the store of the merged element, tile, mma and mma16 kernels (whose argument list
+/// then takes the nodes' coordinates), so no `source` kernel follows and the stage's update can be folded; every
+/// other partition and surface keeps the `source` kernel, launched last; a law without a source keeps its program
+/// text.
 #[test]
-fn the_source_is_added_in_the_store_of_merged_element_and_tile_kernels() {
+fn the_source_is_added_in_the_store_of_merged_element_tile_and_mma_kernels() {
     let law = dg_laws::mhd2d::Law::default();
     let ir = law_ir(&law).unwrap();
     let params = law.param_values();
@@ -158,17 +159,23 @@ fn the_source_is_added_in_the_store_of_merged_element_and_tile_kernels() {
         let variant: dg_nodal_tri::Variant = spec.parse().unwrap();
         dg_nodal_tri::render::render_nodal_tri(&input, &element, &variant, Target::Cuda).unwrap()
     };
-    for spec in
-        ["elem/wg128/seq1/matrix-local/merged/node-major/f64", "tile4/wg32/seq1/matrix-local/merged/node-major/f32"]
-    {
+    for spec in [
+        "elem/wg128/seq1/matrix-local/merged/node-major/f64",
+        "tile4/wg32/seq1/matrix-local/merged/node-major/f32",
+        "mma/wg8/seq1/field-local/merged/node-major/f64",
+        "mma16/wg16/seq1/field-local/merged/node-major/f64",
+    ] {
         let source = render(spec);
         assert!(source.source_in_store && source.has_source(), "{spec}");
         assert_eq!(source.rhs_kernels.len(), 1, "{spec}");
         assert!(source.source.contains("law_source") && source.source.contains("RESTRICT node_xy"), "{spec}");
         assert!(!source.source.contains("KERNEL void source"), "{spec}");
     }
-    for spec in ["node/mb4/seq2/matrix-local/split/elem-major/f64", "elem/wg128/seq1/matrix-local/fused/node-major/f64"]
-    {
+    for spec in [
+        "node/mb4/seq2/matrix-local/split/elem-major/f64",
+        "elem/wg128/seq1/matrix-local/fused/node-major/f64",
+        "mma16r/wg32/seq1/field-local/merged/node-major/f64",
+    ] {
         let source = render(spec);
         assert!(!source.source_in_store && source.has_source(), "{spec}");
         assert_eq!(source.rhs_kernels.last().map(|k| k.name), Some("source"), "{spec}");
