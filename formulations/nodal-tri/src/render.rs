@@ -373,7 +373,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 12] = [
+pub const TEMPLATES: [(&str, &str); 13] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -386,6 +386,7 @@ pub const TEMPLATES: [(&str, &str); 12] = [
     ("rhs_mma_regs", include_str!("../../../templates/nodal-tri/rhs_mma_regs.tera")),
     ("gemm_flux", include_str!("../../../templates/nodal-tri/gemm_flux.tera")),
     ("source_node", include_str!("../../../templates/nodal-tri/source_node.tera")),
+    ("source_at_node", include_str!("../../../templates/nodal-tri/source_at_node.tera")),
 ];
 
 /// Elements (one work item each) per work group of the source kernel (`source_node.tera`), which a law with a
@@ -688,7 +689,12 @@ pub fn render_nodal_tri(
     parts.push((vec!["update", "lincomb"], piece(&["update"])?));
     let pieces = ProgramPieces {
         dialect: piece(&["dialect"])?,
-        prelude: piece(&["sizes", "matrices", "law", "face_jump"])?,
+        // (a law with a source: the source at a node, which the source kernel or the merged kernels' store calls)
+        prelude: piece(if has_source {
+            &["sizes", "matrices", "law", "face_jump", "source_at_node"]
+        } else {
+            &["sizes", "matrices", "law", "face_jump"]
+        })?,
         parts,
     };
     let mut source = format!("/* dg kernels: {} N={} {} */\n", ir.name, element.order, variant);
