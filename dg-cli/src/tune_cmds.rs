@@ -108,7 +108,7 @@ pub struct AutotuneArgs {
 #[derive(Debug, Args)]
 #[command(
     after_help = "It times the winners stored for this device (the shipped file of a known GPU, else what `dg autotune` \
-                  stored: tune the same law, orders, precision and operation first).\n\nExamples:\n  dg bench maxwell2d --orders 1..8\n  dg bench maxwell2d --orders 4 --precision f64 --json\n  dg bench maxwell2d --orders 6..8 --precision f64 --operation stage\n  dg bench euler2d --formulation modal-tri --orders 1..5 --precision both\n  dg bench acoustics3d --orders 1..8\n  dg bench acoustics3d --per-kernel --orders 1..8 --out tet.json   (seed 002's per-kernel tables)"
+                  stored: tune the same law, orders, precision and operation first).\n\nExamples:\n  dg bench maxwell2d --orders 1..8\n  dg bench maxwell2d --orders 4 --precision f64 --json\n  dg bench maxwell2d --orders 6..8 --precision f64 --operation stage\n  dg bench maxwell2d --orders 3 --variant elem/wg64/seq1/matrix-const/merged/node-major/f32/mixed   (one variant, not the winner)\n  dg bench euler2d --formulation modal-tri --orders 1..5 --precision both\n  dg bench acoustics3d --orders 1..8\n  dg bench acoustics3d --per-kernel --orders 1..8 --out tet.json   (seed 002's per-kernel tables)"
 )]
 pub struct BenchArgs {
     /// Law, orders, device, precision.
@@ -133,6 +133,11 @@ pub struct BenchArgs {
     /// With --per-kernel: write every measurement to this JSON file (for `dg tet-plot`).
     #[arg(long, value_name = "FILE.json", requires = "per_kernel")]
     pub out: Option<PathBuf>,
+    /// Time this variant (SPEC, see `dg variants`) instead of the stored winner: verified first like a winner, at
+    /// the size a search times (16M DOF on a GPU, 1M on a CPU device) unless --min-dofs says otherwise; its precision is the SPEC's. "stored ms" is its own time in the
+    /// stored search where it was timed there.
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["per_kernel", "precision"])]
+    pub variant: Option<String>,
 }
 
 /// Arguments of `dg tet-plot`.
@@ -278,6 +283,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         operation: args.what.operation.into(),
         repeats: usize::from(args.repeats),
         json: args.json,
+        variant: args.variant.as_deref(),
     };
     Ok(bench_law(law, device.as_mut(), &run)?)
 }

@@ -28,6 +28,43 @@ pub struct BenchRun<'a> {
     pub repeats: usize,
     /// Print JSON.
     pub json: bool,
+    /// Time this variant (SPEC) instead of the stored winner; its precision is the SPEC's.
+    pub variant: Option<&'a str>,
+}
+
+/// The precision a variant SPEC names (every formulation's SPEC has an `f32` or `f64` component).
+fn precision_of_spec(spec: &str) -> Option<Precision> {
+    spec.split('/').find_map(|part| match part {
+        "f32" => Some(Precision::F32),
+        "f64" => Some(Precision::F64),
+        _ => None,
+    })
+}
+
+/// Refuses a variant named on the command line that does not parse or that the rules reject for `law` at `order`
+/// on `device`, with the rules' reason (the generator applies them: a valid SPEC need not be one a search visits).
+fn check_named_variant(
+    law: &dyn LawCommands,
+    formulation: FormulationId,
+    flux: Option<&str>,
+    order: usize,
+    spec: &str,
+    device: &mut dyn Device,
+) -> Result<(), CommandError> {
+    let f = formulation.get();
+    let ir = law.ir()?;
+    let (params, default_flux) = law.kernel_inputs();
+    let nflux = flux.map_or(default_flux, str::to_string);
+    let call = dg_runtime::formulation::LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
+    match f.emit(&call, order, spec, dg_runtime::formulation::target_of(device)) {
+        Ok(_) => Ok(()),
+        Err(e) => bail!(
+            "variant `{spec}` cannot be timed for `{}` ({formulation}, N={order}): {e}; `dg variants {} --formulation \
+             {formulation} --order {order}` lists the valid variants and why the others are rejected",
+            law.name(),
+            law.name()
+        ),
+    }
 }
 
 /// Measures the stored winners of `law`; an error when none is stored or any fails verification now.
@@ -37,8 +74,18 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
     let ceilings = dg_runtime::ceilings::stored_or_measured(results.own.ceilings, device)?;
     let mut rows = Vec::new();
     let mut missing = Vec::new();
+    let precisions = match run.variant {
+        Some(spec) => match precision_of_spec(spec) {
+            Some(p) => vec![p],
+            None => bail!(
+                "variant `{spec}` names no precision (f32 or f64); `dg variants {}` lists the variants",
+                law.name()
+            ),
+        },
+        None => run.precision.list(),
+    };
     for &order in run.orders {
-        for p in run.precision.list() {
+        for p in precisions.iter().copied() {
             if p == Precision::F64 && !device.supports_f64() {
                 eprintln!("skipping f64: the device has no double precision");
                 continue;
@@ -47,38 +94,61 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
             let probe =
                 open_tuner(law, run.formulation, run.flux, device, target(run.timing_dofs.unwrap_or(16_000_000)))?;
             // this device's winner, else one tuned on another device of its architecture (what a run takes)
-            let Some(found) = results.find(&probe.key()) else {
-                missing.push(format!("N={order} {p:?}"));
-                continue;
+            let found = results.find(&probe.key());
+            let (spec, stored) = match (run.variant, &found) {
+                (Some(spec), _) => (spec.to_string(), found.as_ref().map(|f| f.entry.clone())),
+                (None, Some(f)) => (f.entry.winner.clone(), Some(f.entry.clone())),
+                (None, None) => {
+                    missing.push(format!("N={order} {p:?}"));
+                    continue;
+                }
             };
-            let (stored, exact) = (found.entry.clone(), found.exact_size);
-            let tuned_on = found.tuned_on.map(str::to_string);
-            let dofs = run.timing_dofs.unwrap_or(stored.dofs);
+            let exact = found.as_ref().map(|f| f.exact_size);
+            let tuned_on = found.as_ref().and_then(|f| f.tuned_on.map(str::to_string));
+            let dofs = match (run.timing_dofs, &stored, run.variant) {
+                (Some(d), _, _) => d,
+                (None, Some(s), None) => s.dofs,
+                // a named variant without a stored search: the size a search on this device times
+                (None, _, _) if device.fingerprint().is_gpu => dg_runtime::pipeline::DEFAULT_MIN_DOFS,
+                (None, _, _) => dg_runtime::pipeline::CPU_DEVICE_MIN_DOFS,
+            };
             let mut tuner = open_tuner(law, run.formulation, run.flux, device, target(dofs))?;
-            eprintln!("{} {} N={order} {p:?}: {} …", law.name(), run.formulation, stored.winner);
-            let now = measure(tuner.as_mut(), device, &stored.winner, run.repeats, &ceilings, p == Precision::F64)?;
-            if let Some(raw) = now.ceiling_exceeded {
-                eprintln!("{}", crate::autotune::ceiling_warning(&stored.winner, raw));
+            if run.variant.is_some() {
+                check_named_variant(law, run.formulation, run.flux, order, &spec, device)?;
             }
-            let baseline = tuner
-                .baseline()
-                .and_then(|b| stored.candidates.iter().find(|c| c.variant == b))
-                .and_then(|c| c.median_s);
-            let mut timed: Vec<f64> = stored.candidates.iter().filter_map(|c| c.median_s).collect();
+            eprintln!("{} {} N={order} {p:?}: {spec} …", law.name(), run.formulation);
+            let now = measure(tuner.as_mut(), device, &spec, run.repeats, &ceilings, p == Precision::F64)?;
+            if let Some(raw) = now.ceiling_exceeded {
+                eprintln!("{}", crate::autotune::ceiling_warning(&spec, raw));
+            }
+            let candidates = stored.as_ref().map(|s| s.candidates.as_slice()).unwrap_or_default();
+            let stored_time = |v: &str| candidates.iter().find(|c| c.variant == v).and_then(|c| c.median_s);
+            // the timed variant's own time in the stored search (the winner's is the entry's)
+            let stored_s = match (run.variant, &stored) {
+                (None, Some(s)) => Some(s.median_s),
+                _ => stored_time(&spec),
+            };
+            let baseline = tuner.baseline().and_then(|b| stored_time(&b));
+            let mut timed: Vec<f64> = candidates.iter().filter_map(|c| c.median_s).collect();
             timed.sort_by(f64::total_cmp);
             let median_valid = timed.get(timed.len() / 2).copied();
+            let over = |other: Option<f64>| other.zip(stored_s).map(|(o, s)| o / s);
             rows.push(serde_json::json!({
                 "key": tuner.key().to_string(), "formulation": run.formulation.name(), "order": order,
-                "precision": p.name(), "winner": stored.winner, "stored_at_exact_size": exact, "tuned_on": tuned_on,
+                "precision": p.name(), "winner": spec, "stored_winner": stored.as_ref().map(|s| s.winner.clone()),
+                "stored_at_exact_size": exact, "tuned_on": tuned_on,
                 "verified_now": now.verified, "relative_error": now.relative_error,
                 "dofs": now.dofs, "ms": now.median_s * 1e3, "spread": now.spread,
                 "gdofs": now.dofs as f64 / now.median_s * 1e-9, "gflops": now.gflops, "gbs": now.gbs,
                 "roofline_percent": now.roofline_percent, "ceiling_exceeded_percent": now.ceiling_exceeded,
-                "stored_ms": stored.median_s * 1e3, "stored_date": stored.date,
-                "speedup_over_baseline_at_tuning": baseline.map(|b| b / stored.median_s),
-                "speedup_over_median_variant_at_tuning": median_valid.map(|m| m / stored.median_s),
+                "stored_ms": stored_s.map(|s| s * 1e3), "stored_date": stored.as_ref().map(|s| s.date.clone()),
+                "speedup_over_baseline_at_tuning": over(baseline),
+                "speedup_over_median_variant_at_tuning": over(median_valid),
             }));
         }
+    }
+    if rows.is_empty() && run.variant.is_some() {
+        bail!("nothing was timed: the device has no double precision");
     }
     if rows.is_empty() {
         let operation = match run.operation {
@@ -111,15 +181,18 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
     if run.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        print_table(&rows, run.formulation, run.operation);
+        print_table(&rows, run.formulation, run.operation, run.variant.is_some());
     }
     if failed > 0 {
-        bail!("{failed} stored winner(s) failed verification now");
+        match run.variant {
+            Some(spec) => bail!("variant `{spec}` failed verification at {failed} order(s)"),
+            None => bail!("{failed} stored winner(s) failed verification now"),
+        }
     }
     Ok(())
 }
 
-fn print_table(rows: &[serde_json::Value], formulation: FormulationId, operation: TimedOperation) {
+fn print_table(rows: &[serde_json::Value], formulation: FormulationId, operation: TimedOperation, named: bool) {
     let unit = match (formulation, operation) {
         (_, TimedOperation::LowStorageStage) | (FormulationId::ModalTri, _) => "ms/stage",
         (FormulationId::NodalTet, _) => "ms/step",
@@ -129,7 +202,7 @@ fn print_table(rows: &[serde_json::Value], formulation: FormulationId, operation
         "{:>2} {:>3} {:<52} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10} {:>8} {:>8}",
         "N",
         "",
-        "winner (verified and timed now)",
+        if named { "variant (verified and timed now)" } else { "winner (verified and timed now)" },
         unit,
         "GDOF/s",
         "GFLOP/s",

@@ -170,6 +170,20 @@ fn bad_input_gives_a_clear_error_and_no_panic() {
             "99999999999999 is not in 1..=1073741824",
         ),
         (vec!["bench", "maxwell2d", "--orders", "1", "--repeats", "0"], "0 is not in 1..=10000"),
+        // a named variant carries its precision
+        (
+            vec![
+                "bench",
+                "maxwell2d",
+                "--orders",
+                "1",
+                "--precision",
+                "f32",
+                "--variant",
+                "elem/wg32/seq1/matrix-const/merged/node-major/f64",
+            ],
+            "cannot be used with",
+        ),
     ];
     for (args, needle) in cases {
         let out = dg(&args);

@@ -935,3 +935,31 @@ fn verify_counts_a_named_variant_the_rules_reject_as_ruled_out() {
     assert!(stderr.contains("is rejected: seq > 1 only pays off"), "{args:?}: {stderr}");
     assert!(stdout.contains("0 refused by the device, 1 rejected by the rules"), "{args:?}: {stdout}");
 }
+
+/// `dg bench --variant SPEC` verifies and times the named variant (one a search does not visit: a group of 64), with
+/// no stored search to compare against; a variant the device cannot run is refused with the reason, exit 1.
+#[test]
+fn bench_times_a_named_variant_and_refuses_one_the_device_cannot_run() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let spec = "elem/wg64/seq1/matrix-const/merged/node-major/f64/diff-first";
+    let args = ["bench", "maxwell2d", "--orders", "2", "--variant", spec, "--min-dofs", "20000", "--repeats", "2"];
+    let out = dg(&[&args[..], &["--device", "opencl", "--json"]].concat(), cache.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(1), "{rows}");
+    assert_eq!(rows[0]["winner"], spec, "{rows}");
+    assert_eq!(rows[0]["precision"], "f64", "{rows}");
+    assert_eq!(rows[0]["verified_now"], true, "{rows}");
+    assert!(rows[0]["relative_error"].as_f64().is_some_and(|e| e < 1e-12), "{rows}");
+    assert!(rows[0]["ms"].as_f64().is_some_and(|ms| ms > 0.0), "{rows}");
+    assert!(rows[0]["stored_ms"].is_null(), "nothing was tuned in this database: {rows}");
+    let tensor = "mma/wg8/seq1/field-local/merged/node-major/f64";
+    let refused = dg(&["bench", "maxwell2d", "--orders", "2", "--variant", tensor, "--device", "opencl"], cache.path());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot be timed") && err.contains("CUDA C"), "{err}");
+}
