@@ -312,12 +312,15 @@ fn emitted_variant(
         return Ok(spec.clone());
     }
     let baseline = f.default_variant(Precision::F32);
-    let Some(reason) = rejection(&baseline, Precision::F32, &DeviceLimits::default()) else { return Ok(baseline) };
-    let first = f
-        .variants(call, args.order, Precision::F32, &DeviceLimits::default())
-        .into_iter()
+    // one evaluation of the space on the minimal device: the baseline's verdict and, where it is rejected, the first
+    // variant the rules accept
+    let space = f.variants(call, args.order, Precision::F32, &DeviceLimits::default());
+    let verdict = space.iter().find(|(v, _)| *v == baseline).and_then(|(_, r)| r.as_deref().map(rule_reason));
+    let Some(reason) = verdict else { return Ok(baseline) };
+    let first = space
+        .iter()
         .find(|(_, r)| r.is_none())
-        .map(|(v, _)| v)
+        .map(|(v, _)| v.clone())
         .with_context(|| format!("no variant of {formulation} is valid for law `{}` at N={}", args.law, args.order))?;
     eprintln!("the baseline `{baseline}` is not valid for law `{}`: {reason}; showing `{first}`", args.law);
     Ok(first)
