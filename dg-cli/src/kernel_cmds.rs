@@ -317,11 +317,10 @@ fn emitted_variant(
     let space = f.variants(call, args.order, Precision::F32, &DeviceLimits::default());
     let verdict = space.iter().find(|(v, _)| *v == baseline).and_then(|(_, r)| r.as_deref().map(rule_reason));
     let Some(reason) = verdict else { return Ok(baseline) };
-    let first = space
-        .iter()
-        .find(|(_, r)| r.is_none())
-        .map(|(v, _)| v.clone())
-        .with_context(|| format!("no variant of {formulation} is valid for law `{}` at N={}", args.law, args.order))?;
+    let first =
+        space.iter().find(|(_, r)| r.is_none()).map(|(v, _)| v.clone()).with_context(|| {
+            format!("no variant of {formulation} is valid for law `{}` at N={}", args.law, args.order)
+        })?;
     eprintln!("the baseline `{baseline}` is not valid for law `{}`: {reason}; showing `{first}`", args.law);
     Ok(first)
 }

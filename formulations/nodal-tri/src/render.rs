@@ -505,12 +505,15 @@ pub fn render_nodal_tri(
     ctx.insert("seq", &variant.seq);
     ctx.insert("fused", &(variant.surface == Surface::Fused));
     ctx.insert("merged", &(variant.surface == Surface::Merged));
-    // a law's source term in the store of the merged element, tile and tensor-core kernels (mma16r, node, gemm and
-    // the fused and split surfaces: its own kernel)
+    // a law's source term in the store of the merged element, tile and tensor-core kernels (node, gemm and the fused
+    // and split surfaces: its own kernel)
     let has_source = ir.functions_of(FunctionRole::Source).next().is_some();
     let source_in_store = has_source
         && variant.surface == Surface::Merged
-        && matches!(variant.partition, Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Mma16);
+        && matches!(
+            variant.partition,
+            Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Mma16Regs
+        );
     ctx.insert("fold_source", &source_in_store);
     ctx.insert("diff_first", &(variant.form == VolumeForm::DiffFirst));
     ctx.insert("mixed", &(variant.form == VolumeForm::Mixed));

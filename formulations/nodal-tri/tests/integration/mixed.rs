@@ -164,6 +164,7 @@ fn the_source_is_added_in_the_store_of_merged_element_tile_and_mma_kernels() {
         "tile4/wg32/seq1/matrix-local/merged/node-major/f32",
         "mma/wg8/seq1/field-local/merged/node-major/f64",
         "mma16/wg16/seq1/field-local/merged/node-major/f64",
+        "mma16r/wg32/seq1/field-local/merged/node-major/f64",
     ] {
         let source = render(spec);
         assert!(source.source_in_store && source.has_source(), "{spec}");
@@ -174,7 +175,7 @@ fn the_source_is_added_in_the_store_of_merged_element_tile_and_mma_kernels() {
     for spec in [
         "node/mb4/seq2/matrix-local/split/elem-major/f64",
         "elem/wg128/seq1/matrix-local/fused/node-major/f64",
-        "mma16r/wg32/seq1/field-local/merged/node-major/f64",
+        "gemm/wg128/seq1/field-local/merged/node-major/f64",
     ] {
         let source = render(spec);
         assert!(!source.source_in_store && source.has_source(), "{spec}");
