@@ -208,11 +208,10 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
     let law = dg_run::registry::law(&args.law)?;
     let formulation = formulation_of(args.formulation, law);
     let f = formulation.get();
-    let ir = law.ir()?;
     check_law(formulation, law)?;
     check_orders(formulation, &[args.order])?;
-    let (params, nflux) = law.kernel_inputs();
-    let call = LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
+    let inputs = dg_commands::KernelInputs::of(law, None)?;
+    let call = inputs.call();
     for precision in args.precision.list() {
         let all = f.variants(&call, args.order, precision, &DeviceLimits::default());
         // the valid variants, each with whether a search visits it

@@ -1,7 +1,7 @@
 //! `dg bench`'s body, for every formulation: each stored winner of a law verified (verification problem and
 //! timing size) and timed now, with fresh GDOF/s, GFLOP/s, GB/s and roofline figures.
 
-use super::{open_tuner, PrecisionArg};
+use super::{open_tuner, KernelInputs, PrecisionArg};
 use crate::{bail, CommandError};
 use dg_codegen::Precision;
 use dg_run::formulations::FormulationId;
@@ -41,22 +41,17 @@ fn precision_of_spec(spec: &str) -> Option<Precision> {
     })
 }
 
-/// Refuses a variant named on the command line that does not parse or that the rules reject for `law` at `order`
+/// Refuses a variant named on the command line that does not parse or that the rules reject for the law at `order`
 /// on `device`, with the rules' reason (the generator applies them: a valid SPEC need not be one a search visits).
 fn check_named_variant(
     law: &dyn LawCommands,
+    inputs: &KernelInputs,
     formulation: FormulationId,
-    flux: Option<&str>,
     order: usize,
     spec: &str,
-    device: &mut dyn Device,
+    device: &dyn Device,
 ) -> Result<(), CommandError> {
-    let f = formulation.get();
-    let ir = law.ir()?;
-    let (params, default_flux) = law.kernel_inputs();
-    let nflux = flux.map_or(default_flux, str::to_string);
-    let call = dg_runtime::formulation::LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
-    match f.emit(&call, order, spec, dg_runtime::formulation::target_of(device)) {
+    match formulation.get().emit(&inputs.call(), order, spec, dg_runtime::formulation::target_of(device)) {
         Ok(_) => Ok(()),
         Err(e) => bail!(
             "variant `{spec}` cannot be timed for `{}` ({formulation}, N={order}): {e}; `dg variants {} --formulation \
@@ -69,11 +64,8 @@ fn check_named_variant(
 
 /// Measures the stored winners of `law`; an error when none is stored or any fails verification now.
 pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<'_>) -> Result<(), CommandError> {
-    let fp = device.fingerprint().clone();
-    let results = dg_run::shipped_db::results(&fp, &mut |w| eprintln!("{w}"));
-    let ceilings = dg_runtime::ceilings::stored_or_measured(results.own.ceilings, device)?;
-    let mut rows = Vec::new();
-    let mut missing = Vec::new();
+    // a named variant is checked against the rules before any problem is built for it
+    let inputs = run.variant.map(|_| KernelInputs::of(law, run.flux)).transpose()?;
     let precisions = match run.variant {
         Some(spec) => match precision_of_spec(spec) {
             Some(p) => vec![p],
@@ -84,11 +76,19 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
         },
         None => run.precision.list(),
     };
+    let fp = device.fingerprint().clone();
+    let results = dg_run::shipped_db::results(&fp, &mut |w| eprintln!("{w}"));
+    let ceilings = dg_runtime::ceilings::stored_or_measured(results.own.ceilings, device)?;
+    let mut rows = Vec::new();
+    let mut missing = Vec::new();
     for &order in run.orders {
         for p in precisions.iter().copied() {
             if p == Precision::F64 && !device.supports_f64() {
                 eprintln!("skipping f64: the device has no double precision");
                 continue;
+            }
+            if let (Some(spec), Some(inputs)) = (run.variant, &inputs) {
+                check_named_variant(law, inputs, run.formulation, order, spec, device)?;
             }
             let target = |timing_dofs| TuneTarget { order, precision: p, timing_dofs, operation: run.operation };
             let probe =
@@ -113,9 +113,6 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
                 (None, _, _) => dg_runtime::pipeline::CPU_DEVICE_MIN_DOFS,
             };
             let mut tuner = open_tuner(law, run.formulation, run.flux, device, target(dofs))?;
-            if run.variant.is_some() {
-                check_named_variant(law, run.formulation, run.flux, order, &spec, device)?;
-            }
             eprintln!("{} {} N={order} {p:?}: {spec} …", law.name(), run.formulation);
             let now = measure(tuner.as_mut(), device, &spec, run.repeats, &ceilings, p == Precision::F64)?;
             if let Some(raw) = now.ceiling_exceeded {

@@ -39,6 +39,33 @@ impl PrecisionArg {
     }
 }
 
+/// What a formulation generates a law's kernels from: its IR, parameter values and numerical flux (the law's
+/// default when none is named); [`KernelInputs::call`] lends them as the formulations take them.
+pub struct KernelInputs {
+    ir: dg_ir::LawIr,
+    params: Vec<f64>,
+    flux: String,
+}
+
+impl KernelInputs {
+    /// `law`'s inputs with numerical flux `flux` (its default when `None`).
+    pub fn of(law: &dyn LawCommands, flux: Option<&str>) -> Result<Self, CommandError> {
+        let ir = law.ir()?;
+        let (params, default_flux) = law.kernel_inputs();
+        Ok(Self { ir, params, flux: flux.map_or(default_flux, str::to_string) })
+    }
+
+    /// The IR.
+    pub fn ir(&self) -> &dg_ir::LawIr {
+        &self.ir
+    }
+
+    /// As the formulations take them.
+    pub fn call(&self) -> dg_runtime::formulation::LawCall<'_> {
+        dg_runtime::formulation::LawCall { ir: &self.ir, params: &self.params, numerical_flux: &self.flux }
+    }
+}
+
 /// What the variant rules need to know of `device`, its BLAS included (variants built on library GEMMs).
 pub fn limits_of(device: &mut dyn Device) -> DeviceLimits {
     dg_runtime::backend::limits_with_blas(device)

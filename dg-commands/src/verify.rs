@@ -31,13 +31,11 @@ pub struct VerifyRun<'a> {
 /// Verifies `law`'s kernels as `run` says; an error when any failed or nothing was tested.
 pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRun<'_>) -> Result<(), CommandError> {
     let f = run.formulation.get();
-    let ir = law.ir()?;
-    if let Err(reason) = f.supports(&ir) {
+    let inputs = super::KernelInputs::of(law, run.flux)?;
+    if let Err(reason) = f.supports(inputs.ir()) {
         bail!("the {} formulation cannot run law `{}`: {reason}", f.name(), law.name());
     }
-    let (params, default_flux) = law.kernel_inputs();
-    let nflux = run.flux.map_or(default_flux, str::to_string);
-    let call = dg_runtime::formulation::LawCall { ir: &ir, params: &params, numerical_flux: &nflux };
+    let call = inputs.call();
     if let Some(spec) = run.only {
         // a SPEC that does not parse is a usage error, said before anything is compiled (the rules' verdict, which
         // depends on the device's limits, comes per order below)
