@@ -132,7 +132,8 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
             let over = |other: Option<f64>| other.zip(stored_s).map(|(o, s)| o / s);
             rows.push(serde_json::json!({
                 "key": tuner.key().to_string(), "formulation": run.formulation.name(), "order": order,
-                "precision": p.name(), "winner": spec, "stored_winner": stored.as_ref().map(|s| s.winner.clone()),
+                "precision": p.name(), "winner": spec, "named_variant": run.variant.is_some(),
+                "stored_winner": stored.as_ref().map(|s| s.winner.clone()),
                 "stored_at_exact_size": exact, "tuned_on": tuned_on,
                 "verified_now": now.verified, "relative_error": now.relative_error,
                 "dofs": now.dofs, "ms": now.median_s * 1e3, "spread": now.spread,

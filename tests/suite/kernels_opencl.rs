@@ -952,6 +952,7 @@ fn bench_times_a_named_variant_and_refuses_one_the_device_cannot_run() {
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows.as_array().map(Vec::len), Some(1), "{rows}");
     assert_eq!(rows[0]["winner"], spec, "{rows}");
+    assert_eq!(rows[0]["named_variant"], true, "{rows}");
     assert_eq!(rows[0]["precision"], "f64", "{rows}");
     assert_eq!(rows[0]["verified_now"], true, "{rows}");
     assert!(rows[0]["relative_error"].as_f64().is_some_and(|e| e < 1e-12), "{rows}");
