@@ -88,14 +88,8 @@ impl<T: Real> RangedDeviceRhs for HexRanges<'_, T> {
     }
     fn update_steps(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Vec<Step>, ParallelError> {
         let device = |e: dg_runtime::DeviceOperatorError| ParallelError::Device(e.to_string());
-        if terms.is_empty() {
-            return Ok(vec![self.op.lincomb_step(y, a, &[]).map_err(device)?]);
-        }
-        // the kernel takes three terms: later chunks add to what the first wrote
-        terms
-            .chunks(3)
-            .enumerate()
-            .map(|(i, chunk)| self.op.lincomb_step(y, if i == 0 { a } else { 1.0 }, chunk).map_err(device))
+        dg_runtime::step_system::lincomb_chunks(a, terms)
+            .map(|(a, chunk)| self.op.lincomb_step(y, a, chunk).map_err(device))
             .collect()
     }
 }

@@ -103,14 +103,8 @@ impl<T: Real> RangedDeviceRhs for DeviceOperator<T> {
         self.folded_stage_steps_over(q, t, elements, &stage)
     }
     fn update_steps(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Vec<Step>, ParallelError> {
-        if terms.is_empty() {
-            return Ok(kernels(vec![self.lincomb_launch(y, a, &[])]));
-        }
-        // the kernel takes three terms: later chunks add to what the first wrote
-        let launches = terms
-            .chunks(3)
-            .enumerate()
-            .map(|(i, chunk)| self.lincomb_launch(y, if i == 0 { a } else { 1.0 }, chunk))
+        let launches = dg_runtime::step_system::lincomb_chunks(a, terms)
+            .map(|(a, chunk)| self.lincomb_launch(y, a, chunk))
             .collect();
         Ok(kernels(launches))
     }

@@ -23,6 +23,7 @@ pub mod run_loop;
 pub mod stability;
 pub mod startup;
 pub mod state_check;
+pub mod step_system;
 pub mod study;
 pub mod time;
 pub mod tuning_db;

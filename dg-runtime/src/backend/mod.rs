@@ -64,6 +64,29 @@ pub enum Arg {
     F64(f64),
 }
 
+impl Arg {
+    /// `value` as a scalar of the kernels' real type `T` (rounded to f32 for f32 kernels).
+    pub fn real<T: dg_core::Real>(value: f64) -> Arg {
+        if T::NAME == "f32" {
+            Arg::F32(value as f32)
+        } else {
+            Arg::F64(value)
+        }
+    }
+
+    /// The arguments of the generated `lincomb` kernel, y ← a·y + Σ cᵢ·xᵢ over `n` values for at most three terms
+    /// (a missing term is y with coefficient 0): y, x₁, x₂, x₃, a, c₁, c₂, c₃, n, the scalars in `T`.
+    pub fn lincomb<T: dg_core::Real>(y: BufferId, a: f64, terms: &[(f64, BufferId)], n: usize) -> Vec<Arg> {
+        let term = |i: usize| terms.get(i).copied().unwrap_or((0.0, y));
+        let mut args = vec![Arg::Buffer(y)];
+        args.extend((0..3).map(|i| Arg::Buffer(term(i).1)));
+        args.push(Arg::real::<T>(a));
+        args.extend((0..3).map(|i| Arg::real::<T>(term(i).0)));
+        args.push(Arg::I32(n as i32));
+        args
+    }
+}
+
 /// One kernel launch: 1D, `groups` work groups of `local` work items.
 #[derive(Debug, Clone)]
 pub struct Launch {

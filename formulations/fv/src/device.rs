@@ -56,7 +56,7 @@ impl<T: Real> FvDeviceOperator<T> {
         law: (&LawIr, &[f64], &str),
         grid: &FvGrid,
     ) -> Result<Self, DeviceOperatorError> {
-        let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+        let precision = dg_runtime::formulation::precision_of::<T>();
         if precision == Precision::F64 && !device.supports_f64() {
             return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
         }
@@ -81,14 +81,6 @@ impl<T: Real> FvDeviceOperator<T> {
     /// The program.
     pub fn program(&self) -> &FvProgram {
         &self.program
-    }
-
-    fn scalar(v: f64) -> Arg {
-        if T::NAME == "f32" {
-            Arg::F32(v as f32)
-        } else {
-            Arg::F64(v)
-        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -128,13 +120,13 @@ impl<T: Real> FvDeviceOperator<T> {
                 Arg::I32(axis as i32),
                 Arg::I32(side_code(g.sides[2 * axis])),
                 Arg::I32(side_code(g.sides[2 * axis + 1])),
-                Self::scalar(dt / h[axis]),
-                Self::scalar(t),
-                Self::scalar(dt),
-                Self::scalar(g.lower[0]),
-                Self::scalar(g.lower[1]),
-                Self::scalar(h[0]),
-                Self::scalar(h[1]),
+                Arg::real::<T>(dt / h[axis]),
+                Arg::real::<T>(t),
+                Arg::real::<T>(dt),
+                Arg::real::<T>(g.lower[0]),
+                Arg::real::<T>(g.lower[1]),
+                Arg::real::<T>(h[0]),
+                Arg::real::<T>(h[1]),
                 Arg::I32(apply_source as i32),
                 Arg::I32(matches!(kind, SweepKernel::Cell { across: true }) as i32),
                 Arg::I32(k as i32),
@@ -213,8 +205,8 @@ impl<T: Real> FvDeviceOperator<T> {
             args: vec![
                 Arg::Buffer(q),
                 Arg::Buffer(self.buffers.limits),
-                Self::scalar(h[0]),
-                Self::scalar(h[1]),
+                Arg::real::<T>(h[0]),
+                Arg::real::<T>(h[1]),
                 Arg::I32((groups * 256) as i32),
                 Arg::I32(k as i32),
                 Arg::I32(k as i32),

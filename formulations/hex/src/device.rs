@@ -99,7 +99,7 @@ impl<T: Real> HexDeviceOperator<T> {
         materials: &[f64],
         layout: Layout,
     ) -> Result<Self, DeviceOperatorError> {
-        let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+        let precision = dg_runtime::formulation::precision_of::<T>();
         if precision == Precision::F64 && !device.supports_f64() {
             return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
         }
@@ -275,14 +275,6 @@ impl<T: Real> HexDeviceOperator<T> {
         self.layout().index((self.k, nv, np), h / (nv * np), (h / np) % nv, h % np)
     }
 
-    fn scalar(v: f64) -> Arg {
-        if T::NAME == "f32" {
-            Arg::F32(v as f32)
-        } else {
-            Arg::F64(v)
-        }
-    }
-
     fn launch(
         &self,
         role: HexRole,
@@ -328,7 +320,7 @@ impl<T: Real> HexDeviceOperator<T> {
                 Arg::Buffer(bf.mapp),
                 Arg::Buffer(bf.prm),
                 Arg::Buffer(bf.ops),
-                Self::scalar(t),
+                Arg::real::<T>(t),
                 Arg::I32(self.program.n1 as i32),
                 Arg::I32(zone.len as i32),
             ],
@@ -414,7 +406,7 @@ impl<T: Real> HexDeviceOperator<T> {
                 Arg::Buffer(zone.list),
                 Arg::Buffer(self.buffers.mat),
                 Arg::Buffer(xyz),
-                Self::scalar(t),
+                Arg::real::<T>(t),
                 Arg::I32(zone.len as i32),
             ],
         })]
@@ -422,17 +414,8 @@ impl<T: Real> HexDeviceOperator<T> {
 
     /// y ← a·y + Σ cᵢ·xᵢ for up to three terms, over whole state buffers.
     pub fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
-        let mut args = vec![Arg::Buffer(y)];
-        let mut coeffs = Vec::new();
-        for slot in 0..3 {
-            let (c, x) = terms.get(slot).copied().unwrap_or((0.0, y));
-            args.push(Arg::Buffer(x));
-            coeffs.push(c);
-        }
-        args.push(Self::scalar(a));
-        args.extend(coeffs.into_iter().map(Self::scalar));
         let n = self.state_len();
-        args.push(Arg::I32(n as i32));
+        let args = Arg::lincomb::<T>(y, a, terms, n);
         Ok(Step::Kernel(Launch { kernel: "lincomb".into(), groups: n.div_ceil(256).max(1), local: 256, args }))
     }
 
@@ -541,37 +524,30 @@ fn build_zones(
 }
 
 /// Time integration of the hexahedral operator with the generic integrators (state buffers, the lincomb kernel).
-pub struct HexDeviceSystem<'a, T: Real> {
-    /// The device.
-    pub device: &'a mut dyn Device,
-    /// The operator.
-    pub op: &'a HexDeviceOperator<T>,
-    /// The kernels used.
-    pub variant: HexVariant,
-    /// Device seconds spent so far.
-    pub device_seconds: f64,
-}
+pub type HexDeviceSystem<'a, T> = dg_runtime::step_system::StepSystem<'a, HexDeviceOperator<T>>;
 
-impl<T: Real> dg_runtime::time::OdeSystem for HexDeviceSystem<'_, T> {
-    type State = BufferId;
-    type Error = DeviceOperatorError;
+impl<T: Real> dg_runtime::step_system::StepOperator for HexDeviceOperator<T> {
+    type Variant = HexVariant;
 
-    fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), DeviceOperatorError> {
-        let steps = self.op.rhs_steps(&self.variant, *q, *out, t)?;
-        self.device_seconds += self.op.submit(self.device, &steps)?;
-        Ok(())
+    fn rhs_steps(
+        &self,
+        variant: &HexVariant,
+        q: BufferId,
+        rhs: BufferId,
+        t: f64,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
+        HexDeviceOperator::rhs_steps(self, variant, q, rhs, t)
     }
 
-    fn zeros_like(&mut self, _like: &BufferId) -> Result<BufferId, DeviceOperatorError> {
-        Ok(self.op.new_state(self.device)?)
+    fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
+        HexDeviceOperator::lincomb_step(self, y, a, terms)
     }
 
-    fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), DeviceOperatorError> {
-        for (i, chunk) in terms.chunks(3).enumerate() {
-            let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
-            let step = self.op.lincomb_step(*y, if i == 0 { a } else { 1.0 }, &terms)?;
-            self.device_seconds += self.op.submit(self.device, &[step])?;
-        }
-        Ok(())
+    fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        HexDeviceOperator::new_state(self, device)
+    }
+
+    fn submit(&self, device: &mut dyn Device, steps: &[Step]) -> Result<f64, BackendError> {
+        HexDeviceOperator::submit(self, device, steps)
     }
 }

@@ -115,7 +115,7 @@ impl<T: Real> ModalDeviceOperator<T> {
         variant: &ModalVariant,
         order: EdgeOrder,
     ) -> Result<Self, DeviceOperatorError> {
-        let want = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+        let want = dg_runtime::formulation::precision_of::<T>();
         if variant.precision != want {
             return Err(DeviceOperatorError::Precision(format!("variant {variant} does not compute in {}", T::NAME)));
         }
@@ -283,14 +283,6 @@ impl<T: Real> ModalDeviceOperator<T> {
         self.edges
     }
 
-    fn scalar(value: f64) -> Arg {
-        if T::NAME == "f32" {
-            Arg::F32(value as f32)
-        } else {
-            Arg::F64(value)
-        }
-    }
-
     /// Uploads the prescribed boundary states of time `t` (nothing to do when no boundary has one).
     pub fn set_time<L: ConservationLaw>(
         &self,
@@ -327,7 +319,7 @@ impl<T: Real> ModalDeviceOperator<T> {
             .into_iter()
             .chain([b.elem_edge, b.bcode, b.bxy, b.bnormal, b.bstate, b.tables])
             .map(Arg::Buffer)
-            .chain([Self::scalar(t), Arg::I32(self.k as i32), Arg::I32(self.edges as i32)])
+            .chain([Arg::real::<T>(t), Arg::I32(self.k as i32), Arg::I32(self.edges as i32)])
             // the cubature points, where the volume integral adds the law's source
             .chain(b.source_xy.filter(|_| self.source.source_in_volume).map(Arg::Buffer))
             .collect();
@@ -335,15 +327,15 @@ impl<T: Real> ModalDeviceOperator<T> {
         let step_args: Vec<Arg> = match fused {
             Some(u) => {
                 let buffer = |i: usize| Arg::Buffer(u.terms.get(i).map_or(u.y, |t| t.1));
-                let coefficient = |i: usize| Self::scalar(u.terms.get(i).map_or(0.0, |t| t.0));
-                [Arg::Buffer(u.y), buffer(0), buffer(1), buffer(2), Self::scalar(u.a), Self::scalar(u.c)]
+                let coefficient = |i: usize| Arg::real::<T>(u.terms.get(i).map_or(0.0, |t| t.0));
+                [Arg::Buffer(u.y), buffer(0), buffer(1), buffer(2), Arg::real::<T>(u.a), Arg::real::<T>(u.c)]
                     .into_iter()
                     .chain([coefficient(0), coefficient(1), coefficient(2)])
                     .chain([Arg::I32(if u.keep { 1 } else { 2 })])
                     .collect()
             }
             // step 0: L stored in out; the update's buffers are not read
-            None => [Arg::Buffer(out); 4].into_iter().chain([Self::scalar(0.0); 5]).chain([Arg::I32(0)]).collect(),
+            None => [Arg::Buffer(out); 4].into_iter().chain([Arg::real::<T>(0.0); 5]).chain([Arg::I32(0)]).collect(),
         };
         let mut launches: Vec<Launch> = self
             .source
@@ -358,7 +350,7 @@ impl<T: Real> ModalDeviceOperator<T> {
                         kernel: launch.role.symbol().to_string(),
                         groups: items.div_ceil(launch.items_per_group).max(1),
                         local: launch.local_size,
-                        args: args.chain([Self::scalar(t), Arg::I32(self.k as i32)]).collect(),
+                        args: args.chain([Arg::real::<T>(t), Arg::I32(self.k as i32)]).collect(),
                     };
                 }
                 let mut args = args.clone();
@@ -376,8 +368,8 @@ impl<T: Real> ModalDeviceOperator<T> {
         if let (Some(u), None) = (update, fused) {
             let mut terms = vec![(u.c, out)];
             terms.extend_from_slice(&u.terms);
-            for (i, chunk) in terms.chunks(3).enumerate() {
-                launches.push(self.lincomb_launch(u.y, if i == 0 { u.a } else { 1.0 }, chunk));
+            for (a, chunk) in dg_runtime::step_system::lincomb_chunks(u.a, &terms) {
+                launches.push(self.lincomb_launch(u.y, a, chunk));
             }
         }
         launches
@@ -425,11 +417,7 @@ impl<T: Real> ModalDeviceOperator<T> {
     /// The launch of y = a·y + Σ cᵢxᵢ (at most three terms) on state buffers.
     pub fn lincomb_launch(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Launch {
         let n = self.state_values();
-        let mut args = vec![Arg::Buffer(y)];
-        args.extend((0..3).map(|i| Arg::Buffer(terms.get(i).map_or(y, |t| t.1))));
-        args.push(Self::scalar(a));
-        args.extend((0..3).map(|i| Self::scalar(terms.get(i).map_or(0.0, |t| t.0))));
-        args.push(Arg::I32(n as i32));
+        let args = Arg::lincomb::<T>(y, a, terms, n);
         Launch { kernel: "lincomb".into(), groups: n.div_ceil(STEP_GROUP), local: STEP_GROUP, args }
     }
 
@@ -459,7 +447,7 @@ impl<T: Real> ModalDeviceOperator<T> {
             Arg::Buffer(q),
             Arg::Buffer(b.mat),
             Arg::Buffer(b.partial),
-            Self::scalar(self.phi0),
+            Arg::real::<T>(self.phi0),
             Arg::I32(self.k as i32),
         ];
         let launch = Launch { kernel: kernel.into(), groups, local: STEP_GROUP, args };
@@ -498,7 +486,7 @@ impl<T: Real> ModalDeviceOperator<T> {
                 kernel: "modal_means".into(),
                 groups,
                 local: STEP_GROUP,
-                args: vec![Arg::Buffer(q), Arg::Buffer(b.means), Self::scalar(self.phi0), k],
+                args: vec![Arg::Buffer(q), Arg::Buffer(b.means), Arg::real::<T>(self.phi0), k],
             },
             Launch {
                 kernel: "modal_limit".into(),
@@ -613,12 +601,11 @@ impl<L: ConservationLaw, T: Real> dg_runtime::time::OdeSystem for ModalDeviceSys
     }
 
     fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), BackendError> {
-        for (i, chunk) in terms.chunks(3).enumerate() {
-            let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
-            let launch = self.op.lincomb_launch(*y, if i == 0 { a } else { 1.0 }, &terms);
+        dg_runtime::step_system::update_in_threes(*y, a, terms, |y, a, terms| {
+            let launch = self.op.lincomb_launch(y, a, terms);
             self.device_seconds += self.device.submit(self.op.program(), &[Step::Kernel(launch)])?;
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// The update is folded into the right-hand side's last kernel (one pass over the state instead of a

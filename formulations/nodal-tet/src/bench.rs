@@ -128,7 +128,7 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     let state = dg_runtime::verify::random_state::<T>(law.variable_names(), np, k, 5);
     op.write_state(device, op.buffers.q, &state)?;
     op.run(device, &[op.trace_step(op.buffers.q)?], 1)?;
-    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+    let precision = dg_runtime::formulation::precision_of::<T>();
     let peak = if precision == Precision::F32 { ceilings.gflops_f32 } else { ceilings.gflops_f64 };
     // each kernel against the units it runs on: the FMA pipe for generated kernels, the library GEMM's measured
     // throughput (tensor cores for DGEMM) for cuBLAS steps

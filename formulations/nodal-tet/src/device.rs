@@ -88,7 +88,7 @@ impl<T: Real> TetDeviceOperator<T> {
         variant: Option<&TetVariant>,
     ) -> Result<Self, DeviceOperatorError> {
         let blas = variant.is_none_or(|v| matches!(v.strategy, Strategy::Gemm { .. }));
-        let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+        let precision = dg_runtime::formulation::precision_of::<T>();
         if precision == Precision::F64 && !device.supports_f64() {
             return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
         }
@@ -232,14 +232,6 @@ impl<T: Real> TetDeviceOperator<T> {
         self.k
     }
 
-    fn scalar(v: f64) -> Arg {
-        if T::NAME == "f32" {
-            Arg::F32(v as f32)
-        } else {
-            Arg::F64(v)
-        }
-    }
-
     fn kernel(&self, role: TetRole, spec: &TetVariant) -> Result<Launch, DeviceOperatorError> {
         let kernel = self.program.kernel(role).ok_or_else(|| {
             let reason = self
@@ -381,7 +373,7 @@ impl<T: Real> TetDeviceOperator<T> {
         let args = [q, b.dref, rhs, b.geo, b.mat, b.jumps, b.face_geo, b.mapp, b.face_bc, b.neigh, b.face_xyz]
             .into_iter()
             .map(Arg::Buffer)
-            .chain([Self::scalar(t), Arg::I32(self.k as i32)])
+            .chain([Arg::real::<T>(t), Arg::I32(self.k as i32)])
             .collect();
         let mut steps = self.gradient_gemms(q);
         steps.push(Step::Kernel(Launch { args, ..self.kernel(role, variant)? }));
@@ -415,19 +407,19 @@ impl<T: Real> TetDeviceOperator<T> {
         Ok(match variant.strategy {
             Strategy::Node { surface, .. } => {
                 let args =
-                    with(vec![Arg::Buffer(b.qf), Arg::Buffer(rhs)], vec![Arg::Buffer(b.lift), Self::scalar(t), k]);
+                    with(vec![Arg::Buffer(b.qf), Arg::Buffer(rhs)], vec![Arg::Buffer(b.lift), Arg::real::<T>(t), k]);
                 vec![Step::Kernel(Launch { args, ..self.kernel(TetRole::SurfaceNode { kb: surface }, variant)? })]
             }
             Strategy::Element { width } => {
                 let args = with(
                     vec![Arg::Buffer(b.qf), Arg::Buffer(rhs)],
-                    vec![Arg::Buffer(b.lift), Arg::Buffer(b.jumps), Self::scalar(t), k],
+                    vec![Arg::Buffer(b.lift), Arg::Buffer(b.jumps), Arg::real::<T>(t), k],
                 );
                 vec![Step::Kernel(Launch { args, ..self.kernel(TetRole::SurfaceElement { width }, variant)? })]
             }
             Strategy::Gemm { .. } => {
                 self.require_gemm(variant)?;
-                let args = with(vec![Arg::Buffer(q), Arg::Buffer(b.jumps)], vec![Self::scalar(t), k]);
+                let args = with(vec![Arg::Buffer(q), Arg::Buffer(b.jumps)], vec![Arg::real::<T>(t), k]);
                 let flux = Launch { args, ..self.kernel(TetRole::Flux, variant)? };
                 vec![Step::Kernel(flux), self.lift_gemm(rhs)]
             }
@@ -446,16 +438,7 @@ impl<T: Real> TetDeviceOperator<T> {
     /// y ← a·y + Σ cᵢ·xᵢ for up to three terms, over whole state buffers.
     pub fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
         let any = TetVariant { strategy: Strategy::Gemm { merged: false }, update: 1, precision: Precision::F32 };
-        let mut args = vec![Arg::Buffer(y)];
-        let mut coeffs = Vec::new();
-        for slot in 0..3 {
-            let (c, x) = terms.get(slot).copied().unwrap_or((0.0, y));
-            args.push(Arg::Buffer(x));
-            coeffs.push(c);
-        }
-        args.push(Self::scalar(a));
-        args.extend(coeffs.into_iter().map(Self::scalar));
-        args.push(Arg::I32((self.k * self.program.nvars * self.program.ldq) as i32));
+        let args = Arg::lincomb::<T>(y, a, terms, self.k * self.program.nvars * self.program.ldq);
         Ok(Step::Kernel(Launch { args, ..self.kernel(TetRole::Lincomb, &any)? }))
     }
 
@@ -494,7 +477,7 @@ impl<T: Real> TetDeviceOperator<T> {
                 Arg::Buffer(r[0]),
                 Arg::Buffer(r[1]),
                 Arg::Buffer(r[2]),
-                Self::scalar(dt),
+                Arg::real::<T>(dt),
                 Arg::I32(self.k as i32),
             ],
             ..self.kernel(role, variant)?
@@ -539,7 +522,7 @@ impl<T: Real> TetDeviceOperator<T> {
                 Arg::Buffer(rhs),
                 Arg::Buffer(b.mat),
                 Arg::Buffer(xyz),
-                Self::scalar(t),
+                Arg::real::<T>(t),
                 Arg::I32(self.k as i32),
             ],
         })]

@@ -1,44 +1,38 @@
 //! Time integration on a device: the generic integrators drive the tetrahedral operator's state buffers through
-//! its right-hand-side kernels and the linear-combination kernel.
+//! its right-hand-side kernels and the linear-combination kernel ([`dg_runtime::step_system`]).
 
 use crate::device::TetDeviceOperator;
 use crate::TetVariant;
 use dg_core::Real;
-use dg_runtime::backend::{BufferId, Device};
+use dg_runtime::backend::{BackendError, BufferId, Device, Step};
+use dg_runtime::step_system::{StepOperator, StepSystem};
 use dg_runtime::DeviceOperatorError;
 
 /// Time integration of the tetrahedral operator with the generic integrators (state buffers, the lincomb kernel).
-pub struct TetDeviceSystem<'a, T: Real> {
-    /// The device.
-    pub device: &'a mut dyn Device,
-    /// The operator.
-    pub op: &'a TetDeviceOperator<T>,
-    /// The kernels used.
-    pub variant: TetVariant,
-    /// Device seconds spent so far.
-    pub device_seconds: f64,
-}
+pub type TetDeviceSystem<'a, T> = StepSystem<'a, TetDeviceOperator<T>>;
 
-impl<T: Real> dg_runtime::time::OdeSystem for TetDeviceSystem<'_, T> {
-    type State = BufferId;
-    type Error = DeviceOperatorError;
+impl<T: Real> StepOperator for TetDeviceOperator<T> {
+    type Variant = TetVariant;
 
-    fn rhs(&mut self, t: f64, q: &BufferId, out: &mut BufferId) -> Result<(), DeviceOperatorError> {
-        let steps = self.op.rhs_steps(&self.variant, *q, *out, t)?;
-        self.device_seconds += self.op.submit(self.device, &steps)?;
-        Ok(())
+    fn rhs_steps(
+        &self,
+        variant: &TetVariant,
+        q: BufferId,
+        rhs: BufferId,
+        t: f64,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
+        TetDeviceOperator::rhs_steps(self, variant, q, rhs, t)
     }
 
-    fn zeros_like(&mut self, _like: &BufferId) -> Result<BufferId, DeviceOperatorError> {
-        Ok(self.op.new_state(self.device)?)
+    fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
+        TetDeviceOperator::lincomb_step(self, y, a, terms)
     }
 
-    fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), DeviceOperatorError> {
-        for (i, chunk) in terms.chunks(3).enumerate() {
-            let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
-            let step = self.op.lincomb_step(*y, if i == 0 { a } else { 1.0 }, &terms)?;
-            self.device_seconds += self.op.submit(self.device, &[step])?;
-        }
-        Ok(())
+    fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        TetDeviceOperator::new_state(self, device)
+    }
+
+    fn submit(&self, device: &mut dyn Device, steps: &[Step]) -> Result<f64, BackendError> {
+        TetDeviceOperator::submit(self, device, steps)
     }
 }

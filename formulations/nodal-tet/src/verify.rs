@@ -7,7 +7,6 @@
 use crate::cpu::NodalOperator3d;
 use crate::device::TetDeviceOperator;
 use crate::{Strategy, TetRole, TetVariant};
-use dg_codegen::Precision;
 use dg_codegen::Target;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh3d::{box_mesh, BoxSpec, CubeSplit, BOX_TAGS};
@@ -119,7 +118,7 @@ pub fn verify_tet_kernels<L: ConservationLaw + Clone, T: Real>(
     )?;
     let roles: Vec<TetRole> = op.program().kernels.iter().map(|k| k.role).collect();
     let (volumes, surfaces, updates) = kernels_to_check(&roles, op.has_gemm());
-    let precision = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+    let precision = dg_runtime::formulation::precision_of::<T>();
     let variant = |strategy| TetVariant { strategy, update: 1, precision };
     let reference_strategy = Strategy::Node { volume: 1, surface: 1 };
     let mut outcomes: Vec<VerifyOutcome> = op

@@ -386,7 +386,7 @@ impl<T: Real> DeviceOperator<T> {
     }
 
     fn check_precision(device: &dyn Device, variant: &Variant) -> Result<(), DeviceOperatorError> {
-        let want = if T::NAME == "f32" { Precision::F32 } else { Precision::F64 };
+        let want = dg_runtime::formulation::precision_of::<T>();
         if variant.precision != want {
             return Err(DeviceOperatorError::Precision(format!("variant {variant} does not compute in {}", T::NAME)));
         }
@@ -593,14 +593,6 @@ impl<T: Real> DeviceOperator<T> {
         &self.source
     }
 
-    fn scalar(value: f64) -> Arg {
-        if T::NAME == "f32" {
-            Arg::F32(value as f32)
-        } else {
-            Arg::F64(value)
-        }
-    }
-
     /// The steps (kernel launches, and the GEMM partition's library products) of one right-hand-side evaluation
     /// at time `t`.
     pub fn rhs_steps(&self, t: f64) -> Vec<Step> {
@@ -695,14 +687,14 @@ impl<T: Real> DeviceOperator<T> {
                 Arg::Buffer(s.r),
                 Arg::Buffer(s.z),
                 Arg::Buffer(q),
-                Self::scalar(s.a),
-                Self::scalar(s.c),
-                Self::scalar(s.b),
+                Arg::real::<T>(s.a),
+                Arg::real::<T>(s.c),
+                Arg::real::<T>(s.b),
                 Arg::I32(1),
             ],
             None => [Arg::Buffer(out), Arg::Buffer(out), Arg::Buffer(q)]
                 .into_iter()
-                .chain([Self::scalar(0.0); 3])
+                .chain([Arg::real::<T>(0.0); 3])
                 .chain([Arg::I32(0)])
                 .collect(),
         };
@@ -735,7 +727,7 @@ impl<T: Real> DeviceOperator<T> {
                 };
                 let faces = [b.face_geo, b.vmap_m, vmap_p, b.face_bc, b.neigh, b.face_xy].map(buf);
                 let join = |head: &[Arg], tail: &[Arg]| [head, &faces[..], tail].concat();
-                let t = Self::scalar(t);
+                let t = Arg::real::<T>(t);
                 let args = match kernel.name {
                     "volume" => {
                         vec![buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.dr), buf(b.ds), kk, fs, g0_arg]
@@ -866,15 +858,7 @@ impl<T: Real> DeviceOperator<T> {
     /// The launch of y = a·y + Σ cᵢxᵢ (at most three terms) on device state buffers.
     pub fn lincomb_launch(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Launch {
         let n = self.state_values();
-        let mut args = vec![Arg::Buffer(y)];
-        for i in 0..3 {
-            args.push(Arg::Buffer(terms.get(i).map_or(y, |t| t.1)));
-        }
-        args.push(Self::scalar(a));
-        for i in 0..3 {
-            args.push(Self::scalar(terms.get(i).map_or(0.0, |t| t.0)));
-        }
-        args.push(Arg::I32(n as i32));
+        let args = Arg::lincomb::<T>(y, a, terms, n);
         Launch { kernel: self.source.symbol("lincomb").to_string(), groups: n.div_ceil(256), local: 256, args }
     }
 

@@ -31,13 +31,11 @@ impl<T: Real> OdeSystem for DeviceSystem<'_, T> {
     }
 
     fn update(&mut self, y: &mut BufferId, a: f64, terms: &[(f64, &BufferId)]) -> Result<(), BackendError> {
-        for (i, chunk) in terms.chunks(3).enumerate() {
-            let terms: Vec<(f64, BufferId)> = chunk.iter().map(|(c, b)| (*c, **b)).collect();
-            let a = if i == 0 { a } else { 1.0 };
-            let launch = self.op.lincomb_launch(*y, a, &terms);
+        dg_runtime::step_system::update_in_threes(*y, a, terms, |y, a, terms| {
+            let launch = self.op.lincomb_launch(y, a, terms);
             self.device_seconds += self.device.submit(self.op.program(), &[Step::Kernel(launch)])?;
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     fn folds_low_storage(&self) -> bool {
