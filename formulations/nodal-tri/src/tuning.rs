@@ -129,7 +129,8 @@ impl Formulation for NodalTri {
         if ir.dim != 2 {
             return Err(format!("it needs a 2D law (this one is {}D)", ir.dim));
         }
-        // (a source term is added by the program's `source` kernel)
+        // (a source term is added in the store of the merged element, tile and tensor-core kernels, or by the
+        // program's `source` kernel)
         Ok(())
     }
 
