@@ -10,6 +10,7 @@ use dg_core::Real;
 use dg_hex::device::{HexDeviceOperator, HexZones};
 use dg_hex::HexVariant;
 use dg_runtime::backend::{BackendError, BufferId, Device, ProgramId, Step};
+use dg_runtime::step_system::StepOperator;
 use std::ops::Range;
 
 /// Splits `mesh` into `parts` parts as `how` asks (blocks of a structured box, or METIS on the cell graph, periodic

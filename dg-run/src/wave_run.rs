@@ -23,6 +23,7 @@ use dg_runtime::restart::Snapshot;
 use dg_runtime::run_loop::{non_finite, Integrated, LoopError, LoopStats, StepPoint, StepRule, Stepper};
 use dg_runtime::stability::StabilityLimit;
 use dg_runtime::startup::mark;
+use dg_runtime::step_system::StepOperator;
 use dg_runtime::study::{convergence_study, time_accuracy_factor, ConvergenceStudy, LevelRun, StudyPlan};
 use dg_runtime::time::{Integrator, OdeSystem, Scheme};
 use dg_runtime::DeviceOperatorError;

@@ -327,18 +327,6 @@ impl<T: Real> HexDeviceOperator<T> {
         }))
     }
 
-    /// The launches of a whole right-hand side of `variant` of the state `q` into `rhs` at time `t`: specialised
-    /// variants run one kernel per zone, generic ones one kernel over every cell (and every face).
-    pub fn rhs_steps(
-        &self,
-        variant: &HexVariant,
-        q: BufferId,
-        rhs: BufferId,
-        t: f64,
-    ) -> Result<Vec<Step>, DeviceOperatorError> {
-        self.rhs_steps_over(variant, q, rhs, t, &self.zones)
-    }
-
     /// [`Self::rhs_steps`] for the cells of `zones` only ([`Self::zones_over`]): their right-hand side, from
     /// their own values and those of the cells across their faces; nothing else of `rhs` is written.
     pub fn rhs_steps_over(
@@ -412,13 +400,6 @@ impl<T: Real> HexDeviceOperator<T> {
         })]
     }
 
-    /// y ← a·y + Σ cᵢ·xᵢ for up to three terms, over whole state buffers.
-    pub fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
-        let n = self.state_len();
-        let args = Arg::lincomb::<T>(y, a, terms, n);
-        Ok(Step::Kernel(Launch { kernel: "lincomb".into(), groups: n.div_ceil(256).max(1), local: 256, args }))
-    }
-
     /// Offset of variable `v` at node `i` of cell `k` in a state buffer (the kernels' layout).
     pub fn state_offset(&self, k: usize, v: usize, i: usize) -> usize {
         self.layout().index((self.k, self.program.nvars, self.program.np), k, v, i)
@@ -434,19 +415,9 @@ impl<T: Real> HexDeviceOperator<T> {
         self.k * self.program.nvars * self.program.np
     }
 
-    /// A new zeroed state-sized buffer.
-    pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
-        device.alloc_zeroed(self.state_len().max(1) * std::mem::size_of::<T>())
-    }
-
     /// Runs `steps` `repeats` times; device seconds per repetition.
     pub fn run(&self, device: &mut dyn Device, steps: &[Step], repeats: usize) -> Result<Vec<f64>, BackendError> {
         device.run_steps(self.program_id, steps, repeats)
-    }
-
-    /// Enqueues `steps` without waiting ([`Device::submit`]); the device seconds known at once.
-    pub fn submit(&self, device: &mut dyn Device, steps: &[Step]) -> Result<f64, BackendError> {
-        device.submit(self.program_id, steps)
     }
 
     /// Writes a host state (layout kvi, `(k * nvars + v) * np + i`, the CPU operator's) into buffer `to`, in the
@@ -529,6 +500,7 @@ pub type HexDeviceSystem<'a, T> = dg_runtime::step_system::StepSystem<'a, HexDev
 impl<T: Real> dg_runtime::step_system::StepOperator for HexDeviceOperator<T> {
     type Variant = HexVariant;
 
+    /// Specialised variants run one kernel per zone, generic ones one kernel over every cell (and every face).
     fn rhs_steps(
         &self,
         variant: &HexVariant,
@@ -536,18 +508,20 @@ impl<T: Real> dg_runtime::step_system::StepOperator for HexDeviceOperator<T> {
         rhs: BufferId,
         t: f64,
     ) -> Result<Vec<Step>, DeviceOperatorError> {
-        HexDeviceOperator::rhs_steps(self, variant, q, rhs, t)
+        self.rhs_steps_over(variant, q, rhs, t, &self.zones)
     }
 
     fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
-        HexDeviceOperator::lincomb_step(self, y, a, terms)
+        let n = self.state_len();
+        let args = Arg::lincomb::<T>(y, a, terms, n);
+        Ok(Step::Kernel(Launch { kernel: "lincomb".into(), groups: n.div_ceil(256).max(1), local: 256, args }))
     }
 
     fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
-        HexDeviceOperator::new_state(self, device)
+        device.alloc_zeroed(self.state_len().max(1) * std::mem::size_of::<T>())
     }
 
     fn submit(&self, device: &mut dyn Device, steps: &[Step]) -> Result<f64, BackendError> {
-        HexDeviceOperator::submit(self, device, steps)
+        device.submit(self.program_id, steps)
     }
 }

@@ -20,6 +20,7 @@ use dg_runtime::formulation::{
     outcomes_of_specs, outcomes_or_failure, precision_of, supported_ir, target_of, Formulation, FormulationError,
     LawCall, TimingPlan, TuneTarget, Tuner, UnitCost,
 };
+use dg_runtime::step_system::StepOperator;
 use dg_runtime::tuning_db::{ArithmeticUnits, KernelFamily, TuningKey};
 use dg_runtime::verify::{random_state, VerifyOutcome};
 use dg_runtime::DeviceOperatorError;

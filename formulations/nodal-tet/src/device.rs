@@ -435,19 +435,6 @@ impl<T: Real> TetDeviceOperator<T> {
         }))
     }
 
-    /// y ← a·y + Σ cᵢ·xᵢ for up to three terms, over whole state buffers.
-    pub fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
-        let any = TetVariant { strategy: Strategy::Gemm { merged: false }, update: 1, precision: Precision::F32 };
-        let args = Arg::lincomb::<T>(y, a, terms, self.k * self.program.nvars * self.program.ldq);
-        Ok(Step::Kernel(Launch { args, ..self.kernel(TetRole::Lincomb, &any)? }))
-    }
-
-    /// A new zeroed state-sized buffer.
-    pub fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
-        let n = self.k * self.program.nvars * self.program.ldq;
-        device.alloc_zeroed(n.max(1) * std::mem::size_of::<T>())
-    }
-
     /// The trace extraction from `q` if `variant`'s surface reads traces ([`Strategy::reads_traces`]), else
     /// nothing.
     pub fn trace_steps_for(&self, variant: &TetVariant, q: BufferId) -> Result<Vec<Step>, DeviceOperatorError> {
@@ -482,27 +469,6 @@ impl<T: Real> TetDeviceOperator<T> {
             ],
             ..self.kernel(role, variant)?
         }))
-    }
-
-    /// A whole right-hand side of the state `q` into `rhs`: traces (if the strategy reads them), volume, surface,
-    /// and the law's source where it has one.
-    pub fn rhs_steps(
-        &self,
-        variant: &TetVariant,
-        q: BufferId,
-        rhs: BufferId,
-        t: f64,
-    ) -> Result<Vec<Step>, DeviceOperatorError> {
-        let mut steps = if variant.strategy == (Strategy::Gemm { merged: true }) {
-            self.gemm_rhs_steps(variant, q, rhs, t)?
-        } else {
-            let mut steps = self.trace_steps_for(variant, q)?;
-            steps.extend(self.volume_steps(variant, q, rhs)?);
-            steps.extend(self.surface_steps(variant, q, rhs, t)?);
-            steps
-        };
-        steps.extend(self.source_steps(q, rhs, t));
-        Ok(steps)
     }
 
     /// The launch adding the law's source S(q, x, t) to `rhs` at every node, after the other kernels of a
@@ -567,11 +533,6 @@ impl<T: Real> TetDeviceOperator<T> {
         device.run_steps(self.program_id, steps, repeats)
     }
 
-    /// Enqueues `steps` without waiting ([`Device::submit`]); the device seconds known at once.
-    pub fn submit(&self, device: &mut dyn Device, steps: &[Step]) -> Result<f64, BackendError> {
-        device.submit(self.program_id, steps)
-    }
-
     /// Writes a host state (layout `(k * nvars + v) * np + i`) into buffer `to` (device layout, pads zero).
     pub fn write_state(&self, device: &mut dyn Device, to: BufferId, state: &[T]) -> Result<(), BackendError> {
         let (np, ldq) = (self.program.np, self.program.ldq);
@@ -622,4 +583,45 @@ fn role_name_matches(name: &str, role: TetRole) -> bool {
     name == expected
 }
 
-pub use crate::device_system::TetDeviceSystem;
+impl<T: Real> dg_runtime::step_system::StepOperator for TetDeviceOperator<T> {
+    type Variant = TetVariant;
+
+    /// Traces (if the strategy reads them), volume, surface, and the law's source where it has one.
+    fn rhs_steps(
+        &self,
+        variant: &TetVariant,
+        q: BufferId,
+        rhs: BufferId,
+        t: f64,
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
+        let mut steps = if variant.strategy == (Strategy::Gemm { merged: true }) {
+            self.gemm_rhs_steps(variant, q, rhs, t)?
+        } else {
+            let mut steps = self.trace_steps_for(variant, q)?;
+            steps.extend(self.volume_steps(variant, q, rhs)?);
+            steps.extend(self.surface_steps(variant, q, rhs, t)?);
+            steps
+        };
+        steps.extend(self.source_steps(q, rhs, t));
+        Ok(steps)
+    }
+
+    fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
+        let any = TetVariant { strategy: Strategy::Gemm { merged: false }, update: 1, precision: Precision::F32 };
+        let args = Arg::lincomb::<T>(y, a, terms, self.k * self.program.nvars * self.program.ldq);
+        Ok(Step::Kernel(Launch { args, ..self.kernel(TetRole::Lincomb, &any)? }))
+    }
+
+    fn new_state(&self, device: &mut dyn Device) -> Result<BufferId, BackendError> {
+        let n = self.k * self.program.nvars * self.program.ldq;
+        device.alloc_zeroed(n.max(1) * std::mem::size_of::<T>())
+    }
+
+    fn submit(&self, device: &mut dyn Device, steps: &[Step]) -> Result<f64, BackendError> {
+        device.submit(self.program_id, steps)
+    }
+}
+
+/// Time integration of the tetrahedral operator with the generic integrators (state buffers, the lincomb kernel;
+/// [`dg_runtime::step_system`]).
+pub type TetDeviceSystem<'a, T> = dg_runtime::step_system::StepSystem<'a, TetDeviceOperator<T>>;

@@ -19,7 +19,6 @@ pub mod bench;
 pub mod cost;
 pub mod cpu;
 pub mod device;
-pub mod device_system;
 pub mod plan;
 pub mod render;
 pub mod tuning;

@@ -15,6 +15,7 @@ use dg_core::Real;
 use dg_ir::LawIr;
 use dg_runtime::backend::{Device, Step};
 use dg_runtime::cpu::BoundaryBinding;
+use dg_runtime::step_system::StepOperator;
 use dg_runtime::verify::{random_state, relative_l2, worst, VerifyOutcome};
 use dg_runtime::DeviceOperatorError;
 use rand::{Rng, SeedableRng};
