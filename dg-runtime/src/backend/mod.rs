@@ -77,6 +77,7 @@ impl Arg {
     /// The arguments of the generated `lincomb` kernel, y ← a·y + Σ cᵢ·xᵢ over `n` values for at most three terms
     /// (a missing term is y with coefficient 0): y, x₁, x₂, x₃, a, c₁, c₂, c₃, n, the scalars in `T`.
     pub fn lincomb<T: dg_core::Real>(y: BufferId, a: f64, terms: &[(f64, BufferId)], n: usize) -> Vec<Arg> {
+        debug_assert!(terms.len() <= 3, "the lincomb kernel takes three terms (step_system::lincomb_chunks)");
         let term = |i: usize| terms.get(i).copied().unwrap_or((0.0, y));
         let mut args = vec![Arg::Buffer(y)];
         args.extend((0..3).map(|i| Arg::Buffer(term(i).1)));
