@@ -135,7 +135,8 @@ pub struct BenchArgs {
     pub out: Option<PathBuf>,
     /// Time this variant (SPEC, see `dg variants`) instead of the stored winner: verified first like a winner, at
     /// the size a search times (16M DOF on a GPU, 1M on a CPU device) unless --min-dofs says otherwise; its precision is the SPEC's. "stored ms" is its own time in the
-    /// stored search where it was timed there.
+    /// stored search where it was timed there. Orders at which the rules reject it are not timed (said on stderr,
+    /// with the reason); none timed is an error.
     #[arg(long, value_name = "SPEC", conflicts_with_all = ["per_kernel", "precision"])]
     pub variant: Option<String>,
 }

@@ -3,12 +3,13 @@
 
 use super::{open_tuner, KernelInputs, PrecisionArg};
 use crate::{bail, CommandError};
-use dg_codegen::Precision;
+use dg_codegen::{Precision, VariantError};
 use dg_run::formulations::FormulationId;
 use dg_run::registry::LawCommands;
 use dg_runtime::backend::Device;
-use dg_runtime::formulation::{TimedOperation, TuneTarget};
+use dg_runtime::formulation::{FormulationError, TimedOperation, TuneTarget};
 use dg_runtime::pipeline::measure;
+use dg_runtime::DeviceOperatorError;
 
 /// What one `dg bench` covers.
 pub struct BenchRun<'a> {
@@ -41,24 +42,20 @@ fn precision_of_spec(spec: &str) -> Option<Precision> {
     })
 }
 
-/// Refuses a variant named on the command line that does not parse or that the rules reject for the law at `order`
-/// on `device`, with the rules' reason (the generator applies them: a valid SPEC need not be one a search visits).
-fn check_named_variant(
-    law: &dyn LawCommands,
+/// Whether the variant named on the command line can be timed for the law at `order` on `device`: `Ok(None)` when
+/// the generator (which applies the rules: a valid SPEC need not be one a search visits) emits it, `Ok(Some(why))`
+/// when it refuses it at this order, an error when the SPEC does not parse (at no order would it).
+fn named_variant_refusal(
     inputs: &KernelInputs,
     formulation: FormulationId,
     order: usize,
     spec: &str,
     device: &dyn Device,
-) -> Result<(), CommandError> {
+) -> Result<Option<String>, CommandError> {
     match formulation.get().emit(&inputs.call(), order, spec, dg_runtime::formulation::target_of(device)) {
-        Ok(_) => Ok(()),
-        Err(e) => bail!(
-            "variant `{spec}` cannot be timed for `{}` ({formulation}, N={order}): {e}; `dg variants {} --formulation \
-             {formulation} --order {order}` lists the valid variants and why the others are rejected",
-            law.name(),
-            law.name()
-        ),
+        Ok(_) => Ok(None),
+        Err(FormulationError::Operator(DeviceOperatorError::Variant(e @ VariantError::Parse { .. }))) => bail!("{e}"),
+        Err(e) => Ok(Some(e.to_string())),
     }
 }
 
@@ -81,6 +78,8 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
     let ceilings = dg_runtime::ceilings::stored_or_measured(results.own.ceilings, device)?;
     let mut rows = Vec::new();
     let mut missing = Vec::new();
+    // orders at which the rules refuse a named variant, with the reason
+    let mut refused = Vec::new();
     for &order in run.orders {
         for p in precisions.iter().copied() {
             if p == Precision::F64 && !device.supports_f64() {
@@ -88,7 +87,10 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
                 continue;
             }
             if let (Some(spec), Some(inputs)) = (run.variant, &inputs) {
-                check_named_variant(law, inputs, run.formulation, order, spec, device)?;
+                if let Some(why) = named_variant_refusal(inputs, run.formulation, order, spec, device)? {
+                    refused.push(format!("N={order}: {why}"));
+                    continue;
+                }
             }
             let target = |timing_dofs| TuneTarget { order, precision: p, timing_dofs, operation: run.operation };
             let probe =
@@ -145,8 +147,17 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
             }));
         }
     }
-    if rows.is_empty() && run.variant.is_some() {
-        bail!("nothing was timed: the device has no double precision");
+    if let (true, Some(spec)) = (rows.is_empty(), run.variant) {
+        let why = match refused.is_empty() {
+            true => "the device has no double precision".to_string(),
+            false => refused.join("; "),
+        };
+        bail!(
+            "variant `{spec}` was timed at no order: {why}; `dg variants {} --formulation {} --order N` lists the \
+             valid variants and why the others are rejected",
+            law.name(),
+            run.formulation
+        );
     }
     if rows.is_empty() {
         let operation = match run.operation {
@@ -165,6 +176,9 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
     }
     for m in &missing {
         eprintln!("no stored winner for {} {} {m}", law.name(), run.formulation);
+    }
+    for r in &refused {
+        eprintln!("not timed at {r}");
     }
     for r in rows.iter().filter(|r| r["tuned_on"].is_string()) {
         eprintln!(

@@ -937,7 +937,8 @@ fn verify_counts_a_named_variant_the_rules_reject_as_ruled_out() {
 }
 
 /// `dg bench --variant SPEC` verifies and times the named variant (one a search does not visit: a group of 64), with
-/// no stored search to compare against; a variant the device cannot run is refused with the reason, exit 1.
+/// no stored search to compare against; a variant the device cannot run is refused with the reason, exit 1, and one
+/// the rules reject at some of the orders is timed at the others.
 #[test]
 fn bench_times_a_named_variant_and_refuses_one_the_device_cannot_run() {
     let _serial = crate::heavy();
@@ -962,5 +963,17 @@ fn bench_times_a_named_variant_and_refuses_one_the_device_cannot_run() {
     let refused = dg(&["bench", "maxwell2d", "--orders", "2", "--variant", tensor, "--device", "opencl"], cache.path());
     let err = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(1), "{err}");
-    assert!(err.contains("cannot be timed") && err.contains("CUDA C"), "{err}");
+    assert!(err.contains("timed at no order") && err.contains("CUDA C"), "{err}");
+    // a variant the rules take at N = 3 and not at N = 2 (four work items, six nodes) is timed where it can be and
+    // said not to be timed where it cannot
+    let tile = "tile4/wg32/seq1/matrix-local/merged/node-major/f64";
+    let both = ["bench", "maxwell2d", "--orders", "2..3", "--variant", tile, "--min-dofs", "20000", "--repeats", "2"];
+    let out = dg(&[&both[..], &["--device", "opencl", "--json"]].concat(), cache.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("not timed at N=2") && err.contains("leave one without a node"), "{err}");
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let timed: Vec<_> =
+        rows.as_array().unwrap().iter().map(|r| (r["order"].clone(), r["verified_now"].clone())).collect();
+    assert_eq!(timed, [(3.into(), true.into())], "{rows}");
 }
