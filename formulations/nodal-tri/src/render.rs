@@ -307,8 +307,9 @@ pub struct KernelSource {
     pub symbols: Vec<(&'static str, String)>,
     /// Whether the law has a source term (the nodes' coordinates are uploaded for it).
     pub law_has_source: bool,
-    /// Whether the merged kernel adds the source term in its store (element, tile, mma and mma16 partitions; their
-    /// argument list then takes the nodes' coordinates before the stage's), so that no `source` kernel follows.
+    /// Whether the merged kernel adds the source term in its store (element, tile, mma, mma16 and mma16r
+    /// partitions; their argument list then takes the nodes' coordinates before the stage's), so that no `source`
+    /// kernel follows.
     pub source_in_store: bool,
 }
 
@@ -352,8 +353,8 @@ impl KernelSource {
         k.div_ceil(self.elements_per_group(kernel)).max(1)
     }
 
-    /// Whether the law has a source term: the merged element and tile kernels add it in their store, every other
-    /// program's `source` kernel after the others.
+    /// Whether the law has a source term: the merged element, tile and tensor-core kernels add it in their store,
+    /// every other program's `source` kernel after the others.
     pub fn has_source(&self) -> bool {
         self.law_has_source
     }
