@@ -1,0 +1,178 @@
+// Probe: the memory floor of a fused nodal Maxwell TM right-hand side. The kernel moves what the shipped merged
+// kernels move — the state, the metric terms, each face's normal, scale and link, the neighbours' face states (through
+// the cache), the right-hand side — and does no operator product: each element's jumps reach only the nodes of the
+// work item that formed them, so it is not a right-hand side, only a lower bound on the time of any kernel that
+// reads and writes those values once. TPE work items per element (32 / TPE elements per warp), node-major layout, the
+// neighbours of a structured mesh (k + 1, k − 1 and k + 501, as scripts/probe/sgemm_proto.cu), 16M DOF in f32.
+// Checked on sampled elements against a CPU evaluation of the same sums; prints ms, the effective bandwidth of the
+// minimum bytes (dg's cost model) and that bandwidth against the ceiling given on the command line.
+// Build: nvcc -O3 -arch=sm_90 -DN=8 -DTPE=4 -o floor scripts/probe/jobs_floor.cu; run: ./floor [dofs] [ceiling GB/s]
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <cuda_runtime.h>
+
+#ifndef N
+#define N 8
+#endif
+#ifndef TPE
+#define TPE 4
+#endif
+#ifndef STREAM
+#define STREAM 0
+#endif
+#ifndef BLOCK
+#define BLOCK 128
+#endif
+#define NP ((N + 1) * (N + 2) / 2)
+#define NFP (N + 1)
+#define NFN (3 * NFP)
+#define NV 3
+#define FACE_NODE(f, i) ((f) == 0 ? (i) : (i) * NFP - (i) * ((i) - 1) / 2 + ((f) == 1 ? NFP - 1 - (i) : 0))
+#define LINK_NODE(l, i, Kp) ((long)(FACE_NODE(((l) >> 1) & 3, ((l) & 1) ? NFP - 1 - (i) : (i))) * (Kp) + ((l) >> 3))
+
+static float frand(unsigned& s)
+{
+    s = s * 1664525u + 1013904223u;
+    return (float)((s >> 8) & 0xffff) / 65536.0f - 0.5f;
+}
+
+__global__ void __launch_bounds__(BLOCK) floor_rhs(const float* __restrict__ q, float* __restrict__ r,
+                                                   const float* __restrict__ geo, const float* __restrict__ face_geo,
+                                                   const int* __restrict__ links, const int K, const int KP)
+{
+    const long gid = (long)blockIdx.x * BLOCK + threadIdx.x;
+    const int k = (int)(gid / TPE), t = (int)(gid % TPE);
+    if (k >= K) return;
+    const long fs = (long)NP * KP; /* rows of KP values: K rounded up to 32, as dg's node-major layout */
+    const float rx = geo[4L * k], sx = geo[4L * k + 1], ry = geo[4L * k + 2], sy = geo[4L * k + 3];
+#if !STREAM
+    /* the element's own state held in registers through the face loop, as the shipped element kernels hold it */
+    float own[NV][(NP + TPE - 1) / TPE];
+#pragma unroll
+    for (int n = 0; n < (NP + TPE - 1) / TPE; ++n) {
+        const int i = t + n * TPE;
+#pragma unroll
+        for (int v = 0; v < NV; ++v) own[v][n] = i < NP ? q[v * fs + (long)i * KP + k] : 0.f;
+    }
+#endif
+    float js[NV] = {0.f, 0.f, 0.f};
+#pragma unroll
+    for (int n = 0; n < (NFN + TPE - 1) / TPE; ++n) {
+        const int m = t + n * TPE;
+        if (m < NFN) {
+            const int f = m / NFP, i = m % NFP, face = 3 * k + f;
+            const float nx = face_geo[3L * face], ny = face_geo[3L * face + 1], fsc = face_geo[3L * face + 2];
+            const int l = links[face];
+            const long om = (long)FACE_NODE(f, i) * KP + k, op = LINK_NODE(l, i, (long)KP);
+#pragma unroll
+            for (int v = 0; v < NV; ++v) js[v] += fsc * (nx + ny) * (q[v * fs + om] - q[v * fs + op]);
+        }
+    }
+#pragma unroll
+    for (int n = 0; n < (NP + TPE - 1) / TPE; ++n) {
+        const int i = t + n * TPE;
+        if (i < NP) {
+#pragma unroll
+            for (int v = 0; v < NV; ++v) {
+#if STREAM
+                /* STREAM: each own value loaded as it is stored (fewest registers; the face nodes' read twice) */
+                const float o = q[v * fs + (long)i * KP + k];
+#else
+                const float o = own[v][n];
+#endif
+                r[v * fs + (long)i * KP + k] = (rx + sx + ry + sy) * o + js[v];
+            }
+        }
+    }
+}
+
+int main(int argc, char** argv)
+{
+    const long dofs = argc > 1 ? atol(argv[1]) : (1L << 24);
+    const double ceiling = argc > 2 ? atof(argv[2]) : 4377.7;
+    const int K = (int)(dofs / (NP * NV)), KP = (K + 31) / 32 * 32;
+    const long fs = (long)NP * KP;
+    unsigned seed = 12345u;
+    std::vector<float> q(NV * fs), geo(4L * K), fg(9L * K);
+    std::vector<int> links(3L * K);
+    for (auto& x : q) x = frand(seed);
+    for (auto& x : geo) x = frand(seed);
+    for (auto& x : fg) x = frand(seed);
+    for (long f = 0; f < 3L * K; ++f) {
+        const long off[3] = {1, K - 1, 2 * 250 + 1};
+        const int nk = (int)((f / 3 + off[f % 3]) % K);
+        seed = seed * 1664525u + 1013904223u;
+        links[f] = 8 * nk + 2 * (int)((seed >> 10) % 3) + (int)((seed >> 20) & 1);
+    }
+    float *dq, *dr, *dg, *dfg;
+    int* dl;
+    cudaMalloc(&dq, q.size() * 4);
+    cudaMalloc(&dr, q.size() * 4);
+    cudaMalloc(&dg, geo.size() * 4);
+    cudaMalloc(&dfg, fg.size() * 4);
+    cudaMalloc(&dl, links.size() * 4);
+    cudaMemcpy(dq, q.data(), q.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(dg, geo.data(), geo.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(dfg, fg.data(), fg.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(dl, links.data(), links.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemset(dr, 0xff, q.size() * 4); /* NaN */
+    const long items = (long)K * TPE;
+    const int blocks = (int)((items + BLOCK - 1) / BLOCK);
+    floor_rhs<<<blocks, BLOCK>>>(dq, dr, dg, dfg, dl, K, KP);
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        printf("launch failed: %s\n", cudaGetErrorString(err));
+        return 1;
+    }
+    std::vector<float> r(q.size());
+    cudaMemcpy(r.data(), dr, r.size() * 4, cudaMemcpyDeviceToHost);
+    double maxerr = 0, maxref = 0;
+    long bad = 0;
+    for (int s = 0; s < 400; ++s) {
+        const int k = s < 200 ? s : K - 1 - (s - 200) * 7;
+        const double gsum = (double)geo[4L * k] + geo[4L * k + 1] + geo[4L * k + 2] + geo[4L * k + 3];
+        for (int t = 0; t < TPE; ++t) {
+            double js[NV] = {0, 0, 0};
+            for (int m = t; m < NFN; m += TPE) {
+                const int f = m / NFP, i = m % NFP, face = 3 * k + f;
+                const double c = (double)fg[3L * face + 2] * ((double)fg[3L * face] + fg[3L * face + 1]);
+                const long om = (long)FACE_NODE(f, i) * KP + k, op = LINK_NODE(links[face], i, (long)KP);
+                for (int v = 0; v < NV; ++v) js[v] += c * ((double)q[v * fs + om] - q[v * fs + op]);
+            }
+            for (int i = t; i < NP; i += TPE)
+                for (int v = 0; v < NV; ++v) {
+                    const double o = gsum * q[v * fs + (long)i * KP + k] + js[v];
+                    const double g = r[v * fs + (long)i * KP + k];
+                    if (!std::isfinite(g)) ++bad;
+                    maxerr = std::fmax(maxerr, std::fabs(g - o));
+                    maxref = std::fmax(maxref, std::fabs(o));
+                }
+        }
+    }
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int w = 0; w < 20; ++w) floor_rhs<<<blocks, BLOCK>>>(dq, dr, dg, dfg, dl, K, KP);
+    const int reps = 100;
+    cudaEventRecord(e0);
+    for (int w = 0; w < reps; ++w) floor_rhs<<<blocks, BLOCK>>>(dq, dr, dg, dfg, dl, K, KP);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms;
+    cudaEventElapsedTime(&ms, e0, e1);
+    ms /= reps;
+    /* dg's minimum bytes (formulations/nodal-tri/src/cost.rs): state in, rhs out, metric terms, face normals and
+       scales, one link per face */
+    const double bytes = (double)K * (2.0 * NV * NP * 4 + 4 * 4 + 9 * 4 + 3 * 4);
+    cudaFuncAttributes fa;
+    cudaFuncGetAttributes(&fa, floor_rhs);
+    int occ = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, floor_rhs, BLOCK, 0);
+    printf("N=%d TPE=%d STREAM=%d block=%d K=%d regs=%d blocks/SM=%d | %.4f ms, minimum bytes %.1f MB at %.0f GB/s = %.1f %% of %.0f "
+           "| rel err %.2e, non-finite %ld\n",
+           N, TPE, STREAM, BLOCK, K, fa.numRegs, occ, ms, bytes * 1e-6, bytes / ms * 1e-6, bytes / ms * 1e-6 / ceiling * 100,
+           ceiling, maxerr / maxref, bad);
+    return bad > 0 || !(maxerr <= 1e-5 * maxref) ? 2 : 0;
+}
