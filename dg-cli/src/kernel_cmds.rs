@@ -93,7 +93,8 @@ pub struct VerifyArgs {
     /// Order or range of orders (A..B) [default: the formulation's orders within 1..8: 1..2 for finite volumes]
     #[arg(long)]
     pub order: Option<String>,
-    /// Formulation [default: nodal-tri for 2D laws, nodal-tet for 3D laws].
+    /// Formulation [default: from --variant's first part (`modal/…`, `tet/…`), else nodal-tri for 2D laws, nodal-tet
+    /// for 3D laws].
     #[arg(long, value_enum)]
     pub formulation: Option<FormulationId>,
     /// Device: auto, cuda:N, opencl, opencl:P:D.
@@ -102,7 +103,8 @@ pub struct VerifyArgs {
     /// Precision.
     #[arg(long, value_enum, default_value_t = PrecisionArg::Both)]
     pub precision: PrecisionArg,
-    /// Only this variant (SPEC) instead of every valid one.
+    /// Only this variant (SPEC) instead of every valid one; a SPEC whose first part names a formulation (`modal/…`,
+    /// `tet/…`, `hex/…`, `fv/…`) chooses it when --formulation is not given.
     #[arg(long)]
     pub variant: Option<String>,
     /// Numerical flux the kernels evaluate (default: the law's first).
@@ -198,6 +200,12 @@ pub fn formulation_of(named: Option<FormulationId>, law: &dyn LawCommands) -> Fo
     named.unwrap_or_else(|| FormulationId::default_for(law.dim()))
 }
 
+/// The formulation of a kernel command given a variant SPEC: the one named, else the one the SPEC's first part names
+/// (`modal/…`, `tet/…`, `hex/…`, `fv/…`), else by the law's dimension.
+pub fn formulation_of_spec(named: Option<FormulationId>, spec: Option<&str>, law: &dyn LawCommands) -> FormulationId {
+    formulation_of(named.or_else(|| spec.and_then(FormulationId::named_by_spec)), law)
+}
+
 /// The numerical fluxes a law offers, in declaration order (the first is its default).
 fn flux_names(ir: &dg_ir::LawIr) -> Vec<String> {
     ir.functions.iter().filter_map(|(_, f)| f.name.strip_prefix("numerical_flux:").map(str::to_string)).collect()
@@ -251,14 +259,7 @@ fn rule_reason(reason: &str) -> &str {
 /// Prints the generated source of one variant of any formulation, for any registered law.
 pub fn emit(args: EmitArgs) -> anyhow::Result<()> {
     let law = dg_run::registry::law(&args.law)?;
-    let named = args.formulation.or(match args.variant.as_deref() {
-        Some(v) if v.starts_with("modal/") => Some(FormulationId::ModalTri),
-        Some(v) if v.starts_with("tet/") => Some(FormulationId::NodalTet),
-        Some(v) if v.starts_with("hex/") => Some(FormulationId::Hex),
-        Some(v) if v.starts_with("fv/") => Some(FormulationId::Fv),
-        _ => None,
-    });
-    let formulation = formulation_of(named, law);
+    let formulation = formulation_of_spec(args.formulation, args.variant.as_deref(), law);
     let f = formulation.get();
     let ir = law.ir()?;
     check_law(formulation, law)?;
@@ -327,7 +328,7 @@ fn emitted_variant(
 /// Verifies every valid variant on a device (with a planted bug, on a device that compiles broken kernels).
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     let law = dg_run::registry::law(&args.law)?;
-    let formulation = formulation_of(args.formulation, law);
+    let formulation = formulation_of_spec(args.formulation, args.variant.as_deref(), law);
     check_law(formulation, law)?;
     let orders = orders_or_own(args.order.as_deref(), formulation)?;
     let mut device = open_device(&args.device)?;

@@ -270,4 +270,27 @@ mod tests {
         let plain = anyhow::Error::new(std::io::Error::other("disk full")).context("writing out.vtu");
         assert_eq!(error_line(&plain), "writing out.vtu: disk full");
     }
+
+    #[test]
+    fn a_run_takes_the_formulation_its_variant_is_of() {
+        use crate::mesh_args::BackendArgs;
+        use dg_run::formulations::FormulationId::{Hex, ModalTri, NodalTri};
+        let args = |formulation, variant: Option<&str>| BackendArgs {
+            device: None,
+            formulation,
+            no_tune: false,
+            variant: variant.map(str::to_string),
+        };
+        let euler = [ModalTri, NodalTri];
+        let nodal = "elem/wg128/seq1/matrix-const/merged/node-major/f32";
+        let chosen = |formulation, variant| args(formulation, variant).formulation("vortex", &euler).unwrap();
+        assert_eq!(chosen(None, None), ModalTri, "the case's default");
+        assert_eq!(chosen(None, Some(nodal)), NodalTri);
+        assert_eq!(chosen(None, Some("modal/wg128/edge-flux/const/mode-major/f64")), ModalTri);
+        // a SPEC of a formulation the case does not run with leaves the case's (whose parse then says what is wrong)
+        assert_eq!(chosen(None, Some("hex/fused/spec/c1/kvi/f32")), ModalTri);
+        // --formulation wins, and must be one the case runs with
+        assert_eq!(chosen(Some(ModalTri), Some(nodal)), ModalTri);
+        assert!(args(Some(Hex), None).formulation("vortex", &euler).is_err());
+    }
 }

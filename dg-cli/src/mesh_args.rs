@@ -252,8 +252,8 @@ pub struct BackendArgs {
     /// opencl:P:D [default: auto for run, cpu for convergence]
     #[arg(long, value_name = "DEVICE")]
     pub device: Option<String>,
-    /// The discretisation [default: the case's: nodal-tri for Maxwell, modal-tri for Euler (nodal-tri for
-    /// comparison), nodal-tet for 3D waves]
+    /// The discretisation [default: the one --variant's SPEC is of, where the case runs with it; else the case's:
+    /// nodal-tri for Maxwell, modal-tri for Euler (nodal-tri for comparison), nodal-tet for 3D waves]
     #[arg(long, value_enum)]
     pub formulation: Option<FormulationId>,
     /// On a device without a tuning result for this problem, use the formulation's baseline instead of tuning.
@@ -268,10 +268,17 @@ pub struct BackendArgs {
 }
 
 impl BackendArgs {
-    /// The formulation to use: the one given, which must be among `allowed` (the first is the default).
+    /// The formulation to use: the one given, which must be among `allowed`; else the one `--variant`'s SPEC is of
+    /// (`modal/…`, `tet/…`, `hex/…`, `fv/…`, any other first part the nodal triangles') where it is among `allowed`;
+    /// else the first of `allowed`.
     pub fn formulation(&self, case: &str, allowed: &[FormulationId]) -> anyhow::Result<FormulationId> {
+        let of_spec = self
+            .variant
+            .as_deref()
+            .map(|spec| FormulationId::named_by_spec(spec).unwrap_or(FormulationId::NodalTri))
+            .filter(|f| allowed.contains(f));
         match self.formulation {
-            None => Ok(allowed[0]),
+            None => Ok(of_spec.unwrap_or(allowed[0])),
             Some(f) if allowed.contains(&f) => Ok(f),
             Some(f) => {
                 let names: Vec<&str> = allowed.iter().map(|f| f.name()).collect();

@@ -1,6 +1,6 @@
 //! `dg autotune`, `dg bench` and `dg db`: tuning, measuring and managing the tuning database.
 
-use super::kernel_cmds::{check_law, check_orders, formulation_of, open_device, PrecisionArg};
+use super::kernel_cmds::{check_law, check_orders, formulation_of, formulation_of_spec, open_device, PrecisionArg};
 use anyhow::bail;
 use clap::{Args, Subcommand};
 use dg_codegen::Precision;
@@ -136,7 +136,8 @@ pub struct BenchArgs {
     /// Time this variant (SPEC, see `dg variants`) instead of the stored winner: verified first like a winner, at
     /// the size a search times (16M DOF on a GPU, 1M on a CPU device) unless --min-dofs says otherwise; its precision is the SPEC's. "stored ms" is its own time in the
     /// stored search where it was timed there. Orders at which the rules reject it are not timed (said on stderr,
-    /// with the reason); none timed is an error.
+    /// with the reason); none timed is an error. A SPEC whose first part names a formulation (`modal/…`, `tet/…`,
+    /// `hex/…`, `fv/…`) chooses it when --formulation is not given.
     #[arg(long, value_name = "SPEC", conflicts_with_all = ["per_kernel", "precision"])]
     pub variant: Option<String>,
 }
@@ -271,7 +272,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         )?);
     }
     let law = dg_run::registry::law(&args.what.law)?;
-    let formulation = formulation_of(args.what.formulation, law);
+    let formulation = formulation_of_spec(args.what.formulation, args.variant.as_deref(), law);
     check_law(formulation, law)?;
     let orders = args.what.orders_of(formulation)?;
     let mut device = open_device(&args.what.device)?;

@@ -73,6 +73,10 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
         },
         None => run.precision.list(),
     };
+    // a SPEC that does not parse is refused before the ceilings are measured (seconds on a device without stored ones)
+    if let (Some(spec), Some(inputs), Some(&first)) = (run.variant, &inputs, run.orders.first()) {
+        named_variant_refusal(inputs, run.formulation, first, spec, device)?;
+    }
     let fp = device.fingerprint().clone();
     let results = dg_run::shipped_db::results(&fp, &mut |w| eprintln!("{w}"));
     let ceilings = dg_runtime::ceilings::stored_or_measured(results.own.ceilings, device)?;

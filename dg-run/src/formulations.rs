@@ -93,6 +93,18 @@ impl FormulationId {
         }
     }
 
+    /// The formulation a variant SPEC names by its first part (`modal/…`, `tet/…`, `hex/…`, `fv/…`); `None` for the
+    /// nodal triangles' SPECs, whose first part is a partition (`elem`, `tile4`, …), and for anything else.
+    pub fn named_by_spec(spec: &str) -> Option<FormulationId> {
+        match spec.split('/').next()? {
+            "modal" => Some(FormulationId::ModalTri),
+            "tet" => Some(FormulationId::NodalTet),
+            "hex" => Some(FormulationId::Hex),
+            "fv" => Some(FormulationId::Fv),
+            _ => None,
+        }
+    }
+
     /// The name on the command line.
     pub fn name(self) -> &'static str {
         self.get().name()
@@ -116,5 +128,23 @@ impl<L: ConservationLaw> LawDimension<L> {
 impl std::fmt::Display for FormulationId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FormulationId;
+
+    #[test]
+    fn a_spec_names_its_formulation_by_its_first_part() {
+        let named = |spec| FormulationId::named_by_spec(spec);
+        assert_eq!(named("modal/wg128/edge/const/mode-major/f64"), Some(FormulationId::ModalTri));
+        assert_eq!(named("tet/node/v2/s1/u2/f32"), Some(FormulationId::NodalTet));
+        assert_eq!(named("hex/fused/spec/c1/kvi/f32"), Some(FormulationId::Hex));
+        assert_eq!(named("fv/tiled/twice/w64/f32"), Some(FormulationId::Fv));
+        // the nodal triangles' SPECs start with a partition; nothing else names a formulation
+        for spec in ["elem/wg128/seq1/matrix-const/merged/node-major/f32", "tile4/wg32/x", "", "modalx/f32", "f64"] {
+            assert_eq!(named(spec), None, "{spec}");
+        }
     }
 }

@@ -976,4 +976,19 @@ fn bench_times_a_named_variant_and_refuses_one_the_device_cannot_run() {
     let timed: Vec<_> =
         rows.as_array().unwrap().iter().map(|r| (r["order"].clone(), r["verified_now"].clone())).collect();
     assert_eq!(timed, [(3.into(), true.into())], "{rows}");
+    // a SPEC whose first part names a formulation chooses it without --formulation (here the modal one for a law
+    // whose default is the nodal triangles)
+    let modal = "modal/wg64/element/const/mode-major/f64";
+    let args = ["bench", "euler2d", "--orders", "1", "--variant", modal, "--min-dofs", "20000", "--repeats", "2"];
+    let out = dg(&[&args[..], &["--device", "opencl", "--json"]].concat(), cache.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((&rows[0]["formulation"], &rows[0]["winner"]), (&"modal-tri".into(), &modal.into()), "{rows}");
+    // a SPEC that does not parse is refused before anything is measured (a fresh database: no stored ceilings)
+    let bogus = "elem/wg64/seq1/bogus/merged/node-major/f32";
+    let fresh = tempfile::tempdir().unwrap();
+    let out = dg(&["bench", "maxwell2d", "--orders", "3", "--variant", bogus, "--device", "opencl"], fresh.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("bogus") && !err.contains("measuring"), "{err}");
 }
