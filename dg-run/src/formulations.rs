@@ -130,21 +130,3 @@ impl std::fmt::Display for FormulationId {
         f.write_str(self.name())
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::FormulationId;
-
-    #[test]
-    fn a_spec_names_its_formulation_by_its_first_part() {
-        let named = |spec| FormulationId::named_by_spec(spec);
-        assert_eq!(named("modal/wg128/edge/const/mode-major/f64"), Some(FormulationId::ModalTri));
-        assert_eq!(named("tet/node/v2/s1/u2/f32"), Some(FormulationId::NodalTet));
-        assert_eq!(named("hex/fused/spec/c1/kvi/f32"), Some(FormulationId::Hex));
-        assert_eq!(named("fv/tiled/twice/w64/f32"), Some(FormulationId::Fv));
-        // the nodal triangles' SPECs start with a partition; nothing else names a formulation
-        for spec in ["elem/wg128/seq1/matrix-const/merged/node-major/f32", "tile4/wg32/x", "", "modalx/f32", "f64"] {
-            assert_eq!(named(spec), None, "{spec}");
-        }
-    }
-}
