@@ -33,7 +33,24 @@
 #define NFN (3 * NFP)
 #define NV 3
 #define FACE_NODE(f, i) ((f) == 0 ? (i) : (i) * NFP - (i) * ((i) - 1) / 2 + ((f) == 1 ? NFP - 1 - (i) : 0))
-#define LINK_NODE(l, i, Kp) ((long)(FACE_NODE(((l) >> 1) & 3, ((l) & 1) ? NFP - 1 - (i) : (i))) * (Kp) + ((l) >> 3))
+#ifndef LAYOUT
+#define LAYOUT 0
+#endif
+/* LAYOUT 0: node-major, node i of element k at i·KP + k in each variable's plane of NP·KP values (dg's layout);
+   LAYOUT 1: node-major within tiles of 32 elements, each tile's NP rows of 32 contiguous in each plane (tile t at
+   t·32·NP + i·32 + k mod 32); LAYOUT 2: the tile's rows of every variable contiguous (t·32·NV·NP + (v·NP + i)·32 +
+   k mod 32). VS(v, fs) is variable v's offset. */
+#if LAYOUT == 1
+#define OFF(i, k, Kp) ((long)((k) >> 5) * (32 * NP) + (long)(i) * 32 + ((k) & 31))
+#define VS(v, fs) ((v) * (fs))
+#elif LAYOUT == 2
+#define OFF(i, k, Kp) ((long)((k) >> 5) * (32 * NP * NV) + (long)(i) * 32 + ((k) & 31))
+#define VS(v, fs) ((long)(v) * (32 * NP))
+#else
+#define OFF(i, k, Kp) ((long)(i) * (Kp) + (k))
+#define VS(v, fs) ((v) * (fs))
+#endif
+#define LINK_NODE(l, i, Kp) OFF(FACE_NODE(((l) >> 1) & 3, ((l) & 1) ? NFP - 1 - (i) : (i)), (l) >> 3, Kp)
 
 static float frand(unsigned& s)
 {
@@ -57,7 +74,7 @@ __global__ void __launch_bounds__(BLOCK) floor_rhs(const float* __restrict__ q, 
     for (int n = 0; n < (NP + TPE - 1) / TPE; ++n) {
         const int i = t + n * TPE;
 #pragma unroll
-        for (int v = 0; v < NV; ++v) own[v][n] = i < NP ? q[v * fs + (long)i * KP + k] : 0.f;
+        for (int v = 0; v < NV; ++v) own[v][n] = i < NP ? q[VS(v, fs) + OFF(i, k, KP)] : 0.f;
     }
 #endif
     float js[NV] = {0.f, 0.f, 0.f};
@@ -68,9 +85,9 @@ __global__ void __launch_bounds__(BLOCK) floor_rhs(const float* __restrict__ q, 
             const int f = m / NFP, i = m % NFP, face = 3 * k + f;
             const float nx = face_geo[3L * face], ny = face_geo[3L * face + 1], fsc = face_geo[3L * face + 2];
             const int l = links[face];
-            const long om = (long)FACE_NODE(f, i) * KP + k, op = LINK_NODE(l, i, (long)KP);
+            const long om = OFF(FACE_NODE(f, i), k, KP), op = LINK_NODE(l, i, (long)KP);
 #pragma unroll
-            for (int v = 0; v < NV; ++v) js[v] += fsc * (nx + ny) * (q[v * fs + om] - q[v * fs + op]);
+            for (int v = 0; v < NV; ++v) js[v] += fsc * (nx + ny) * (q[VS(v, fs) + om] - q[VS(v, fs) + op]);
         }
     }
 #pragma unroll
@@ -81,7 +98,7 @@ __global__ void __launch_bounds__(BLOCK) floor_rhs(const float* __restrict__ q, 
             for (int v = 0; v < NV; ++v) {
 #if STREAM
                 /* STREAM: each own value loaded as it is stored (fewest registers; the face nodes' read twice) */
-                const float o = q[v * fs + (long)i * KP + k];
+                const float o = q[VS(v, fs) + OFF(i, k, KP)];
 #else
                 const float o0 = own[v][n];
 #endif
@@ -93,7 +110,7 @@ __global__ void __launch_bounds__(BLOCK) floor_rhs(const float* __restrict__ q, 
                 float o1 = o0;
 #pragma unroll
                 for (int c = 0; c < FMAS; ++c) o1 = fmaf(o1, 0.999f, 1e-3f);
-                r[v * fs + (long)i * KP + k] = (rx + sx + ry + sy) * o1 + js[v];
+                r[VS(v, fs) + OFF(i, k, KP)] = (rx + sx + ry + sy) * o1 + js[v];
             }
         }
     }
@@ -149,15 +166,15 @@ int main(int argc, char** argv)
             for (int m = t; m < NFN; m += TPE) {
                 const int f = m / NFP, i = m % NFP, face = 3 * k + f;
                 const double c = (double)fg[3L * face + 2] * ((double)fg[3L * face] + fg[3L * face + 1]);
-                const long om = (long)FACE_NODE(f, i) * KP + k, op = LINK_NODE(links[face], i, (long)KP);
-                for (int v = 0; v < NV; ++v) js[v] += c * ((double)q[v * fs + om] - q[v * fs + op]);
+                const long om = OFF(FACE_NODE(f, i), k, KP), op = LINK_NODE(links[face], i, (long)KP);
+                for (int v = 0; v < NV; ++v) js[v] += c * ((double)q[VS(v, fs) + om] - q[VS(v, fs) + op]);
             }
             for (int i = t; i < NP; i += TPE)
                 for (int v = 0; v < NV; ++v) {
-                    float o1 = q[v * fs + (long)i * KP + k];
+                    float o1 = q[VS(v, fs) + OFF(i, k, KP)];
                     for (int c = 0; c < FMAS; ++c) o1 = std::fma(o1, 0.999f, 1e-3f);
                     const double o = gsum * o1 + js[v];
-                    const double g = r[v * fs + (long)i * KP + k];
+                    const double g = r[VS(v, fs) + OFF(i, k, KP)];
                     if (!std::isfinite(g)) ++bad;
                     maxerr = std::fmax(maxerr, std::fabs(g - o));
                     maxref = std::fmax(maxref, std::fabs(o));
@@ -185,9 +202,9 @@ int main(int argc, char** argv)
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, floor_rhs, BLOCK, 0);
     /* the stand-in products' time on the FMA pipe at its measured f32 ceiling (65.5 TFLOP/s on the H200) */
     const double fma_ms = 2.0 * FMAS * NV * NP * (double)K / 65.51e12 * 1e3;
-    printf("N=%d TPE=%d STREAM=%d FMAS=%d block=%d K=%d regs=%d blocks/SM=%d | %.4f ms, minimum bytes %.1f MB at %.0f GB/s = "
+    printf("N=%d LAYOUT=%d TPE=%d STREAM=%d FMAS=%d block=%d K=%d regs=%d blocks/SM=%d | %.4f ms, minimum bytes %.1f MB at %.0f GB/s = "
            "%.1f %% of %.0f, multiply-adds alone %.4f ms at the pipe's peak | rel err %.2e, non-finite %ld\n",
-           N, TPE, STREAM, FMAS, BLOCK, K, fa.numRegs, occ, ms, bytes * 1e-6, bytes / ms * 1e-6,
+           N, LAYOUT, TPE, STREAM, FMAS, BLOCK, K, fa.numRegs, occ, ms, bytes * 1e-6, bytes / ms * 1e-6,
            bytes / ms * 1e-6 / ceiling * 100, ceiling, fma_ms, maxerr / maxref, bad);
     return bad > 0 || !(maxerr <= 1e-5 * maxref) ? 2 : 0;
 }

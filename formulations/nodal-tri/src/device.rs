@@ -131,40 +131,66 @@ fn neighbour_links(space: &DgSpace2d, face_codes: &[i32]) -> Result<Vec<i32>, De
     Ok(out)
 }
 
-fn node_offset(source: &KernelSource, k: usize, i: usize, fs: usize) -> usize {
+/// Offset of variable `v` at node `i` of element `k` in a device state buffer of `fs` values per variable.
+fn value_offset(source: &KernelSource, v: usize, k: usize, i: usize, fs: usize) -> usize {
     let g = &source.geometry;
     match source.variant.layout {
         Layout::ElementMajor => {
-            (k / g.microblock.elements) * g.microblock.floats + (k % g.microblock.elements) * g.np + i
+            v * fs + (k / g.microblock.elements) * g.microblock.floats + (k % g.microblock.elements) * g.np + i
         }
-        Layout::NodeMajor => i * (fs / g.np) + k,
+        Layout::NodeMajor => v * fs + i * (fs / g.np) + k,
+        Layout::Tiled => (k / 32) * (32 * g.np * source.nvars) + (v * g.np + i) * 32 + k % 32,
     }
 }
 
-/// The element and node stored at offset `o` within one field, `None` for padding (the inverse of
-/// [`node_offset`]).
-fn node_at(source: &KernelSource, o: usize, k: usize, fs: usize) -> Option<(usize, usize)> {
+/// The offset a kernel adds to `v · fs` (its variable stride, [`kernel_variable_stride`]) to reach node `i` of
+/// element `k`: `NODE_OFF(k, i, fs)` in `sizes.tera`, what `vmap_m`, `vmap_p` and the source's coordinates hold.
+fn node_offset(source: &KernelSource, k: usize, i: usize, fs: usize) -> usize {
+    value_offset(source, 0, k, i, fs)
+}
+
+/// The variable, element and node stored at offset `o` of a device state buffer of `k` elements, `None` for
+/// padding (the inverse of [`value_offset`]).
+fn value_at(source: &KernelSource, o: usize, k: usize, fs: usize) -> Option<(usize, usize, usize)> {
     let g = &source.geometry;
-    let (element, node) = match source.variant.layout {
+    let (variable, element, node) = match source.variant.layout {
         Layout::ElementMajor => {
-            let (block, within) = (o / g.microblock.floats, o % g.microblock.floats);
+            let (v, within_field) = (o / fs, o % fs);
+            let (block, within) = (within_field / g.microblock.floats, within_field % g.microblock.floats);
             let e = within / g.np;
             if e >= g.microblock.elements {
                 return None;
             }
-            (block * g.microblock.elements + e, within % g.np)
+            (v, block * g.microblock.elements + e, within % g.np)
         }
-        Layout::NodeMajor => (o % (fs / g.np), o / (fs / g.np)),
+        Layout::NodeMajor => {
+            let (v, within_field) = (o / fs, o % fs);
+            (v, within_field % (fs / g.np), within_field / (fs / g.np))
+        }
+        Layout::Tiled => {
+            let (tile, within) = (o / (32 * g.np * source.nvars), o % (32 * g.np * source.nvars));
+            let (row, lane) = (within / 32, within % 32);
+            (row / g.np, tile * 32 + lane, row % g.np)
+        }
     };
-    (element < k).then_some((element, node))
+    (element < k && variable < source.nvars).then_some((variable, element, node))
 }
 
-/// Values per field for `k` elements.
+/// Values per field for `k` elements (the buffer holds `nvars` times as many).
 fn field_stride(source: &KernelSource, k: usize) -> usize {
     let g = &source.geometry;
     match source.variant.layout {
         Layout::ElementMajor => k.div_ceil(g.microblock.elements) * g.microblock.floats,
-        Layout::NodeMajor => g.np * k.div_ceil(32) * 32,
+        Layout::NodeMajor | Layout::Tiled => g.np * k.div_ceil(32) * 32,
+    }
+}
+
+/// The kernels' `fs` argument, the distance from one variable's value of a node to the next variable's: the field
+/// stride, or within a tile of the tiled layout, 32·NP.
+fn kernel_variable_stride(source: &KernelSource, fs: usize) -> usize {
+    match source.variant.layout {
+        Layout::ElementMajor | Layout::NodeMajor => fs,
+        Layout::Tiled => 32 * source.geometry.np,
     }
 }
 
@@ -329,11 +355,13 @@ fn boundary_face_xy<T: Real>(space: &DgSpace2d) -> Vec<T> {
 /// program's layout (padding zero).
 fn node_coordinates<T: Real>(source: &KernelSource, space: &DgSpace2d, fs: usize) -> Vec<T> {
     let np = space.element.np;
-    let mut xy = vec![T::zero(); 2 * fs];
+    // (the tiled layout's tiles hold every variable: the coordinates take the rows of the first two, which the
+    // variant's rules make exist, in a buffer of the state's size)
+    let fields = if source.variant.layout == Layout::Tiled { source.nvars } else { 2 };
+    let mut xy = vec![T::zero(); fields * fs];
     for g in 0..space.x.len() {
-        let o = node_offset(source, g / np, g % np, fs);
-        xy[o] = T::from_f64(space.x[g]);
-        xy[fs + o] = T::from_f64(space.y[g]);
+        xy[value_offset(source, 0, g / np, g % np, fs)] = T::from_f64(space.x[g]);
+        xy[value_offset(source, 1, g / np, g % np, fs)] = T::from_f64(space.y[g]);
     }
     xy
 }
@@ -703,7 +731,7 @@ impl<T: Real> DeviceOperator<T> {
         b.rhs = out;
         let b = &b;
         let end = elements.end.min(self.k);
-        let (kk, fs) = (Arg::I32(end as i32), Arg::I32(self.fs as i32));
+        let (kk, fs) = (Arg::I32(end as i32), Arg::I32(kernel_variable_stride(&self.source, self.fs) as i32));
         let buf = Arg::Buffer;
         let links = crate::render::uses_links(&self.source.variant);
         // the nodes' coordinates, where the merged kernel's store adds the law's source (before the stage's arguments)
@@ -802,7 +830,7 @@ impl<T: Real> DeviceOperator<T> {
 
     /// Offset of variable `variable` at node `node` of element `element` in a device state buffer.
     pub fn state_offset(&self, element: usize, variable: usize, node: usize) -> usize {
-        variable * self.fs + node_offset(&self.source, element, node, self.fs)
+        value_offset(&self.source, variable, element, node, self.fs)
     }
 
     /// Variables per node.
@@ -825,12 +853,10 @@ impl<T: Real> DeviceOperator<T> {
         use rayon::prelude::*;
         let (nv, np, fs) = (self.nv, self.np, self.fs);
         let mut dev = vec![T::zero(); nv * fs];
-        dev.par_chunks_mut(fs).enumerate().for_each(|(v, field)| {
-            field.par_iter_mut().enumerate().for_each(|(o, value)| {
-                if let Some((k, i)) = node_at(&self.source, o, self.k, fs) {
-                    *value = q[(k * nv + v) * np + i];
-                }
-            })
+        dev.par_iter_mut().enumerate().for_each(|(o, value)| {
+            if let Some((v, k, i)) = value_at(&self.source, o, self.k, fs) {
+                *value = q[(k * nv + v) * np + i];
+            }
         });
         device.upload(buffer, as_bytes(&dev))
     }
@@ -844,7 +870,7 @@ impl<T: Real> DeviceOperator<T> {
         let mut out = vec![T::zero(); self.k * nv * np];
         out.par_chunks_mut(nv * np).enumerate().for_each(|(k, element)| {
             for (j, value) in element.iter_mut().enumerate() {
-                *value = dev[(j / np) * fs + node_offset(&self.source, k, j % np, fs)];
+                *value = dev[value_offset(&self.source, j / np, k, j % np, fs)];
             }
         });
         Ok(out)
@@ -910,7 +936,9 @@ impl<T: Real> DeviceOperator<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{field_stride, mma_fragments, neighbour_links, node_at, node_offset};
+    use super::{
+        field_stride, kernel_variable_stride, mma_fragments, neighbour_links, node_offset, value_at, value_offset,
+    };
     use crate::render::{closed_face_node, render_nodal_tri};
     use crate::variant::{Layout, Precision, Variant};
     use dg_codegen::{LawInput, Target};
@@ -1000,24 +1028,35 @@ mod tests {
         let ir = dg_runtime::formulation::law_ir(&law).expect("the law lowers");
         let params = law.param_values();
         let input = LawInput { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
-        for layout in [Layout::ElementMajor, Layout::NodeMajor] {
-            let variant = Variant::all(Precision::F32).into_iter().find(|v| v.layout == layout).expect("a variant");
+        let tiled: Variant = "elem/wg32/seq1/matrix-local/merged/tiled/f32".parse().expect("a tiled variant");
+        for layout in [Layout::ElementMajor, Layout::NodeMajor, Layout::Tiled] {
+            let variant = Variant::all(Precision::F32).into_iter().find(|v| v.layout == layout).unwrap_or(tiled);
             for order in [1, 4, 7] {
                 let element = ReferenceTriangle::new(order).expect("element");
                 let source = render_nodal_tri(&input, &element, &variant, Target::OpenCl).expect("renders");
                 let k = 1013;
                 let fs = field_stride(&source, k);
-                let mut seen = vec![false; fs];
+                let nv = source.nvars;
+                let mut seen = vec![false; nv * fs];
                 for e in 0..k {
                     for i in 0..element.np {
-                        let o = node_offset(&source, e, i, fs);
-                        assert_eq!(node_at(&source, o, k, fs), Some((e, i)), "{variant} N={order}");
-                        assert!(!std::mem::replace(&mut seen[o], true), "offset {o} stored twice");
+                        for v in 0..nv {
+                            let o = value_offset(&source, v, e, i, fs);
+                            assert_eq!(value_at(&source, o, k, fs), Some((v, e, i)), "{variant} N={order}");
+                            assert!(!std::mem::replace(&mut seen[o], true), "offset {o} stored twice");
+                        }
+                        // what the kernels add: v · (their variable stride) + NODE_OFF
+                        let stride = kernel_variable_stride(&source, fs);
+                        assert_eq!(
+                            value_offset(&source, nv - 1, e, i, fs),
+                            (nv - 1) * stride + node_offset(&source, e, i, fs),
+                            "{variant} N={order}"
+                        );
                     }
                 }
-                let padding = (0..fs).filter(|&o| !seen[o]).collect::<Vec<_>>();
-                assert!(padding.iter().all(|&o| node_at(&source, o, k, fs).is_none()), "{variant} N={order}");
-                assert_eq!(fs - padding.len(), k * element.np);
+                let padding = (0..nv * fs).filter(|&o| !seen[o]).collect::<Vec<_>>();
+                assert!(padding.iter().all(|&o| value_at(&source, o, k, fs).is_none()), "{variant} N={order}");
+                assert_eq!(nv * fs - padding.len(), nv * k * element.np);
             }
         }
     }

@@ -481,9 +481,16 @@ pub fn render_nodal_tri(
     ctx.insert("nfp", &geometry.nfp);
     ctx.insert("nv", &ir.variables.len());
     ctx.insert("nmat", &ir.materials.len());
-    ctx.insert("mbe", &geometry.microblock.elements);
-    ctx.insert("mbf", &geometry.microblock.floats);
+    if variant.layout == Layout::Tiled {
+        // (the tiled layout's tile, in the element-major layout's terms: MBE elements in MBF values, every variable)
+        ctx.insert("mbe", &32);
+        ctx.insert("mbf", &(32 * geometry.np * ir.variables.len()));
+    } else {
+        ctx.insert("mbe", &geometry.microblock.elements);
+        ctx.insert("mbf", &geometry.microblock.floats);
+    }
     ctx.insert("node_major", &(variant.layout == Layout::NodeMajor));
+    ctx.insert("tiled_layout", &(variant.layout == Layout::Tiled));
     ctx.insert("matrix_const", &(variant.storage == Storage::MatrixConst));
     ctx.insert("matrix_local", &(variant.storage == Storage::MatrixLocal));
     ctx.insert("dr", &matrix_text(&element.dr, single));
