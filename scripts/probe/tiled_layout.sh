@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The nodal `tiled` layout on a CUDA device (valid on request, not in the tuner's list): the shipped maxwell2d
-# winners benched (`dg bench`, compiled-in database), then merged element variants — the shipped winners at
-# N = 1..4 and the best element kernels above — against their tiled twins through `dg bench --variant`,
+# winners benched (`dg bench`, compiled-in database), then merged element and tile variants — the shipped winners at
+# N = 1..8 in f32 and 1..4 in f64, and the best element kernels above — against their tiled twins through `dg bench --variant`,
 # alternating, two passes; one tiled kernel under compute-sanitizer.
 # usage: DG=path/to/dg OUT=dir [PARTS="sanitizer shipped pairs"] bash scripts/probe/tiled_layout.sh
 set -u
@@ -30,7 +30,12 @@ case "$PARTS" in *" pairs "*)
 2 f64 elem/wg32/seq1/matrix-const/merged/node-major/f64/diff-first
 3 f64 elem/wg128/seq1/matrix-local/merged/node-major/f64
 4 f64 elem/wg128/seq1/matrix-local/merged/node-major/f64/diff-first
-5 f64 elem/wg128/seq1/matrix-local/merged/node-major/f64/diff-first"}
+5 f64 elem/wg128/seq1/matrix-local/merged/node-major/f64/diff-first
+5 f32 tile4/wg32/seq1/matrix-local/merged/node-major/f32/mixed
+6 f32 tile4/wg32/seq1/matrix-local/merged/node-major/f32/mixed
+7 f32 tile6/wg32/seq1/matrix-local/merged/node-major/f32/mixed
+8 f32 tile6/wg32/seq1/matrix-local/merged/node-major/f32/mixed
+8 f64 tile8/wg32/seq1/matrix-local/merged/node-major/f64"}
   for pass in 1 2; do
     while read -r n p spec; do
       [ -z "$n" ] && continue

@@ -671,6 +671,7 @@ fn planted_bugs_fail_verification_in_every_formulation() {
         // the tiled layout: its tile's stride (MBF) one too small, and the source in its store
         ("nodal", one(&nodal, "elem/wg32/seq1/matrix-local/merged/tiled/f64"), "wrong-stride"),
         ("nodal", one(&nodal_source, "elem/wg32/seq1/matrix-local/merged/tiled/f64"), "source-dropped"),
+        ("nodal", one(&tile_source, "tile4/wg32/seq1/matrix-local/merged/tiled/f32"), "wrong-stride"),
         ("modal", one(&modal, "modal/wg256/element/shared/mode-major/f64"), "skip-last-group"),
         ("modal", one(&modal, "modal/wg64/edge/const/elem-major/f64"), "last-element-unwritten"),
         ("modal", one(&modal, "modal/wg128/atomic/shared/elem-major/f64"), "wrong-stride"),
@@ -925,7 +926,7 @@ fn verify_refuses_a_variant_that_does_not_parse_before_compiling() {
 }
 
 /// The tiled layout (valid on request, not in the tuner's list): merged element kernels of every volume form and
-/// operator storage, both precisions, a nonlinear law and a law with a source term match the CPU operator on
+/// operator storage, tiles, both precisions, a nonlinear law and a law with a source term match the CPU operator on
 /// verification's mesh (874 elements: 27 whole tiles of 32 and a partial one), and a one-variable law's tiled
 /// variant is rejected by the rules with their reason.
 #[test]
@@ -943,6 +944,9 @@ fn the_tiled_layout_matches_the_cpu_reference() {
         ("maxwell2d", "2", 1, "elem/wg32/seq1/field-local/merged/tiled/f64"),
         ("euler2d", "2", 1, "elem/wg128/seq2/matrix-local/merged/tiled/f32"),
         ("mhd2d", "2", 1, "elem/wg32/seq1/matrix-local/merged/tiled/f64"),
+        // the tile partition on the tiled layout (its chunks and face nodes through NODE_OFF and vmap)
+        ("maxwell2d", "5", 1, "tile4/wg32/seq1/matrix-local/merged/tiled/f32/mixed"),
+        ("euler2d", "3", 1, "tile4/wg32/seq1/matrix-const/merged/tiled/f64"),
     ];
     for (law, orders, count, spec) in cases {
         let args = ["verify", law, "--formulation", "nodal-tri", "--order", orders, "--variant", spec];

@@ -2,7 +2,7 @@
 //! kernels, and conversion between the CPU state layout and the device's.
 
 use crate::render::{render_nodal_tri, KernelSource};
-use crate::variant::{LawShape, Layout, Partition, Precision, Variant, VariantError};
+use crate::variant::{LawShape, Layout, Partition, Precision, Variant, VariantError, TILE_ELEMENTS};
 use dg_codegen::LawInput;
 use dg_codegen::Target;
 use dg_core::mesh::FaceLink;
@@ -139,7 +139,10 @@ fn value_offset(source: &KernelSource, v: usize, k: usize, i: usize, fs: usize) 
             v * fs + (k / g.microblock.elements) * g.microblock.floats + (k % g.microblock.elements) * g.np + i
         }
         Layout::NodeMajor => v * fs + i * (fs / g.np) + k,
-        Layout::Tiled => (k / 32) * (32 * g.np * source.nvars) + (v * g.np + i) * 32 + k % 32,
+        Layout::Tiled => {
+            let t = TILE_ELEMENTS;
+            (k / t) * (t * g.np * source.nvars) + (v * g.np + i) * t + k % t
+        }
     }
 }
 
@@ -168,9 +171,10 @@ fn value_at(source: &KernelSource, o: usize, k: usize, fs: usize) -> Option<(usi
             (v, within_field % (fs / g.np), within_field / (fs / g.np))
         }
         Layout::Tiled => {
-            let (tile, within) = (o / (32 * g.np * source.nvars), o % (32 * g.np * source.nvars));
-            let (row, lane) = (within / 32, within % 32);
-            (row / g.np, tile * 32 + lane, row % g.np)
+            let (t, tile_values) = (TILE_ELEMENTS, TILE_ELEMENTS * g.np * source.nvars);
+            let (tile, within) = (o / tile_values, o % tile_values);
+            let (row, lane) = (within / t, within % t);
+            (row / g.np, tile * t + lane, row % g.np)
         }
     };
     (element < k && variable < source.nvars).then_some((variable, element, node))
@@ -190,7 +194,7 @@ fn field_stride(source: &KernelSource, k: usize) -> usize {
 fn kernel_variable_stride(source: &KernelSource, fs: usize) -> usize {
     match source.variant.layout {
         Layout::ElementMajor | Layout::NodeMajor => fs,
-        Layout::Tiled => 32 * source.geometry.np,
+        Layout::Tiled => TILE_ELEMENTS * source.geometry.np,
     }
 }
 

@@ -2,7 +2,7 @@
 //! templates, for CUDA C or OpenCL C.
 
 use crate::microblock::{microblock, Microblock};
-use crate::variant::{Layout, Partition, Precision, Storage, Surface, Variant, VolumeForm};
+use crate::variant::{Layout, Partition, Precision, Storage, Surface, Variant, VolumeForm, TILE_ELEMENTS};
 use dg_codegen::cexpr::Divisions;
 use dg_codegen::program::{
     engine, insert_law, matrix_text, render_pieces, LawInput, RenderError, Target, KERNEL_SUFFIX, PRELUDE_SUFFIX,
@@ -483,8 +483,8 @@ pub fn render_nodal_tri(
     ctx.insert("nmat", &ir.materials.len());
     if variant.layout == Layout::Tiled {
         // (the tiled layout's tile, in the element-major layout's terms: MBE elements in MBF values, every variable)
-        ctx.insert("mbe", &32);
-        ctx.insert("mbf", &(32 * geometry.np * ir.variables.len()));
+        ctx.insert("mbe", &TILE_ELEMENTS);
+        ctx.insert("mbf", &(TILE_ELEMENTS * geometry.np * ir.variables.len()));
     } else {
         ctx.insert("mbe", &geometry.microblock.elements);
         ctx.insert("mbf", &geometry.microblock.floats);

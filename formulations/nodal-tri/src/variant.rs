@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, on request: tiles of 32 elements, each contiguous); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements and tiles, on request: tiles of 32 elements, each contiguous); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -94,6 +94,9 @@ pub enum Surface {
     Merged,
 }
 
+/// Elements per tile of the [`Layout::Tiled`] state layout (a warp's width; `sizes.tera`'s `NODE_OFF` shifts by 5).
+pub const TILE_ELEMENTS: usize = 32;
+
 /// Device layout of the state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Layout {
@@ -104,7 +107,7 @@ pub enum Layout {
     /// Node-major inside tiles of 32 elements, a tile's every variable contiguous: variable v at node i of element
     /// k at (k / 32)·32·NP·NV + v·32·NP + i·32 + k mod 32. A warp's loads of one element tile are then offsets
     /// from one address known at compile time (the node-major layout's rows lie a run-time row length apart), and
-    /// each tile is one contiguous block. Generated for the merged element kernels.
+    /// each tile is one contiguous block. Generated for the merged element kernels and the tile partition.
     Tiled,
 }
 
@@ -327,7 +330,8 @@ impl Variant {
                             }));
                         }
                     }
-                    // (the tiled layout, `elem/…/merged/tiled/…`, is valid on request and not in the list: its floor
+                    // (the tiled layout, `elem/…/merged/tiled/…` and `tile<t>/…/tiled/…`, is valid on request and not
+                    // in the list: its floor
                     // probe was 4–9 % faster than node-major's on an H200, scripts/probe/jobs_floor.cu LAYOUT=2, but
                     // its kernels have not been timed on a GPU yet — scripts/probe/tiled_layout.sh does that)
                     for layout in [Layout::ElementMajor, Layout::NodeMajor] {
@@ -399,8 +403,10 @@ impl Variant {
             if !(1..=16).contains(&threads) {
                 return reject("tile partition takes 1 to 16 work items per element".into());
             }
-            if self.surface != Surface::Merged || self.layout != Layout::NodeMajor {
-                return reject("tiles are generated merged (volume and surface) on the node-major layout".into());
+            if self.surface != Surface::Merged || self.layout == Layout::ElementMajor {
+                return reject(
+                    "tiles are generated merged (volume and surface) on the node-major or tiled layout".into(),
+                );
             }
             if self.form == VolumeForm::DiffFirst {
                 return reject(
@@ -477,8 +483,13 @@ impl Variant {
             return reject("node-per-thread kernels use the element-major (microblock) layout".into());
         }
         if self.layout == Layout::Tiled {
-            if self.partition != Partition::Element || self.surface != Surface::Merged {
-                return reject("the tiled layout is generated for the merged element kernels (elem/…/merged)".into());
+            let merged_element = self.partition == Partition::Element && self.surface == Surface::Merged;
+            if !merged_element && !matches!(self.partition, Partition::Tile { .. }) {
+                return reject(
+                    "the tiled layout is generated for the merged element kernels and the tiles (elem/…/merged, \
+                     tile<t>/…)"
+                        .into(),
+                );
             }
             if nvars < 2 {
                 return reject(
