@@ -37,10 +37,10 @@ case "$PARTS" in *" pairs "*)
 8 f32 tile6/wg32/seq1/matrix-local/merged/node-major/f32/mixed
 8 f64 tile8/wg32/seq1/matrix-local/merged/node-major/f64"}
   for pass in 1 2; do
-    while read -r n p spec; do
+    while read -r n p spec || [ -n "$n" ]; do
       [ -z "$n" ] && continue
       for s in "$spec" "${spec/node-major/tiled}"; do
-        "$DG" bench maxwell2d --orders "$n" --precision "$p" --variant "$s" --device cuda:0 --db "$OUT/db-pairs" 2>&1 \
+        "$DG" bench maxwell2d --orders "$n" --variant "$s" --device cuda:0 --db "$OUT/db-pairs" 2>&1 \
           | grep -E "^ *$n $p " | sed "s|^|pass $pass |" | tee -a "$OUT/pairs.txt"
       done
     done <<< "$PAIRS"

@@ -317,6 +317,12 @@ impl Variant {
                         // (tile2 and seq4 were measured too and rarely won: 3.5% at N = 7 f64 once; each tile costs
                         // PoCL several seconds to build at high orders, and CI builds every valid variant)
                         out.extend([4, 8].map(|threads| shared(Partition::Tile { threads }, 32, 1)));
+                        // (each tile also on the tiled layout: on an H200 the tiled twins of the f32 winners at
+                        // N = 5..8 were 2–7 % faster than node-major, scripts/probe/tiled_layout.sh, 2026-12-04)
+                        out.extend([4, 8].map(|threads| Variant {
+                            layout: Layout::Tiled,
+                            ..shared(Partition::Tile { threads }, 32, 1)
+                        }));
                         // (mixed, f32, with the storages tiles have won with: each tile costs PoCL seconds to
                         // build; on an H200 the f64 mixed tiles won no order of either operation, so the tuner does
                         // not meet them, and they stay valid on request, `--variant …/f64/mixed`. Six work items
@@ -324,17 +330,22 @@ impl Variant {
                         // and stage) and N = 5 (stage) on an H200; three and five, flux-first tiles of six, and
                         // mixed tiles at seq2 won no order and are not in the list)
                         if storage != Storage::FieldLocal && precision == Precision::F32 {
-                            out.extend([4, 6, 8].map(|threads| Variant {
-                                form: VolumeForm::Mixed,
-                                ..shared(Partition::Tile { threads }, 32, 1)
-                            }));
+                            for layout in [Layout::NodeMajor, Layout::Tiled] {
+                                out.extend([4, 6, 8].map(|threads| Variant {
+                                    form: VolumeForm::Mixed,
+                                    layout,
+                                    ..shared(Partition::Tile { threads }, 32, 1)
+                                }));
+                            }
                         }
                     }
-                    // (the tiled layout, `elem/…/merged/tiled/…` and `tile<t>/…/tiled/…`, is valid on request and not
-                    // in the list: its floor
-                    // probe was 4–9 % faster than node-major's on an H200, scripts/probe/jobs_floor.cu LAYOUT=2, but
-                    // its kernels have not been timed on a GPU yet — scripts/probe/tiled_layout.sh does that)
-                    for layout in [Layout::ElementMajor, Layout::NodeMajor] {
+                    // (the tiled layout, merged only: on an H200 (2026-12-04, scripts/probe/tiled_layout.sh) the
+                    // tiled twins of the merged element winners were 3–13 % faster at N = 1..4 f32 and N = 3, 4 f64,
+                    // and 9 % slower at N = 2 f64 (wg32 diff-first), so both layouts stay in the list)
+                    for layout in [Layout::ElementMajor, Layout::NodeMajor, Layout::Tiled] {
+                        if layout == Layout::Tiled && surface != Surface::Merged {
+                            continue;
+                        }
                         for group in [32, 128] {
                             for form in [VolumeForm::FluxFirst, VolumeForm::DiffFirst, VolumeForm::Mixed] {
                                 // (mixed elements: merged, f32, the operator in local or constant memory. On an H200

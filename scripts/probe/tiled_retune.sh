@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# After the tiled layout joined the tuner's list (2026-12-04): the nodal-triangle entries tuned again into $DB (a copy
+# of the shipped database, or the one a previous part left) — PARTS "maxwell" (maxwell2d's right-hand side and stage,
+# N = 1..8, both precisions), "euler" (euler2d's right-hand side, nodal, both fluxes, N = 1..4), "bench" (maxwell2d
+# on $DB, both operations and precisions), "tunetime" (N = 7 in separate processes on empty kernel caches, twice,
+# then untruncated on the second's cache). Results in $OUT/results.tgz (r/, the database in r/db).
+# usage: DG=path/to/dg DB=dir OUT=dir PARTS="maxwell euler bench tunetime" bash scripts/probe/tiled_retune.sh
+set -u
+DG=${DG:?}; DB=${DB:?}; R=$OUT/r; mkdir -p "$R"; D="--device cuda:0"
+PARTS=" ${PARTS:-maxwell euler bench tunetime} "
+nvidia-smi -L; date -u +%FT%TZ | tee -a "$R/date"
+[ -d "$DB" ] || cp -r tuning-db "$DB"
+case "$PARTS" in *" maxwell "*)
+  for op in unit stage; do
+    t0=$(date +%s)
+    DG_CACHE_DIR=$(mktemp -d) timeout 290 "$DG" --db "$DB" autotune maxwell2d --orders 1..8 --precision both --operation $op $D > "$R/tune-maxwell-$op.txt" 2> "$R/tune-maxwell-$op.err"
+    echo "tune maxwell2d $op rc $? ($(( $(date +%s) - t0 )) s)"; grep -E "winner|faster" "$R/tune-maxwell-$op.txt" | cut -c1-170
+  done
+esac
+case "$PARTS" in *" euler "*)
+  for flux in numerical_flux hllc_flux; do
+    t0=$(date +%s)
+    DG_CACHE_DIR=$(mktemp -d) timeout 150 "$DG" --db "$DB" autotune euler2d --formulation nodal-tri --flux $flux --orders 1..4 \
+      --precision both $D > "$R/tune-euler-$flux.txt" 2> "$R/tune-euler-$flux.err"
+    echo "tune euler2d $flux rc $? ($(( $(date +%s) - t0 )) s)"; grep winner "$R/tune-euler-$flux.txt" | cut -c1-150
+  done
+esac
+case "$PARTS" in *" bench "*)
+  for op in unit stage; do
+    timeout 120 "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision both --operation $op $D > "$R/bench-$op.txt" 2> "$R/bench-$op.err"
+    echo "bench $op rc $?"; cat "$R/bench-$op.txt"
+  done
+esac
+case "$PARTS" in *" tunetime "*)
+  for p in f32 f64; do
+    for run in a b; do
+      C=$R/cache-$p-$run; rm -rf "$C"; mkdir -p "$C"; T=$(mktemp -d)
+      DG_CACHE_DIR=$C timeout 60 "$DG" --db "$T" autotune maxwell2d --orders 7 --precision $p $D > "$R/tunetime-$p-$run.txt" 2>&1
+      echo "tunetime $p $run rc $?: $(grep -iE "winner|candidates" "$R/tunetime-$p-$run.txt" | tail -1 | sed 's/.*winner //')"
+    done
+    T=$(mktemp -d)
+    DG_CACHE_DIR=$R/cache-$p-b timeout 90 "$DG" --db "$T" autotune maxwell2d --orders 7 --precision $p --every-variant --no-early-stop $D > "$R/tunetime-$p-u.txt" 2>&1
+    echo "tunetime $p untruncated rc $?: $(grep -iE "winner|candidates" "$R/tunetime-$p-u.txt" | tail -1 | sed 's/.*winner //')"
+    rm -rf "$R"/cache-$p-*
+  done
+esac
+rm -rf "$R/db"; cp -r "$DB" "$R/db"
+date -u +%FT%TZ | tee -a "$R/date"
+# one archive (the device returns a limited number of files)
+(cd "$OUT" && tar -czf results.tgz r && rm -rf r)
