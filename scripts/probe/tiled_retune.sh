@@ -10,27 +10,10 @@ DG=${DG:?}; DB=${DB:?}; R=$OUT/r; mkdir -p "$R"; D="--device cuda:0"
 PARTS=" ${PARTS:-maxwell euler bench tunetime} "
 nvidia-smi -L; date -u +%FT%TZ | tee -a "$R/date"
 [ -d "$DB" ] || cp -r tuning-db "$DB"
-case "$PARTS" in *" maxwell "*)
-  for op in unit stage; do
-    t0=$(date +%s)
-    DG_CACHE_DIR=$(mktemp -d) timeout 290 "$DG" --db "$DB" autotune maxwell2d --orders 1..8 --precision both --operation $op $D > "$R/tune-maxwell-$op.txt" 2> "$R/tune-maxwell-$op.err"
-    echo "tune maxwell2d $op rc $? ($(( $(date +%s) - t0 )) s)"; grep -E "winner|faster" "$R/tune-maxwell-$op.txt" | cut -c1-170
-  done
-esac
-case "$PARTS" in *" euler "*)
-  for flux in numerical_flux hllc_flux; do
-    t0=$(date +%s)
-    DG_CACHE_DIR=$(mktemp -d) timeout 150 "$DG" --db "$DB" autotune euler2d --formulation nodal-tri --flux $flux --orders 1..4 \
-      --precision both $D > "$R/tune-euler-$flux.txt" 2> "$R/tune-euler-$flux.err"
-    echo "tune euler2d $flux rc $? ($(( $(date +%s) - t0 )) s)"; grep winner "$R/tune-euler-$flux.txt" | cut -c1-150
-  done
-esac
-case "$PARTS" in *" bench "*)
-  for op in unit stage; do
-    timeout 120 "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision both --operation $op $D > "$R/bench-$op.txt" 2> "$R/bench-$op.err"
-    echo "bench $op rc $?"; cat "$R/bench-$op.txt"
-  done
-esac
+source scripts/probe/nodal_retune_lib.sh
+case "$PARTS" in *" maxwell "*) TUNE_TIMEOUT=290 nodal_retune_maxwell both; esac
+case "$PARTS" in *" euler "*) TUNE_TIMEOUT=150 nodal_retune_euler both; esac
+case "$PARTS" in *" bench "*) nodal_bench both; esac
 case "$PARTS" in *" tunetime "*)
   for p in f32 f64; do
     for run in a b; do
