@@ -319,13 +319,13 @@ impl Variant {
                     if surface == Surface::Merged && seq == 1 {
                         // (tile2 and seq4 were measured too and rarely won: 3.5% at N = 7 f64 once; each tile costs
                         // PoCL several seconds to build at high orders, and CI builds every valid variant)
-                        out.extend([4, 8].map(|threads| shared(Partition::Tile { threads }, 32, 1)));
                         // (each tile also on the tiled layout: on an H200 the tiled twins of the f32 winners at
                         // N = 5..8 were 2–7 % faster than node-major, scripts/probe/tiled_layout.sh, 2026-12-04)
-                        out.extend([4, 8].map(|threads| Variant {
-                            layout: Layout::Tiled,
-                            ..shared(Partition::Tile { threads }, 32, 1)
-                        }));
+                        for layout in [Layout::NodeMajor, Layout::Tiled] {
+                            out.extend(
+                                [4, 8].map(|threads| Variant { layout, ..shared(Partition::Tile { threads }, 32, 1) }),
+                            );
+                        }
                         // (mixed, f32, with the storages tiles have won with: each tile costs PoCL seconds to
                         // build; on an H200 the f64 mixed tiles won no order of either operation, so the tuner does
                         // not meet them, and they stay valid on request, `--variant …/f64/mixed`. Six work items
