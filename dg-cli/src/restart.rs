@@ -5,7 +5,7 @@ use super::run::RunArgs;
 use super::{Cli, Command};
 use anyhow::{bail, Context};
 use clap::parser::ValueSource;
-use clap::Parser;
+use clap::{Args, Parser};
 
 /// The options `--restart` may be combined with: where the run goes and what it writes, never what it computes.
 const WITH_RESTART: [&str; 12] = [
@@ -25,8 +25,12 @@ const WITH_RESTART: [&str; 12] = [
 
 /// The ids of the options given on the command line of `dg run`.
 pub fn given_on_command_line(matches: &clap::ArgMatches) -> Vec<String> {
+    // (`ids` also yields the argument group clap makes of each flattened struct, named after it — `BackendArgs`
+    // once `--device` or `--variant` is given —: only the command's own arguments count)
+    let run = RunArgs::augment_args(clap::Command::new("run"));
     matches
         .ids()
+        .filter(|id| run.get_arguments().any(|arg| arg.get_id() == *id))
         .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
         .map(|id| id.to_string())
         .collect()

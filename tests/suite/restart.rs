@@ -30,7 +30,9 @@ fn continues_bit_for_bit(args: &[&str], every: &str) {
     let steps = whole["steps"].as_u64().unwrap();
     let every: u64 = every.parse().unwrap();
     assert!(steps > every && !steps.is_multiple_of(every), "{args:?}: {steps} steps, a checkpoint every {every}");
-    let continued = report(&dg(d, &["run", "--restart", "c.restart", "--out", "continued.vtu", "--json"]));
+    // (with the device named again: an option --restart allows)
+    let continued =
+        report(&dg(d, &["run", "--restart", "c.restart", "--device", "cpu", "--out", "continued.vtu", "--json"]));
     assert_eq!(continued["steps"], whole["steps"], "{args:?}");
     for key in ["l2_error", "energy_final", "density_l2_error", "mass", "min_density"] {
         assert_eq!(continued.get(key), whole.get(key), "{args:?}: {key}");
@@ -81,6 +83,10 @@ fn restart_files_that_do_not_fit_are_refused() {
     assert!(!out.status.success() && stderr(&out).contains("--cfl, --order"), "{}", stderr(&out));
     let out = dg(d, &["run", "maxwell-cavity", "--restart", "maxwell-cavity.restart"]);
     assert_eq!(out.status.code(), Some(2), "a case and --restart: {}", stderr(&out));
+    // each refused option by its name, beside the allowed ones of the same group (`--device`, `--formulation`)
+    let out = dg(d, &["run", "--restart", "maxwell-cavity.restart", "--device", "cpu", "--formulation", "nodal-tri"]);
+    let err = stderr(&out);
+    assert!(!out.status.success() && err.contains("; --formulation cannot be given with it"), "{err}");
     // a damaged, cut or foreign file is refused by name
     let bytes = std::fs::read(&file).unwrap();
     for (name, damaged) in [
