@@ -113,7 +113,7 @@ pub struct VerifyArgs {
     /// Self-test of verification: compile every kernel with this bug planted; verification must then fail (and
     /// the command exit non-zero; it exits non-zero too, saying so, when every variant passes). skip-last-group:
     /// kernels return in their last work group; last-element-unwritten: kernels see one element fewer;
-    /// wrong-stride: the layout's stride (MBF of element-major and tiled nodal variants, VSTRIDE of element-major modal ones,
+    /// wrong-stride: the layout's stride (MBF of element-major and tiled nodal variants, VSTRIDE of element-major and tiled modal ones,
     /// LDQ of the tetrahedral kernels, CSTRIDE of the hexahedral ones) is one too small; stage-register-dropped (nodal triangles, the variants that fold a low-storage stage into their
     /// store: merged surface, except f64 element-per-work-item kernels from N = 3): the folded stage writes L into
     /// the register instead of a·r + c·L; source-dropped (a law with a source term): the law's source function

@@ -2,7 +2,7 @@
 //! sorted boundary-first (seed 001), the generated kernels of one modal variant, and state conversion.
 
 use crate::cpu::ModalOperator2d;
-use crate::{render_modal, ModalKernelSource, ModalLayout, ModalRole, ModalVariant};
+use crate::{render_modal, ModalKernelSource, ModalLayout, ModalRole, ModalVariant, TILE_ELEMENTS};
 use dg_codegen::LawInput;
 use dg_codegen::Target;
 use dg_codegen::{Precision, VariantError};
@@ -196,14 +196,19 @@ impl<T: Real> ModalDeviceOperator<T> {
         let nv = source.nvars;
         let nm = source.nmodes;
         let source_kernel = source.rhs_kernels.iter().any(|l| l.role == ModalRole::Source);
+        let state_values = state_values_of(&source, k);
         dg_runtime::operator_error::check_index_range(&[
-            ("the state", k * nv * nm),
+            ("the state", state_values),
             ("the edge traces", edges * nv * nm.max(source.edge_points)),
             // per element and per element face: more than the state's values for a scalar law at p = 1
             ("the element metric", metric.len()),
             ("the face geometry", face_geo.len()),
         ])?;
-        let state_bytes = k * nv * nm * std::mem::size_of::<T>();
+        let state_bytes = state_values * std::mem::size_of::<T>();
+        // (the tiled layout's padding is never written by a kernel: zero from the start, it stays zero through every
+        // linear combination and the per-step check, which scans whole buffers)
+        let tiled = source.variant.layout == ModalLayout::Tiled;
+        let mut state_buffer = || if tiled { device.alloc_zeroed(state_bytes) } else { device.alloc(state_bytes) };
         // the edge-wise surface writes the left/right temporaries (one projection per side and edge), the edge-flux
         // surface the numerical fluxes at each edge's points into the left one; the other variants get placeholders
         let (left_values, right_values) = match source.variant.surface {
@@ -214,8 +219,8 @@ impl<T: Real> ModalDeviceOperator<T> {
         let bytes_of = |values: usize| values.max(1) * std::mem::size_of::<T>();
         let bstate: Vec<T> = cpu.prescribed_states(0.0).into_iter().map(real).collect();
         let buffers = Buffers {
-            q: device.alloc(state_bytes)?,
-            out: device.alloc(state_bytes)?,
+            q: state_buffer()?,
+            out: state_buffer()?,
             tmp_l: device.alloc(bytes_of(left_values))?,
             tmp_r: device.alloc(bytes_of(right_values))?,
             metric: upload(device, &metric, T::zero())?,
@@ -404,9 +409,9 @@ impl<T: Real> ModalDeviceOperator<T> {
         device.run(self.program, &launches, repeats)
     }
 
-    /// Values in one state buffer.
+    /// Values in one state buffer (the tiled layout's padding included).
     pub fn state_values(&self) -> usize {
-        self.k * self.source.nvars * self.source.nmodes
+        state_values_of(&self.source, self.k)
     }
 
     /// A new zero-filled state buffer.
@@ -505,7 +510,7 @@ impl<T: Real> ModalDeviceOperator<T> {
         if self.source.variant.layout == ModalLayout::ElemMajor {
             return Ok(dev);
         }
-        let mut out = vec![T::zero(); dev.len()];
+        let mut out = vec![T::zero(); self.k * nv * nm];
         out.par_chunks_mut(nv * nm).enumerate().for_each(|(k, element)| {
             for (vj, value) in element.iter_mut().enumerate() {
                 *value = dev[self.device_index(k, vj / nm, vj % nm)];
@@ -517,18 +522,34 @@ impl<T: Real> ModalDeviceOperator<T> {
     /// Writes a CPU-layout state into a state buffer.
     pub fn write_state(&self, device: &mut dyn Device, buffer: BufferId, q: &[T]) -> Result<(), BackendError> {
         let (nv, nm) = (self.source.nvars, self.source.nmodes);
-        if self.source.variant.layout == ModalLayout::ElemMajor {
-            return device.upload(buffer, as_bytes(q));
-        }
-        // mode-major: row (v, j) holds every element's coefficient
-        let mut dev = vec![T::zero(); q.len()];
-        dev.par_chunks_mut(self.k.max(1)).enumerate().for_each(|(vj, row)| {
-            let (v, j) = (vj / nm, vj % nm);
-            for (k, value) in row.iter_mut().enumerate() {
-                *value = q[(k * nv + v) * nm + j];
+        match self.source.variant.layout {
+            ModalLayout::ElemMajor => device.upload(buffer, as_bytes(q)),
+            ModalLayout::ModeMajor => {
+                // row (v, j) holds every element's coefficient
+                let mut dev = vec![T::zero(); q.len()];
+                dev.par_chunks_mut(self.k.max(1)).enumerate().for_each(|(vj, row)| {
+                    let (v, j) = (vj / nm, vj % nm);
+                    for (k, value) in row.iter_mut().enumerate() {
+                        *value = q[(k * nv + v) * nm + j];
+                    }
+                });
+                device.upload(buffer, as_bytes(&dev))
             }
-        });
-        device.upload(buffer, as_bytes(&dev))
+            ModalLayout::Tiled => {
+                // a tile: row (v, j) of its 32 elements' coefficients, then the next row; padding zero
+                let mut dev = vec![T::zero(); self.state_values()];
+                dev.par_chunks_mut(TILE_ELEMENTS).enumerate().for_each(|(row, values)| {
+                    let (tile, vj) = (row / (nv * nm), row % (nv * nm));
+                    for (e, value) in values.iter_mut().enumerate() {
+                        let k = tile * TILE_ELEMENTS + e;
+                        if k < self.k {
+                            *value = q[k * nv * nm + vj];
+                        }
+                    }
+                });
+                device.upload(buffer, as_bytes(&dev))
+            }
+        }
     }
 
     fn device_index(&self, k: usize, v: usize, j: usize) -> usize {
@@ -536,6 +557,7 @@ impl<T: Real> ModalDeviceOperator<T> {
         match self.source.variant.layout {
             ModalLayout::ModeMajor => (v * nm + j) * self.k + k,
             ModalLayout::ElemMajor => (k * nv + v) * nm + j,
+            ModalLayout::Tiled => tiled_offset(k, v * nm + j, nv * nm),
         }
     }
 
@@ -557,7 +579,7 @@ impl<T: Real> ModalDeviceOperator<T> {
     /// Fills the output and the kernels' temporaries with NaN so that anything left unwritten, or read before it
     /// is written, shows.
     pub fn poison_output(&self, device: &mut dyn Device) -> Result<(), BackendError> {
-        let nan = vec![T::nan(); self.k * self.source.nvars * self.source.nmodes];
+        let nan = vec![T::nan(); self.state_values()];
         device.upload(self.buffers.out, as_bytes(&nan))?;
         let (left, right) = self.temporaries;
         device.upload(self.buffers.tmp_l, as_bytes(&vec![T::nan(); left]))?;
@@ -568,6 +590,21 @@ impl<T: Real> ModalDeviceOperator<T> {
     pub fn download_output(&self, device: &mut dyn Device) -> Result<Vec<T>, BackendError> {
         self.read_state(device, self.buffers.out)
     }
+}
+
+/// Values in one state buffer of `source`'s layout for `k` elements: the tiled layout pads `k` to whole tiles.
+fn state_values_of(source: &ModalKernelSource, k: usize) -> usize {
+    let elements = match source.variant.layout {
+        ModalLayout::Tiled => k.div_ceil(TILE_ELEMENTS) * TILE_ELEMENTS,
+        ModalLayout::ModeMajor | ModalLayout::ElemMajor => k,
+    };
+    elements * source.nvars * source.nmodes
+}
+
+/// Where the tiled layout keeps value `vj` (= v·NM + j, of `per_element` values) of element `k` (`QIDX` in
+/// `modal_sizes.tera`).
+fn tiled_offset(k: usize, vj: usize, per_element: usize) -> usize {
+    (k / TILE_ELEMENTS) * TILE_ELEMENTS * per_element + vj * TILE_ELEMENTS + k % TILE_ELEMENTS
 }
 
 /// Time integration of the modal operator on a device: right-hand sides, updates and the limiter as kernels;
@@ -638,5 +675,31 @@ impl<L: ConservationLaw, T: Real> dg_runtime::time::OdeSystem for ModalDeviceSys
             self.device_seconds += self.device.submit(self.op.program(), &kernels(launches))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every coefficient of every element has its own place in the tiled layout, inside the padded buffer, and
+    /// what no coefficient takes is the last tile's padding: a whole number of rows' tails.
+    #[test]
+    fn every_coefficient_has_its_own_place_in_the_tiled_layout() {
+        for (k, per_element) in [(1usize, 3usize), (31, 4), (32, 60), (874, 40), (1_000, 84)] {
+            let padded = k.div_ceil(TILE_ELEMENTS) * TILE_ELEMENTS;
+            let mut seen = vec![false; padded * per_element];
+            for e in 0..k {
+                for vj in 0..per_element {
+                    let at = tiled_offset(e, vj, per_element);
+                    assert!(at < seen.len() && !seen[at], "k = {k}: element {e} value {vj} at {at}");
+                    seen[at] = true;
+                }
+            }
+            let free: Vec<usize> = (0..seen.len()).filter(|&at| !seen[at]).collect();
+            assert_eq!(free.len(), (padded - k) * per_element, "k = {k}");
+            // the free places are the padding elements' lanes of the last tile
+            assert!(free.iter().all(|&at| at >= (padded - TILE_ELEMENTS) * per_element && at % 32 >= k % 32));
+        }
     }
 }

@@ -23,4 +23,4 @@ pub use render::{
     check_modal, mma_fragments, render_modal, MmaShape, ModalKernelSource, ModalLaunch, ModalLawShape, ModalRole,
 };
 pub use variant::ModalVariant;
-pub use variant::{ModalLayout, ModalSurface, Tables, MODAL_GROUPS};
+pub use variant::{ModalLayout, ModalSurface, Tables, MODAL_GROUPS, TILE_ELEMENTS};

@@ -387,6 +387,7 @@ pub fn render_modal(
     ctx.insert("nq", &element.volume.w.len());
     ctx.insert("ng", &element.edge.points.len());
     ctx.insert("mode_major", &(variant.layout == ModalLayout::ModeMajor));
+    ctx.insert("tiled_layout", &(variant.layout == ModalLayout::Tiled));
     ctx.insert("tables_const", &(variant.tables == Tables::Const));
     ctx.insert("table", &table.iter().map(|&v| literal(v, single)).collect::<Vec<_>>().join(", "));
     if mma {

@@ -83,7 +83,15 @@ pub enum ModalLayout {
     ModeMajor,
     /// C[k][v][j]: an element's coefficients together (the CPU layout).
     ElemMajor,
+    /// Tiles of [`TILE_ELEMENTS`] elements, each tile one contiguous block of all its coefficients, element fastest
+    /// inside it: coefficient j of variable v of element k at (k / 32)·32·NV·NM + (v·NM + j)·32 + k mod 32. A work
+    /// item per element reads as coalesced as mode-major, and every offset within its tile is a constant of the
+    /// kernel (mode-major's rows lie the run-time element count apart); the element count is padded to whole tiles.
+    Tiled,
 }
+
+/// Elements per tile of the [`ModalLayout::Tiled`] layout (a warp's width; `modal_sizes.tera`'s `QIDX` shifts by 5).
+pub const TILE_ELEMENTS: usize = 32;
 
 /// One point of the modal variant space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -102,7 +110,8 @@ pub struct ModalVariant {
 
 impl ModalVariant {
     /// Every variant of one precision: groups × surfaces × tables × layouts (the mma surface in f64, const tables and
-    /// mode-major only).
+    /// mode-major only). The tiled layout is valid on request (`…/tiled/…`) and not in this list until it has been
+    /// timed against mode-major on a GPU and the entries tuned with it.
     pub fn all(precision: Precision) -> Vec<ModalVariant> {
         let mut out = Vec::new();
         for group in MODAL_GROUPS {
@@ -146,6 +155,7 @@ impl fmt::Display for ModalVariant {
         let layout = match self.layout {
             ModalLayout::ModeMajor => "mode-major",
             ModalLayout::ElemMajor => "elem-major",
+            ModalLayout::Tiled => "tiled",
         };
         let precision = match self.precision {
             Precision::F32 => "f32",
@@ -164,7 +174,7 @@ impl FromStr for ModalVariant {
             VariantError::Parse {
             spec: spec.to_string(),
             reason: format!(
-                "{reason} (modal SPEC: modal/wg<64|128|256…>/<{surfaces}>/<const|shared>/<mode-major|elem-major>/<f32|f64>)"
+                "{reason} (modal SPEC: modal/wg<64|128|256…>/<{surfaces}>/<const|shared>/<mode-major|elem-major|tiled>/<f32|f64>)"
             ),
         }
         };
@@ -191,6 +201,7 @@ impl FromStr for ModalVariant {
         let layout = match parts[4] {
             "mode-major" => ModalLayout::ModeMajor,
             "elem-major" => ModalLayout::ElemMajor,
+            "tiled" => ModalLayout::Tiled,
             other => return Err(err(format!("unknown layout `{other}`"))),
         };
         let precision = match parts[5] {
@@ -215,6 +226,18 @@ mod tests {
                 assert_eq!(v.to_string().parse::<ModalVariant>().unwrap(), v);
             }
         }
+    }
+
+    #[test]
+    fn the_tiled_layout_is_valid_on_request_and_not_in_the_list() {
+        let spec = "modal/wg64/edge-flux-pair/const/tiled/f64";
+        let v: ModalVariant = spec.parse().unwrap();
+        assert_eq!((v.layout, v.to_string().as_str()), (ModalLayout::Tiled, spec));
+        for precision in [Precision::F32, Precision::F64] {
+            assert!(ModalVariant::all(precision).iter().all(|v| v.layout != ModalLayout::Tiled));
+        }
+        let e = "modal/wg64/edge/const/tiles/f64".parse::<ModalVariant>().unwrap_err().to_string();
+        assert!(e.contains("unknown layout `tiles`") && e.contains("<mode-major|elem-major|tiled>"), "{e}");
     }
 
     #[test]

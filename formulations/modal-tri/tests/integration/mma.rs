@@ -136,6 +136,7 @@ fn the_mma_rules_refuse_what_cannot_run() {
     for bad in [
         "modal/wg128/mma/const/mode-major/f32",
         "modal/wg128/mma/const/elem-major/f64",
+        "modal/wg128/mma/const/tiled/f64",
         "modal/wg128/mma/shared/mode-major/f64",
     ] {
         let v: ModalVariant = bad.parse().unwrap();
