@@ -103,8 +103,9 @@ pub struct VerifyArgs {
     /// Precision.
     #[arg(long, value_enum, default_value_t = PrecisionArg::Both)]
     pub precision: PrecisionArg,
-    /// Only this variant (SPEC) instead of every valid one; a SPEC whose first part names a formulation (`modal/…`,
-    /// `tet/…`, `hex/…`, `fv/…`) chooses it when --formulation is not given.
+    /// Only this variant (SPEC) instead of every valid one, in the SPEC's precision (a --precision naming the
+    /// other one is refused); a SPEC whose first part names a formulation (`modal/…`, `tet/…`, `hex/…`, `fv/…`)
+    /// chooses it when --formulation is not given.
     #[arg(long)]
     pub variant: Option<String>,
     /// Numerical flux the kernels evaluate (default: the law's first).
@@ -331,6 +332,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     let formulation = formulation_of_spec(args.formulation, args.variant.as_deref(), law);
     check_law(formulation, law)?;
     let orders = orders_or_own(args.order.as_deref(), formulation)?;
+    verified_precision(&args)?;
     let mut device = open_device(&args.device)?;
     let Some(bug) = args.plant_bug else { return verify_on(&args, formulation, &orders, device.as_mut()) };
     let stride = match formulation {
@@ -366,22 +368,35 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     )
 }
 
+/// The precisions `dg verify` checks: a SPEC's own, else --precision's; a --precision that names the other one
+/// than the SPEC's is refused (it would verify what was not asked for).
+fn verified_precision(args: &VerifyArgs) -> anyhow::Result<PrecisionArg> {
+    let Some(spec) = args.variant.as_deref() else { return Ok(args.precision) };
+    let own = if spec.contains("/f32") {
+        PrecisionArg::F32
+    } else if spec.contains("/f64") {
+        PrecisionArg::F64
+    } else {
+        return Ok(args.precision);
+    };
+    if args.precision != PrecisionArg::Both && args.precision != own {
+        let given = if args.precision == PrecisionArg::F32 { "f32" } else { "f64" };
+        bail!("--precision {given} contradicts --variant {spec}, whose precision is its own: leave --precision out");
+    }
+    Ok(own)
+}
+
 fn verify_on(
     args: &VerifyArgs,
     formulation: FormulationId,
     orders: &[usize],
     device: &mut dyn Device,
 ) -> anyhow::Result<()> {
-    let precision = match args.variant.as_deref() {
-        Some(v) if v.contains("/f32") => PrecisionArg::F32,
-        Some(v) if v.contains("/f64") => PrecisionArg::F64,
-        _ => args.precision,
-    };
     let run = VerifyRun {
         formulation,
         flux: args.flux.as_deref(),
         orders,
-        precision,
+        precision: verified_precision(args)?,
         only: args.variant.as_deref(),
         json: args.json,
     };

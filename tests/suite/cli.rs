@@ -232,7 +232,7 @@ fn a_mesh_beyond_the_machines_memory_is_refused_before_it_is_built() {
 /// take the orders it does (the hexahedra's D = 0 and 12, which a fixed 1..10 refused).
 #[test]
 fn kernel_commands_take_each_formulations_own_orders() {
-    let refused: [(&[&str], &str); 11] = [
+    let refused: [(&[&str], &str); 12] = [
         (
             &["variants", "euler2d", "--formulation", "modal-tri", "--order", "0"],
             "modal-tri formulation takes orders 1..=10 (got 0)",
@@ -282,6 +282,20 @@ fn kernel_commands_take_each_formulations_own_orders() {
         (
             &["verify", "maxwell3d", "--formulation", "nodal-tri", "--device", "cuda:7"],
             "the nodal-tri formulation cannot run law `maxwell3d`: it needs a 2D law (this one is 3D)",
+        ),
+        // a SPEC names its precision; verifying another is not what was asked
+        (
+            &[
+                "verify",
+                "euler2d",
+                "--variant",
+                "modal/wg64/edge/const/tiled/f64",
+                "--precision",
+                "f32",
+                "--device",
+                "cuda:7",
+            ],
+            "--precision f32 contradicts --variant modal/wg64/edge/const/tiled/f64",
         ),
     ];
     for (args, needle) in refused {
