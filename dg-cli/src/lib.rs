@@ -135,6 +135,10 @@ fn restore_default_sigpipe() {
 /// Runs the parsed command.
 pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     if let Some(dir) = cli.db {
+        // (a directory that does not exist yet is made when the first result is stored)
+        if dir.exists() && !dir.is_dir() {
+            anyhow::bail!("--db {} is a file: it names the tuning database's directory", dir.display());
+        }
         dg_runtime::tuning_db::set_user_dir(dir);
     }
     if !matches!(cli.command, Command::Run(_)) {

@@ -232,7 +232,7 @@ fn a_mesh_beyond_the_machines_memory_is_refused_before_it_is_built() {
 /// take the orders it does (the hexahedra's D = 0 and 12, which a fixed 1..10 refused).
 #[test]
 fn kernel_commands_take_each_formulations_own_orders() {
-    let refused: [(&[&str], &str); 12] = [
+    let refused: [(&[&str], &str); 11] = [
         (
             &["variants", "euler2d", "--formulation", "modal-tri", "--order", "0"],
             "modal-tri formulation takes orders 1..=10 (got 0)",
@@ -283,20 +283,6 @@ fn kernel_commands_take_each_formulations_own_orders() {
             &["verify", "maxwell3d", "--formulation", "nodal-tri", "--device", "cuda:7"],
             "the nodal-tri formulation cannot run law `maxwell3d`: it needs a 2D law (this one is 3D)",
         ),
-        // a SPEC names its precision; verifying another is not what was asked
-        (
-            &[
-                "verify",
-                "euler2d",
-                "--variant",
-                "modal/wg64/edge/const/tiled/f64",
-                "--precision",
-                "f32",
-                "--device",
-                "cuda:7",
-            ],
-            "--precision f32 contradicts --variant modal/wg64/edge/const/tiled/f64",
-        ),
     ];
     for (args, needle) in refused {
         let out = dg(args);
@@ -317,6 +303,36 @@ fn kernel_commands_take_each_formulations_own_orders() {
         assert!(out.status.success(), "D = {order}: {}", stderr(&out));
         // (at D = 12 every kernel needs more work items than the listing's minimal device has: rejected, listed)
         assert!(stdout(&out).contains(&format!("maxwell3d hex N={order} F64: ")), "D = {order}: {}", stdout(&out));
+    }
+}
+
+/// Options that contradict each other or name the wrong kind of thing are refused with the reason, before a device
+/// is opened: a `dg verify` precision other than its SPEC's (it verified the SPEC's and said nothing), and a `--db`
+/// that is a file (the run failed at its first stored result with "File exists").
+#[test]
+fn contradicting_options_are_refused_before_a_device_opens() {
+    let refused: [(&[&str], &str); 2] = [
+        (
+            &[
+                "verify",
+                "euler2d",
+                "--variant",
+                "modal/wg64/edge/const/tiled/f64",
+                "--precision",
+                "f32",
+                "--device",
+                "cuda:7",
+            ],
+            "--precision f32 contradicts --variant modal/wg64/edge/const/tiled/f64",
+        ),
+        // --db names a directory (made when the first result is stored); a file is refused before anything runs
+        (&["--db", "Cargo.toml", "run", "maxwell-cavity", "--device", "cuda:7"], "--db Cargo.toml is a file"),
+    ];
+    for (args, needle) in refused {
+        let out = dg(args);
+        let err = stderr(&out);
+        assert!(!out.status.success() && err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("cannot open device") && !err.contains("device:"), "{args:?}: {err}");
     }
 }
 
