@@ -277,14 +277,24 @@ impl BackendArgs {
             .as_deref()
             .map(|spec| FormulationId::named_by_spec(spec).unwrap_or(FormulationId::NodalTri))
             .filter(|f| allowed.contains(f));
-        match self.formulation {
-            None => Ok(of_spec.unwrap_or(allowed[0])),
-            Some(f) if allowed.contains(&f) => Ok(f),
-            Some(f) => {
-                let names: Vec<&str> = allowed.iter().map(|f| f.name()).collect();
-                bail!("case `{case}` runs with --formulation {}, not {f}", names.join(" or "))
+        let names: Vec<&str> = allowed.iter().map(|f| f.name()).collect();
+        let chosen = match self.formulation {
+            None => of_spec.unwrap_or(allowed[0]),
+            Some(f) if allowed.contains(&f) => f,
+            Some(f) => bail!("case `{case}` runs with --formulation {}, not {f}", names.join(" or ")),
+        };
+        // a SPEC whose first part names another formulation cannot be this run's (it failed later, with the chosen
+        // formulation's grammar and no word of why)
+        if let Some(spec) = self.variant.as_deref() {
+            if let Some(named) = FormulationId::named_by_spec(spec).filter(|&named| named != chosen) {
+                bail!(
+                    "--variant {spec} is a {named} variant, but case `{case}` runs {chosen} here (it runs with \
+                     --formulation {}): `dg variants <law> --formulation {chosen}` lists this run's variants",
+                    names.join(" or ")
+                );
             }
         }
+        Ok(chosen)
     }
 
     /// Starts preparing the device of `--device` (`default` when not given) in the background.

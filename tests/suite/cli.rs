@@ -307,11 +307,11 @@ fn kernel_commands_take_each_formulations_own_orders() {
 }
 
 /// Options that contradict each other or name the wrong kind of thing are refused with the reason, before a device
-/// is opened: a `dg verify` precision other than its SPEC's (it verified the SPEC's and said nothing), and a `--db`
-/// that is a file (the run failed at its first stored result with "File exists").
+/// is opened: a `dg verify` precision other than its SPEC's (it verified the SPEC's and said nothing), a `--db` that
+/// is a file (the run failed at its first stored result with "File exists"), a run's SPEC of another formulation.
 #[test]
 fn contradicting_options_are_refused_before_a_device_opens() {
-    let refused: [(&[&str], &str); 2] = [
+    let refused: [(&[&str], &str); 4] = [
         (
             &[
                 "verify",
@@ -327,6 +327,15 @@ fn contradicting_options_are_refused_before_a_device_opens() {
         ),
         // --db names a directory (made when the first result is stored); a file is refused before anything runs
         (&["--db", "Cargo.toml", "run", "maxwell-cavity", "--device", "cuda:7"], "--db Cargo.toml is a file"),
+        // a run's SPEC of another formulation (it failed at parsing, with the run formulation's grammar)
+        (
+            &["run", "maxwell-cavity", "--variant", "modal/wg64/edge/const/mode-major/f64", "--device", "cuda:7"],
+            "is a modal-tri variant, but case `maxwell-cavity` runs nodal-tri here",
+        ),
+        (
+            &["run", "maxwell3d-cavity", "--variant", "tet/gemm/u1/f64", "--device", "cuda:7"],
+            "is a nodal-tet variant, but case `maxwell3d-cavity` runs hex here",
+        ),
     ];
     for (args, needle) in refused {
         let out = dg(args);
