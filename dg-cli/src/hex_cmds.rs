@@ -42,8 +42,11 @@ fn mesh(args: &MeshArgs, case: &dyn HexCase, order: usize) -> anyhow::Result<Hex
         if args.refine > 0 || args.perturb.is_some() {
             bail!("--refine and --perturb apply to the case's box, not to a Gmsh mesh (--mesh)");
         }
-        return dg_core::hexmesh::read_gmsh_hex(path)
-            .with_context(|| format!("cannot use hexahedral mesh {}", path.display()));
+        let mesh = dg_core::hexmesh::read_gmsh_hex(path)
+            .with_context(|| format!("cannot use hexahedral mesh {}", path.display()))?;
+        let own = case.box_spec(1);
+        super::exact_domain::ensure_hexahedra(case.name(), path, &mesh, (own.lower, own.upper, own.periodic))?;
+        return Ok(mesh);
     }
     if args.ny.is_some() {
         bail!("hexahedral cases take --nx (cells per direction of the case's box), --refine and --perturb");

@@ -4,6 +4,7 @@
 mod cases;
 mod convergence;
 mod euler_cmds;
+mod exact_domain;
 mod fv_cmds;
 mod hdg_cmds;
 mod hex_cmds;

@@ -34,7 +34,13 @@ impl MeshArgs {
     /// Builds the mesh the arguments describe; `default_n` cells per direction when nothing is given.
     pub fn build(&self, case: &dyn MaxwellCase, default_n: usize) -> anyhow::Result<TriMesh> {
         let mesh = match &self.mesh {
-            Some(path) => read_gmsh(path).with_context(|| format!("cannot use mesh {}", path.display()))?,
+            Some(path) => {
+                let mesh = read_gmsh(path).with_context(|| format!("cannot use mesh {}", path.display()))?;
+                if case.has_exact() {
+                    super::exact_domain::ensure_triangles(case.name(), path, &mesh, &case.default_mesh(1, 1)?)?;
+                }
+                mesh
+            }
             None => {
                 let nx = self.nx.unwrap_or(default_n);
                 let ny = self.ny.unwrap_or(nx);

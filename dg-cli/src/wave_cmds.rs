@@ -43,6 +43,8 @@ fn mesh(args: &super::mesh_args::MeshArgs, case: &dyn WaveCase) -> anyhow::Resul
         Some(path) => {
             let mesh = dg_core::mesh3d::read_gmsh_tet(path)
                 .with_context(|| format!("cannot use tetrahedral mesh {}", path.display()))?;
+            let own = case.box_spec(1);
+            super::exact_domain::ensure_tetrahedra(case.name(), path, &mesh, (own.lower, own.upper, own.periodic))?;
             let asked = format!("--mesh {}", path.display());
             args.ensure_refined_kind_fits(tetrahedra, 8, mesh.elements.len() as u128, &asked)?;
             mesh

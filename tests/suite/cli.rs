@@ -345,6 +345,30 @@ fn contradicting_options_are_refused_before_a_device_opens() {
     }
 }
 
+/// A mesh file of another domain than the one a case's exact solution holds on is refused (a run printed an error
+/// against the solution of another problem as if it measured the scheme): the square with a hole for the cavity's
+/// unit square (run and convergence), the unit cube for the two-layer box, any file for a periodic case; the case's
+/// own domain from a file still runs.
+#[test]
+fn a_mesh_file_of_another_domain_than_the_exact_solutions_is_refused() {
+    let meshes = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/meshes");
+    let (hole, cube) = (meshes.join("square_hole.msh"), meshes.join("unit_cube_5tets.msh"));
+    let (hole, cube) = (hole.to_str().unwrap(), cube.to_str().unwrap());
+    let refused: [(&[&str], &str); 4] = [
+        (&["run", "maxwell-cavity", "--mesh", hole], "covers [0, 1] × [0, 1] (area 0.879172)"),
+        (&["convergence", "maxwell-cavity", "--orders", "1..2", "--levels", "2", "--mesh", hole], "(area 0.879172)"),
+        (&["run", "acoustic-two-layer", "--mesh", cube], "holds on [0, 2] × [0, 1] × [0, 1] (volume 2.000000)"),
+        (&["run", "elastic-cube", "--mesh", cube, "--bc", "wall=rigid"], "is periodic in x, y, z"),
+    ];
+    for (args, needle) in refused {
+        let out = dg(&[args, &["--device", "cpu"]].concat());
+        let err = stderr(&out);
+        assert!(!out.status.success() && err.contains(needle), "{args:?}: {err}");
+    }
+    let out = dg(&["run", "acoustic-cube", "--mesh", cube, "--order", "1", "--t-end", "0.05", "--device", "cpu"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 #[test]
 fn help_shows_examples() {
     for args in [vec!["--help"], vec!["run", "--help"], vec!["convergence", "--help"]] {

@@ -97,6 +97,19 @@ fn a_gmsh_hexahedral_mesh_runs_like_the_same_box() {
     };
     let (a, b) = (error(&from_file), error(&built_in));
     assert!(a > 0.0 && (a - b).abs() <= 1e-12 * b, "Gmsh mesh {a} vs built-in box {b}");
+    // a file of another box than the exact solution's, or for a periodic case, is refused: an error against the
+    // exact solution would measure nothing there
+    let mut half = mesh.clone();
+    half.vertices.iter_mut().for_each(|v| v[0] *= 0.5);
+    std::fs::write(dir.path().join("half.msh"), half.to_gmsh_22()).unwrap();
+    for (args, expected) in [
+        (["run", "maxwell3d-cavity", "--mesh", "half.msh"], "covers [0, 0.5] × [0, 1] × [0, 1] (volume 0.500000)"),
+        (["run", "maxwell3d-plane-wave", "--mesh", "cube.msh"], "is periodic in x, y, z"),
+    ] {
+        let out = dg(dir.path(), &[&args[..], &common].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(expected), "dg {args:?}: {err}");
+    }
 }
 
 #[test]
