@@ -198,9 +198,10 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             }
             let rule = step(&cpu_limit(&law, &space, &binding, &q0_f64, opts.scheme))?;
             let op = HexOperator::<L, T>::new(law.clone(), &space, &binding, &materials);
+            let verdict = crate::host_step_verdict(&q0, crate::energy_cannot_grow(&law, &binding));
             let mut stepper = Integrated::new(op, q0, opts.scheme)
                 .with_host_values()
-                .with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
+                .with_inspect(move |_, q: &Vec<T>, _| Ok(verdict(q)));
             let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, &vtu, progress)?;
             (stepper.into_parts().1, stats, None)
         }

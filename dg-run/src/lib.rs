@@ -69,6 +69,21 @@ pub const ENERGY_GROWTH_LIMIT: f64 = 100.0;
 /// allowance under [`ENERGY_GROWTH_LIMIT`], since a pointwise maximum may grow where the energy does not.
 pub const MAX_VALUE_GROWTH: f64 = 100.0;
 
+/// The native CPU path's per-step verdict, the twin of [`StepCheck`]: `Some(reason)` when a value of the state is
+/// not finite, or, for a `linear` law (one whose energy cannot grow), when its largest |value| exceeds
+/// [`MAX_VALUE_GROWTH`] times the largest of `q0` (a blow-up a few steps long stays finite and, without this, ended
+/// with a normal report).
+pub fn host_step_verdict<T: dg_core::Real>(q0: &[T], linear: bool) -> impl Fn(&[T]) -> Option<String> + use<T> {
+    use rayon::prelude::*;
+    let largest = |q: &[T]| q.par_iter().map(|v| v.as_f64().abs()).reduce(|| 0.0, dg_core::max_or_nan);
+    let initial = largest(q0);
+    let growth = (linear && initial > 0.0).then_some(MAX_VALUE_GROWTH);
+    move |q: &[T]| {
+        dg_runtime::run_loop::non_finite(q)
+            .or_else(|| growth.and_then(|_| dg_runtime::state_check::verdict(largest(q), initial, growth)))
+    }
+}
+
 /// The per-step state check of a device run: compiled for `device` in `T`, with the initial state's largest
 /// |value| and the growth it allows (`linear` laws only).
 pub struct StepCheck {

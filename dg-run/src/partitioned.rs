@@ -599,13 +599,15 @@ pub(crate) struct SplitLoop<T> {
 
 /// Steps `op` (the rank's operator on its own elements and halo, `block` values per element) from `q0` to `t_end`
 /// in steps of `dt` on the native CPU path, whole halo elements exchanged before every right-hand side; every rank
-/// stops at the first step where some rank has a value that is not finite.
+/// stops at the first step where some rank has a value that is not finite, or, for a `linear` law (one whose energy
+/// cannot grow, on every rank), where the largest |value| over the ranks exceeds [`crate::MAX_VALUE_GROWTH`] times
+/// the initial state's (the one-process run's check, [`crate::host_step_verdict`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn step_split_cpu<S, T>(
     op: S,
     plan: &dg_parallel::halo::HaloPlan,
     block: usize,
-    q0: Vec<T>,
+    (q0, linear): (Vec<T>, bool),
     (scheme, t_end, dt): (dg_runtime::time::Scheme, f64, f64),
     comm: &dyn Communicator,
     progress: &mut dyn FnMut(f64, f64),
@@ -616,12 +618,21 @@ where
     T: Real,
 {
     let owned_values = plan.owned.len() * block;
+    let largest = |q: &[T]| {
+        let own = q[..owned_values].iter().map(|v| v.as_f64().abs()).fold(0.0, dg_core::max_or_nan);
+        dg_parallel::comm::max_over(comm, own)
+    };
+    let initial = largest(&q0);
+    let growth = (linear && initial > 0.0).then_some(crate::MAX_VALUE_GROWTH);
     let system = HaloExchanged::new(op, comm, plan, block);
     let loop_started = Instant::now();
     let mut stepper = Integrated::new(system, q0, scheme).with_inspect(|_, q: &Vec<T>, _| {
         let mut bad = [q[..owned_values].iter().filter(|v| !v.is_finite()).count() as f64];
         comm.sum(&mut bad);
-        Ok((bad[0] > 0.0).then(|| format!("{} values are not finite numbers", bad[0])))
+        if bad[0] > 0.0 {
+            return Ok(Some(format!("{} values are not finite numbers", bad[0])));
+        }
+        Ok(growth.and_then(|_| dg_runtime::state_check::verdict(largest(q), initial, growth)))
     });
     let stats = run_without_outputs(&mut stepper, t_end, StepRule::Uniform(dt), progress)?;
     let loop_seconds = loop_started.elapsed().as_secs_f64();

@@ -118,8 +118,9 @@ fn over_ranks<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let (stats, q, mine, info) = match device {
         None => {
             let op = HexOperator::<L, T>::new(law.clone(), &part.space, &binding, &[]);
+            let linear = energy_cannot_grow(&law, &binding, comm);
             let SplitLoop { stats, q, mine } =
-                step_split_cpu(op, &part.plan, nv * np, q0, (opts.scheme, t_end, dt), comm, progress)?;
+                step_split_cpu(op, &part.plan, nv * np, (q0, linear), (opts.scheme, t_end, dt), comm, progress)?;
             (stats, q, mine, None)
         }
         Some((device, schedule, exchange)) => {

@@ -243,9 +243,10 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             crate::note_unestimated(&limit, q0_f64.len());
             let rule = StepRule::Uniform(step_limit(&law, &problem, opts, &limit)? * opts.common.step_scale);
             let op = NodalOperator3d::<L, T>::new(law.clone(), space, &problem.binding, &problem.materials);
+            let verdict = crate::host_step_verdict(&q0, crate::energy_cannot_grow(&law, &problem.binding));
             let mut stepper = Integrated::new(op, q0, opts.scheme)
                 .with_host_values()
-                .with_inspect(|_, q: &Vec<T>, _| Ok(non_finite(q)));
+                .with_inspect(move |_, q: &Vec<T>, _| Ok(verdict(q)));
             let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, &vtu, progress)?;
             (stepper.into_parts().1, stats, None)
         }

@@ -319,3 +319,20 @@ fn what_does_not_split_over_ranks_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("only `dg run` splits over MPI ranks"), "{stderr}");
 }
+
+/// A tetrahedral or hexahedral run split over ranks on the native CPU path stops at a blow-up of a linear law
+/// (the largest |value| over the ranks beyond its bound), as the one-process run does, with the reason and a
+/// failure code: two steps far above the stability limit stay finite, and these runs had ended with a report.
+#[test]
+fn split_cpu_runs_of_linear_laws_stop_at_a_blow_up() {
+    if !mpi_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for case in [["acoustic-cube", "--nx", "2"], ["maxwell3d-cavity", "--nx", "3"]] {
+        let args = [&["run"][..], &case, &["--cfl", "5", "--allow-unstable", "--device", "cpu"]].concat();
+        let out = dg(Some(2), &args, dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains("the largest |value| grew from"), "{case:?}: {stderr}");
+    }
+}
