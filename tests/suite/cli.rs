@@ -225,6 +225,17 @@ fn a_mesh_beyond_the_machines_memory_is_refused_before_it_is_built() {
     }
 }
 
+/// Each command of `refused` fails with its message, and no device was opened (`cuda:7` would have been refused
+/// first otherwise).
+fn refused_before_a_device_opens(refused: &[(&[&str], &str)]) {
+    for &(args, needle) in refused {
+        let out = dg(args);
+        let err = stderr(&out);
+        assert!(!out.status.success() && err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("cannot open device") && !err.contains("device:"), "{args:?}: {err}");
+    }
+}
+
 /// The kernel commands refuse an order the formulation does not discretise with its range, before a device is
 /// opened (`dg variants` listed 72 valid modal variants at order 0, `dg emit` printed finite-volume kernels for
 /// order 3, `dg autotune --formulation fv` measured the device's ceilings first) and a law of a dimension it does not
@@ -284,13 +295,7 @@ fn kernel_commands_take_each_formulations_own_orders() {
             "the nodal-tri formulation cannot run law `maxwell3d`: it needs a 2D law (this one is 3D)",
         ),
     ];
-    for (args, needle) in refused {
-        let out = dg(args);
-        let err = stderr(&out);
-        assert!(!out.status.success() && err.contains(needle), "{args:?}: {err}");
-        // no device was opened (cuda:7 would have been refused first otherwise)
-        assert!(!err.contains("cannot open device") && !err.contains("device:"), "{args:?}: {err}");
-    }
+    refused_before_a_device_opens(&refused);
     // without --orders, a formulation's own (finite volumes: 1..2, which the fixed default 1..8 was not): the
     // command goes on to open the device
     // (dg verify's fixed default 1..8 refused finite volumes: "takes orders 1..=2 (got 3)")
@@ -337,12 +342,7 @@ fn contradicting_options_are_refused_before_a_device_opens() {
             "is a nodal-tet variant, but case `maxwell3d-cavity` runs hex here",
         ),
     ];
-    for (args, needle) in refused {
-        let out = dg(args);
-        let err = stderr(&out);
-        assert!(!out.status.success() && err.contains(needle), "{args:?}: {err}");
-        assert!(!err.contains("cannot open device") && !err.contains("device:"), "{args:?}: {err}");
-    }
+    refused_before_a_device_opens(&refused);
 }
 
 /// A mesh file of another domain than the one a case's exact solution holds on is refused (a run printed an error

@@ -933,6 +933,20 @@ fn verify_refuses_a_variant_that_does_not_parse_before_compiling() {
     }
 }
 
+/// `dg verify LAW --formulation F --order ORDERS --variant SPEC` on PoCL for each (law, orders, how many, SPEC) of
+/// `cases`: every one must verify exactly `how many` variants (one per order), all passed.
+fn verify_each(formulation: &str, cases: &[(&str, &str, u64, &str)], cache: &Path) {
+    for &(law, orders, count, spec) in cases {
+        let args = ["verify", law, "--formulation", formulation, "--order", orders, "--variant", spec];
+        let out = dg_unoptimised(&[&args[..], &["--device", "opencl", "--json"]].concat(), cache);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{args:?}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+        let doc: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
+        let (tested, passed) = (doc["tested"].as_u64(), doc["passed"].as_u64());
+        assert_eq!((tested, passed), (Some(count), Some(count)), "{args:?}: {doc}");
+    }
+}
+
 /// The tiled layout (valid on request, not in the tuner's list): merged element kernels of every volume form and
 /// operator storage, tiles, both precisions, a nonlinear law and a law with a source term match the CPU operator on
 /// verification's mesh (874 elements: 27 whole tiles of 32 and a partial one), and a one-variable law's tiled
@@ -956,15 +970,7 @@ fn the_tiled_layout_matches_the_cpu_reference() {
         ("maxwell2d", "5", 1, "tile4/wg32/seq1/matrix-local/merged/tiled/f32/mixed"),
         ("euler2d", "3", 1, "tile4/wg32/seq1/matrix-const/merged/tiled/f64"),
     ];
-    for (law, orders, count, spec) in cases {
-        let args = ["verify", law, "--formulation", "nodal-tri", "--order", orders, "--variant", spec];
-        let out = dg_unoptimised(&[&args[..], &["--device", "opencl", "--json"]].concat(), cache.path());
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{args:?}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-        let doc: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
-        let (tested, passed) = (doc["tested"].as_u64(), doc["passed"].as_u64());
-        assert_eq!((tested, passed), (Some(count), Some(count)), "{args:?}: {doc}");
-    }
+    verify_each("nodal-tri", &cases, cache.path());
     let spec = "elem/wg128/seq1/matrix-const/merged/tiled/f32";
     let out = dg(&["verify", "advection2d", "--order", "2", "--variant", spec, "--device", "opencl"], cache.path());
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -995,15 +1001,7 @@ fn the_modal_tiled_layout_matches_the_cpu_reference_and_mode_major_runs() {
         ("euler2d", "1..2", 2, "modal/wg128/edge-flux-pair/shared/tiled/f64"),
         ("mhd2d", "2", 1, "modal/wg64/edge-flux-pair/const/tiled/f64"),
     ];
-    for (law, orders, count, spec) in cases {
-        let args = ["verify", law, "--formulation", "modal-tri", "--order", orders, "--variant", spec];
-        let out = dg_unoptimised(&[&args[..], &["--device", "opencl", "--json"]].concat(), cache.path());
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{args:?}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-        let doc: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
-        let (tested, passed) = (doc["tested"].as_u64(), doc["passed"].as_u64());
-        assert_eq!((tested, passed), (Some(count), Some(count)), "{args:?}: {doc}");
-    }
+    verify_each("modal-tri", &cases, cache.path());
     // runs: the same variant on both layouts, and a tiled run continued from a mode-major one's checkpoint
     let dir = tempfile::tempdir().unwrap();
     let file = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
