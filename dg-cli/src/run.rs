@@ -1,7 +1,7 @@
 //! `dg run`: one simulation with a progress bar, error, energy and throughput.
 
 use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
-use anyhow::Context;
+use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use dg_cases::MaxwellCase;
 use dg_core::space::DgSpace2d;
@@ -234,8 +234,24 @@ impl RunArgs {
             _ => None,
         };
         let files = [("--out", self.out.clone()), ("--checkpoint", checkpoint), ("--png", self.png.clone())];
-        for (flag, file) in files.iter().filter_map(|(flag, file)| Some((flag, file.as_ref()?))) {
+        let named: Vec<(&str, &PathBuf)> =
+            files.iter().filter_map(|(flag, file)| Some((*flag, file.as_ref()?))).collect();
+        for &(flag, file) in &named {
             check_writable(flag, file)?;
+        }
+        // two outputs in one file: the last written would have replaced the other (a checkpoint by the fields)
+        for (i, &(flag, file)) in named.iter().enumerate() {
+            // (as absolute paths: `./x` and `x` are one file)
+            let same = |f: &PathBuf| std::path::absolute(f).ok() == std::path::absolute(file).ok();
+            if let Some(&(other, _)) = named[i + 1..].iter().find(|(_, f)| same(f)) {
+                bail!("{flag} and {other} name the same file {}: one would replace the other", file.display());
+            }
+        }
+        // the picture's format is its name's (a run named `.vtu` computed, then failed to draw)
+        if let Some(png) = &self.png {
+            if !png.extension().is_some_and(|e| e.eq_ignore_ascii_case("png")) {
+                bail!("--png {} draws a PNG picture: give a file name ending in .png", png.display());
+            }
         }
         Ok(())
     }

@@ -313,10 +313,11 @@ fn kernel_commands_take_each_formulations_own_orders() {
 
 /// Options that contradict each other or name the wrong kind of thing are refused with the reason, before a device
 /// is opened: a `dg verify` precision other than its SPEC's (it verified the SPEC's and said nothing), a `--db` that
-/// is a file (the run failed at its first stored result with "File exists"), a run's SPEC of another formulation.
+/// is a file (the run failed at its first stored result with "File exists"), a run's SPEC of another formulation,
+/// two outputs in one file, a `--png` picture not named `.png`.
 #[test]
 fn contradicting_options_are_refused_before_a_device_opens() {
-    let refused: [(&[&str], &str); 4] = [
+    let refused: [(&[&str], &str); 6] = [
         (
             &[
                 "verify",
@@ -341,6 +342,12 @@ fn contradicting_options_are_refused_before_a_device_opens() {
             &["run", "maxwell3d-cavity", "--variant", "tet/gemm/u1/f64", "--device", "cuda:7"],
             "is a nodal-tet variant, but case `maxwell3d-cavity` runs hex here",
         ),
+        // two outputs in one file (the fields replaced the checkpoint), a picture not named .png (drawn after the run)
+        (
+            &["run", "maxwell-cavity", "--out", "x.vtu", "--checkpoint-every", "5", "--checkpoint", "./x.vtu"],
+            "--out and --checkpoint name the same file x.vtu",
+        ),
+        (&["run", "euler-double-mach", "--png", "d.vtu", "--device", "cuda:7"], "give a file name ending in .png"),
     ];
     refused_before_a_device_opens(&refused);
 }
