@@ -183,6 +183,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 AnyCase::Elliptic(case) => hdg_cmds::run(args, case),
             }
         }
+        // (a study's errors fall far below f32's round-off: it runs in f64, and takes no --precision)
+        Command::Convergence(args) if args.backend.variant.as_deref().is_some_and(|v| v.ends_with("/f32")) => {
+            anyhow::bail!("a convergence study runs in f64: give a --variant ending in /f64")
+        }
         Command::Convergence(args) => match mesh_args::find_case(&args.case)? {
             AnyCase::Maxwell(case) => convergence::maxwell(args, case),
             AnyCase::Euler(case) => euler_cmds::convergence(args, case),

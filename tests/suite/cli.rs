@@ -317,7 +317,7 @@ fn kernel_commands_take_each_formulations_own_orders() {
 /// two outputs in one file, a `--png` picture not named `.png`.
 #[test]
 fn contradicting_options_are_refused_before_a_device_opens() {
-    let refused: [(&[&str], &str); 6] = [
+    let refused: [(&[&str], &str); 7] = [
         (
             &[
                 "verify",
@@ -348,6 +348,11 @@ fn contradicting_options_are_refused_before_a_device_opens() {
             "--out and --checkpoint name the same file x.vtu",
         ),
         (&["run", "euler-double-mach", "--png", "d.vtu", "--device", "cuda:7"], "give a file name ending in .png"),
+        // a study runs in f64 and has no --precision (the message asked for one)
+        (
+            &["convergence", "euler-isentropic-vortex", "--variant", "modal/wg64/edge/const/mode-major/f32"],
+            "a convergence study runs in f64: give a --variant ending in /f64",
+        ),
     ];
     refused_before_a_device_opens(&refused);
 }
