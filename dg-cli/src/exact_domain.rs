@@ -54,7 +54,7 @@ fn ensure_covers<const D: usize>(
         (found.lower[d] - lower[d]).abs() <= TOLERANCE * size && (found.upper[d] - upper[d]).abs() <= TOLERANCE * size
     });
     let measure_matches = (found.measure - wanted.measure).abs() <= TOLERANCE * wanted.measure;
-    // (a NaN anywhere fails both comparisons)
+    // (a NaN coordinate makes the measure NaN, which fails its comparison)
     if !(corners_match && measure_matches) {
         bail!(
             "{case}'s exact solution holds on {}; mesh {} covers {}: another domain (a hole, another box), on which \
