@@ -296,8 +296,12 @@ mod tests {
         assert_eq!(chosen(None, None), ModalTri, "the case's default");
         assert_eq!(chosen(None, Some(nodal)), NodalTri);
         assert_eq!(chosen(None, Some("modal/wg128/edge-flux/const/mode-major/f64")), ModalTri);
-        // a SPEC of a formulation the case does not run with leaves the case's (whose parse then says what is wrong)
-        assert_eq!(chosen(None, Some("hex/fused/spec/c1/kvi/f32")), ModalTri);
+        // a SPEC of a formulation the case does not run with, or of another than --formulation, is refused naming both
+        let hex = args(None, Some("hex/fused/spec/c1/kvi/f32")).formulation("vortex", &euler).unwrap_err().to_string();
+        assert!(hex.contains("is a hex variant, but case `vortex` runs modal-tri here"), "{hex}");
+        let modal = Some("modal/wg128/edge-flux/const/mode-major/f64");
+        let err = args(Some(NodalTri), modal).formulation("vortex", &euler).unwrap_err().to_string();
+        assert!(err.contains("is a modal-tri variant, but case `vortex` runs nodal-tri here"), "{err}");
         // --formulation wins, and must be one the case runs with
         assert_eq!(chosen(Some(ModalTri), Some(nodal)), ModalTri);
         assert!(args(Some(Hex), None).formulation("vortex", &euler).is_err());
