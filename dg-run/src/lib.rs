@@ -78,9 +78,14 @@ pub fn host_step_verdict<T: dg_core::Real>(q0: &[T], linear: bool) -> impl Fn(&[
     let largest = |q: &[T]| q.par_iter().map(|v| v.as_f64().abs()).reduce(|| 0.0, dg_core::max_or_nan);
     let initial = largest(q0);
     let growth = (linear && initial > 0.0).then_some(MAX_VALUE_GROWTH);
-    move |q: &[T]| {
-        dg_runtime::run_loop::non_finite(q)
-            .or_else(|| growth.and_then(|_| dg_runtime::state_check::verdict(largest(q), initial, growth)))
+    // (one pass over the state per step: the largest |value| is not finite exactly when some value is not, and
+    // only then are they counted for the message)
+    move |q: &[T]| match growth {
+        None => dg_runtime::run_loop::non_finite(q),
+        Some(_) => match largest(q) {
+            l if l.is_finite() => dg_runtime::state_check::verdict(l, initial, growth),
+            _ => dg_runtime::run_loop::non_finite(q),
+        },
     }
 }
 

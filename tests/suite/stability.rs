@@ -177,3 +177,18 @@ fn bad_numbers_and_conflicting_options_are_refused_by_the_parser() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("cannot be used with"), "{}", stderr(&out));
 }
+
+/// The native CPU path's per-step verdict of the tetrahedral and hexahedral runs: a value that is not finite
+/// (counted), and for a linear law the largest |value| past 100× the initial state's; a nonlinear law's growth is not
+/// judged (its admissibility is its own check).
+#[test]
+fn the_cpu_step_verdict_catches_non_finite_values_and_a_linear_laws_growth() {
+    let q0 = [1.0f64, -2.0, 0.5];
+    let linear = dg::dg_run::host_step_verdict(&q0, true);
+    assert_eq!(linear(&[1.0, -150.0, 0.0]), None);
+    assert!(linear(&[1.0, -250.0, 0.0]).is_some_and(|why| why.contains("grew from 2.0000e0 to 2.5000e2")));
+    assert!(linear(&[1.0, f64::NAN, f64::INFINITY]).is_some_and(|why| why.contains("2 of 3 values are no longer")));
+    let nonlinear = dg::dg_run::host_step_verdict(&q0, false);
+    assert_eq!(nonlinear(&[1.0, 1e9, 0.0]), None);
+    assert!(nonlinear(&[1.0, f64::NAN, 0.0]).is_some_and(|why| why.contains("1 of 3 values")));
+}
