@@ -15,6 +15,7 @@ use dg_runtime::backend::Device;
 /// `dg run` of an Euler case.
 pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
+    refuse_nodal_limiter(formulation, args.solver.limiter)?;
     args.backend.warm_up("auto");
     let mesh = args.mesh.build_euler(case.as_ref())?;
     dg_runtime::startup::mark("mesh");
@@ -136,6 +137,7 @@ fn print_report(r: &dg_run::euler_run::EulerReport) {
 /// `dg convergence` of an Euler case.
 pub fn convergence(args: ConvergenceArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
+    refuse_nodal_limiter(formulation, args.solver.limiter)?;
     let base = args.mesh.build_euler(case.as_ref())?;
     super::convergence::finest_level_fits(&args, base.num_elements())?;
     let opts = args.solver.euler_options(None, args.t_end, &args.backend);
@@ -148,4 +150,13 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn EulerCase>) -> anyhow::R
         .context("convergence study failed")?;
     bar.finish_and_clear();
     print_study(&study, args.json)
+}
+
+/// The limiter is the modal formulation's (seed 001's, at p = 1): a nodal Euler run asked for it ran without one and
+/// said nothing.
+fn refuse_nodal_limiter(formulation: FormulationId, limiter: bool) -> anyhow::Result<()> {
+    if formulation == FormulationId::NodalTri && limiter {
+        bail!("--limiter is the modal formulation's (seed 001, p = 1); the nodal Euler scheme has none: drop it");
+    }
+    Ok(())
 }

@@ -314,10 +314,10 @@ fn kernel_commands_take_each_formulations_own_orders() {
 /// Options that contradict each other or name the wrong kind of thing are refused with the reason, before a device
 /// is opened: a `dg verify` precision other than its SPEC's (it verified the SPEC's and said nothing), a `--db` that
 /// is a file (the run failed at its first stored result with "File exists"), a run's SPEC of another formulation,
-/// two outputs in one file, a `--png` picture not named `.png`.
+/// two outputs in one file, a `--png` picture not named `.png`, a nodal Euler run's `--limiter` (run without one).
 #[test]
 fn contradicting_options_are_refused_before_a_device_opens() {
-    let refused: [(&[&str], &str); 7] = [
+    let refused: [(&[&str], &str); 8] = [
         (
             &[
                 "verify",
@@ -348,6 +348,11 @@ fn contradicting_options_are_refused_before_a_device_opens() {
             "--out and --checkpoint name the same file x.vtu",
         ),
         (&["run", "euler-double-mach", "--png", "d.vtu", "--device", "cuda:7"], "give a file name ending in .png"),
+        // the limiter is the modal formulation's: a nodal run ran without it
+        (
+            &["run", "euler-isentropic-vortex", "--formulation", "nodal-tri", "--limiter", "--device", "cuda:7"],
+            "--limiter is the modal formulation's",
+        ),
         // a study runs in f64 and has no --precision (the message asked for one)
         (
             &["convergence", "euler-isentropic-vortex", "--variant", "modal/wg64/edge/const/mode-major/f32"],
