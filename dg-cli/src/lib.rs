@@ -151,6 +151,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let args = restart::resolve(args)?;
             args.check_output_paths()?;
             let case = mesh_args::find_case(args.case.as_deref().unwrap_or_default())?;
+            args.solver.refuse_other_families(&case)?;
             // --schedule or --exchange in one process: the split path on one rank (the baseline of scaling studies)
             let alone = (args.schedule.is_some() || args.exchange.is_some())
                 .then(|| -> Box<dyn dg_parallel::comm::Communicator> { Box::new(dg_parallel::comm::Solo) });
@@ -187,7 +188,9 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Convergence(args) if args.backend.variant.as_deref().is_some_and(|v| v.ends_with("/f32")) => {
             anyhow::bail!("a convergence study runs in f64: give a --variant ending in /f64")
         }
-        Command::Convergence(args) => match mesh_args::find_case(&args.case)? {
+        Command::Convergence(args) => match mesh_args::find_case(&args.case)
+            .and_then(|case| args.solver.refuse_other_families(&case).map(|()| case))?
+        {
             AnyCase::Maxwell(case) => convergence::maxwell(args, case),
             AnyCase::Euler(case) => euler_cmds::convergence(args, case),
             AnyCase::Wave(case) => wave_cmds::convergence(args, case),

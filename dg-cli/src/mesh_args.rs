@@ -189,6 +189,23 @@ impl SolverArgs {
         }
     }
 
+    /// Refuses the options of one family of cases given to another, which ran without them and said nothing:
+    /// `--alpha` (the Maxwell cases on triangles) and `--no-cleaning` (the MHD finite-volume cases).
+    pub fn refuse_other_families(&self, case: &dg_cases::AnyCase) -> anyhow::Result<()> {
+        use dg_cases::AnyCase;
+        if self.alpha != 1.0 && !matches!(case, AnyCase::Maxwell(_)) {
+            bail!(
+                "--alpha applies to the Maxwell cases on triangles (their numerical flux's upwinding), not to this one"
+            );
+        }
+        if self.no_cleaning && !matches!(case, AnyCase::Fv(_)) {
+            bail!(
+                "--no-cleaning applies to the MHD finite-volume cases (their GLM divergence cleaning), not to this one"
+            );
+        }
+        Ok(())
+    }
+
     /// Run options from these arguments.
     pub fn options(&self, t_end: Option<f64>, backend: &BackendArgs) -> anyhow::Result<RunOptions> {
         if !(0.0..=1.0).contains(&self.alpha) {

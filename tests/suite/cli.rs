@@ -314,10 +314,11 @@ fn kernel_commands_take_each_formulations_own_orders() {
 /// Options that contradict each other or name the wrong kind of thing are refused with the reason, before a device
 /// is opened: a `dg verify` precision other than its SPEC's (it verified the SPEC's and said nothing), a `--db` that
 /// is a file (the run failed at its first stored result with "File exists"), a run's SPEC of another formulation,
-/// two outputs in one file, a `--png` picture not named `.png`, a nodal Euler run's `--limiter` (run without one).
+/// two outputs in one file, a `--png` picture not named `.png`, a nodal Euler run's `--limiter` (run without one),
+/// `--alpha` or `--no-cleaning` given to a case of another family (ignored).
 #[test]
 fn contradicting_options_are_refused_before_a_device_opens() {
-    let refused: [(&[&str], &str); 8] = [
+    let refused: [(&[&str], &str); 10] = [
         (
             &[
                 "verify",
@@ -353,6 +354,9 @@ fn contradicting_options_are_refused_before_a_device_opens() {
             &["run", "euler-isentropic-vortex", "--formulation", "nodal-tri", "--limiter", "--device", "cuda:7"],
             "--limiter is the modal formulation's",
         ),
+        // one family's options given to another (ignored, and not said)
+        (&["run", "acoustic-cube", "--alpha", "0.5", "--device", "cuda:7"], "--alpha applies to the Maxwell cases"),
+        (&["convergence", "maxwell-cavity", "--no-cleaning", "--device", "cuda:7"], "--no-cleaning applies to the MHD"),
         // a study runs in f64 and has no --precision (the message asked for one)
         (
             &["convergence", "euler-isentropic-vortex", "--variant", "modal/wg64/edge/const/mode-major/f32"],
