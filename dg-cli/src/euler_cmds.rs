@@ -16,6 +16,7 @@ use dg_runtime::backend::Device;
 pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
     refuse_nodal_limiter(formulation, args.solver.limiter)?;
+    ensure_euler_bindings(case.as_ref(), &args.solver.bc)?;
     args.backend.warm_up("auto");
     let mesh = args.mesh.build_euler(case.as_ref())?;
     dg_runtime::startup::mark("mesh");
@@ -88,6 +89,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn EulerCase>, comm: &dyn Commun
         bail!("an Euler run over MPI ranks takes the modal formulation (drop --formulation nodal-tri)");
     }
     super::ranks::refuse_devices(&args, "an Euler")?;
+    ensure_euler_bindings(case.as_ref(), &args.solver.bc)?;
     let mesh = args.mesh.build_euler(case.as_ref())?;
     let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
     opts.common.output = args.output(case.name());
@@ -134,10 +136,28 @@ fn print_report(r: &dg_run::euler_run::EulerReport) {
     println!("minimum     density {:.4e}, pressure {:.4e}", r.min_density, r.min_pressure);
 }
 
+/// Refuses a `--bc` (`bc`) that a run of `case` would ignore — on a tag whose state the case prescribes — or that
+/// changes a condition the case's exact solution assumes.
+fn ensure_euler_bindings(case: &dyn EulerCase, bc: &[(String, String)]) -> anyhow::Result<()> {
+    let prescribed = case.prescribed_tags();
+    if let Some((tag, condition)) = bc.iter().find(|(tag, _)| prescribed.contains(tag)) {
+        bail!(
+            "--bc {tag}={condition}: {} prescribes the state on `{tag}` (its boundaries {prescribed:?} take the \
+             case's own state, not a law condition), so the binding would be ignored",
+            case.name()
+        );
+    }
+    if case.has_exact() {
+        super::exact_domain::ensure_exact_conditions(case.name(), &case.law_conditions(), bc)?;
+    }
+    Ok(())
+}
+
 /// `dg convergence` of an Euler case.
 pub fn convergence(args: ConvergenceArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
     refuse_nodal_limiter(formulation, args.solver.limiter)?;
+    ensure_euler_bindings(case.as_ref(), &args.solver.bc)?;
     let base = args.mesh.build_euler(case.as_ref())?;
     super::convergence::finest_level_fits(&args, base.num_elements())?;
     let opts = args.solver.euler_options(None, args.t_end, &args.backend);

@@ -1,12 +1,15 @@
-//! Whether a case's exact solution holds on a mesh read from a file. A case with an exact solution lives on its own
-//! rectangle or box (with its walls or periodic sides); on a mesh of another domain — a hole cut out, another box, a
-//! wall where the case is periodic — a run would print an error against a solution of another problem as if it
-//! measured the scheme, so such a mesh is refused with what it covers and what the case needs.
+//! Whether a case's exact solution holds on a mesh read from a file and with the boundary conditions given. A case
+//! with an exact solution lives on its own rectangle, box or annulus (with its walls or periodic sides) under its own
+//! boundary conditions; on a mesh of another domain — a hole cut out, another box, a wall where the case is periodic
+//! — or with a `--bc` that changes a condition, a run would print an error against a solution of another problem as
+//! if it measured the scheme, so such a mesh or binding is refused with what the case needs.
 
 use anyhow::bail;
+use dg_cases::euler::{EulerCase, ExactDomain};
 use dg_core::hexmesh::{det3, HexMesh};
 use dg_core::mesh::TriMesh;
 use dg_core::mesh3d::TetMesh;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Relative tolerance of the comparison (a Gmsh file's coordinates carry about 16 digits).
@@ -38,8 +41,8 @@ impl<const D: usize> Extent<D> {
     }
 }
 
-/// Refuses `file`'s mesh (`found`) unless it covers the box `lower`..`upper` of `case`'s exact solution, and any
-/// mesh from a file for a case periodic in some direction (a file has walls there).
+/// Refuses any mesh from a file for a case periodic in some direction (a file has walls there), and `file`'s mesh
+/// (`found`) unless it covers the box `lower`..`upper` of `case`'s exact solution.
 fn ensure_covers<const D: usize>(
     case: &str,
     file: &Path,
@@ -48,6 +51,15 @@ fn ensure_covers<const D: usize>(
     upper: [f64; D],
     periodic: [bool; D],
 ) -> anyhow::Result<()> {
+    if periodic.iter().any(|&p| p) {
+        let axes: Vec<&str> = ["x", "y", "z"].iter().zip(periodic).filter(|(_, p)| *p).map(|(a, _)| *a).collect();
+        bail!(
+            "{case}'s exact solution is periodic in {}, and a mesh read from a file ({}) has walls there: run it \
+             on the case's own box (--nx)",
+            axes.join(", "),
+            file.display()
+        );
+    }
     let wanted = Extent { lower, upper, measure: (0..D).map(|d| upper[d] - lower[d]).product() };
     let size = (0..D).map(|d| upper[d] - lower[d]).fold(0.0, f64::max);
     let corners_match = (0..D).all(|d| {
@@ -63,15 +75,6 @@ fn ensure_covers<const D: usize>(
             wanted.describe(),
             file.display(),
             found.describe()
-        );
-    }
-    if periodic.iter().any(|&p| p) {
-        let axes: Vec<&str> = ["x", "y", "z"].iter().zip(periodic).filter(|(_, p)| *p).map(|(a, _)| *a).collect();
-        bail!(
-            "{case}'s exact solution is periodic in {}, and a mesh read from a file ({}) has walls there: run it \
-             on the case's own box (--nx)",
-            axes.join(", "),
-            file.display()
         );
     }
     Ok(())
@@ -90,6 +93,108 @@ pub fn ensure_triangles(case: &str, file: &Path, mesh: &TriMesh, own: &TriMesh) 
         }
     }
     ensure_covers(case, file, Extent::of(&mesh.vertices, area(mesh)), own_extent.lower, own_extent.upper, periodic)
+}
+
+/// A triangle mesh from `file` for the Euler case `case`, refused where the case has an exact solution and the mesh
+/// is of another domain than the one it holds on.
+pub fn ensure_euler_triangles(case: &dyn EulerCase, file: &Path, mesh: &TriMesh) -> anyhow::Result<()> {
+    if !case.has_exact() {
+        return Ok(());
+    }
+    match case.exact_domain() {
+        ExactDomain::OwnMesh => ensure_triangles(case.name(), file, mesh, &case.default_mesh(case.default_cells())?),
+        ExactDomain::QuarterAnnulus { r_inner, r_outer } => {
+            ensure_quarter_annulus(case.name(), file, mesh, r_inner, r_outer)
+        }
+    }
+}
+
+/// Refuses `file`'s mesh (`mesh`) unless it meshes the quarter annulus r ∈ [`r_inner`, `r_outer`], x, y ≥ 0: every
+/// vertex in it, and both ends of every boundary edge (an edge of one element) on one of its four sides — so no
+/// hole, no part of the annulus left out, no other domain.
+fn ensure_quarter_annulus(case: &str, file: &Path, mesh: &TriMesh, r_inner: f64, r_outer: f64) -> anyhow::Result<()> {
+    let tolerance = TOLERANCE * r_outer;
+    let radius = |v: usize| mesh.vertices[v][0].hypot(mesh.vertices[v][1]);
+    let sides = |v: usize| -> [bool; 4] {
+        let ([x, y], r) = (mesh.vertices[v], radius(v));
+        [(r - r_inner).abs() <= tolerance, (r - r_outer).abs() <= tolerance, y.abs() <= tolerance, x.abs() <= tolerance]
+    };
+    let wanted = format!("the quarter annulus {r_inner} ≤ r ≤ {r_outer}, x ≥ 0, y ≥ 0");
+    // (a NaN coordinate fails every comparison, so it is outside)
+    let inside = |v: usize| {
+        let ([x, y], r) = (mesh.vertices[v], radius(v));
+        x >= -tolerance && y >= -tolerance && r >= r_inner - tolerance && r <= r_outer + tolerance
+    };
+    if let Some(v) = (0..mesh.vertices.len()).find(|&v| !inside(v)) {
+        bail!(
+            "{case}'s exact solution holds on {wanted}; mesh {} has a vertex at ({}, {}), outside it: another \
+             domain, on which an error against that solution would measure nothing. Mesh that domain, or run the case \
+             on its own mesh (--nx)",
+            file.display(),
+            mesh.vertices[v][0],
+            mesh.vertices[v][1]
+        );
+    }
+    let mut faces: HashMap<[usize; 2], usize> = HashMap::new();
+    for e in &mesh.elements {
+        for f in 0..3 {
+            let (a, b) = (e[f], e[(f + 1) % 3]);
+            *faces.entry([a.min(b), a.max(b)]).or_default() += 1;
+        }
+    }
+    let mut boundary: Vec<[usize; 2]> = faces.into_iter().filter(|&(_, n)| n == 1).map(|(f, _)| f).collect();
+    boundary.sort_unstable();
+    let off_the_sides = boundary.iter().find(|[a, b]| {
+        let (sa, sb) = (sides(*a), sides(*b));
+        !(0..4).any(|s| sa[s] && sb[s])
+    });
+    if let Some(&[a, b]) = off_the_sides {
+        let [xa, ya] = mesh.vertices[a];
+        let [xb, yb] = mesh.vertices[b];
+        bail!(
+            "{case}'s exact solution holds on {wanted}; mesh {} has a boundary edge from ({xa}, {ya}) to ({xb}, {yb}) \
+             on none of its sides (its arcs, the x axis, the y axis): a hole or a part left out, on which an error \
+             against that solution would measure nothing. Mesh that domain, or run the case on its own mesh (--nx)",
+            file.display()
+        );
+    }
+    Ok(())
+}
+
+/// Refuses a `--bc TAG=CONDITION` (`explicit`) that gives a tag another condition than `case`'s exact solution
+/// assumes there: `own` is the case's tag → condition; a tag the case does not name (a mesh file's) may take only
+/// the condition the case gives all its boundaries, where it gives one (where it gives several, which one a file's
+/// tag stands for cannot be told, and any of them is taken).
+pub fn ensure_exact_conditions(
+    case: &str,
+    own: &HashMap<String, String>,
+    explicit: &[(String, String)],
+) -> anyhow::Result<()> {
+    let mut used: Vec<&str> = own.values().map(String::as_str).collect();
+    used.sort_unstable();
+    used.dedup();
+    for (tag, condition) in explicit {
+        let assumed = match own.get(tag) {
+            Some(c) => Some(c.as_str()),
+            None if used.len() == 1 => Some(used[0]),
+            None => None,
+        };
+        if let Some(assumed) = assumed.filter(|&c| c != condition) {
+            let whose = if own.contains_key(tag) { "there" } else { "on all its boundaries" };
+            bail!(
+                "--bc {tag}={condition}: {case}'s exact solution assumes `{assumed}` {whose}, so a run would report an \
+                 error against the solution of another problem; give {tag} the condition `{assumed}`, or leave it to \
+                 the case"
+            );
+        }
+        if !used.is_empty() && !used.contains(&condition.as_str()) {
+            bail!(
+                "--bc {tag}={condition}: {case}'s exact solution assumes the conditions {used:?} on its boundaries, \
+                 so a run would report an error against the solution of another problem"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A tetrahedral mesh from `file` for `case`, whose exact solution holds on the box `lower`..`upper`.
@@ -155,6 +260,70 @@ mod tests {
         let own = rectangle(&RectangleSpec { periodic_x: true, ..RectangleSpec::unit_square(3) }).expect("a mesh");
         let err = ensure_triangles("c", file, &unit_square(2), &own).unwrap_err().to_string();
         assert!(err.contains("c's exact solution is periodic in x, and a mesh read from a file"), "{err}");
+    }
+
+    #[test]
+    fn the_supersonic_vortex_takes_its_quarter_annulus_and_nothing_else() {
+        use dg_cases::euler::SupersonicVortex;
+        use dg_core::mesh::{quarter_annulus, QuarterAnnulusSpec};
+        let file = Path::new("a.msh");
+        let annulus = |r_outer, n_theta| {
+            quarter_annulus(&QuarterAnnulusSpec { r_inner: 1.0, r_outer, n_r: 3, n_theta }).expect("a mesh")
+        };
+        let own = annulus(1.384, 7);
+        assert!(ensure_euler_triangles(&SupersonicVortex, file, &own).is_ok());
+        // a hole: one element fewer in the middle of the mesh (its three edges become boundary edges)
+        let mut holed = own.clone();
+        holed.elements.remove(3 * 2 * 3 + 2);
+        let err = ensure_euler_triangles(&SupersonicVortex, file, &holed).unwrap_err().to_string();
+        assert!(err.contains("on none of its sides"), "{err}");
+        // a thinner annulus: its outer arc is inside
+        let err = ensure_euler_triangles(&SupersonicVortex, file, &annulus(1.3, 7)).unwrap_err().to_string();
+        assert!(err.contains("holds on the quarter annulus 1 ≤ r ≤ 1.384"), "{err}");
+        // a wider one has vertices outside
+        let err = ensure_euler_triangles(&SupersonicVortex, file, &annulus(1.5, 7)).unwrap_err().to_string();
+        assert!(err.contains("has a vertex at"), "{err}");
+        // half of it (θ ≤ π/4): its edge on θ = π/4 is on none of the sides
+        let mut half = own.clone();
+        half.elements.retain(|e| e.iter().all(|&v| half.vertices[v][1] <= half.vertices[v][0] + 1e-12));
+        assert!(!half.elements.is_empty());
+        let half = TriMesh::new(half.vertices, half.elements, Vec::new(), HashMap::new(), Vec::new()).expect("a mesh");
+        assert!(ensure_euler_triangles(&SupersonicVortex, file, &half).is_err());
+    }
+
+    #[test]
+    fn the_periodic_vortex_takes_no_mesh_file() {
+        use dg_cases::euler::{DoubleMach, IsentropicVortex};
+        let square = rectangle(&RectangleSpec { upper: [20.0, 20.0], ..RectangleSpec::unit_square(4) });
+        let err = ensure_euler_triangles(&IsentropicVortex, Path::new("v.msh"), &square.expect("a mesh"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is periodic in x, y"), "{err}");
+        // no exact solution: any mesh
+        assert!(ensure_euler_triangles(&DoubleMach, Path::new("v.msh"), &unit_square(2)).is_ok());
+    }
+
+    #[test]
+    fn a_binding_must_keep_the_conditions_the_exact_solution_assumes() {
+        let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter().map(|(t, c)| (t.to_string(), c.to_string())).collect()
+        };
+        let map = |list: &[(&str, &str)]| -> HashMap<String, String> { pairs(list).into_iter().collect() };
+        let cube = map(&[("xmin", "wall"), ("xmax", "wall")]);
+        assert!(ensure_exact_conditions("c", &cube, &pairs(&[("xmin", "wall"), ("boundary", "wall")])).is_ok());
+        let err = ensure_exact_conditions("c", &cube, &pairs(&[("xmin", "free")])).unwrap_err().to_string();
+        assert!(err.contains("--bc xmin=free: c's exact solution assumes `wall` there"), "{err}");
+        // a file's tag: the one condition the case gives every boundary
+        let err = ensure_exact_conditions("c", &cube, &pairs(&[("boundary", "free")])).unwrap_err().to_string();
+        assert!(err.contains("assumes `wall` on all its boundaries"), "{err}");
+        // several conditions: a file's tag takes any of them, and no other
+        let layers = map(&[("xmin", "absorbing"), ("ymin", "wall")]);
+        assert!(ensure_exact_conditions("c", &layers, &pairs(&[("side", "wall"), ("end", "absorbing")])).is_ok());
+        let err = ensure_exact_conditions("c", &layers, &pairs(&[("side", "free")])).unwrap_err().to_string();
+        assert!(err.contains("assumes the conditions [\"absorbing\", \"wall\"]"), "{err}");
+        assert!(ensure_exact_conditions("c", &layers, &pairs(&[("ymin", "absorbing")])).is_err());
+        // a periodic case names no tag: nothing to compare (its mesh has no boundary)
+        assert!(ensure_exact_conditions("c", &HashMap::new(), &pairs(&[("any", "wall")])).is_ok());
     }
 
     #[test]

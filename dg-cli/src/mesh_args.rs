@@ -122,7 +122,8 @@ pub struct SolverArgs {
     #[arg(long)]
     pub allow_unstable: bool,
     /// Bind a boundary tag of the mesh to one of the law's boundary conditions (repeatable; overrides the
-    /// case's bindings; `dg laws` lists each law's conditions).
+    /// case's bindings; `dg laws` lists each law's conditions). A case with an exact solution takes only the
+    /// conditions that solution assumes; a tag whose state the case prescribes takes none.
     #[arg(long = "bc", value_name = "TAG=CONDITION", value_parser = parse_binding)]
     pub bc: Vec<(String, String)>,
     /// Maxwell: numerical flux parameter α, 1 upwind, 0 central.
@@ -253,7 +254,11 @@ impl MeshArgs {
             bail!("Euler cases take --nx only (their meshes have a fixed shape)");
         }
         let mesh = match &self.mesh {
-            Some(path) => read_gmsh(path).with_context(|| format!("cannot use mesh {}", path.display()))?,
+            Some(path) => {
+                let mesh = read_gmsh(path).with_context(|| format!("cannot use mesh {}", path.display()))?;
+                super::exact_domain::ensure_euler_triangles(case, path, &mesh)?;
+                mesh
+            }
             None => {
                 let n = self.nx.unwrap_or_else(|| case.default_cells());
                 if n == 0 || n > 20_000 {

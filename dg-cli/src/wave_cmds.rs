@@ -14,6 +14,7 @@ use dg_runtime::backend::Device;
 
 /// Options shared by `run` and `convergence` of a wave case.
 fn options(
+    case: &dyn WaveCase,
     args: &super::mesh_args::SolverArgs,
     order: usize,
     t_end: Option<f64>,
@@ -22,6 +23,7 @@ fn options(
     if args.flux.is_some() || args.limiter || args.no_limiter {
         bail!("--flux and --limiter apply to Euler cases only (wave cases use the upwind flux of seed 002)");
     }
+    super::exact_domain::ensure_exact_conditions(case.name(), &case.boundary_conditions(), &args.bc)?;
     Ok(WaveOptions {
         order,
         scheme: args.scheme.unwrap_or(dg_runtime::time::Scheme::Lsrk45),
@@ -73,7 +75,7 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     args.backend.formulation(case.name(), &[FormulationId::NodalTet])?;
     args.backend.warm_up("auto");
     let order = args.order.unwrap_or(3);
-    let mut opts = options(&args.solver, order, args.t_end, &args.backend)?;
+    let mut opts = options(case.as_ref(), &args.solver, order, args.t_end, &args.backend)?;
     opts.common.output = args.output(case.name());
     let mesh = mesh(&args.mesh, case.as_ref())?;
     dg_runtime::startup::mark("mesh");
@@ -97,7 +99,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn WaveCase>, comm: &dyn Communi
     super::ranks::refuse_devices(&args, "a tetrahedral")?;
     args.backend.formulation(case.name(), &[FormulationId::NodalTet])?;
     let order = args.order.unwrap_or(3);
-    let mut opts = options(&args.solver, order, args.t_end, &args.backend)?;
+    let mut opts = options(case.as_ref(), &args.solver, order, args.t_end, &args.backend)?;
     opts.common.output = args.output(case.name());
     opts.common.partition = args.partition.unwrap_or_default();
     let mesh = mesh(&args.mesh, case.as_ref())?;
@@ -152,7 +154,7 @@ pub fn convergence(args: ConvergenceArgs, case: Box<dyn WaveCase>) -> anyhow::Re
         bail!("wave convergence studies use the case's box: give --nx (base hexahedra along the shortest side) only");
     }
     let base = args.mesh.nx.unwrap_or(case.default_cells());
-    let opts = options(&args.solver, *args.orders.start(), args.t_end, &args.backend)?;
+    let opts = options(case.as_ref(), &args.solver, *args.orders.start(), args.t_end, &args.backend)?;
     let mut device = args.backend.open("cpu")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = study_bar(&args);

@@ -89,11 +89,62 @@ fn bad_euler_options_get_clear_errors() {
         (&["run", "euler-isentropic-vortex", "--order", "2", "--limiter"][..], "p = 1 only"),
         (&["run", "maxwell-cavity", "--flux", "hll_flux"][..], "Euler cases only"),
         (&["run", "euler-isentropic-vortex", "--ny", "4"][..], "--nx only"),
+        // a binding the run would ignore (a prescribed state), and one that changes the exact solution's wall
+        (&["run", "euler-double-mach", "--bc", "left=wall"][..], "prescribes the state on `left`"),
+        (&["convergence", "euler-supersonic-vortex", "--bc", "left=extrapolate"][..], "the binding would be ignored"),
+        (&["run", "euler-supersonic-vortex", "--bc", "inner=extrapolate"][..], "assumes `wall` there"),
     ] {
         let out = dg(args);
         assert!(!out.status.success(), "{args:?} should fail");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}
+
+/// A mesh file for a case with an exact solution must mesh the domain that solution holds on: the supersonic
+/// vortex's own mesh A written as a Gmsh file (MSH 2.2, its four boundary tags as physical groups) runs and reports
+/// the error the built-in mesh A gives; a mesh with a hole is refused for both vortices (the periodic one takes no
+/// file: a file has walls where it is periodic) before any step.
+#[test]
+fn an_euler_mesh_file_must_mesh_the_exact_solutions_domain() {
+    use dg::dg_core::mesh::{quarter_annulus, QuarterAnnulusSpec};
+    let mesh = quarter_annulus(&QuarterAnnulusSpec { r_inner: 1.0, r_outer: 1.384, n_r: 5, n_theta: 18 }).unwrap();
+    let mut msh = String::from("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n5\n");
+    for (i, name) in mesh.tag_names.iter().enumerate() {
+        msh += &format!("1 {} \"{name}\"\n", i + 1);
+    }
+    msh += &format!("2 9 \"fluid\"\n$EndPhysicalNames\n$Nodes\n{}\n", mesh.vertices.len());
+    for (i, [x, y]) in mesh.vertices.iter().enumerate() {
+        msh += &format!("{} {x:e} {y:e} 0\n", i + 1);
+    }
+    let mut faces: Vec<_> = mesh.boundary_tags.iter().collect();
+    faces.sort();
+    msh += &format!("$EndNodes\n$Elements\n{}\n", faces.len() + mesh.elements.len());
+    for (n, ([a, b], tag)) in faces.iter().enumerate() {
+        msh += &format!("{} 1 2 {} {} {} {}\n", n + 1, *tag + 1, *tag + 1, a + 1, b + 1);
+    }
+    for (n, [a, b, c]) in mesh.elements.iter().enumerate() {
+        msh += &format!("{} 2 2 9 9 {} {} {}\n", faces.len() + n + 1, a + 1, b + 1, c + 1);
+    }
+    msh += "$EndElements\n";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mesh_a.msh");
+    std::fs::write(&file, msh).unwrap();
+    let run = ["run", "euler-supersonic-vortex", "--order", "1", "--t-end", "0.05", "--device", "cpu", "--json"];
+    let own = json(&dg(&run));
+    let from_file = json(&dg(&[&run[..], &["--mesh", file.to_str().unwrap()]].concat()));
+    assert_eq!(from_file["elements"], 180);
+    let (a, b) = (own["density_l2_error"].as_f64().unwrap(), from_file["density_l2_error"].as_f64().unwrap());
+    assert!(a > 0.0 && (a - b).abs() <= 1e-12 * a, "own mesh {a:e}, the file {b:e}");
+    let hole = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/meshes/square_hole.msh");
+    for (case, needle) in [
+        ("euler-supersonic-vortex", "holds on the quarter annulus 1 ≤ r ≤ 1.384"),
+        ("euler-isentropic-vortex", "is periodic in x, y"),
+    ] {
+        let bind = ["--bc", "hole=wall", "--bc", "outer=wall", "--device", "cpu"];
+        let out = dg(&[&["run", case, "--mesh", hole.to_str().unwrap()][..], &bind[..]].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(needle), "{case}: {err}");
     }
 }
 

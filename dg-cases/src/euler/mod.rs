@@ -59,6 +59,17 @@ pub trait EulerCase: Send + Sync {
     fn law_conditions(&self) -> HashMap<String, String>;
     /// Boundary tag → ghost rule for tags with curved walls or prescribed states.
     fn ghost_rules(&self) -> HashMap<String, GhostRule>;
+    /// The boundary tags whose state the case prescribes ([`GhostRule::Prescribed`]; no law condition applies there).
+    fn prescribed_tags(&self) -> Vec<String> {
+        let mut tags: Vec<String> = self
+            .ghost_rules()
+            .into_iter()
+            .filter(|(_, rule)| matches!(rule, GhostRule::Prescribed(_)))
+            .map(|(tag, _)| tag)
+            .collect();
+        tags.sort_unstable();
+        tags
+    }
     /// Initial conserved state at (x, y).
     fn initial(&self, x: f64, y: f64, q: &mut [f64]);
     /// Exact conserved state at (x, y, t), if the case has one.
@@ -72,6 +83,26 @@ pub trait EulerCase: Send + Sync {
     fn is_steady(&self) -> bool {
         false
     }
+    /// Where [`EulerCase::exact`] solves the problem: a mesh of another domain (read from a file) makes it the
+    /// solution of another problem.
+    fn exact_domain(&self) -> ExactDomain {
+        ExactDomain::OwnMesh
+    }
+}
+
+/// The domain on which an Euler case's exact solution holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ExactDomain {
+    /// The rectangle of the case's own mesh ([`EulerCase::default_mesh`]), with its periodic sides.
+    OwnMesh,
+    /// The quarter annulus r ∈ [r_inner, r_outer], x ≥ 0, y ≥ 0, about the origin: a mesh of it has its vertices in
+    /// it and its boundary edges on its arcs or its two straight sides (vertices on the arcs, chords between them).
+    QuarterAnnulus {
+        /// Inner radius.
+        r_inner: f64,
+        /// Outer radius.
+        r_outer: f64,
+    },
 }
 
 /// Every Euler case.

@@ -2,7 +2,7 @@
 //! number 2.25, on the quarter annulus in the first quadrant. Inflow (the exact state) on the y axis, supersonic
 //! outflow on the x axis, curved reflecting walls (Krivodonova–Berger) on both arcs.
 
-use super::{conserved, EulerCase, GAMMA};
+use super::{conserved, EulerCase, ExactDomain, GAMMA};
 use dg_core::mesh::{project_onto_circle, quarter_annulus, refine_uniform, QuarterAnnulusSpec, TriMesh};
 use dg_core::MeshError;
 use dg_modal_tri::cpu::GhostRule;
@@ -94,5 +94,8 @@ impl EulerCase for SupersonicVortex {
     }
     fn is_steady(&self) -> bool {
         true
+    }
+    fn exact_domain(&self) -> ExactDomain {
+        ExactDomain::QuarterAnnulus { r_inner: R_INNER, r_outer: R_OUTER }
     }
 }
