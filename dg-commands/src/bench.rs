@@ -79,7 +79,10 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
     }
     let fp = device.fingerprint().clone();
     let results = dg_run::shipped_db::results(&fp, &mut |w| eprintln!("{w}"));
-    let ceilings = dg_runtime::ceilings::stored_or_measured(results.own.ceilings, device)?;
+    // measured when the first variant is timed: seconds on a device without stored ones, which a bench that finds no
+    // stored winner (and so times nothing) need not spend
+    let mut stored_ceilings = Some(results.own.ceilings.clone());
+    let mut ceilings = None;
     let mut rows = Vec::new();
     let mut missing = Vec::new();
     // orders at which the rules refuse a named variant, with the reason
@@ -120,7 +123,13 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
             };
             let mut tuner = open_tuner(law, run.formulation, run.flux, device, target(dofs))?;
             eprintln!("{} {} N={order} {p:?}: {spec} …", law.name(), run.formulation);
-            let now = measure(tuner.as_mut(), device, &spec, run.repeats, &ceilings, p == Precision::F64)?;
+            let current = match ceilings.take() {
+                Some(c) => c,
+                None => dg_runtime::ceilings::stored_or_measured(stored_ceilings.take().flatten(), device)?,
+            };
+            let now = measure(tuner.as_mut(), device, &spec, run.repeats, &current, p == Precision::F64);
+            ceilings = Some(current);
+            let now = now?;
             if let Some(raw) = now.ceiling_exceeded {
                 eprintln!("{}", crate::autotune::ceiling_warning(&spec, raw));
             }

@@ -178,8 +178,11 @@ pub fn uniform_steps<E>(t_end: f64, dt_max: f64) -> Result<(u64, f64), LoopError
     }
     let steps = (t_end / dt_max).ceil().max(1.0);
     if steps > MAX_STEPS as f64 {
+        // (a huge t_end over a tiny step overflows to infinity; a huge t_end prints as hundreds of digits with {})
+        let needs = if steps.is_finite() { format!("{steps:.3e}") } else { "more than 1e308".to_string() };
+        let t = if t_end < 1e6 { format!("{t_end}") } else { format!("{t_end:e}") };
         return Err(LoopError::Options(format!(
-            "a step of {dt_max:e} needs {steps:.3e} steps to reach t = {t_end}; at most {MAX_STEPS} are allowed"
+            "a step of {dt_max:e} needs {needs} steps to reach t = {t}; at most {MAX_STEPS} are allowed"
         )));
     }
     let steps = steps as u64;
@@ -756,6 +759,9 @@ mod tests {
             let err = run(&mut s, t_end, StepRule::Uniform(dt), &mut |_, _| {}).unwrap_err();
             assert!(matches!(err, LoopError::Options(_)), "t_end {t_end}, dt {dt}: {err}");
         }
+        // a count past f64's range, and a final time short enough to read
+        let err = uniform_steps::<std::io::Error>(1e300, 1e-300).unwrap_err().to_string();
+        assert!(err.contains("needs more than 1e308 steps to reach t = 1e300;"), "{err}");
         let mut s = Integrated::new(Decay { lambda: -1.0 }, vec![1.0], Scheme::Rk4);
         let err = run(&mut s, 1.0, StepRule::Adaptive, &mut |_, _| {}).unwrap_err();
         assert!(matches!(err, LoopError::NotAdmissible { step: 0, .. }), "{err}");
