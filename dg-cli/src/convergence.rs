@@ -1,7 +1,7 @@
 //! `dg convergence`: errors and observed orders over refined meshes.
 
 use super::mesh_args::{BackendArgs, MeshArgs, SolverArgs};
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Args;
 use dg_cases::MaxwellCase;
 use dg_run::formulations::FormulationId;
@@ -58,12 +58,19 @@ fn parse_orders(s: &str) -> Result<RangeInclusive<usize>, String> {
     Ok(range)
 }
 
+/// The refusal of a study of a case without an exact solution (every family's).
+pub fn no_exact_solution(case: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "`{case}` has no exact solution to converge to (`dg cases` marks the cases that have one); run it with dg run"
+    )
+}
+
 /// Runs the study of a Maxwell case (Euler and wave cases: `euler_cmds::convergence`,
 /// `wave_cmds::convergence`).
 pub fn maxwell(args: ConvergenceArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> {
     args.backend.formulation(case.name(), &[FormulationId::NodalTri])?;
     if !case.has_exact() {
-        bail!("case `{}` has no exact solution; choose one of the cases marked so in `dg cases`", case.name());
+        return Err(no_exact_solution(case.name()));
     }
     let base = args.mesh.build(case.as_ref(), 2)?;
     finest_level_fits(&args, base.num_elements())?;

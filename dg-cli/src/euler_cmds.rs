@@ -155,6 +155,9 @@ fn ensure_euler_bindings(case: &dyn EulerCase, bc: &[(String, String)]) -> anyho
 
 /// `dg convergence` of an Euler case.
 pub fn convergence(args: ConvergenceArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
+    if !case.has_exact() {
+        return Err(super::convergence::no_exact_solution(case.name()));
+    }
     let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
     refuse_nodal_limiter(formulation, args.solver.limiter)?;
     ensure_euler_bindings(case.as_ref(), &args.solver.bc)?;

@@ -196,9 +196,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
             AnyCase::Wave(case) => wave_cmds::convergence(args, case),
             AnyCase::Hex(case) => hex_cmds::convergence(args, case),
             AnyCase::Elliptic(case) => hdg_cmds::convergence(args, case),
-            AnyCase::Fv(case) => {
-                anyhow::bail!("`{}` has no exact solution to converge to; run it with dg run", case.name())
-            }
+            AnyCase::Fv(case) => Err(convergence::no_exact_solution(case.name())),
         },
         Command::Cases => cases::execute(),
         Command::Laws(args) => laws::list(args),

@@ -152,7 +152,8 @@ fn bad_input_gives_a_clear_error_and_no_panic() {
         (vec!["run", "maxwell-cavity", "--cfl=0"], "must be a positive finite number, got 0"),
         (vec!["run", "maxwell-cavity", "--scheme", "euler"], "unknown scheme `euler`"),
         (vec!["convergence", "maxwell-cavity", "--orders", "3..1"], "orders must lie in 1..10"),
-        (vec!["convergence", "maxwell-pulse"], "no exact solution"),
+        (vec!["convergence", "maxwell-pulse"], "`maxwell-pulse` has no exact solution to converge to"),
+        (vec!["convergence", "euler-double-mach"], "`euler-double-mach` has no exact solution to converge to"),
         (vec!["run", "maxwell-cavity", "--nx", "0"], "--nx and --ny must be between"),
         // a negative number is a value, refused by its check (clap took `-1` for an option)
         (vec!["run", "maxwell-cavity", "--t-end", "-1"], "must be a positive finite number, got -1"),
