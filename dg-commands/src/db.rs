@@ -63,8 +63,27 @@ pub fn show(key: &str) -> Result<(), CommandError> {
 
 /// Prints the user database file `file` as JSON.
 pub fn export(file: &str) -> Result<(), CommandError> {
-    let path = tuning_db::user_dir().join(file);
-    let data = tuning_db::read_file(&path)?.with_context(|| format!("{} does not exist", path.display()))?;
+    let dir = tuning_db::user_dir();
+    if std::path::Path::new(file).components().count() != 1 {
+        bail!("`{file}` is a path; dg db export takes the name of a file in the user directory {}", dir.display());
+    }
+    let path = dir.join(file);
+    let Some(data) = tuning_db::read_file(&path)? else {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|n| n.ends_with(".json"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        let has = match names.is_empty() {
+            true => "it has no device file (`dg autotune` writes them)".to_string(),
+            false => format!("its device files: {}", names.join(", ")),
+        };
+        bail!("no file `{file}` in the user directory {}; {has}", dir.display());
+    };
     println!("{}", serde_json::to_string_pretty(&data)?);
     Ok(())
 }

@@ -82,10 +82,10 @@ fn a_file_the_run_could_not_write_is_refused_before_the_run() {
     assert!(!missing.parent().unwrap().exists());
 }
 
-/// `dg --db DIR db clear` removes the database's files and nothing else a user keeps there (it removed the whole
+/// `dg --db DIR db export NAME` prints a device file; `db clear` removes the database's files and nothing else a user keeps there (it removed the whole
 /// directory: `--db tuning-db` would have taken the shipped files' README with it).
 #[test]
-fn db_clear_removes_the_device_files_and_keeps_everything_else() {
+fn db_export_and_clear_touch_the_device_files_and_keep_everything_else() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().to_str().unwrap();
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("tuning-db").join("cuda-nvidia-h200-sm-90.json");
@@ -93,6 +93,19 @@ fn db_clear_removes_the_device_files_and_keeps_everything_else() {
     assert!(out.status.success(), "{}", stderr(&out));
     let device_file = dir.path().join("cuda-nvidia-h200-sm-90.json");
     assert!(device_file.is_file());
+    // export prints a device file by its name, and names the files there when given another
+    let out = dg(&["--db", db, "db", "export", "cuda-nvidia-h200-sm-90.json"]);
+    let exported: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let original: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&shipped).unwrap()).unwrap();
+    assert_eq!(exported["entries"], original["entries"]);
+    let out = dg(&["--db", db, "db", "export", "h200.json"]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("device files: cuda-nvidia-h200-sm-90.json"),
+        "{}",
+        stderr(&out)
+    );
+    let out = dg(&["--db", db, "db", "export", "/tmp/x.json"]);
+    assert!(!out.status.success() && stderr(&out).contains("is a path"), "{}", stderr(&out));
     std::fs::write(dir.path().join("README.md"), "notes").unwrap();
     std::fs::write(dir.path().join("results.json"), r#"{"mine": 1}"#).unwrap();
     std::fs::write(dir.path().join("broken.json"), "{ not json").unwrap();
