@@ -81,7 +81,7 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
     let results = dg_run::shipped_db::results(&fp, &mut |w| eprintln!("{w}"));
     // measured when the first variant is timed: seconds on a device without stored ones, which a bench that finds no
     // stored winner (and so times nothing) need not spend
-    let mut stored_ceilings = Some(results.own.ceilings.clone());
+    let stored_ceilings = results.own.ceilings;
     let mut ceilings = None;
     let mut rows = Vec::new();
     let mut missing = Vec::new();
@@ -125,7 +125,7 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
             eprintln!("{} {} N={order} {p:?}: {spec} …", law.name(), run.formulation);
             let current = match ceilings.take() {
                 Some(c) => c,
-                None => dg_runtime::ceilings::stored_or_measured(stored_ceilings.take().flatten(), device)?,
+                None => dg_runtime::ceilings::stored_or_measured(stored_ceilings, device)?,
             };
             let now = measure(tuner.as_mut(), device, &spec, run.repeats, &current, p == Precision::F64);
             ceilings = Some(current);
