@@ -35,7 +35,7 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
         bar.finish_and_clear();
         let flux = format!("{} flux", opts.flux.as_deref().unwrap_or(case.default_flux()));
         super::run::print_run(&outcome, args.json, &flux, &[format!("density L2  {density:.6e}")])?;
-        args.print_outputs();
+        args.print_outputs(outcome.report.steps);
         return Ok(());
     }
     let outcome: EulerOutcome = run_euler(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
@@ -73,7 +73,7 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
     if let Some((path, (lo, hi))) = picture {
         println!("picture     {} (density {lo:.4} .. {hi:.4})", path.display());
     }
-    args.print_outputs();
+    args.print_outputs(outcome.report.steps);
     Ok(())
 }
 

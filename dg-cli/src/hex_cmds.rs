@@ -81,7 +81,7 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
     let outcome = run_hex(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
     bar.finish_and_clear();
     print_report(&outcome, args.json, None)?;
-    args.print_outputs();
+    args.print_outputs(outcome.report.steps);
     Ok(())
 }
 

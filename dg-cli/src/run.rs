@@ -196,7 +196,7 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
     bar.finish_and_clear();
     let flux = format!("{} flux α = {}", if opts.alpha == 0.0 { "central" } else { "upwind" }, opts.alpha);
     print_run(&outcome, args.json, &flux, &[])?;
-    args.print_outputs();
+    args.print_outputs(outcome.report.steps);
     Ok(())
 }
 
@@ -256,8 +256,9 @@ impl RunArgs {
         Ok(())
     }
 
-    /// The lines naming what the run wrote (text reports).
-    pub fn print_outputs(&self) {
+    /// The lines naming what the run wrote (text reports); `steps`: the step the run ended at (counted from the
+    /// start of the first run, as checkpoints are).
+    pub fn print_outputs(&self, steps: u64) {
         if self.json {
             return;
         }
@@ -269,12 +270,25 @@ impl RunArgs {
         }
         if let (Some(n), Some(case)) = (self.checkpoint_every, &self.case) {
             let path = self.checkpoint.clone().unwrap_or_else(|| format!("{case}.restart").into());
-            println!("checkpoint  {} (every {n} steps)", path.display());
+            println!("checkpoint  {}", checkpoint_line(&path, n, self.resume.as_ref().map(|r| r.position.step), steps));
         }
         if let Some(path) = &self.restart {
             println!("restarted   from {}", path.display());
         }
     }
+}
+
+/// What `--checkpoint-every n` left in `path` after a run from step `from` (a restart's, else 0) to `steps`: the
+/// step of the last checkpoint, or that none was due (a file already there is an earlier run's).
+fn checkpoint_line(path: &std::path::Path, n: u64, from: Option<u64>, steps: u64) -> String {
+    // (--checkpoint-every 0 is refused before a run; `max` keeps the division defined regardless)
+    let last = steps / n.max(1) * n;
+    if last > from.unwrap_or(0) {
+        return format!("{} (every {n} steps; the last at step {last})", path.display());
+    }
+    let earlier =
+        if path.exists() { format!("; the {} there is an earlier run's", path.display()) } else { String::new() };
+    format!("none written: the run ended at step {steps}, before its first checkpoint (every {n} steps){earlier}")
 }
 
 /// Prints the report of a nodal-triangle run (JSON, or a table with `extra` lines after the error).

@@ -86,7 +86,7 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     let outcome = run_wave(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
     bar.finish_and_clear();
     print_report(&outcome, args.json)?;
-    args.print_outputs();
+    args.print_outputs(outcome.report.steps);
     Ok(())
 }
 

@@ -109,3 +109,26 @@ fn restart_files_that_do_not_fit_are_refused() {
     let out = dg(d, &["run", "--restart", "newer.restart"]);
     assert!(stderr(&out).contains("version 99, newer than"), "{}", stderr(&out));
 }
+
+/// The report names the step of the last checkpoint, and says so when a run ends before its first one (it named
+/// the file though none was written, and a file left there by an earlier run would have passed for this run's).
+#[test]
+fn the_report_says_which_checkpoint_the_run_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |every: &str| {
+        let args = ["run", "maxwell-cavity", "--order", "2", "--nx", "3", "--t-end", "1", "--device", "cpu"];
+        let out = dg(d, &[&args[..], &["--checkpoint-every", every]].concat());
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let file = d.join("maxwell-cavity.restart");
+    // 18 steps
+    let text = run("50");
+    assert!(text.contains("none written: the run ended at step 18, before its first checkpoint"), "{text}");
+    assert!(!file.exists());
+    let text = run("5");
+    assert!(text.contains("checkpoint  maxwell-cavity.restart (every 5 steps; the last at step 15)"), "{text}");
+    let text = run("50");
+    assert!(text.contains("the maxwell-cavity.restart there is an earlier run's"), "{text}");
+}
