@@ -333,6 +333,19 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     check_law(formulation, law)?;
     let orders = orders_or_own(args.order.as_deref(), formulation)?;
     verified_precision(&args)?;
+    // bugs that no kernel of this law or formulation can carry: refused before every variant is verified for nothing
+    match args.plant_bug {
+        Some(BugArg::SourceDropped) if law.ir()?.functions_of(dg_ir::FunctionRole::Source).next().is_none() => bail!(
+            "--plant-bug source-dropped needs a law with a source term; `{}` has none (`dg ir {}` shows its functions)",
+            args.law,
+            args.law
+        ),
+        Some(BugArg::StageRegisterDropped) if formulation != FormulationId::NodalTri => bail!(
+            "--plant-bug stage-register-dropped applies to the nodal triangles' folded stages (--formulation \
+             nodal-tri), not {formulation}"
+        ),
+        _ => {}
+    }
     let mut device = open_device(&args.device)?;
     let Some(bug) = args.plant_bug else { return verify_on(&args, formulation, &orders, device.as_mut()) };
     let stride = match formulation {

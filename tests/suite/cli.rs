@@ -332,7 +332,7 @@ fn kernel_commands_take_each_formulations_own_orders() {
 /// `--alpha` or `--no-cleaning` given to a case of another family (ignored).
 #[test]
 fn contradicting_options_are_refused_before_a_device_opens() {
-    let refused: [(&[&str], &str); 10] = [
+    let refused: [(&[&str], &str); 12] = [
         (
             &[
                 "verify",
@@ -375,6 +375,24 @@ fn contradicting_options_are_refused_before_a_device_opens() {
         (
             &["convergence", "euler-isentropic-vortex", "--variant", "modal/wg64/edge/const/mode-major/f32"],
             "a convergence study runs in f64: give a --variant ending in /f64",
+        ),
+        // bugs no kernel of the law or formulation can carry (every variant was verified, then "applied to no kernel")
+        (
+            &["verify", "maxwell2d", "--plant-bug", "source-dropped", "--device", "cuda:7"],
+            "needs a law with a source term; `maxwell2d` has none",
+        ),
+        (
+            &[
+                "verify",
+                "euler2d",
+                "--formulation",
+                "modal-tri",
+                "--plant-bug",
+                "stage-register-dropped",
+                "--device",
+                "cuda:7",
+            ],
+            "applies to the nodal triangles' folded stages",
         ),
     ];
     refused_before_a_device_opens(&refused);
