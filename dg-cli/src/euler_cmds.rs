@@ -31,14 +31,14 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
             bail!("--png draws the modal solution; drop it with --formulation nodal-tri");
         }
         let (outcome, density) =
-            run_nodal_euler(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
+            run_nodal_euler(args.precision().into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
         bar.finish_and_clear();
         let flux = format!("{} flux", opts.flux.as_deref().unwrap_or(case.default_flux()));
         super::run::print_run(&outcome, args.json, &flux, &[format!("density L2  {density:.6e}")])?;
         args.print_outputs(outcome.report.steps);
         return Ok(());
     }
-    let outcome: EulerOutcome = run_euler(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
+    let outcome: EulerOutcome = run_euler(args.precision().into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
     bar.finish_and_clear();
     let r = &outcome.report;
     let picture = match &args.png {
@@ -96,7 +96,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn EulerCase>, comm: &dyn Commun
     opts.common.partition = args.partition.unwrap_or_default();
     let bar = super::ranks::rank_bar(&args, comm, format!("{} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = run_euler_partitioned(args.precision.into(), case.as_ref(), &mesh, &opts, comm, &mut progress)?;
+    let outcome = run_euler_partitioned(args.precision().into(), case.as_ref(), &mesh, &opts, comm, &mut progress)?;
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {

@@ -38,7 +38,7 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} order {}", case.name(), opts.order));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = run_fv(args.precision.into(), case.as_ref(), &opts, device, &mut progress)?;
+    let outcome = run_fv(args.precision().into(), case.as_ref(), &opts, device, &mut progress)?;
     bar.finish_and_clear();
     let picture = match &args.png {
         Some(path) => Some(picture(path, &outcome, args.png_width)?),

@@ -45,7 +45,7 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
     if b.formulation.is_some() || args.schedule.is_some() || args.exchange.is_some() {
         bail!("{} runs with hybridizable DG: --formulation, --schedule and --exchange do not apply", case.name());
     }
-    if matches!(args.precision, Precision::F32) {
+    if matches!(args.precision(), Precision::F32) {
         bail!("{} solves in f64 only", case.name());
     }
     let squares = m.nx.unwrap_or(case.default_cells());

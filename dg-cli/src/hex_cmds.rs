@@ -78,7 +78,7 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = run_hex(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
+    let outcome = run_hex(args.precision().into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
     bar.finish_and_clear();
     print_report(&outcome, args.json, None)?;
     args.print_outputs(outcome.report.steps);
@@ -102,7 +102,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communic
     let mesh = mesh(&args.mesh, case.as_ref(), order)?;
     let bar = super::ranks::rank_bar(&args, comm, format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = run_hex_partitioned(args.precision.into(), case.as_ref(), &mesh, &opts, comm, on, &mut progress)?;
+    let outcome = run_hex_partitioned(args.precision().into(), case.as_ref(), &mesh, &opts, comm, on, &mut progress)?;
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {

@@ -72,6 +72,9 @@ pub fn resolve(args: RunArgs) -> anyhow::Result<RunArgs> {
     let Command::Run(mut run) = stored.command else {
         bail!("{}: its command `{}` is not a `dg run`", path.display(), command.join(" "));
     };
+    // the stored run's precision stays (a --variant given now must be of it): pinned before the SPEC it may come
+    // from is replaced
+    run.precision = Some(run.precision());
     for id in &args.given {
         match id.as_str() {
             "device" => run.backend.device = args.backend.device.clone(),

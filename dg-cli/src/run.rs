@@ -86,9 +86,9 @@ pub struct RunArgs {
     /// The state the run continues from (--restart).
     #[arg(skip)]
     pub resume: Option<std::sync::Arc<dg_runtime::restart::LoopState>>,
-    /// Arithmetic precision.
-    #[arg(long, value_enum, default_value_t = Precision::F64)]
-    pub precision: Precision,
+    /// Arithmetic precision [default: the --variant SPEC's (`…/f32`, `…/f64`), else f64].
+    #[arg(long, value_enum)]
+    pub precision: Option<Precision>,
     /// Euler cases: draw the final density into this PNG file.
     #[arg(long, value_name = "FILE.png")]
     pub png: Option<PathBuf>,
@@ -192,7 +192,7 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
     let mut progress = |t: f64, t_end: f64| advance(&bar, t, t_end);
     let mut device = args.backend.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
-    let outcome = run(args.precision.into(), &space, case.as_ref(), &opts, device, &mut progress)?;
+    let outcome = run(args.precision().into(), &space, case.as_ref(), &opts, device, &mut progress)?;
     bar.finish_and_clear();
     let flux = format!("{} flux α = {}", if opts.alpha == 0.0 { "central" } else { "upwind" }, opts.alpha);
     print_run(&outcome, args.json, &flux, &[])?;
@@ -201,6 +201,19 @@ pub fn maxwell(args: RunArgs, case: Box<dyn MaxwellCase>) -> anyhow::Result<()> 
 }
 
 impl RunArgs {
+    /// The run's precision: --precision's, else the one --variant's SPEC names, else f64 (a --precision that
+    /// contradicts the SPEC is refused when the variant is chosen).
+    pub fn precision(&self) -> Precision {
+        let of_spec = self.backend.variant.as_deref().and_then(|spec| {
+            spec.split('/').find_map(|part| match part {
+                "f32" => Some(Precision::F32),
+                "f64" => Some(Precision::F64),
+                _ => None,
+            })
+        });
+        self.precision.or(of_spec).unwrap_or(Precision::F64)
+    }
+
     /// What the run writes and where it starts: VTU and series (--out, --out-every), checkpoints, the last good
     /// state of a run that stops (beside --out, else CASE-last-good in the current directory), the restart state.
     pub fn output(&self, case: &str) -> dg_run::output::RunOutput {
@@ -395,7 +408,8 @@ pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn 
     };
     let mut progress = |t: f64, t_end: f64| advance(&bar, t, t_end);
     let on = device.as_deref_mut().map(|d| -> (&mut dyn Device, SchedulePick, ExchangePick) { (d, pick.0, pick.1) });
-    let outcome = run_partitioned(args.precision.into(), &mesh, order, case.as_ref(), &opts, comm, on, &mut progress)?;
+    let outcome =
+        run_partitioned(args.precision().into(), &mesh, order, case.as_ref(), &opts, comm, on, &mut progress)?;
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {

@@ -83,7 +83,7 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
     let bar = super::run::time_bar(format!("{} N={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = run_wave(args.precision.into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
+    let outcome = run_wave(args.precision().into(), case.as_ref(), mesh, &opts, device, &mut progress)?;
     bar.finish_and_clear();
     print_report(&outcome, args.json)?;
     args.print_outputs(outcome.report.steps);
@@ -105,7 +105,7 @@ pub fn run_over_ranks(args: RunArgs, case: Box<dyn WaveCase>, comm: &dyn Communi
     let mesh = mesh(&args.mesh, case.as_ref())?;
     let bar = super::ranks::rank_bar(&args, comm, format!("{} N={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = run_tet_partitioned(args.precision.into(), case.as_ref(), &mesh, &opts, comm, &mut progress)?;
+    let outcome = run_tet_partitioned(args.precision().into(), case.as_ref(), &mesh, &opts, comm, &mut progress)?;
     bar.finish_and_clear();
     let Some(report) = outcome.report else { return Ok(()) };
     if args.json {

@@ -367,13 +367,15 @@ fn finite_volume_and_hexahedral_device_runs_match_the_cpu() {
             assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{field}: CPU {a} vs device {b}");
         }
     }
-    // a variant of another precision than the run's is refused, not run in the run's precision under its name
-    let mismatch = dg_unoptimised(
-        &[&ot[..], &["--device", "opencl", "--variant", "fv/naive/once/w64/f32"]].concat(),
-        cache.path(),
-    );
+    // a variant of another precision than the run's is refused, not run in the run's precision under its name;
+    // without --precision the run takes the SPEC's
+    let f32_variant = ["--device", "opencl", "--variant", "fv/naive/once/w64/f32"];
+    let mismatch = dg_unoptimised(&[&ot[..], &f32_variant[..], &["--precision", "f64"]].concat(), cache.path());
     let stderr = String::from_utf8_lossy(&mismatch.stderr);
     assert!(!mismatch.status.success() && stderr.contains("is in f32 but the run is in f64"), "{stderr}");
+    let single =
+        report(&[&["run", "mhd-orszag-tang", "--nx", "8", "--t-end", "0.01", "--json"][..], &f32_variant[..]].concat());
+    assert_eq!(single["precision"], "f32", "{single}");
     let cavity = ["run", "maxwell3d-cavity", "--order", "2", "--nx", "3", "--perturb", "0.15", "--json"];
     let cpu = report(&[&cavity[..], &["--device", "cpu"]].concat());
     let device = report(&[&cavity[..], &["--device", "opencl", "--variant", "hex/split/spec/c2/vki/f64"]].concat());
