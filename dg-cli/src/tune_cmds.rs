@@ -81,7 +81,8 @@ pub struct AutotuneArgs {
     /// greedy descends from the fastest of them and the baseline).
     #[arg(long, default_value = "exhaustive")]
     pub strategy: Strategy,
-    /// Seconds of timing per order and precision before the remaining candidates are skipped.
+    /// Seconds of timing per order and precision before the remaining candidates are skipped (every strategy times
+    /// the key's stored winner first, so a search cut short keeps it unless it beats it).
     #[arg(long, value_name = "SECONDS", value_parser = parse_budget, allow_negative_numbers = true)]
     pub budget: Option<Duration>,
     /// Smallest timing problem (degrees of freedom; nodes for tetrahedra). Default: 16M on a GPU (state and

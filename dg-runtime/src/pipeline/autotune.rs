@@ -137,8 +137,18 @@ pub fn tune(
 ) -> Result<Entry, FormulationError> {
     let valid = if opts.every_variant { tuner.candidates(device) } else { tuner.searched(device) };
     let started = Instant::now();
+    // the stored winner of this key, where it is still a candidate, is timed first by every strategy: a search cut
+    // short (a budget, a sample, a descent elsewhere) that never timed it replaced it with a slower one
+    let kept = previous.map(|p| p.winner.clone()).filter(|w| valid.contains(w));
+    let kept_first = |mut list: Vec<String>| {
+        if let Some(w) = &kept {
+            list.retain(|s| s != w);
+            list.insert(0, w.clone());
+        }
+        list
+    };
     let list: Vec<String> = match opts.strategy {
-        Strategy::Exhaustive => valid.clone(),
+        Strategy::Exhaustive => kept_first(valid.clone()),
         Strategy::Random(n) => {
             let mut list = valid.clone();
             list.shuffle(&mut rand::rngs::StdRng::seed_from_u64(tuner.key().order as u64));
@@ -148,7 +158,7 @@ pub fn tune(
                     list.push(start);
                 }
             }
-            list
+            kept_first(list)
         }
         Strategy::Greedy => Vec::new(),
     };
@@ -218,7 +228,7 @@ pub fn tune(
             }
         }
         Strategy::Greedy => {
-            let starts = starting_points(tuner.baseline(), &opts.seeds, &valid);
+            let starts = kept_first(starting_points(tuner.baseline(), &opts.seeds, &valid));
             let Some(first) = starts.first().cloned() else {
                 return Err(FormulationError::NoWinner("no valid variant".into()));
             };
@@ -677,6 +687,32 @@ mod tests {
             assert_eq!(entry.winner, if every_variant { "v5" } else { "v6" });
             assert_eq!(entry.candidates.len(), if every_variant { 7 } else { 6 });
         }
+    }
+
+    /// A search cut short — a sample, a spent budget, a descent that never reaches it — times the stored winner of
+    /// its key first and keeps it (a 1-candidate search replaced a winner 35 % faster with the baseline).
+    #[test]
+    fn a_search_cut_short_keeps_the_stored_winner() {
+        let times = vec![1.0, 1.2, 0.8, 0.6, 0.5, 0.4, 0.45];
+        let stored = entry("v5", &[("v5", Some(0.4))]);
+        let budget = TuneOptions { budget: Some(Duration::ZERO), repeats: 3, ..TuneOptions::default() };
+        let sample = TuneOptions { strategy: Strategy::Random(0), repeats: 3, ..TuneOptions::default() };
+        let greedy = TuneOptions { strategy: Strategy::Greedy, repeats: 3, ..TuneOptions::default() };
+        for opts in [budget, sample, greedy] {
+            let mut line = Line { times: times.clone(), unsearched: None, timed: Vec::new(), verified: Vec::new() };
+            let found = tune(&mut line, &mut NoDevice::new(), &opts, Some(&stored), None, true, &mut |_| {});
+            let entry = found.expect("a winner");
+            assert_eq!(entry.winner, "v5", "{:?}: timed {:?}", opts.strategy, line.timed);
+            assert_eq!(line.timed.first().map(String::as_str), Some("v5"), "{:?}", opts.strategy);
+        }
+        // a stored winner that is no longer a candidate is not timed
+        let gone = entry("v9", &[("v9", Some(0.1))]);
+        let mut line = Line { times, unsearched: None, timed: Vec::new(), verified: Vec::new() };
+        let opts = TuneOptions { repeats: 3, ..TuneOptions::default() };
+        let entry =
+            tune(&mut line, &mut NoDevice::new(), &opts, Some(&gone), None, true, &mut |_| {}).expect("a winner");
+        assert_eq!(entry.winner, "v5");
+        assert!(!line.timed.iter().any(|t| t == "v9"), "{:?}", line.timed);
     }
 
     #[test]
