@@ -121,12 +121,31 @@ pub struct RunArgs {
 }
 
 /// Floating-point precision of a run.
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Precision {
     /// Single precision.
     F32,
     /// Double precision.
     F64,
+}
+
+impl Precision {
+    /// `f32` or `f64`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        }
+    }
+}
+
+/// The precision a kernel SPEC names (a part `f32` or `f64`), if any.
+pub fn spec_precision(spec: &str) -> Option<Precision> {
+    spec.split('/').find_map(|part| match part {
+        "f32" => Some(Precision::F32),
+        "f64" => Some(Precision::F64),
+        _ => None,
+    })
 }
 
 impl From<Precision> for dg_run::Precision {
@@ -204,14 +223,7 @@ impl RunArgs {
     /// The run's precision: --precision's, else the one --variant's SPEC names, else f64 (a --precision that
     /// contradicts the SPEC is refused when the variant is chosen).
     pub fn precision(&self) -> Precision {
-        let of_spec = self.backend.variant.as_deref().and_then(|spec| {
-            spec.split('/').find_map(|part| match part {
-                "f32" => Some(Precision::F32),
-                "f64" => Some(Precision::F64),
-                _ => None,
-            })
-        });
-        self.precision.or(of_spec).unwrap_or(Precision::F64)
+        self.precision.or(self.backend.variant.as_deref().and_then(spec_precision)).unwrap_or(Precision::F64)
     }
 
     /// What the run writes and where it starts: VTU and series (--out, --out-every), checkpoints, the last good
@@ -300,8 +312,11 @@ fn checkpoint_line(path: &std::path::Path, n: u64, from: Option<u64>, steps: u64
         return format!("{} (every {n} steps; the last at step {last})", path.display());
     }
     let earlier =
-        if path.exists() { format!("; the {} there is an earlier run's", path.display()) } else { String::new() };
-    format!("none written: the run ended at step {steps}, before its first checkpoint (every {n} steps){earlier}")
+        if path.exists() { format!("; the {} there is from before this run", path.display()) } else { String::new() };
+    let next = (from.unwrap_or(0) / n.max(1) + 1) * n;
+    format!(
+        "none written: the run ended at step {steps}, before its checkpoint at step {next} (every {n} steps){earlier}"
+    )
 }
 
 /// Prints the report of a nodal-triangle run (JSON, or a table with `extra` lines after the error).

@@ -125,10 +125,22 @@ fn the_report_says_which_checkpoint_the_run_wrote() {
     let file = d.join("maxwell-cavity.restart");
     // 18 steps
     let text = run("50");
-    assert!(text.contains("none written: the run ended at step 18, before its first checkpoint"), "{text}");
+    assert!(text.contains("none written: the run ended at step 18, before its checkpoint at step 50"), "{text}");
     assert!(!file.exists());
     let text = run("5");
     assert!(text.contains("checkpoint  maxwell-cavity.restart (every 5 steps; the last at step 15)"), "{text}");
     let text = run("50");
-    assert!(text.contains("the maxwell-cavity.restart there is an earlier run's"), "{text}");
+    assert!(text.contains("the maxwell-cavity.restart there is from before this run"), "{text}");
+    // continued from step 15 with a checkpoint every 10: the one at step 20 was not reached either; a variant in the
+    // other precision than the saved run's is refused naming both
+    let out = dg(d, &["run", "--restart", "maxwell-cavity.restart", "--checkpoint-every", "10"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("before its checkpoint at step 20 (every 10 steps)"), "{text}");
+    let f32_spec = "elem/wg128/seq1/matrix-const/merged/node-major/f32";
+    let out = dg(d, &["run", "--restart", "maxwell-cavity.restart", "--variant", f32_spec, "--device", "opencl"]);
+    assert!(
+        stderr(&out).contains("is in f32, but the run saved in maxwell-cavity.restart is in f64"),
+        "{}",
+        stderr(&out)
+    );
 }
