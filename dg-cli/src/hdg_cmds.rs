@@ -49,6 +49,15 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
         bail!("{} solves in f64 only", case.name());
     }
     let squares = m.nx.unwrap_or(case.default_cells());
+    // checked before a device opens (a device, a CUDA note, then the refusal)
+    let order = args.order.unwrap_or(3);
+    let max = dg_core::triangle::MAX_ORDER;
+    if !(1..=max).contains(&order) || squares == 0 {
+        bail!("{} takes --order 1..={max} and --nx at least 1 (got --order {order}, --nx {squares})", case.name());
+    }
+    if let Some(spec) = &b.variant {
+        DeviceOptions::from_variant(spec)?;
+    }
     crate::memory::ensure_fits(
         crate::memory::ElementKind::HdgTriangle,
         2 * squares as u128 * squares as u128,
@@ -56,7 +65,6 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
     )?;
     let mut device = open_elliptic_device(b)?;
     let on = device.as_mut().map(|(d, o)| (d.as_mut(), &*o));
-    let order = args.order.unwrap_or(3);
     let report = run_elliptic(case.as_ref(), order, squares, on)
         .with_context(|| format!("solving {} at P = {order}", case.name()))?;
     if args.json {

@@ -332,7 +332,7 @@ fn kernel_commands_take_each_formulations_own_orders() {
 /// `--alpha` or `--no-cleaning` given to a case of another family (ignored).
 #[test]
 fn contradicting_options_are_refused_before_a_device_opens() {
-    let refused: [(&[&str], &str); 12] = [
+    let refused: [(&[&str], &str); 14] = [
         (
             &[
                 "verify",
@@ -393,6 +393,15 @@ fn contradicting_options_are_refused_before_a_device_opens() {
                 "cuda:7",
             ],
             "applies to the nodal triangles' folded stages",
+        ),
+        // the elliptic case's order, size and variant (it opened the device first)
+        (
+            &["run", "helmholtz-square", "--order", "0", "--device", "cuda:7"],
+            "takes --order 1..=10 and --nx at least 1",
+        ),
+        (
+            &["run", "helmholtz-square", "--variant", "bogus", "--device", "cuda:7"],
+            "unknown part `bogus` of the HDG variant",
         ),
     ];
     refused_before_a_device_opens(&refused);
