@@ -7,7 +7,7 @@
 use anyhow::bail;
 use dg_cases::euler::{EulerCase, ExactDomain};
 use dg_core::hexmesh::{det3, HexMesh};
-use dg_core::mesh::TriMesh;
+use dg_core::mesh::{Connectivity, FaceLink, TriMesh};
 use dg_core::mesh3d::TetMesh;
 use std::collections::HashMap;
 use std::path::Path;
@@ -135,20 +135,16 @@ fn ensure_quarter_annulus(case: &str, file: &Path, mesh: &TriMesh, r_inner: f64,
             mesh.vertices[v][1]
         );
     }
-    let mut faces: HashMap<[usize; 2], usize> = HashMap::new();
-    for e in &mesh.elements {
-        for f in 0..3 {
-            let (a, b) = (e[f], e[(f + 1) % 3]);
-            *faces.entry([a.min(b), a.max(b)]).or_default() += 1;
-        }
-    }
-    let mut boundary: Vec<[usize; 2]> = faces.into_iter().filter(|&(_, n)| n == 1).map(|(f, _)| f).collect();
-    boundary.sort_unstable();
-    let off_the_sides = boundary.iter().find(|[a, b]| {
+    // the boundary edges as the solver will see them (the mesh's face matching, in element order)
+    let links = Connectivity::build(mesh)?.links;
+    let mut boundary = links.iter().zip(&mesh.elements).flat_map(|(faces, e)| {
+        (0..3).filter(|&f| matches!(faces[f], FaceLink::Boundary { .. })).map(move |f| [e[f], e[(f + 1) % 3]])
+    });
+    let off_the_sides = boundary.find(|[a, b]| {
         let (sa, sb) = (sides(*a), sides(*b));
         !(0..4).any(|s| sa[s] && sb[s])
     });
-    if let Some(&[a, b]) = off_the_sides {
+    if let Some([a, b]) = off_the_sides {
         let [xa, ya] = mesh.vertices[a];
         let [xb, yb] = mesh.vertices[b];
         bail!(

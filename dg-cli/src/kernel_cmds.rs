@@ -385,12 +385,10 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
 /// than the SPEC's is refused (it would verify what was not asked for).
 fn verified_precision(args: &VerifyArgs) -> anyhow::Result<PrecisionArg> {
     let Some(spec) = args.variant.as_deref() else { return Ok(args.precision) };
-    let own = if spec.contains("/f32") {
-        PrecisionArg::F32
-    } else if spec.contains("/f64") {
-        PrecisionArg::F64
-    } else {
-        return Ok(args.precision);
+    let own = match dg_commands::bench::precision_of_spec(spec) {
+        Some(Precision::F32) => PrecisionArg::F32,
+        Some(Precision::F64) => PrecisionArg::F64,
+        None => return Ok(args.precision),
     };
     if args.precision != PrecisionArg::Both && args.precision != own {
         let given = if args.precision == PrecisionArg::F32 { "f32" } else { "f64" };

@@ -141,10 +141,9 @@ impl Precision {
 
 /// The precision a kernel SPEC names (a part `f32` or `f64`), if any.
 pub fn spec_precision(spec: &str) -> Option<Precision> {
-    spec.split('/').find_map(|part| match part {
-        "f32" => Some(Precision::F32),
-        "f64" => Some(Precision::F64),
-        _ => None,
+    dg_commands::bench::precision_of_spec(spec).map(|p| match p {
+        dg_codegen::Precision::F32 => Precision::F32,
+        dg_codegen::Precision::F64 => Precision::F64,
     })
 }
 

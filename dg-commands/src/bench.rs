@@ -34,7 +34,7 @@ pub struct BenchRun<'a> {
 }
 
 /// The precision a variant SPEC names (every formulation's SPEC has an `f32` or `f64` component).
-fn precision_of_spec(spec: &str) -> Option<Precision> {
+pub fn precision_of_spec(spec: &str) -> Option<Precision> {
     spec.split('/').find_map(|part| match part {
         "f32" => Some(Precision::F32),
         "f64" => Some(Precision::F64),
