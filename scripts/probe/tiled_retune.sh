@@ -6,7 +6,7 @@
 # then untruncated on the second's cache). P (f32, f64 or both, the default) limits every part to one precision.
 # Results in $OUT/results.tgz (r/, the database in r/db).
 # usage: DG=path/to/dg DB=dir OUT=dir PARTS="maxwell euler bench tunetime" [P=f64] bash scripts/probe/tiled_retune.sh
-# (also after scripts/probe/mma_tiled_in_list.patch, the f64 tensor-core kernels' tiled twins in the list: P=f64)
+# (P=f64 was used on 2026-12-05 once the f64 tensor-core kernels' tiled twins joined the list)
 set -u
 DG=${DG:?}; DB=${DB:?}; R=$OUT/r; mkdir -p "$R"; D="--device cuda:0"
 PARTS=" ${PARTS:-maxwell euler bench tunetime} "; P=${P:-both}

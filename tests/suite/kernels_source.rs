@@ -100,9 +100,10 @@ fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
         let err = spec.parse::<Variant>().unwrap().check(8, &linear, &tensor).unwrap_err().to_string();
         assert!(err.contains(reason), "{spec}: {err}");
     }
-    // the tuner meets mma in f64 (both storages, every group and sequence); f32 mma is there to be requested
+    // the tuner meets mma in f64 (both storages, every group and sequence, both layouts); f32 mma is there to be
+    // requested
     let all = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mma/")).count();
-    assert_eq!((all(Precision::F32), all(Precision::F64)), (0, 12));
+    assert_eq!((all(Precision::F32), all(Precision::F64)), (0, 24));
     // CUDA C only; the emitted kernels issue the f64 mma instruction, and the tf32 one three times per product
     let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
     let params = dg::dg_laws::maxwell2d::Law::default().param_values();
@@ -184,9 +185,9 @@ fn mma16_needs_compute_capability_9_runs_f64_and_splits_its_steps() {
         ("mma16/wg32/seq1/field-local/merged/node-major/f64", "local memory"),
     ];
     assert_rejected_at_n8(&reasons, &linear, &hopper);
-    // the tuner meets it in f64, field-local, every group and sequence
+    // the tuner meets it in f64, field-local, every group and sequence, both layouts
     let listed = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mma16/")).count();
-    assert_eq!((listed(Precision::F32), listed(Precision::F64)), (0, 6));
+    assert_eq!((listed(Precision::F32), listed(Precision::F64)), (0, 12));
     let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
     let params = dg::dg_laws::maxwell2d::Law::default().param_values();
     let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
@@ -231,9 +232,9 @@ fn mma16r_forms_b_in_registers_from_sectioned_operator_columns() {
         ("mma16r/wg8/seq1/field-local/merged/node-major/f64/mixed", "mixed"),
     ];
     assert_rejected_at_n8(&reasons, &linear, &hopper);
-    // the tuner meets it in f64, field-local, every group and sequence
+    // the tuner meets it in f64, field-local, every group and sequence, both layouts
     let listed = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mma16r/")).count();
-    assert_eq!((listed(Precision::F32), listed(Precision::F64)), (0, 6));
+    assert_eq!((listed(Precision::F32), listed(Precision::F64)), (0, 12));
     let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
     let params = dg::dg_laws::maxwell2d::Law::default().param_values();
     let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
@@ -313,8 +314,14 @@ fn the_tensor_core_kernels_take_the_tiled_layout() {
         let node_major = emitted("maxwell2d", 6, twin, Target::Cuda);
         assert!(!node_major.contains("#define fs"), "{twin}");
     }
-    // the tuner does not meet them yet (Variant::all): their entries have not been tuned with them
-    assert!(Variant::all(Precision::F64).iter().all(|v| !(v.partition.is_mma() && v.layout == Layout::Tiled)));
+    // the tuner meets each tensor-core variant of its list on both layouts
+    let list = Variant::all(Precision::F64);
+    let mma: Vec<&Variant> = list.iter().filter(|v| v.partition.is_mma()).collect();
+    let tiled = mma.iter().filter(|v| v.layout == Layout::Tiled).count();
+    assert!(tiled > 0 && 2 * tiled == mma.len(), "{tiled} tiled of {} tensor-core variants", mma.len());
+    for v in mma.iter().filter(|v| v.layout == Layout::NodeMajor) {
+        assert!(list.contains(&Variant { layout: Layout::Tiled, ..**v }), "{v}: no tiled twin");
+    }
 }
 
 fn emitted(law: &str, order: usize, spec: &str, target: Target) -> String {

@@ -110,8 +110,7 @@ pub struct ModalVariant {
 
 impl ModalVariant {
     /// Every variant of one precision: groups × surfaces × tables × layouts (the mma surface in f64, const tables and
-    /// mode-major only). The tiled layout is valid on request (`…/tiled/…`) and not in this list until it has been
-    /// timed against mode-major on a GPU and the entries tuned with it.
+    /// mode-major only).
     pub fn all(precision: Precision) -> Vec<ModalVariant> {
         let mut out = Vec::new();
         for group in MODAL_GROUPS {
@@ -120,7 +119,7 @@ impl ModalVariant {
                     continue;
                 }
                 for tables in [Tables::Const, Tables::Shared] {
-                    for layout in [ModalLayout::ModeMajor, ModalLayout::ElemMajor] {
+                    for layout in [ModalLayout::ModeMajor, ModalLayout::ElemMajor, ModalLayout::Tiled] {
                         if surface == ModalSurface::Mma && (layout != ModalLayout::ModeMajor || tables != Tables::Const)
                         {
                             continue;
@@ -221,7 +220,7 @@ mod tests {
     fn every_variant_round_trips_through_its_spec() {
         for precision in [Precision::F32, Precision::F64] {
             let all = ModalVariant::all(precision);
-            assert_eq!(all.len(), if precision == Precision::F64 { 75 } else { 72 });
+            assert_eq!(all.len(), if precision == Precision::F64 { 111 } else { 108 });
             for v in all {
                 assert_eq!(v.to_string().parse::<ModalVariant>().unwrap(), v);
             }
@@ -229,12 +228,16 @@ mod tests {
     }
 
     #[test]
-    fn the_tiled_layout_is_valid_on_request_and_not_in_the_list() {
+    fn the_tiled_layout_is_in_the_list_for_every_surface_but_mma() {
         let spec = "modal/wg64/edge-flux-pair/const/tiled/f64";
         let v: ModalVariant = spec.parse().unwrap();
         assert_eq!((v.layout, v.to_string().as_str()), (ModalLayout::Tiled, spec));
         for precision in [Precision::F32, Precision::F64] {
-            assert!(ModalVariant::all(precision).iter().all(|v| v.layout != ModalLayout::Tiled));
+            let tiled: Vec<_> =
+                ModalVariant::all(precision).into_iter().filter(|v| v.layout == ModalLayout::Tiled).collect();
+            // 3 groups × 6 surfaces × 2 table storages
+            assert_eq!(tiled.len(), 36, "{precision:?}");
+            assert!(tiled.iter().all(|v| v.surface != ModalSurface::Mma));
         }
         let e = "modal/wg64/edge/const/tiles/f64".parse::<ModalVariant>().unwrap_err().to_string();
         assert!(e.contains("unknown layout `tiles`") && e.contains("<mode-major|elem-major|tiled>"), "{e}");

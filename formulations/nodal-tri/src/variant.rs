@@ -301,15 +301,17 @@ impl Variant {
                     // (f32 mma is verified and may be requested, but the tuner does not meet it: on an H200 its
                     // right-hand side was at most 5% faster than the FMA kernels at N = 7, 8 and slower in the folded
                     // loop, whose final error grew 4.6× (the split keeps 22 of f32's 24 bits; docs/performance.md))
-                    // (the tensor-core kernels also run on the tiled layout, `mma…/tiled/f64`, valid on request: on an
-                    // H200 their twins of the f64 winners were 4–5 % faster at N = 5, 7, 1–4 % slower at N = 6, 8
-                    // (2026-12-04, scripts/probe/mma_tiled.sh); not in the list until the entries can be tuned again)
+                    // (the tensor-core kernels on both layouts: on an H200 the tiled twins of the f64 winners were
+                    // 4–5 % faster at N = 5, 7, 1–4 % slower at N = 6, 8; 2026-12-04, scripts/probe/mma_tiled.sh)
                     if surface == Surface::Merged && storage != Storage::MatrixConst && precision == Precision::F64 {
-                        out.extend([8, 16, 32].map(|group| shared(Partition::Mma, group, seq)));
-                        // (the 16-row tiles' fragments of A fill 2·ksteps registers: field-local only in the list)
-                        if storage == Storage::FieldLocal {
-                            out.extend([8, 16, 32].map(|group| shared(Partition::Mma16, group, seq)));
-                            out.extend([8, 16, 32].map(|group| shared(Partition::Mma16Regs, group, seq)));
+                        for layout in [Layout::NodeMajor, Layout::Tiled] {
+                            let on = |partition, group| Variant { layout, ..shared(partition, group, seq) };
+                            out.extend([8, 16, 32].map(|group| on(Partition::Mma, group)));
+                            // (the 16-row tiles' fragments of A fill 2·ksteps registers: field-local only in the list)
+                            if storage == Storage::FieldLocal {
+                                out.extend([8, 16, 32].map(|group| on(Partition::Mma16, group)));
+                                out.extend([8, 16, 32].map(|group| on(Partition::Mma16Regs, group)));
+                            }
                         }
                     }
                     // (the GEMM strategy: the library reads the operator, so the storage axis is field-local only)

@@ -44,7 +44,11 @@ fn every_modal_variant_matches_the_cpu_with_shuffled_edges() {
         &mut |_| {},
     );
     assert_eq!(outcomes.len(), variants.len());
-    assert_eq!(variants.len(), 72, "edge, edge-flux, edge-flux-pair, atomic, element and element-regs surfaces");
+    assert_eq!(
+        variants.len(),
+        108,
+        "edge, edge-flux, edge-flux-pair, atomic, element and element-regs surfaces, 3 layouts"
+    );
     let failed: Vec<_> = outcomes.iter().filter(|o| !o.passed).collect();
     assert!(failed.is_empty(), "{failed:#?}");
 }
@@ -114,7 +118,7 @@ fn a_law_whose_flux_is_not_conservative_runs_the_element_surfaces_and_they_pass(
             }
         }
     }
-    assert_eq!(valid.len(), 24, "element and element-regs surfaces: {valid:?}");
+    assert_eq!(valid.len(), 36, "element and element-regs surfaces, 3 layouts: {valid:?}");
     let outcomes = verify_modal_variants::<_, f64>(
         device.as_mut(),
         Target::OpenCl,
