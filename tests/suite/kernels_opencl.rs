@@ -949,7 +949,7 @@ fn verify_each(formulation: &str, cases: &[(&str, &str, u64, &str)], cache: &Pat
     }
 }
 
-/// The tiled layout (valid on request, not in the tuner's list): merged element kernels of every volume form and
+/// The tiled layout (in the tuner's list beside node-major): merged element kernels of every volume form and
 /// operator storage, tiles, both precisions, a nonlinear law and a law with a source term match the CPU operator on
 /// verification's mesh (874 elements: 27 whole tiles of 32 and a partial one), and a one-variable law's tiled
 /// variant is rejected by the rules with their reason.
@@ -981,7 +981,7 @@ fn the_tiled_layout_matches_the_cpu_reference() {
     assert!(stdout.contains("1 rejected by the rules"), "{stdout}");
 }
 
-/// The modal tiled layout (valid on request, not in the tuner's list): every surface it admits, both table storages
+/// The modal tiled layout (in the tuner's list beside the other two): every surface it admits, both table storages
 /// and precisions, Euler and MHD (a source in the volume integral) match the CPU operator on verification's mesh
 /// (874 elements: 27 whole tiles of 32 and a partial one); a run on it ends bit for bit where the
 /// same variant on mode-major ends (the layout moves addresses, not arithmetic), and continues from a checkpoint

@@ -276,7 +276,7 @@ fn diff_first_applies_to_linear_homogeneous_fluxes_only() {
     }
 }
 
-/// The tensor-core kernels on the tiled layout (valid on request; CUDA-only, so verified on a GPU, not in CI): the
+/// The tensor-core kernels on the tiled layout (in the f64 list; CUDA-only, so verified on a GPU, not in CI): the
 /// rules admit them where they admit the node-major twin and refuse them on the element-major layout; the emitted
 /// kernel reads the state through the tile's offsets with its variable stride a constant inside the kernel (undefined
 /// after it), and the node-major twin keeps the argument.
