@@ -7,7 +7,7 @@
 use anyhow::bail;
 use dg_cases::euler::{EulerCase, ExactDomain};
 use dg_core::hexmesh::{det3, HexMesh};
-use dg_core::mesh::{Connectivity, FaceLink, TriMesh};
+use dg_core::mesh::{Connectivity, FaceLink, TriMesh, QUARTER_ANNULUS_TAGS};
 use dg_core::mesh3d::TetMesh;
 use std::collections::HashMap;
 use std::path::Path;
@@ -111,7 +111,8 @@ pub fn ensure_euler_triangles(case: &dyn EulerCase, file: &Path, mesh: &TriMesh)
 
 /// Refuses `file`'s mesh (`mesh`) unless it meshes the quarter annulus r ∈ [`r_inner`, `r_outer`], x, y ≥ 0: every
 /// vertex in it, and both ends of every boundary edge (an edge of one element) on one of its four sides — so no
-/// hole, no part of the annulus left out, no other domain.
+/// hole, no part of the annulus left out, no other domain — tagged with that side's name in
+/// [`QUARTER_ANNULUS_TAGS`], by which the case binds its conditions.
 fn ensure_quarter_annulus(case: &str, file: &Path, mesh: &TriMesh, r_inner: f64, r_outer: f64) -> anyhow::Result<()> {
     let tolerance = TOLERANCE * r_outer;
     let radius = |v: usize| mesh.vertices[v][0].hypot(mesh.vertices[v][1]);
@@ -137,22 +138,45 @@ fn ensure_quarter_annulus(case: &str, file: &Path, mesh: &TriMesh, r_inner: f64,
     }
     // the boundary edges as the solver will see them (the mesh's face matching, in element order)
     let links = Connectivity::build(mesh)?.links;
-    let mut boundary = links.iter().zip(&mesh.elements).flat_map(|(faces, e)| {
-        (0..3).filter(|&f| matches!(faces[f], FaceLink::Boundary { .. })).map(move |f| [e[f], e[(f + 1) % 3]])
+    let boundary = links.iter().zip(&mesh.elements).flat_map(|(faces, e)| {
+        (0..3).filter_map(move |f| match faces[f] {
+            FaceLink::Boundary { tag } => Some(([e[f], e[(f + 1) % 3]], tag)),
+            FaceLink::Interior { .. } => None,
+        })
     });
-    let off_the_sides = boundary.find(|[a, b]| {
-        let (sa, sb) = (sides(*a), sides(*b));
-        !(0..4).any(|s| sa[s] && sb[s])
-    });
-    if let Some([a, b]) = off_the_sides {
+    let sides_named =
+        [format!("the arc r = {r_inner}"), format!("the arc r = {r_outer}"), "the x axis".into(), "the y axis".into()];
+    for ([a, b], tag) in boundary {
+        let (sa, sb) = (sides(a), sides(b));
         let [xa, ya] = mesh.vertices[a];
         let [xb, yb] = mesh.vertices[b];
-        bail!(
-            "{case}'s exact solution holds on {wanted}; mesh {} has a boundary edge from ({xa}, {ya}) to ({xb}, {yb}) \
-             on none of its sides (its arcs, the x axis, the y axis): a hole or a part left out, on which an error \
-             against that solution would measure nothing. Mesh that domain, or run the case on its own mesh (--nx)",
-            file.display()
-        );
+        let Some(side) = (0..4).find(|&s| sa[s] && sb[s]) else {
+            bail!(
+                "{case}'s exact solution holds on {wanted}; mesh {} has a boundary edge from ({xa}, {ya}) to ({xb}, \
+                 {yb}) on none of its sides (its arcs, the x axis, the y axis): a hole or a part left out, on which an \
+                 error against that solution would measure nothing. Mesh that domain, or run the case on its own mesh \
+                 (--nx)",
+                file.display()
+            );
+        };
+        // the case binds its conditions (the walls, the inflow it prescribes, the outflow) to the names its own mesh
+        // gives the sides: a side named otherwise would take another condition, or none, and the run would solve
+        // another problem than the one its exact solution is of
+        let name = mesh.tag_names.get(tag).map_or("", String::as_str);
+        if !(0..4).any(|s| sa[s] && sb[s] && QUARTER_ANNULUS_TAGS[s] == name) {
+            let named: Vec<String> =
+                (0..4).map(|s| format!("`{}` on {}", QUARTER_ANNULUS_TAGS[s], sides_named[s])).collect();
+            bail!(
+                "{case} binds its boundary conditions to the names its own mesh gives the sides: {}; mesh {} tags \
+                 the boundary edge from ({xa}, {ya}) to ({xb}, {yb}), on {}, `{name}`, so a run would solve another \
+                 problem than the one its exact solution is of. Name that side's physical group `{}`, or run the case \
+                 on its own mesh (--nx)",
+                named.join(", "),
+                file.display(),
+                sides_named[side],
+                QUARTER_ANNULUS_TAGS[side]
+            );
+        }
     }
     Ok(())
 }

@@ -20,6 +20,10 @@ pub struct QuarterAnnulusSpec {
     pub n_theta: usize,
 }
 
+/// The boundary tags [`quarter_annulus`] gives its sides, in this order: the inner arc, the outer arc, the x axis
+/// (y = 0) and the y axis (x = 0).
+pub const QUARTER_ANNULUS_TAGS: [&str; 4] = ["inner", "outer", "bottom", "left"];
+
 /// Builds the quarter annulus. Boundary tags: `inner` and `outer` (the arcs), `bottom` (θ = 0, on the x axis) and
 /// `left` (θ = π/2, on the y axis). Vertices on the arcs lie exactly on the circles.
 pub fn quarter_annulus(spec: &QuarterAnnulusSpec) -> Result<TriMesh, MeshError> {
@@ -50,7 +54,7 @@ pub fn quarter_annulus(spec: &QuarterAnnulusSpec) -> Result<TriMesh, MeshError> 
             elements.push([a, c, d]);
         }
     }
-    let tag_names: Vec<String> = ["inner", "outer", "bottom", "left"].iter().map(|s| s.to_string()).collect();
+    let tag_names: Vec<String> = QUARTER_ANNULUS_TAGS.iter().map(|s| s.to_string()).collect();
     let mut boundary_tags = HashMap::new();
     for j in 0..n_theta {
         boundary_tags.insert(sorted_pair(id(0, j), id(0, j + 1)), 0);

@@ -9,7 +9,7 @@ mod gmsh_sections;
 mod refine;
 mod structured;
 
-pub use annulus::{project_onto_circle, quarter_annulus, QuarterAnnulusSpec};
+pub use annulus::{project_onto_circle, quarter_annulus, QuarterAnnulusSpec, QUARTER_ANNULUS_TAGS};
 pub(crate) use connectivity::default_boundary_tag;
 pub use connectivity::{Connectivity, FaceLink};
 pub use geometry::{ElementGeometry, FaceGeometry};
