@@ -45,11 +45,13 @@ for path in rest:
         skipped = law in skip or f"{law}:{parts[5]}" in skip
         if parts[-1] == "cg" + old.get(formulation, "-") and formulation in new and not skipped:
             parts[-1] = "cg" + new[formulation]
-            if "|".join(parts) != key and "|".join(parts) in entries:
+        new_key = "|".join(parts)
+        if new_key != key:
+            if new_key in entries:
                 dropped += 1
                 continue
-            count += "|".join(parts) != key
-        moved["|".join(parts)] = entry
+            count += 1
+        moved[new_key] = entry
     doc["entries"] = dict(sorted(moved.items()))
     with open(path, "w") as fh:
         json.dump(doc, fh, indent=2, ensure_ascii=False)

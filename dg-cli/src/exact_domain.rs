@@ -148,9 +148,10 @@ fn ensure_quarter_annulus(case: &str, file: &Path, mesh: &TriMesh, r_inner: f64,
         [format!("the arc r = {r_inner}"), format!("the arc r = {r_outer}"), "the x axis".into(), "the y axis".into()];
     for ([a, b], tag) in boundary {
         let (sa, sb) = (sides(a), sides(b));
+        let on = |s: usize| sa[s] && sb[s];
         let [xa, ya] = mesh.vertices[a];
         let [xb, yb] = mesh.vertices[b];
-        let Some(side) = (0..4).find(|&s| sa[s] && sb[s]) else {
+        let Some(side) = (0..4).find(|&s| on(s)) else {
             bail!(
                 "{case}'s exact solution holds on {wanted}; mesh {} has a boundary edge from ({xa}, {ya}) to ({xb}, \
                  {yb}) on none of its sides (its arcs, the x axis, the y axis): a hole or a part left out, on which an \
@@ -163,7 +164,7 @@ fn ensure_quarter_annulus(case: &str, file: &Path, mesh: &TriMesh, r_inner: f64,
         // gives the sides: a side named otherwise would take another condition, or none, and the run would solve
         // another problem than the one its exact solution is of
         let name = mesh.tag_names.get(tag).map_or("", String::as_str);
-        if !(0..4).any(|s| sa[s] && sb[s] && QUARTER_ANNULUS_TAGS[s] == name) {
+        if !(0..4).any(|s| on(s) && QUARTER_ANNULUS_TAGS[s] == name) {
             let named: Vec<String> =
                 (0..4).map(|s| format!("`{}` on {}", QUARTER_ANNULUS_TAGS[s], sides_named[s])).collect();
             bail!(

@@ -103,8 +103,9 @@ fn bad_euler_options_get_clear_errors() {
 
 /// A mesh file for a case with an exact solution must mesh the domain that solution holds on: the supersonic
 /// vortex's own mesh A written as a Gmsh file (MSH 2.2, its four boundary tags as physical groups) runs and reports
-/// the error the built-in mesh A gives; a mesh with a hole is refused for both vortices (the periodic one takes no
-/// file: a file has walls where it is periodic) before any step.
+/// the error the built-in mesh A gives; the same file with its sides named otherwise is refused (the case binds its
+/// conditions by those names); a mesh with a hole is refused for both vortices (the periodic one takes no file: a
+/// file has walls where it is periodic) before any step.
 #[test]
 fn an_euler_mesh_file_must_mesh_the_exact_solutions_domain() {
     use dg::dg_core::mesh::{quarter_annulus, QuarterAnnulusSpec};
