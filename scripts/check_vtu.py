@@ -9,6 +9,13 @@ For every file (a .pvd lists files with their times): the cells are VTK Lagrange
 face, interior points inside; a hexahedron's face and interior points at the trilinear image of their lattice
 point, in the order VTK's documentation gives); points are shared (no two at the same place); and the point values match the case's exact solution
 at the file's time within TOL (case `none`: finite values only). Exits non-zero, naming the first failure.
+
+Finite-volume files (the MHD cases, --order 1 or 2 is not read) hold VTK_QUAD (9) cells of a regular grid with one
+value per cell: each cell must be an axis-aligned rectangle with counter-clockwise corners, the cells must tile the
+case's domain, and the cell fields must be finite; at t = 0 every conserved variable must equal the case's initial
+state at the cell centre within TOL, and at every time the total mass (density times cell area, summed) must be the
+initial one within a relative 1e-12 (Orszag–Tang is periodic; Brio–Wu's waves do not reach its ends by t = 0.1), and
+for Brio–Wu Bx must stay 0.75 and ψ 0 (a uniform normal field is a steady state of the GLM system).
 """
 
 import argparse
@@ -73,8 +80,55 @@ def isentropic_vortex(x, t):
     return {"rho": temperature ** (1.0 / (gamma - 1.0))}
 
 
+def helmholtz_square(x, t):
+    """helmholtz-square: u = sin 2πx sin 2πy (steady)."""
+    return {"u": np.sin(2.0 * PI * x[:, 0]) * np.sin(2.0 * PI * x[:, 1])}
+
+
+def conserved(gamma, rho, u, p, b):
+    """Conserved MHD variables (rho, mx, my, mz, e, bx, by, bz, psi) from primitive ones, each an array."""
+    kinetic = 0.5 * rho * (u[0] ** 2 + u[1] ** 2 + u[2] ** 2)
+    magnetic = 0.5 * (b[0] ** 2 + b[1] ** 2 + b[2] ** 2)
+    zero = 0.0 * rho
+    return {
+        "rho": rho,
+        "mx": rho * u[0],
+        "my": rho * u[1],
+        "mz": rho * u[2],
+        "e": p / (gamma - 1.0) + kinetic + magnetic,
+        "bx": b[0] + zero,
+        "by": b[1] + zero,
+        "bz": b[2] + zero,
+        "psi": zero,
+    }
+
+
+def orszag_tang(c):
+    """mhd-orszag-tang at t = 0 at cell centres c (γ = 5/3, ρ = 25/(36π), p = 5/(12π), u = (−sin 2πy, sin 2πx),
+    B = (−sin 2πy, sin 4πx)/√(4π))."""
+    b0 = 1.0 / math.sqrt(4.0 * PI)
+    sx, sy = np.sin(2.0 * PI * c[:, 0]), np.sin(2.0 * PI * c[:, 1])
+    rho = np.full(len(c), 25.0 / (36.0 * PI))
+    zero = 0.0 * rho
+    return conserved(5.0 / 3.0, rho, [-sy, sx, zero], 5.0 / (12.0 * PI), [-b0 * sy, b0 * np.sin(4.0 * PI * c[:, 0]), zero])
+
+
+def brio_wu(c):
+    """mhd-brio-wu at t = 0 (γ = 2, Bx = 0.75; x < 0.5: ρ = 1, p = 1, By = 1; else ρ = 0.125, p = 0.1, By = −1)."""
+    left = c[:, 0] < 0.5
+    rho, p, by = np.where(left, 1.0, 0.125), np.where(left, 1.0, 0.1), np.where(left, 1.0, -1.0)
+    zero = 0.0 * rho
+    return conserved(2.0, rho, [zero, zero, zero], p, [0.75 + zero, by, zero])
+
+
+# finite-volume cases: their initial state at cell centres
+FV_CASES = {"mhd-orszag-tang": orszag_tang, "mhd-brio-wu": brio_wu}
+
 CASES = {
     "euler-isentropic-vortex": isentropic_vortex,
+    "helmholtz-square": helmholtz_square,
+    "mhd-orszag-tang": None,
+    "mhd-brio-wu": None,
     "maxwell-cavity": cavity,
     "acoustic-cube": acoustic_cube,
     "maxwell3d-cavity": cavity3d,
@@ -157,9 +211,55 @@ def check_cells(points, cells, order, kind):
                     at += 1
 
 
+def check_grid_file(path, mesh, case, tol, t):
+    """A finite-volume file: quads tiling the domain, finite cell fields, the initial state, conserved mass."""
+    cells = mesh.cells[0].data
+    p = mesh.points[cells]  # cells × 4 corners × 3
+    lower, upper = p[:, 0, :2], p[:, 2, :2]
+    if not (np.all(p[:, 1, 1] == p[:, 0, 1]) and np.all(p[:, 1, 0] == p[:, 2, 0]) and np.all(p[:, 3, 0] == p[:, 0, 0])
+            and np.all(p[:, 3, 1] == p[:, 2, 1]) and np.all(upper > lower)):
+        fail(f"{path}: a cell is not an axis-aligned rectangle with counter-clockwise corners")
+    area = np.prod(upper - lower, axis=1)
+    box_lower, box_upper = mesh.points[:, :2].min(axis=0), mesh.points[:, :2].max(axis=0)
+    if abs(area.sum() - np.prod(box_upper - box_lower)) > 1e-12 * np.prod(box_upper - box_lower):
+        fail(f"{path}: the cells' areas sum to {area.sum()}, the domain's is {np.prod(box_upper - box_lower)}")
+    if case == "mhd-orszag-tang" and not (np.allclose(box_lower, 0.0) and np.allclose(box_upper, 1.0)):
+        fail(f"{path}: the domain is {box_lower}..{box_upper}, not the unit square")
+    if case == "mhd-brio-wu" and not (np.allclose(box_lower, 0.0) and np.isclose(box_upper[0], 1.0)):
+        fail(f"{path}: the domain is {box_lower}..{box_upper}, not [0, 1] along x")
+    for name, data in mesh.cell_data.items():
+        if not np.all(np.isfinite(np.asarray(data[0]))):
+            fail(f"{path}: field {name} holds values that are not finite")
+    centres = 0.5 * (lower + upper)
+    initial = FV_CASES[case](centres)
+    for name in initial:
+        if name not in mesh.cell_data:
+            fail(f"{path}: no cell field {name} (has {sorted(mesh.cell_data)})")
+    value = {name: np.asarray(mesh.cell_data[name][0]) for name in initial}
+    worst = 0.0
+    if t == 0.0:
+        worst = max(float(np.max(np.abs(value[n] - initial[n]))) for n in initial)
+        if not worst <= tol:
+            fail(f"{path} (t = 0): largest difference from the initial state {worst:.3e} > {tol:.3e}")
+    mass, mass0 = float(np.sum(value["rho"] * area)), float(np.sum(initial["rho"] * area))
+    if not abs(mass - mass0) <= 1e-12 * abs(mass0):
+        fail(f"{path} (t = {t}): total mass {mass!r}, initially {mass0!r}")
+    if case == "mhd-brio-wu":
+        drift = max(float(np.max(np.abs(value["bx"] - 0.75))), float(np.max(np.abs(value["psi"]))))
+        if not drift <= 1e-12:
+            fail(f"{path} (t = {t}): Bx or ψ moved from 0.75 and 0 by {drift:.3e}")
+    initially = f", largest difference from the initial state {worst:.3e}" if t == 0.0 else ""
+    print(f"{path}: t = {t:.6g}, {len(cells)} cells, mass {mass:.15g}{initially}")
+
+
 def check_file(path, case, order, tol, t):
     mesh = meshio.read(path)
     blocks = {block.type: block.data for block in mesh.cells}
+    if case in FV_CASES:
+        if set(blocks) != {"quad"}:
+            fail(f"{path}: cell types {sorted(blocks)}, expected VTK_QUAD only")
+        check_grid_file(path, mesh, case, tol, t)
+        return
     if set(blocks) == {"VTK_LAGRANGE_TRIANGLE"}:
         kind, cells = "triangle", blocks["VTK_LAGRANGE_TRIANGLE"]
     elif set(blocks) == {"VTK_LAGRANGE_TETRAHEDRON"}:

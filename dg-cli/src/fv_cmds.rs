@@ -21,8 +21,11 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
         );
     }
     b.formulation(case.name(), &[FormulationId::Fv])?;
-    if args.out.is_some() || args.checkpoint_every.is_some() {
-        bail!("finite-volume cases write --png (a picture) and --json (the report), not VTU or restart files");
+    if args.checkpoint_every.is_some() || args.checkpoint.is_some() {
+        bail!(
+            "finite-volume cases write --out FILE.vtu (cell means; --out-every for a series), --png (a picture) and \
+             --json (the report), not restart files"
+        );
     }
     let opts = FvOptions {
         cells: m.nx,
@@ -33,6 +36,8 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
         samples: 20,
         variant: b.variant.clone(),
         no_tune: b.no_tune,
+        vtu: args.out.clone(),
+        vtu_every: args.out_every,
     };
     let mut device = b.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
@@ -44,7 +49,9 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
         Some(path) => Some(picture(path, &outcome, args.png_width)?),
         None => None,
     };
-    print_report(&outcome.report, args.json, picture)
+    print_report(&outcome.report, args.json, picture)?;
+    args.print_outputs(outcome.report.steps);
+    Ok(())
 }
 
 /// Draws the density (a colour map on a 2D grid; on a one-row grid the profiles of ρ and By along x).

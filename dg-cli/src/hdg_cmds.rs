@@ -39,8 +39,12 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
     if timed || s.flux.is_some() || s.limiter || s.no_limiter || !s.bc.is_empty() || s.no_cleaning {
         bail!("{} is a steady elliptic problem: it takes --order and --nx; time-stepping, flux, limiter and --bc options do not apply", case.name());
     }
-    if args.out.is_some() || args.png.is_some() || args.checkpoint_every.is_some() || args.checkpoint.is_some() {
-        bail!("{} prints its report (--json); it writes no VTU, PNG or restart files yet", case.name());
+    if args.out_every.is_some() || args.png.is_some() || args.checkpoint_every.is_some() || args.checkpoint.is_some() {
+        bail!(
+            "{} is steady: it prints its report (--json) and writes the solution u with --out FILE.vtu; --out-every, \
+             --png and restart files do not apply",
+            case.name()
+        );
     }
     if b.formulation.is_some() || args.schedule.is_some() || args.exchange.is_some() {
         bail!("{} runs with hybridizable DG: --formulation, --schedule and --exchange do not apply", case.name());
@@ -65,13 +69,20 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
     )?;
     let mut device = open_elliptic_device(b)?;
     let on = device.as_mut().map(|(d, o)| (d.as_mut(), &*o));
-    let report = run_elliptic(case.as_ref(), order, squares, on)
+    let report = run_elliptic(case.as_ref(), order, squares, on, args.out.as_deref())
         .with_context(|| format!("solving {} at P = {order}", case.name()))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
-    let r = &report;
+    print_report(&report);
+    args.print_outputs(0);
+    Ok(())
+}
+
+/// The text report of an elliptic run.
+fn print_report(report: &dg_run::elliptic_run::EllipticReport) {
+    let r = report;
     println!("case        {} ({})", r.case, r.formulation);
     println!("mesh        {0} × {0} squares cut in two: {1} triangles, {2} edges", r.squares, r.elements, r.edges);
     println!(
@@ -124,7 +135,6 @@ pub fn run(args: RunArgs, case: Box<dyn EllipticCase>) -> anyhow::Result<()> {
             println!("refinement  none (the condensed solve alone)");
         }
     }
-    Ok(())
 }
 
 /// `dg convergence` of an elliptic case: every order on `levels` meshes, each with twice the squares per side.

@@ -92,9 +92,9 @@ pub fn resolve(args: RunArgs) -> anyhow::Result<RunArgs> {
     }
     // a --variant given now in the other precision cannot continue this state (the refusal at the variant's choice
     // would ask for a --precision, which --restart does not take)
-    let pinned = run.precision();
+    let pinned = dg_codegen::Precision::from(run.precision());
     if let (Some(spec), true) = (&run.backend.variant, args.given.iter().any(|id| id == "variant")) {
-        if let Some(theirs) = super::run::spec_precision(spec).filter(|&p| p != pinned) {
+        if let Some(theirs) = dg_commands::bench::precision_of_spec(spec).filter(|&p| p != pinned) {
             bail!(
                 "--variant {spec} is in {}, but the run saved in {} is in {}: give a variant ending in /{}",
                 theirs.name(),

@@ -33,6 +33,8 @@ Examples:
   dg run acoustic-two-layer --order 4 --nx 16                  (measured R and T next to the analytic ones)
   dg run maxwell3d-cavity --order 3 --nx 4 --perturb 0.2       (hexahedra, seed 003, native CPU path)
   dg run mhd-brio-wu --png brio-wu.png                         (finite volumes, MUSCL–Hancock: ρ and By along x)
+  dg run mhd-orszag-tang --nx 128 --out ot.vtu --out-every 0.1   (every variable's cell means, a series)
+  dg run helmholtz-square --order 4 --nx 16 --out u.vtu        (seed 004, hybridizable DG: the solution u)
   dg run maxwell-cavity --out cavity.vtu --out-every 0.25      (cavity.pvd: a time series for ParaView)
   dg run maxwell-cavity --nx 16 --checkpoint-every 50 --checkpoint cavity.restart
   dg run --restart cavity.restart                              (continues the run, bit for bit)")]
@@ -52,7 +54,8 @@ pub struct RunArgs {
     /// Final time (default: the case's, one period for the cavity).
     #[arg(long, value_name = "T", value_parser = super::mesh_args::positive_finite, allow_negative_numbers = true)]
     pub t_end: Option<f64>,
-    /// Write the final fields to this VTU file (Lagrange cells at the solution's order; open it in ParaView).
+    /// Write the final fields to this VTU file (Lagrange cells at the solution's order; finite volumes: each
+    /// cell's means as cell data; open it in ParaView).
     #[arg(long, value_name = "FILE.vtu")]
     pub out: Option<PathBuf>,
     /// Also write the fields every T of simulated time (and at the start and the end) as FILE_NNNN.vtu, listed
@@ -127,16 +130,6 @@ pub enum Precision {
     F32,
     /// Double precision.
     F64,
-}
-
-impl Precision {
-    /// `f32` or `f64`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::F32 => "f32",
-            Precision::F64 => "f64",
-        }
-    }
 }
 
 /// The precision a kernel SPEC names (a part `f32` or `f64`), if any.

@@ -9,6 +9,7 @@
 //! their mean (the interior points of each element keep its own values). Data are binary, appended raw after
 //! the XML (little-endian, 64-bit block headers); the file is written to a temporary name and renamed, so a
 //! reader never sees a half-written file. [`write_pvd`] writes the `.pvd` collection of a time series.
+//! [`write_vtu_grid`] writes cell means of a regular grid (finite volumes) as VTK_QUAD cells with cell data.
 
 use crate::matrix::Matrix;
 use crate::space::DgSpace2d;
@@ -18,6 +19,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// VTK cell type of a (bilinear) quadrilateral.
+pub const VTK_QUAD: u8 = 9;
 /// VTK cell type of a Lagrange triangle.
 pub const VTK_LAGRANGE_TRIANGLE: u8 = 69;
 /// VTK cell type of a Lagrange tetrahedron.
@@ -325,7 +328,26 @@ fn write_cells<const V: usize>(
         .collect();
     let offsets: Vec<i64> = (1..=k_count).map(|c| (c * npc) as i64).collect();
     let types = vec![vtk_type; k_count];
+    let point_data: Vec<(&str, &[f64])> = fields.iter().zip(&values).map(|(f, v)| (f.name, v.as_slice())).collect();
+    let piece = Piece { points: &points, connectivity: &connectivity, offsets: &offsets, types: &types };
+    write_piece(path, &piece, &point_data, &[])
+}
 
+/// One unstructured piece: points (x, y, z each), each cell's point ids, the end of each cell's ids, the VTK types.
+struct Piece<'a> {
+    points: &'a [f64],
+    connectivity: &'a [i64],
+    offsets: &'a [i64],
+    types: &'a [u8],
+}
+
+/// Writes `piece` with named point and cell fields (one value per point, per cell), binary data appended raw.
+fn write_piece(
+    path: &Path,
+    piece: &Piece<'_>,
+    point_data: &[(&str, &[f64])],
+    cell_data: &[(&str, &[f64])],
+) -> Result<(), CoreError> {
     let mut appended = Vec::new();
     let mut block = |bytes: Vec<u8>| {
         let offset = appended.len();
@@ -335,11 +357,12 @@ fn write_cells<const V: usize>(
     };
     let le_f64 = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let le_i64 = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let at_points = block(le_f64(&points));
-    let at_connectivity = block(le_i64(&connectivity));
-    let at_offsets = block(le_i64(&offsets));
-    let at_types = block(types);
-    let at_fields: Vec<usize> = values.iter().map(|v| block(le_f64(v))).collect();
+    let at_points = block(le_f64(piece.points));
+    let at_connectivity = block(le_i64(piece.connectivity));
+    let at_offsets = block(le_i64(piece.offsets));
+    let at_types = block(piece.types.to_vec());
+    let at_point_data: Vec<usize> = point_data.iter().map(|(_, v)| block(le_f64(v))).collect();
+    let at_cell_data: Vec<usize> = cell_data.iter().map(|(_, v)| block(le_f64(v))).collect();
 
     let mut xml = String::new();
     let w = &mut xml;
@@ -349,13 +372,19 @@ fn write_cells<const V: usize>(
         r#"<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">"#
     );
     let _ = writeln!(w, "<UnstructuredGrid>");
-    let _ = writeln!(w, r#"<Piece NumberOfPoints="{}" NumberOfCells="{k_count}">"#, keys.len());
-    let _ = writeln!(w, "<PointData>");
-    for (f, offset) in fields.iter().zip(&at_fields) {
-        let name = xml_escape(f.name);
-        let _ = writeln!(w, r#"<DataArray type="Float64" Name="{name}" format="appended" offset="{offset}"/>"#);
+    let _ = writeln!(w, r#"<Piece NumberOfPoints="{}" NumberOfCells="{}">"#, piece.points.len() / 3, piece.types.len());
+    for (tag, data, at) in [("PointData", point_data, &at_point_data), ("CellData", cell_data, &at_cell_data)] {
+        // (no empty CellData: files of point fields only stay as they were)
+        if tag == "CellData" && data.is_empty() {
+            continue;
+        }
+        let _ = writeln!(w, "<{tag}>");
+        for ((name, _), offset) in data.iter().zip(at) {
+            let name = xml_escape(name);
+            let _ = writeln!(w, r#"<DataArray type="Float64" Name="{name}" format="appended" offset="{offset}"/>"#);
+        }
+        let _ = writeln!(w, "</{tag}>");
     }
-    let _ = writeln!(w, "</PointData>");
     let _ = writeln!(w, "<Points>");
     let _ = writeln!(
         w,
@@ -372,6 +401,56 @@ fn write_cells<const V: usize>(
     bytes.extend_from_slice(&appended);
     bytes.extend_from_slice(b"\n</AppendedData>\n</VTKFile>\n");
     write_atomically(path, &bytes)
+}
+
+/// A regular grid of `nx` × `ny` rectangular cells spanning `lower` to `upper`, cell (i, j) at index j·nx + i.
+#[derive(Debug, Clone, Copy)]
+pub struct CellGrid {
+    /// Cells along x.
+    pub nx: usize,
+    /// Cells along y.
+    pub ny: usize,
+    /// Lower corner.
+    pub lower: [f64; 2],
+    /// Upper corner.
+    pub upper: [f64; 2],
+}
+
+/// Writes fields that hold one value per cell of a regular grid (finite-volume cell means, cell (i, j) at j·nx + i)
+/// as VTK_QUAD cells with cell data: ParaView shows each cell's mean as a constant over the cell.
+pub fn write_vtu_grid(path: &Path, grid: &CellGrid, fields: &[Field<'_>]) -> Result<(), CoreError> {
+    let (nx, ny) = (grid.nx, grid.ny);
+    let invalid = |m: String| CoreError::Io { path: path.to_path_buf(), source: std::io::Error::other(m) };
+    if nx == 0 || ny == 0 {
+        return Err(invalid(format!("a grid of {nx} × {ny} cells has no cell to write")));
+    }
+    let cells = nx * ny;
+    if let Some(f) = fields.iter().find(|f| f.values.len() != cells) {
+        return Err(invalid(format!(
+            "field `{}` has {} values, {nx} × {ny} cells need {cells}",
+            f.name,
+            f.values.len()
+        )));
+    }
+    let at = |k: usize, n: usize, d: usize| {
+        // the last line at the upper corner itself, not at lower + n·h (which rounding can move past it)
+        if k == n {
+            grid.upper[d]
+        } else {
+            grid.lower[d] + (grid.upper[d] - grid.lower[d]) * k as f64 / n as f64
+        }
+    };
+    let points: Vec<f64> =
+        (0..=ny).flat_map(|j| (0..=nx).flat_map(move |i| [at(i, nx, 0), at(j, ny, 1), 0.0])).collect();
+    let id = |i: usize, j: usize| (j * (nx + 1) + i) as i64;
+    let connectivity: Vec<i64> = (0..ny)
+        .flat_map(|j| (0..nx).flat_map(move |i| [id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)]))
+        .collect();
+    let offsets: Vec<i64> = (1..=cells).map(|c| 4 * c as i64).collect();
+    let types = vec![VTK_QUAD; cells];
+    let cell_data: Vec<(&str, &[f64])> = fields.iter().map(|f| (f.name, f.values)).collect();
+    let piece = Piece { points: &points, connectivity: &connectivity, offsets: &offsets, types: &types };
+    write_piece(path, &piece, &[], &cell_data)
 }
 
 fn xml_escape(s: &str) -> String {

@@ -136,12 +136,13 @@ fn local_choice(
 pub type StudyRow = (EllipticReport, Option<(f64, f64)>);
 
 /// Solves `case` at degree `order` on `n` × `n` squares cut in two: on `device` with `options` where one is given,
-/// else on the native CPU path.
+/// else on the native CPU path; writes the solution u to `vtu` (Lagrange triangles of degree `order`) if given.
 pub fn run_elliptic(
     case: &dyn EllipticCase,
     order: usize,
     n: usize,
     device: Option<(&mut (dyn Device + 'static), &DeviceOptions)>,
+    vtu: Option<&std::path::Path>,
 ) -> Result<EllipticReport, RunError> {
     if n == 0 {
         return Err(RunError::InvalidOption("--nx must be at least 1 (squares per side)".into()));
@@ -193,6 +194,11 @@ pub fn run_elliptic(
             (d.solution, name, Some(run))
         }
     };
+    if let Some(path) = vtu {
+        // u in each element's orthonormal Dubiner basis, the basis `write_vtu_modal` evaluates
+        let u: Vec<f64> = s.u.iter().flatten().copied().collect();
+        dg_core::vtu::write_vtu_modal(path, &mesh, order, &[dg_core::vtu::Field { name: "u", values: &u }])?;
+    }
     Ok(EllipticReport {
         case: case.name(),
         formulation: "hdg (modal Dubiner, Legendre traces, τ = 1)",
@@ -229,7 +235,7 @@ pub fn elliptic_study(
                 .and_then(|f| base.checked_mul(f))
                 .ok_or_else(|| RunError::InvalidOption("the finest mesh is too large".into()))?;
             let on = device.as_mut().map(|(d, o)| (&mut **d, *o));
-            let r = run_elliptic(case, order, n, on)?;
+            let r = run_elliptic(case, order, n, on, None)?;
             let (l2, max) = (r.l2_error.unwrap_or(f64::NAN), r.max_error.unwrap_or(f64::NAN));
             let rates = last.map(|(a, b)| ((a / l2).log2(), (b / max).log2()));
             last = Some((l2, max));

@@ -13,6 +13,7 @@ use dg_core::Real;
 use dg_fv::{FvDeviceOperator, FvError, FvGrid, FvVariant, Reconstruction, Side};
 use dg_runtime::backend::Device;
 use serde::Serialize;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The most cells of a finite-volume CPU run (4096², seed 003's Orszag–Tang grid).
@@ -37,6 +38,11 @@ pub struct FvOptions {
     pub variant: Option<String>,
     /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
     pub no_tune: bool,
+    /// Write the final cell means to this VTU file (VTK_QUAD cells, one value per cell and variable).
+    pub vtu: Option<PathBuf>,
+    /// Also write the cell means every this much simulated time (at the start, at the first step at or past each
+    /// multiple, and at the end) as `<vtu stem>_NNNN.vtu`, listed with their times in `<vtu stem>.pvd`.
+    pub vtu_every: Option<f64>,
 }
 
 impl Default for FvOptions {
@@ -50,6 +56,8 @@ impl Default for FvOptions {
             samples: 20,
             variant: None,
             no_tune: false,
+            vtu: None,
+            vtu_every: None,
         }
     }
 }
@@ -163,6 +171,7 @@ pub(crate) fn run_fv_in<T: Real>(
     }
     let t_end = opts.t_end.unwrap_or(case.default_t_end());
     let nv = <dg_laws::mhd2d::Law as ConservationLaw>::NVARS;
+    let mut files = CellFiles::new(&grid, law.variable_names(), opts)?;
     let q0 = grid.sample(nv, |x, q| case.initial(x, q));
     let cells = grid.cells();
     let mass0: f64 = q0[..cells].iter().sum();
@@ -172,13 +181,17 @@ pub(crate) fn run_fv_in<T: Real>(
     let mut device_info = None;
     let out = match device {
         Some(device) => {
-            let (out, info) =
-                device_loop::<T>(device, &law, &grid, opts, (q0, t_end), &mut divergence, (every, progress))?;
+            let sampling = (every, &mut files, &mut *progress);
+            let (out, info) = device_loop::<T>(device, &law, &grid, opts, (q0, t_end), &mut divergence, sampling)?;
             device_info = Some(info);
             out
         }
-        None => cpu_loop(&law, &grid, reconstruction, q0, (t_end, opts.cfl), &mut divergence, (every, progress))?,
+        None => {
+            let sampling = (every, &mut files, &mut *progress);
+            cpu_loop(&law, &grid, reconstruction, q0, (t_end, opts.cfl), &mut divergence, sampling)?
+        }
     };
+    files.finish(t_end, &out.q)?;
     let wall_seconds = started.elapsed().as_secs_f64();
     if let Some(info) = &mut device_info {
         info.seconds_per_step = wall_seconds / out.steps.max(1) as f64;
@@ -206,8 +219,101 @@ pub(crate) fn run_fv_in<T: Real>(
     Ok(FvOutcome { report, grid, q: out.q })
 }
 
-/// Where the divergence samples go and when: every `every` in time, with the caller's progress.
-type Sampling<'a> = (f64, &'a mut dyn FnMut(f64, f64));
+/// Where the divergence samples go and when (every `every` in time), the files written along the way, and the
+/// caller's progress.
+type Sampling<'a, 'p> = (f64, &'a mut CellFiles, &'a mut (dyn FnMut(f64, f64) + 'p));
+
+/// The VTU files of a finite-volume run: the time series of `--out-every` (a `.pvd` and its numbered files) and
+/// the final state of `--out`, cell means as VTK_QUAD cells with one cell field per variable.
+pub struct CellFiles {
+    grid: dg_core::vtu::CellGrid,
+    names: &'static [&'static str],
+    /// The final state's file.
+    last: Option<PathBuf>,
+    series: Option<Series>,
+}
+
+/// A time series of VTU files listed in a `.pvd`.
+struct Series {
+    /// The `.pvd` file; the numbered files go beside it.
+    pvd: PathBuf,
+    /// The numbered files' stem.
+    stem: String,
+    /// Simulated time between outputs.
+    every: f64,
+    /// The next output time.
+    next: f64,
+    /// (time, file) of the files written so far.
+    entries: Vec<(f64, String)>,
+}
+
+impl CellFiles {
+    fn new(grid: &FvGrid, names: &'static [&'static str], opts: &FvOptions) -> Result<Self, RunError> {
+        let series = match (&opts.vtu, opts.vtu_every) {
+            (_, Some(every)) if !(every.is_finite() && every > 0.0) => {
+                return Err(RunError::InvalidOption("--out-every must be a positive finite time".into()))
+            }
+            (None, Some(_)) => {
+                return Err(RunError::InvalidOption(
+                    "--out-every needs --out FILE.vtu (the series is FILE.pvd with FILE_NNNN.vtu)".into(),
+                ))
+            }
+            (Some(vtu), Some(every)) => {
+                let stem = vtu.file_stem().map_or_else(|| "run".into(), |s| s.to_string_lossy().to_string());
+                Some(Series { pvd: vtu.with_extension("pvd"), stem, every, next: 0.0, entries: Vec::new() })
+            }
+            (_, None) => None,
+        };
+        let grid = dg_core::vtu::CellGrid { nx: grid.nx, ny: grid.ny, lower: grid.lower, upper: grid.upper };
+        Ok(Self { grid, names, last: opts.vtu.clone(), series })
+    }
+
+    /// Whether the series wants the state at time `t` (the start, the first step at or past each multiple of
+    /// its interval).
+    fn due(&self, t: f64) -> bool {
+        self.series.as_ref().is_some_and(|s| t >= s.next * (1.0 - 1e-12))
+    }
+
+    /// Writes state `q` at time `t` as the series' next file, where [`CellFiles::due`].
+    fn output(&mut self, t: f64, q: &[f64]) -> Result<(), RunError> {
+        if !self.due(t) {
+            return Ok(());
+        }
+        let (grid, names) = (self.grid, self.names);
+        let Some(s) = &mut self.series else { return Ok(()) };
+        let name = format!("{}_{:04}.vtu", s.stem, s.entries.len());
+        write_cells(&s.pvd.with_file_name(&name), &grid, names, q)?;
+        s.entries.push((t, name));
+        dg_core::vtu::write_pvd(&s.pvd, &s.entries).map_err(|e| RunError::Output(e.to_string()))?;
+        while s.next <= t * (1.0 + 1e-12) {
+            s.next += s.every;
+        }
+        Ok(())
+    }
+
+    /// The end of the run at `t_end` with state `q`: the series' last file (unless one was written at that time)
+    /// and the `--out` file.
+    fn finish(&mut self, t_end: f64, q: &[f64]) -> Result<(), RunError> {
+        if let Some(s) = &mut self.series {
+            if s.entries.last().is_none_or(|(t, _)| *t < t_end) {
+                s.next = t_end;
+            }
+        }
+        self.output(t_end, q)?;
+        match &self.last {
+            Some(path) => write_cells(path, &self.grid, self.names, q),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Writes a variable-major state (`v * cells + j * nx + i`) as one cell field per variable.
+fn write_cells(path: &Path, grid: &dg_core::vtu::CellGrid, names: &[&str], q: &[f64]) -> Result<(), RunError> {
+    let cells = grid.nx * grid.ny;
+    let fields: Vec<dg_core::vtu::Field<'_>> =
+        names.iter().zip(q.chunks(cells.max(1))).map(|(name, values)| dg_core::vtu::Field { name, values }).collect();
+    Ok(dg_core::vtu::write_vtu_grid(path, grid, &fields)?)
+}
 
 fn cpu_loop(
     law: &dg_laws::mhd2d::Law,
@@ -216,19 +322,26 @@ fn cpu_loop(
     q0: Vec<f64>,
     (t_end, cfl): (f64, f64),
     divergence: &mut Vec<(f64, f64)>,
-    (every, progress): Sampling<'_>,
+    (every, files, progress): Sampling<'_, '_>,
 ) -> Result<dg_fv::FvRun, RunError> {
     let mut next = every;
-    dg_fv::run(law, grid, reconstruction, q0, (t_end, cfl), &mut |t, q| {
+    files.output(0.0, &q0)?;
+    let mut written = Ok(());
+    let run = dg_fv::run(law, grid, reconstruction, q0, (t_end, cfl), &mut |t, q| {
         if t >= next * (1.0 - 1e-12) {
             divergence.push((t, max_divergence(grid, q)));
             while next <= t * (1.0 + 1e-12) {
                 next += every;
             }
         }
+        // (the end's file is written once the run is through)
+        if written.is_ok() && t < t_end * (1.0 - 1e-14) {
+            written = files.output(t, q);
+        }
         progress(t, t_end);
     })
-    .map_err(fv_error)
+    .map_err(fv_error)?;
+    written.map(|()| run)
 }
 
 fn fv_error(e: FvError) -> RunError {
@@ -253,7 +366,7 @@ fn device_loop<T: Real>(
     opts: &FvOptions,
     (q0, t_end): (Vec<f64>, f64),
     divergence: &mut Vec<(f64, f64)>,
-    (every, progress): Sampling<'_>,
+    (every, files, progress): Sampling<'_, '_>,
 ) -> Result<(dg_fv::FvRun, FvDeviceInfo), RunError> {
     let given = match &opts.variant {
         Some(spec) => Some(spec.parse::<FvVariant>()?.to_string()),
@@ -269,6 +382,7 @@ fn device_loop<T: Real>(
     let op = FvDeviceOperator::<T>::new(device, target, (&ir, &params, law.numerical_flux_name()), grid)?;
     let q = op.buffers.q;
     op.write_state(device, q, &crate::narrowed::<T>(&q0))?;
+    files.output(0.0, &q0)?;
     let read =
         |device: &mut dyn Device| -> Result<Vec<f64>, RunError> { Ok(crate::widened(&op.read_state(device, q)?)) };
     let (mut t, mut steps, mut dt_range, mut kernel_seconds) = (0.0, 0u64, [f64::INFINITY, 0.0f64], 0.0);
@@ -293,10 +407,18 @@ fn device_loop<T: Real>(
         t += dt;
         steps += 1;
         dt_range = [dt_range[0].min(dt), dt_range[1].max(dt)];
-        if t >= next * (1.0 - 1e-12) {
-            divergence.push((t, max_divergence(grid, &read(device)?)));
-            while next <= t * (1.0 + 1e-12) {
-                next += every;
+        let sample = t >= next * (1.0 - 1e-12);
+        let output = files.due(t) && t < t_end * (1.0 - 1e-14);
+        if sample || output {
+            let state = read(device)?;
+            if sample {
+                divergence.push((t, max_divergence(grid, &state)));
+                while next <= t * (1.0 + 1e-12) {
+                    next += every;
+                }
+            }
+            if output {
+                files.output(t, &state)?;
             }
         }
         progress(t, t_end);

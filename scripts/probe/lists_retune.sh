@@ -7,6 +7,8 @@
 #             (each twin verified first), two passes;
 #   modal   — euler2d modal-tri hllc_flux p = 1..4, f64 then f32 (the vortex), each within what is left of
 #             DEADLINE seconds (default 570) since the script started;
+#   rusanov — the modal entries that were only re-keyed when the tiled layout joined the list: euler2d modal-tri
+#             numerical_flux p = 1..5 and hllc_flux p = 5, both precisions, within DEADLINE as `modal`;
 #   nodal   — the f64 nodal entries (maxwell2d right-hand side and stage N = 1..8, euler2d nodal N = 1..4), then
 #             `dg bench maxwell2d` f64 of both operations on $DB;
 #   runs    — the vortex at p = 1..4 in both precisions with $DB, the shipped modal winners of p = 3, 4 by
@@ -38,6 +40,16 @@ case "$PARTS" in *" modal "*)
     DG_CACHE_DIR=$(mktemp -d) timeout "$left" "$DG" --db "$DB" autotune euler2d --formulation modal-tri \
       --flux hllc_flux --orders 1..4 --precision $p $D > "$R/tune-modal-$p.txt" 2> "$R/tune-modal-$p.err"
     echo "tune modal $p rc $? ($(( $(date +%s) - t0 )) s)"; grep -E "winner|faster" "$R/tune-modal-$p.txt" | cut -c1-190
+  done
+esac
+case "$PARTS" in *" rusanov "*)
+  for job in "numerical_flux 1..5" "hllc_flux 5"; do
+    t0=$(date +%s); left=$(( ${DEADLINE:-570} - SECONDS ))
+    [ "$left" -gt 30 ] || { echo "tune modal $job: no time left"; continue; }
+    set -- $job
+    DG_CACHE_DIR=$(mktemp -d) timeout "$left" "$DG" --db "$DB" autotune euler2d --formulation modal-tri \
+      --flux "$1" --orders "$2" --precision both $D > "$R/tune-modal-$1.txt" 2> "$R/tune-modal-$1.err"
+    echo "tune modal $job rc $? ($(( $(date +%s) - t0 )) s)"; grep -E "winner|faster" "$R/tune-modal-$1.txt" | cut -c1-190
   done
 esac
 case "$PARTS" in *" nodal "*)

@@ -442,6 +442,48 @@ fn help_shows_examples() {
     assert!(stdout(&out).contains("maxwell-cavity") && stdout(&out).contains("maxwell-pulse"));
 }
 
+/// Every example `dg run --help` prints runs as printed (in the order printed, so that `--restart` finds the
+/// checkpoint an example before it wrote) and writes the files it names; the examples on `--device cuda:0` run
+/// only where CUDA is (CI has none: they are skipped, and say so).
+#[test]
+fn every_run_example_of_the_help_runs_as_printed() {
+    let help = stdout(&dg(&["run", "--help"]));
+    let examples: Vec<Vec<&str>> = help
+        .split_once("Examples:")
+        .expect("an Examples section")
+        .1
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("dg "))
+        // a comment follows the command after two spaces and "("
+        .map(|l| l.split("  (").next().unwrap_or(l).split_whitespace().collect())
+        .collect();
+    assert!(examples.len() >= 15, "{help}");
+    let dir = tempfile::tempdir().unwrap();
+    let examples_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    std::os::unix::fs::symlink(examples_dir, dir.path().join("examples")).unwrap();
+    let cuda = dg(&["devices", "--json"]);
+    let has_cuda = stdout(&cuda).contains(r#""backend": "cuda""#);
+    for args in &examples {
+        if args.contains(&"cuda:0") && !has_cuda {
+            eprintln!("skipped (no CUDA device): dg {}", args.join(" "));
+            continue;
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_dg"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("DG_CACHE_DIR", dir.path().join("cache"))
+            .output()
+            .expect("dg starts");
+        assert!(out.status.success(), "dg {}: {}", args.join(" "), stderr(&out));
+        for flag in ["--out", "--png", "--checkpoint"] {
+            if let Some(i) = args.iter().position(|a| *a == flag) {
+                let file = dir.path().join(args[i + 1]);
+                assert!(file.is_file(), "dg {}: no {}", args.join(" "), file.display());
+            }
+        }
+    }
+}
+
 #[test]
 fn laws_lists_every_law_with_its_linearity() {
     let out = dg(&["laws", "--json"]);

@@ -44,7 +44,7 @@ fn helmholtz_square_reports_its_system_and_refuses_what_does_not_apply() {
     }
     let refused: [&[&str]; 5] = [
         &["--dt", "0.1"],
-        &["--out", "u.vtu"],
+        &["--out", "u.vtu", "--out-every", "0.1"],
         &["--precision", "f32"],
         &["--schedule", "async"],
         &["--device", "cpu", "--variant", "jacobi"],

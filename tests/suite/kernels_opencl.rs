@@ -330,6 +330,21 @@ fn every_finite_volume_variant_matches_the_cpu_reference() {
     }
 }
 
+/// The values of cell field `name` of a VTU file dg wrote (raw appended data, a 64-bit length before each block).
+fn cell_field(path: &Path, name: &str) -> Vec<f64> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let marker = b"<AppendedData encoding=\"raw\">\n_";
+    let data = bytes.windows(marker.len()).position(|w| w == marker).expect("appended data") + marker.len();
+    let header = String::from_utf8_lossy(&bytes[..data]);
+    let cells = header.split("<CellData>").nth(1).expect("cell data").split("</CellData>").next().unwrap();
+    let tag = format!(r#"Name="{name}" format="appended" offset=""#);
+    let at = cells.find(&tag).unwrap_or_else(|| panic!("no cell field {name}")) + tag.len();
+    let offset: usize = cells[at..].split('"').next().unwrap().parse().unwrap();
+    let start = data + offset;
+    let len = u64::from_le_bytes(bytes[start..start + 8].try_into().unwrap()) as usize;
+    bytes[start + 8..start + 8 + len].chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
 /// A whole run on the device ends where the CPU's does: Orszag–Tang (MUSCL–Hancock, GLM source, the step limit
 /// reduced on the device each step) and a hexahedral PEC cavity on general trilinear cells.
 #[test]
@@ -346,8 +361,9 @@ fn finite_volume_and_hexahedral_device_runs_match_the_cpu() {
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let ot = ["run", "mhd-orszag-tang", "--nx", "40", "--t-end", "0.2", "--json"];
-    let cpu = report(&[&ot[..], &["--device", "cpu"]].concat());
-    let ot_device = [&ot[..], &["--device", "opencl", "--variant", "fv/naive/once/w64/f64"]].concat();
+    let cpu = report(&[&ot[..], &["--device", "cpu", "--out", "cpu.vtu", "--out-every", "0.1"]].concat());
+    let device_series = ["--out", "device.vtu", "--out-every", "0.1"];
+    let ot_device = [&ot[..], &["--device", "opencl", "--variant", "fv/naive/once/w64/f64"], &device_series].concat();
     // PoCL's optimiser on (see every_finite_volume_variant_matches_the_cpu_reference)
     let out = dg_command(&ot_device, cache.path()).output().expect("dg starts");
     assert!(out.status.success(), "{ot_device:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -367,6 +383,23 @@ fn finite_volume_and_hexahedral_device_runs_match_the_cpu() {
             assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{field}: CPU {a} vs device {b}");
         }
     }
+    // the cell means written along the way (t = 0, the first step past 0.1, the end) and at the end agree
+    for (a, b) in
+        [("cpu_0000", "device_0000"), ("cpu_0001", "device_0001"), ("cpu_0002", "device_0002"), ("cpu", "device")]
+    {
+        let file = |stem: &str| cache.path().join(format!("{stem}.vtu"));
+        for name in ["rho", "by", "psi"] {
+            let (x, y) = (cell_field(&file(a), name), cell_field(&file(b), name));
+            assert_eq!(x.len(), 40 * 40, "{a}: {name}");
+            let worst = x
+                .iter()
+                .zip(&y)
+                .map(|(p, q)| (p - q).abs())
+                .fold(0.0, |m: f64, d| if d > m || d.is_nan() { d } else { m });
+            assert!(x.len() == y.len() && worst <= 1e-9, "{a} against {b}: {name} differs by {worst}");
+        }
+    }
+    assert!(!cache.path().join("device_0003.vtu").exists(), "a fourth file in a series of three");
     // a variant of another precision than the run's is refused, not run in the run's precision under its name;
     // without --precision the run takes the SPEC's
     let f32_variant = ["--device", "opencl", "--variant", "fv/naive/once/w64/f32"];

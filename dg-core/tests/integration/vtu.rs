@@ -198,3 +198,44 @@ fn a_pvd_series_reads_back() {
     assert_eq!(dg_core::vtu::read_pvd(&path), entries);
     roxmltree::Document::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
 }
+
+#[test]
+fn grid_cells_are_written_as_quadrilaterals_holding_each_cells_value() {
+    use dg_core::vtu::{write_vtu_grid, CellGrid};
+    // 7 × 3 cells of [−1, 2.5] × [0.5, 1.1]: no multiple of anything, the last line at the upper corner
+    let grid = CellGrid { nx: 7, ny: 3, lower: [-1.0, 0.5], upper: [2.5, 1.1] };
+    let centre = |c: usize| {
+        let (i, j) = (c % 7, c / 7);
+        [-1.0 + (i as f64 + 0.5) * 0.5, 0.5 + (j as f64 + 0.5) * 0.2]
+    };
+    let rho: Vec<f64> = (0..21).map(|c| centre(c)[0] * 10.0 + centre(c)[1]).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cells.vtu");
+    write_vtu_grid(&path, &grid, &[Field { name: "rho", values: &rho }]).unwrap();
+    let vtu = read_vtu(&path);
+    assert_eq!((vtu.points, vtu.cells), (8 * 4, 21));
+    assert!(vtu.arrays["types"].iter().all(|&t| t == 9.0));
+    assert_eq!(vtu.arrays["offsets"], (1..=21).map(|c| 4.0 * c as f64).collect::<Vec<_>>());
+    let (coords, ids) = (&vtu.arrays["Points"], &vtu.arrays["connectivity"]);
+    let max = coords.chunks(3).fold([f64::MIN; 2], |m, p| [m[0].max(p[0]), m[1].max(p[1])]);
+    assert_eq!(max, [2.5, 1.1], "the grid ends at its upper corner exactly");
+    for c in 0..21 {
+        let corner = |a: usize| {
+            let id = ids[4 * c + a] as usize;
+            [coords[3 * id], coords[3 * id + 1]]
+        };
+        // counter-clockwise from the lower left, around the cell's centre
+        let [x, y] = centre(c);
+        let expected = [[x - 0.25, y - 0.1], [x + 0.25, y - 0.1], [x + 0.25, y + 0.1], [x - 0.25, y + 0.1]];
+        for (a, e) in expected.iter().enumerate() {
+            let p = corner(a);
+            assert!((p[0] - e[0]).abs() < 1e-12 && (p[1] - e[1]).abs() < 1e-12, "cell {c} corner {a}: {p:?}");
+        }
+        assert_eq!(vtu.arrays["rho"][c], x * 10.0 + y, "cell {c}");
+    }
+    // a field of another length than the cells', and an empty grid, are refused
+    let short = write_vtu_grid(&path, &grid, &[Field { name: "rho", values: &rho[1..] }]);
+    assert!(short.is_err_and(|e| e.to_string().contains("7 × 3 cells need 21")));
+    let empty = CellGrid { nx: 0, ..grid };
+    assert!(write_vtu_grid(&path, &empty, &[]).is_err());
+}
