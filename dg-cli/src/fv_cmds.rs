@@ -21,12 +21,6 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
         );
     }
     b.formulation(case.name(), &[FormulationId::Fv])?;
-    if args.checkpoint_every.is_some() || args.checkpoint.is_some() {
-        bail!(
-            "finite-volume cases write --out FILE.vtu (cell means; --out-every for a series), --png (a picture) and \
-             --json (the report), not restart files"
-        );
-    }
     let opts = FvOptions {
         cells: m.nx,
         order: args.order.unwrap_or(2),
@@ -36,8 +30,7 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
         samples: 20,
         variant: b.variant.clone(),
         no_tune: b.no_tune,
-        vtu: args.out.clone(),
-        vtu_every: args.out_every,
+        output: args.output(case.name()),
     };
     let mut device = b.open("auto")?;
     let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });

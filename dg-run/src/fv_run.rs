@@ -5,16 +5,19 @@
 
 use crate::error::RunError;
 use crate::formulations::FormulationId;
+use crate::output::RunOutput;
 use crate::winners::given_or_chosen;
 use crate::Precision;
+use course::Course;
 use dg_cases::fv::FvCase;
 use dg_core::law::ConservationLaw;
 use dg_core::Real;
 use dg_fv::{FvDeviceOperator, FvError, FvGrid, FvVariant, Reconstruction, Side};
 use dg_runtime::backend::Device;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+mod course;
 
 /// The most cells of a finite-volume CPU run (4096², seed 003's Orszag–Tang grid).
 pub const MAX_CELLS: usize = 4096 * 4096;
@@ -38,11 +41,9 @@ pub struct FvOptions {
     pub variant: Option<String>,
     /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
     pub no_tune: bool,
-    /// Write the final cell means to this VTU file (VTK_QUAD cells, one value per cell and variable).
-    pub vtu: Option<PathBuf>,
-    /// Also write the cell means every this much simulated time (at the start, at the first step at or past each
-    /// multiple, and at the end) as `<vtu stem>_NNNN.vtu`, listed with their times in `<vtu stem>.pvd`.
-    pub vtu_every: Option<f64>,
+    /// What the run writes (the final cell means as VTU, a `.pvd` series, checkpoints) and the saved state it
+    /// continues from, if any; its `last_good` is not used (a finite-volume run that stops names the cell).
+    pub output: RunOutput,
 }
 
 impl Default for FvOptions {
@@ -56,8 +57,7 @@ impl Default for FvOptions {
             samples: 20,
             variant: None,
             no_tune: false,
-            vtu: None,
-            vtu_every: None,
+            output: RunOutput::default(),
         }
     }
 }
@@ -171,30 +171,27 @@ pub(crate) fn run_fv_in<T: Real>(
     }
     let t_end = opts.t_end.unwrap_or(case.default_t_end());
     let nv = <dg_laws::mhd2d::Law as ConservationLaw>::NVARS;
-    let mut files = CellFiles::new(&grid, law.variable_names(), opts)?;
     let q0 = grid.sample(nv, |x, q| case.initial(x, q));
     let cells = grid.cells();
     let mass0: f64 = q0[..cells].iter().sum();
-    let mut divergence = vec![(0.0, max_divergence(&grid, &q0))];
-    let every = t_end / opts.samples.max(1) as f64;
+    let (mut course, q) = Course::begin(&grid, law.variable_names(), (q0, t_end, opts.samples), &opts.output)?;
+    let from = course.at;
     let started = Instant::now();
     let mut device_info = None;
     let out = match device {
         Some(device) => {
-            let sampling = (every, &mut files, &mut *progress);
-            let (out, info) = device_loop::<T>(device, &law, &grid, opts, (q0, t_end), &mut divergence, sampling)?;
+            let (out, info) = device_loop::<T>(device, &law, &grid, opts, q, &mut course, progress)?;
             device_info = Some(info);
             out
         }
-        None => {
-            let sampling = (every, &mut files, &mut *progress);
-            cpu_loop(&law, &grid, reconstruction, q0, (t_end, opts.cfl), &mut divergence, sampling)?
-        }
+        None => cpu_loop(&law, &grid, reconstruction, (q, opts.cfl), &mut course, progress)?,
     };
-    files.finish(t_end, &out.q)?;
+    course.finish(&out.q)?;
     let wall_seconds = started.elapsed().as_secs_f64();
+    // (the steps of this process: a continued run's earlier ones took their time in another)
+    let steps_here = out.steps - from.steps;
     if let Some(info) = &mut device_info {
-        info.seconds_per_step = wall_seconds / out.steps.max(1) as f64;
+        info.seconds_per_step = wall_seconds / steps_here.max(1) as f64;
     }
     let mass: f64 = out.q[..cells].iter().sum();
     let density = out.q[..cells].iter().fold([f64::INFINITY, f64::NEG_INFINITY], |r, &v| [r[0].min(v), r[1].max(v)]);
@@ -209,139 +206,37 @@ pub(crate) fn run_fv_in<T: Real>(
         dt_range: out.dt_range,
         t_end,
         wall_seconds,
-        cell_updates_per_second: cells as f64 * out.steps as f64 / wall_seconds.max(1e-12),
+        cell_updates_per_second: cells as f64 * steps_here as f64 / wall_seconds.max(1e-12),
         mass_change: (mass - mass0) / mass0.abs().max(f64::MIN_POSITIVE),
         density_range: density,
-        divergence,
+        divergence: course.divergence,
         precision: if device_info.is_some() { T::NAME } else { "f64" }.into(),
         device: device_info,
     };
     Ok(FvOutcome { report, grid, q: out.q })
 }
 
-/// Where the divergence samples go and when (every `every` in time), the files written along the way, and the
-/// caller's progress.
-type Sampling<'a, 'p> = (f64, &'a mut CellFiles, &'a mut (dyn FnMut(f64, f64) + 'p));
-
-/// The VTU files of a finite-volume run: the time series of `--out-every` (a `.pvd` and its numbered files) and
-/// the final state of `--out`, cell means as VTK_QUAD cells with one cell field per variable.
-pub struct CellFiles {
-    grid: dg_core::vtu::CellGrid,
-    names: &'static [&'static str],
-    /// The final state's file.
-    last: Option<PathBuf>,
-    series: Option<Series>,
-}
-
-/// A time series of VTU files listed in a `.pvd`.
-struct Series {
-    /// The `.pvd` file; the numbered files go beside it.
-    pvd: PathBuf,
-    /// The numbered files' stem.
-    stem: String,
-    /// Simulated time between outputs.
-    every: f64,
-    /// The next output time.
-    next: f64,
-    /// (time, file) of the files written so far.
-    entries: Vec<(f64, String)>,
-}
-
-impl CellFiles {
-    fn new(grid: &FvGrid, names: &'static [&'static str], opts: &FvOptions) -> Result<Self, RunError> {
-        let series = match (&opts.vtu, opts.vtu_every) {
-            (_, Some(every)) if !(every.is_finite() && every > 0.0) => {
-                return Err(RunError::InvalidOption("--out-every must be a positive finite time".into()))
-            }
-            (None, Some(_)) => {
-                return Err(RunError::InvalidOption(
-                    "--out-every needs --out FILE.vtu (the series is FILE.pvd with FILE_NNNN.vtu)".into(),
-                ))
-            }
-            (Some(vtu), Some(every)) => {
-                let stem = vtu.file_stem().map_or_else(|| "run".into(), |s| s.to_string_lossy().to_string());
-                Some(Series { pvd: vtu.with_extension("pvd"), stem, every, next: 0.0, entries: Vec::new() })
-            }
-            (_, None) => None,
-        };
-        let grid = dg_core::vtu::CellGrid { nx: grid.nx, ny: grid.ny, lower: grid.lower, upper: grid.upper };
-        Ok(Self { grid, names, last: opts.vtu.clone(), series })
-    }
-
-    /// Whether the series wants the state at time `t` (the start, the first step at or past each multiple of
-    /// its interval).
-    fn due(&self, t: f64) -> bool {
-        self.series.as_ref().is_some_and(|s| t >= s.next * (1.0 - 1e-12))
-    }
-
-    /// Writes state `q` at time `t` as the series' next file, where [`CellFiles::due`].
-    fn output(&mut self, t: f64, q: &[f64]) -> Result<(), RunError> {
-        if !self.due(t) {
-            return Ok(());
-        }
-        let (grid, names) = (self.grid, self.names);
-        let Some(s) = &mut self.series else { return Ok(()) };
-        let name = format!("{}_{:04}.vtu", s.stem, s.entries.len());
-        write_cells(&s.pvd.with_file_name(&name), &grid, names, q)?;
-        s.entries.push((t, name));
-        dg_core::vtu::write_pvd(&s.pvd, &s.entries).map_err(|e| RunError::Output(e.to_string()))?;
-        while s.next <= t * (1.0 + 1e-12) {
-            s.next += s.every;
-        }
-        Ok(())
-    }
-
-    /// The end of the run at `t_end` with state `q`: the series' last file (unless one was written at that time)
-    /// and the `--out` file.
-    fn finish(&mut self, t_end: f64, q: &[f64]) -> Result<(), RunError> {
-        if let Some(s) = &mut self.series {
-            if s.entries.last().is_none_or(|(t, _)| *t < t_end) {
-                s.next = t_end;
-            }
-        }
-        self.output(t_end, q)?;
-        match &self.last {
-            Some(path) => write_cells(path, &self.grid, self.names, q),
-            None => Ok(()),
-        }
-    }
-}
-
-/// Writes a variable-major state (`v * cells + j * nx + i`) as one cell field per variable.
-fn write_cells(path: &Path, grid: &dg_core::vtu::CellGrid, names: &[&str], q: &[f64]) -> Result<(), RunError> {
-    let cells = grid.nx * grid.ny;
-    let fields: Vec<dg_core::vtu::Field<'_>> =
-        names.iter().zip(q.chunks(cells.max(1))).map(|(name, values)| dg_core::vtu::Field { name, values }).collect();
-    Ok(dg_core::vtu::write_vtu_grid(path, grid, &fields)?)
-}
-
+/// The native CPU loop: [`dg_fv::run`] from the course's position, each step handed to the course.
 fn cpu_loop(
     law: &dg_laws::mhd2d::Law,
     grid: &FvGrid,
     reconstruction: Reconstruction,
-    q0: Vec<f64>,
-    (t_end, cfl): (f64, f64),
-    divergence: &mut Vec<(f64, f64)>,
-    (every, files, progress): Sampling<'_, '_>,
+    (q, cfl): (Vec<f64>, f64),
+    course: &mut Course<'_>,
+    progress: &mut dyn FnMut(f64, f64),
 ) -> Result<dg_fv::FvRun, RunError> {
-    let mut next = every;
-    files.output(0.0, &q0)?;
-    let mut written = Ok(());
-    let run = dg_fv::run(law, grid, reconstruction, q0, (t_end, cfl), &mut |t, q| {
-        if t >= next * (1.0 - 1e-12) {
-            divergence.push((t, max_divergence(grid, q)));
-            while next <= t * (1.0 + 1e-12) {
-                next += every;
-            }
+    let t_end = course.t_end();
+    // (the observer cannot stop the run: the first failure to write is kept and returned when it ends)
+    let mut kept = Ok(());
+    let run = dg_fv::run(law, grid, reconstruction, (q, course.at), (t_end, cfl), &mut |at, q| {
+        if kept.is_ok() {
+            let wanted = course.wants_state(at);
+            kept = course.step_taken(at, wanted.then_some(q));
         }
-        // (the end's file is written once the run is through)
-        if written.is_ok() && t < t_end * (1.0 - 1e-14) {
-            written = files.output(t, q);
-        }
-        progress(t, t_end);
+        progress(at.t, t_end);
     })
     .map_err(fv_error)?;
-    written.map(|()| run)
+    kept.map(|()| run)
 }
 
 fn fv_error(e: FvError) -> RunError {
@@ -357,17 +252,18 @@ fn fv_error(e: FvError) -> RunError {
 
 /// The device part of [`run_fv`]: the variant (given, the tuning database's, or tuned on first use), the
 /// operator, then per step the step-limit reduction (which also flags a cell that is not finite or not
-/// admissible; the state is then read back to name it) and the split step; the state is read back at the
-/// divergence samples and at the end.
+/// admissible; the state is then read back to name it) and the split step; the state is read back where the course
+/// wants it (a divergence sample, a file of the series, a checkpoint) and at the end.
 fn device_loop<T: Real>(
     device: &mut dyn Device,
     law: &dg_laws::mhd2d::Law,
     grid: &FvGrid,
     opts: &FvOptions,
-    (q0, t_end): (Vec<f64>, f64),
-    divergence: &mut Vec<(f64, f64)>,
-    (every, files, progress): Sampling<'_, '_>,
+    q0: Vec<f64>,
+    course: &mut Course<'_>,
+    progress: &mut dyn FnMut(f64, f64),
 ) -> Result<(dg_fv::FvRun, FvDeviceInfo), RunError> {
+    let t_end = course.t_end();
     let given = match &opts.variant {
         Some(spec) => Some(spec.parse::<FvVariant>()?.to_string()),
         None => None,
@@ -382,46 +278,30 @@ fn device_loop<T: Real>(
     let op = FvDeviceOperator::<T>::new(device, target, (&ir, &params, law.numerical_flux_name()), grid)?;
     let q = op.buffers.q;
     op.write_state(device, q, &crate::narrowed::<T>(&q0))?;
-    files.output(0.0, &q0)?;
     let read =
         |device: &mut dyn Device| -> Result<Vec<f64>, RunError> { Ok(crate::widened(&op.read_state(device, q)?)) };
-    let (mut t, mut steps, mut dt_range, mut kernel_seconds) = (0.0, 0u64, [f64::INFINITY, 0.0f64], 0.0);
-    let mut next = every;
+    let (mut at, mut kernel_seconds) = (course.at, 0.0);
     loop {
         let (limit, admissible, seconds) = op.limit(device, q)?;
         kernel_seconds += seconds;
         if !admissible || !limit.is_finite() || limit <= 0.0 {
             let state = read(device)?;
-            dg_fv::cpu::admissible(law, grid, &state, steps, t).map_err(fv_error)?;
+            dg_fv::cpu::admissible(law, grid, &state, at.steps, at.t).map_err(fv_error)?;
             return Err(RunError::Stopped {
-                step: steps,
-                time: t,
+                step: at.steps,
+                time: at.t,
                 reason: format!("the step limit is {limit} (no finite positive wave-speed bound)"),
             });
         }
-        if t >= t_end * (1.0 - 1e-14) {
+        if at.t >= t_end * (1.0 - 1e-14) {
             break;
         }
-        let dt = (opts.cfl * limit).min(t_end - t);
-        kernel_seconds += op.submit(device, &op.step_steps(&variant, opts.order, dt, t))?;
-        t += dt;
-        steps += 1;
-        dt_range = [dt_range[0].min(dt), dt_range[1].max(dt)];
-        let sample = t >= next * (1.0 - 1e-12);
-        let output = files.due(t) && t < t_end * (1.0 - 1e-14);
-        if sample || output {
-            let state = read(device)?;
-            if sample {
-                divergence.push((t, max_divergence(grid, &state)));
-                while next <= t * (1.0 + 1e-12) {
-                    next += every;
-                }
-            }
-            if output {
-                files.output(t, &state)?;
-            }
-        }
-        progress(t, t_end);
+        let dt = (opts.cfl * limit).min(t_end - at.t);
+        kernel_seconds += op.submit(device, &op.step_steps(&variant, opts.order, dt, at.t))?;
+        at = at.after(dt);
+        let state = if course.wants_state(at) { Some(read(device)?) } else { None };
+        course.step_taken(at, state.as_deref())?;
+        progress(at.t, t_end);
     }
     kernel_seconds += device.settle()?;
     let state = read(device)?;
@@ -433,7 +313,7 @@ fn device_loop<T: Real>(
         seconds_per_step: 0.0,
     };
     device.free_buffers();
-    Ok((dg_fv::FvRun { q: state, steps, dt_range }, info))
+    Ok((dg_fv::FvRun { q: state, steps: at.steps, dt_range: at.dt_range }, info))
 }
 
 /// max over cells of |∂Bx/∂x + ∂By/∂y| by central differences (one-sided next to a closed side; a direction of

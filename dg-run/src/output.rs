@@ -35,14 +35,14 @@ pub struct RunOutput {
 
 impl RunOutput {
     /// The `.pvd` file of the time series and the stem of its VTU files.
-    fn series(&self) -> Option<(PathBuf, String)> {
+    pub(crate) fn series(&self) -> Option<(PathBuf, String)> {
         let vtu = self.vtu.as_ref()?;
         self.vtu_every?;
         let stem = vtu.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "run".into());
         Some((vtu.with_extension("pvd"), stem))
     }
 
-    fn check(&self) -> Result<(), RunError> {
+    pub(crate) fn check(&self) -> Result<(), RunError> {
         let refuse = |m: &str| Err(RunError::InvalidOption(m.into()));
         if self.vtu_every.is_some() && self.vtu.is_none() {
             return refuse("--out-every needs --out FILE.vtu (the series is FILE.pvd with FILE_NNNN.vtu)");

@@ -55,7 +55,6 @@ fn dg_run_reports_a_finite_volume_case_and_refuses_what_does_not_apply() {
         (vec!["run", "mhd-orszag-tang", "--nx", "8192"], "cells are above"),
         (vec!["run", "mhd-orszag-tang", "--variant", "fv/tiled/twice/w64/f64", "--device", "cpu"], "needs a device"),
         (vec!["run", "mhd-orszag-tang", "--formulation", "hex"], "runs with --formulation fv"),
-        (vec!["run", "mhd-orszag-tang", "--checkpoint-every", "5"], "not restart files"),
         (vec!["run", "mhd-orszag-tang", "--out-every", "0.1"], "--out <FILE.vtu>"),
         (vec!["run", "mhd-orszag-tang", "--out", "x.vtu", "--out-every", "0"], "positive finite"),
         (vec!["run", "mhd-orszag-tang", "--cfl", "1.5"], "CFL"),

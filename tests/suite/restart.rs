@@ -1,7 +1,7 @@
 //! Checkpoint and restart through the command line: a run continued from a checkpoint ends bit for bit where
 //! the uninterrupted run ends (its final VTU file, every value a raw f64, is byte-identical, and so are its error
 //! and energy), for fixed steps, multistep AB3 (stored right-hand sides), Euler's adaptive step with the limiter
-//! and the tetrahedral formulation; damaged files and options that would change the run are refused.
+//! the tetrahedral formulation and finite volumes; damaged files and options that would change the run are refused.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -34,7 +34,8 @@ fn continues_bit_for_bit(args: &[&str], every: &str) {
     let continued =
         report(&dg(d, &["run", "--restart", "c.restart", "--device", "cpu", "--out", "continued.vtu", "--json"]));
     assert_eq!(continued["steps"], whole["steps"], "{args:?}");
-    for key in ["l2_error", "energy_final", "density_l2_error", "mass", "min_density"] {
+    let keys = ["l2_error", "energy_final", "density_l2_error", "mass", "min_density", "dt_range", "mass_change"];
+    for key in keys.iter().chain(&["density_range", "divergence"]) {
         assert_eq!(continued.get(key), whole.get(key), "{args:?}: {key}");
     }
     let (a, b) = (std::fs::read(d.join("whole.vtu")).unwrap(), std::fs::read(d.join("continued.vtu")).unwrap());
@@ -68,6 +69,9 @@ fn continued_runs_end_bit_for_bit_where_uninterrupted_ones_end() {
         &["run", "acoustic-cube", "--order", "2", "--nx", "2", "--device", "cpu", "--scheme", "ab3"],
         "9",
     );
+    // finite volumes: the adaptive step and the report's divergence samples carried across
+    continues_bit_for_bit(&["run", "mhd-orszag-tang", "--nx", "24", "--t-end", "0.1", "--device", "cpu"], "7");
+    continues_bit_for_bit(&["run", "mhd-brio-wu", "--nx", "60", "--order", "1", "--device", "cpu"], "11");
 }
 
 #[test]

@@ -53,14 +53,36 @@ pub struct FvRun {
     pub dt_range: [f64; 2],
 }
 
-/// Runs `q0` to `t_end` with steps of `cfl` times the 1D limit of each sweep; `observe(t, q)` after each step.
+/// Where a run stands: the time reached, the steps taken and the smallest and largest step so far.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FvPosition {
+    /// Time reached.
+    pub t: f64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Smallest and largest step so far ([∞, 0] before the first).
+    pub dt_range: [f64; 2],
+}
+
+impl FvPosition {
+    /// A run's start: t = 0, no step taken.
+    pub const START: Self = Self { t: 0.0, steps: 0, dt_range: [f64::INFINITY, 0.0] };
+
+    /// The position after one more step of `dt`.
+    pub fn after(self, dt: f64) -> Self {
+        Self { t: self.t + dt, steps: self.steps + 1, dt_range: [self.dt_range[0].min(dt), self.dt_range[1].max(dt)] }
+    }
+}
+
+/// Runs `q0`, the state at `from` (a run's start, or a saved state), to `t_end` with steps of `cfl` times the 1D
+/// limit of each sweep; `observe(position, q)` after each step.
 pub fn run<L: ConservationLaw>(
     law: &L,
     grid: &FvGrid,
     reconstruction: Reconstruction,
-    q0: Vec<f64>,
+    (q0, from): (Vec<f64>, FvPosition),
     (t_end, cfl): (f64, f64),
-    observe: &mut dyn FnMut(f64, &[f64]),
+    observe: &mut dyn FnMut(FvPosition, &[f64]),
 ) -> Result<FvRun, FvError> {
     check(law, grid, &q0)?;
     if !(cfl > 0.0 && cfl <= 1.0) {
@@ -73,22 +95,20 @@ pub fn run<L: ConservationLaw>(
     }
     let mut q = q0;
     let mut scratch = vec![0.0; q.len()];
-    let (mut t, mut steps, mut dt_range) = (0.0, 0u64, [f64::INFINITY, 0.0f64]);
-    admissible(law, grid, &q, steps, t)?;
-    while t < t_end * (1.0 - 1e-14) {
-        let dt = (cfl * stable_step(law, grid, &q)).min(t_end - t);
-        sweep(law, grid, reconstruction, &q, 0, dt, t, &mut scratch);
-        sweep(law, grid, reconstruction, &scratch, 1, dt, t, &mut q);
+    let mut at = from;
+    admissible(law, grid, &q, at.steps, at.t)?;
+    while at.t < t_end * (1.0 - 1e-14) {
+        let dt = (cfl * stable_step(law, grid, &q)).min(t_end - at.t);
+        sweep(law, grid, reconstruction, &q, 0, dt, at.t, &mut scratch);
+        sweep(law, grid, reconstruction, &scratch, 1, dt, at.t, &mut q);
         if law.has_source() {
-            add_source(law, grid, &mut q, dt, t);
+            add_source(law, grid, &mut q, dt, at.t);
         }
-        t += dt;
-        steps += 1;
-        dt_range = [dt_range[0].min(dt), dt_range[1].max(dt)];
-        admissible(law, grid, &q, steps, t)?;
-        observe(t, &q);
+        at = at.after(dt);
+        admissible(law, grid, &q, at.steps, at.t)?;
+        observe(at, &q);
     }
-    Ok(FvRun { q, steps, dt_range })
+    Ok(FvRun { q, steps: at.steps, dt_range: at.dt_range })
 }
 
 fn check<L: ConservationLaw>(law: &L, grid: &FvGrid, q: &[f64]) -> Result<(), FvError> {

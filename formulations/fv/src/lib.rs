@@ -19,7 +19,7 @@ pub mod tuning;
 pub mod variant;
 pub mod verify;
 
-pub use cpu::{run, FvError, FvRun, Reconstruction};
+pub use cpu::{run, FvError, FvPosition, FvRun, Reconstruction};
 pub use device::FvDeviceOperator;
 pub use grid::{FvGrid, Side};
 pub use tuning::Fv;

@@ -3,7 +3,7 @@
 //! means and at second order with MUSCL–Hancock.
 
 use dg_core::law::ConservationLaw;
-use dg_fv::{run, FvGrid, Reconstruction, Side};
+use dg_fv::{run, FvGrid, FvPosition, Reconstruction, Side};
 use dg_laws::{euler2d, mhd2d};
 
 fn density_wave(x: [f64; 2], t: f64, q: &mut [f64]) {
@@ -20,7 +20,7 @@ fn a_uniform_state_stays_uniform() {
         let grid = FvGrid { nx: 7, ny, lower: [0.0, 0.0], upper: [1.0, 0.5], sides };
         for reconstruction in [Reconstruction::FirstOrder, Reconstruction::MusclHancock] {
             let q0 = grid.sample(9, |_, q| q.copy_from_slice(&state));
-            let out = run(&law, &grid, reconstruction, q0, (0.2, 0.8), &mut |_, _| {}).unwrap();
+            let out = run(&law, &grid, reconstruction, (q0, FvPosition::START), (0.2, 0.8), &mut |_, _| {}).unwrap();
             assert!(out.steps > 3);
             for (k, value) in out.q.iter().enumerate() {
                 assert!((value - state[k / grid.cells()]).abs() < 1e-13, "{sides:?} {reconstruction:?}: {value}");
@@ -39,7 +39,8 @@ fn every_variable_is_conserved_on_a_periodic_grid() {
     });
     let total = |q: &[f64], v: usize| q[v * grid.cells()..(v + 1) * grid.cells()].iter().sum::<f64>();
     for reconstruction in [Reconstruction::FirstOrder, Reconstruction::MusclHancock] {
-        let out = run(&law, &grid, reconstruction, q0.clone(), (0.3, 0.9), &mut |_, _| {}).unwrap();
+        let out =
+            run(&law, &grid, reconstruction, (q0.clone(), FvPosition::START), (0.3, 0.9), &mut |_, _| {}).unwrap();
         for v in 0..4 {
             let (before, after) = (total(&q0, v), total(&out.q, v));
             assert!((before - after).abs() < 1e-12 * before.abs().max(1.0), "{reconstruction:?} variable {v}");
@@ -60,7 +61,8 @@ fn a_smooth_density_wave_converges_at_first_and_second_order() {
             .map(|&n| {
                 let grid = FvGrid::periodic(n, n, [0.0, 0.0], [1.0, 1.0]);
                 let q0 = grid.sample(4, |x, q| density_wave(x, 0.0, q));
-                let out = run(&law, &grid, reconstruction, q0, (t_end, 0.8), &mut |_, _| {}).unwrap();
+                let out =
+                    run(&law, &grid, reconstruction, (q0, FvPosition::START), (t_end, 0.8), &mut |_, _| {}).unwrap();
                 let exact = grid.sample(4, |x, q| density_wave(x, t_end, q));
                 let cells = grid.cells();
                 (0..cells).map(|c| (out.q[c] - exact[c]).abs()).sum::<f64>() / cells as f64
@@ -78,14 +80,45 @@ fn bad_setups_and_inadmissible_states_are_errors() {
     let law = euler2d::Law::default();
     let grid = FvGrid::periodic(8, 8, [0.0, 0.0], [1.0, 1.0]);
     let q0 = grid.sample(4, |x, q| density_wave(x, 0.0, q));
-    let err = run(&law, &grid, Reconstruction::FirstOrder, q0.clone(), (0.1, 1.5), &mut |_, _| {}).unwrap_err();
+    let err = run(&law, &grid, Reconstruction::FirstOrder, (q0.clone(), FvPosition::START), (0.1, 1.5), &mut |_, _| {})
+        .unwrap_err();
     assert!(err.to_string().contains("CFL"), "{err}");
     let mut one_sided = grid.clone();
     one_sided.sides[0] = Side::Condition(0);
-    let err = run(&law, &one_sided, Reconstruction::FirstOrder, q0.clone(), (0.1, 0.5), &mut |_, _| {}).unwrap_err();
+    let err =
+        run(&law, &one_sided, Reconstruction::FirstOrder, (q0.clone(), FvPosition::START), (0.1, 0.5), &mut |_, _| {})
+            .unwrap_err();
     assert!(err.to_string().contains("periodic on one side"), "{err}");
     let mut negative = q0;
     negative[9] = -1.0;
-    let err = run(&law, &grid, Reconstruction::FirstOrder, negative, (0.1, 0.5), &mut |_, _| {}).unwrap_err();
+    let err = run(&law, &grid, Reconstruction::FirstOrder, (negative, FvPosition::START), (0.1, 0.5), &mut |_, _| {})
+        .unwrap_err();
     assert!(err.to_string().contains("cell (1, 1) left the admissible set"), "{err}");
+}
+
+/// A run continued from a state it passed (and the position there) ends bit for bit where the whole run ends.
+#[test]
+fn a_run_continued_from_a_position_ends_where_the_whole_run_ends() {
+    let law = euler2d::Law::default();
+    let grid = FvGrid::periodic(19, 13, [0.0, 0.0], [1.0, 1.0]);
+    let q0 = grid.sample(4, |x, q| {
+        let bump = (-30.0 * ((x[0] - 0.4).powi(2) + (x[1] - 0.6).powi(2))).exp();
+        q.copy_from_slice(&[1.0 + bump, 0.3 + bump, -0.2, 2.5 + 2.0 * bump]);
+    });
+    let mut saved = None;
+    let whole =
+        run(&law, &grid, Reconstruction::MusclHancock, (q0.clone(), FvPosition::START), (0.2, 0.9), &mut |at, q| {
+            if at.steps == 5 {
+                saved = Some((q.to_vec(), at));
+            }
+        })
+        .unwrap();
+    let (q5, at5) = saved.expect("a fifth step");
+    assert!(whole.steps > 6 && at5.t > 0.0 && at5.dt_range[0] <= at5.dt_range[1], "{} steps, {at5:?}", whole.steps);
+    let mut seen = Vec::new();
+    let rest = run(&law, &grid, Reconstruction::MusclHancock, (q5, at5), (0.2, 0.9), &mut |at, _| seen.push(at.steps))
+        .unwrap();
+    assert_eq!(seen.first(), Some(&6), "the steps go on from the position's count");
+    assert_eq!((rest.steps, rest.dt_range), (whole.steps, whole.dt_range));
+    assert!(rest.q == whole.q, "the continued run's final state differs from the whole run's");
 }

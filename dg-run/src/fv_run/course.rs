@@ -1,0 +1,229 @@
+//! What a finite-volume run keeps and writes along the way, the same on the CPU and on a device: its position,
+//! the samples of max |∇·B| for the report, the VTU files of `--out` and `--out-every` (cell means as VTK_QUAD
+//! cells, one cell field per variable), and the restart files of `--checkpoint-every`, from which `dg run
+//! --restart` continues the run bit for bit.
+
+use super::max_divergence;
+use crate::error::RunError;
+use crate::output::RunOutput;
+use dg_fv::{FvGrid, FvPosition};
+use dg_runtime::restart::{self, LoopPosition, LoopState, RestartFile, Schedule, Snapshot};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The counters a finite-volume restart file holds besides the state: the report's samples so far.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Counters {
+    /// Which formulation wrote the file (`fv`).
+    formulation: String,
+    /// (t, max |∇·B|) sampled so far.
+    divergence: Vec<(f64, f64)>,
+    /// The next sample's time.
+    next_sample: f64,
+    /// The next file's time of the `--out-every` series, if the run writes one.
+    next_output: Option<f64>,
+}
+
+/// A finite-volume run's course: where it stands and what it has sampled and written.
+pub(super) struct Course<'a> {
+    grid: &'a FvGrid,
+    names: &'static [&'static str],
+    t_end: f64,
+    /// Where the run stands.
+    pub at: FvPosition,
+    /// (t, max |∇·B|) at the start and sampled every `every` since.
+    pub divergence: Vec<(f64, f64)>,
+    every: f64,
+    next_sample: f64,
+    out: &'a RunOutput,
+    series: Option<Series>,
+    /// The series' next file's time the restart file holds.
+    saved_next_output: Option<f64>,
+}
+
+/// A time series of VTU files listed in a `.pvd`.
+struct Series {
+    /// The `.pvd` file; the numbered files go beside it.
+    pvd: PathBuf,
+    /// The numbered files' stem.
+    stem: String,
+    /// Simulated time between files.
+    every: f64,
+    /// The next file's time.
+    next: f64,
+    /// (time, file) of the files so far.
+    entries: Vec<(f64, String)>,
+}
+
+impl<'a> Course<'a> {
+    /// The course of a run from `q0` (the case's initial state), or from the state `out.resume` holds, which it
+    /// returns in place of `q0`; `samples` divergence samples over the run.
+    pub fn begin(
+        grid: &'a FvGrid,
+        names: &'static [&'static str],
+        (q0, t_end, samples): (Vec<f64>, f64, usize),
+        out: &'a RunOutput,
+    ) -> Result<(Self, Vec<f64>), RunError> {
+        out.check()?;
+        let every = t_end / samples.max(1) as f64;
+        let fresh = Self {
+            grid,
+            names,
+            t_end,
+            at: FvPosition::START,
+            divergence: vec![(0.0, max_divergence(grid, &q0))],
+            every,
+            next_sample: every,
+            out,
+            series: None,
+            saved_next_output: None,
+        };
+        let (mut course, q) = match &out.resume {
+            None => (fresh, q0),
+            Some(saved) => fresh.resumed(saved, q0.len())?,
+        };
+        course.series = out.series().map(|(pvd, stem)| {
+            let every = out.vtu_every.unwrap_or(f64::INFINITY);
+            // a continued series keeps the files written up to the saved state
+            let entries: Vec<(f64, String)> = match &out.resume {
+                Some(saved) => dg_core::vtu::read_pvd(&pvd)
+                    .into_iter()
+                    .filter(|(t, _)| *t <= saved.position.t * (1.0 + 1e-12))
+                    .collect(),
+                None => Vec::new(),
+            };
+            let next = course.saved_next_output.unwrap_or(course.at.t);
+            Series { pvd, stem, every, next, entries }
+        });
+        // the start's file (a fresh run's t = 0; a continued run's state, if its series has none at that time)
+        let start = course.at.t;
+        course.write_series(start, &q)?;
+        Ok((course, q))
+    }
+
+    /// This course continued from `saved`, a finite-volume run's state of `len` values.
+    fn resumed(mut self, saved: &LoopState, len: usize) -> Result<(Self, Vec<f64>), RunError> {
+        let refuse = |m: String| Err(RunError::InvalidOption(format!("cannot continue from the restart file: {m}")));
+        let counters: Counters = match serde_json::from_value(saved.snapshot.stepper.clone()) {
+            Ok(c) => c,
+            Err(e) => return refuse(format!("it holds no finite-volume run ({e})")),
+        };
+        if counters.formulation != "fv" {
+            return refuse(format!("it holds a {} run, not a finite-volume one", counters.formulation));
+        }
+        let Some(q) = saved.snapshot.array("state") else { return refuse("it has no state array".into()) };
+        if q.len() != len {
+            return refuse(format!("its state has {} values, this grid's {len}", q.len()));
+        }
+        let p = &saved.position;
+        if p.t_end != self.t_end || !(p.t.is_finite() && p.t >= 0.0 && p.t <= p.t_end) {
+            return refuse(format!("it stands at t = {} of {}, this run ends at {}", p.t, p.t_end, self.t_end));
+        }
+        self.at = FvPosition { t: p.t, steps: p.step, dt_range: p.dt_range };
+        self.divergence = counters.divergence;
+        self.next_sample = counters.next_sample;
+        self.saved_next_output = counters.next_output;
+        Ok((self, q.to_vec()))
+    }
+
+    /// The run's final time.
+    pub fn t_end(&self) -> f64 {
+        self.t_end
+    }
+
+    /// Whether the step that reached `at` needs the state: a divergence sample, a file of the series or a
+    /// checkpoint is due (the end's files are written by [`Course::finish`]).
+    pub fn wants_state(&self, at: FvPosition) -> bool {
+        let before_end = at.t < self.t_end * (1.0 - 1e-14);
+        at.t >= self.next_sample * (1.0 - 1e-12)
+            || (before_end && self.series.as_ref().is_some_and(|s| at.t >= s.next * (1.0 - 1e-12)))
+            || self.checkpoint_due(at.steps)
+    }
+
+    fn checkpoint_due(&self, steps: u64) -> bool {
+        self.out.checkpoint_every.is_some_and(|n| steps.is_multiple_of(n.max(1)))
+    }
+
+    /// A step reached `at`; `q` is the state there where [`Course::wants_state`] said so (else `None`).
+    pub fn step_taken(&mut self, at: FvPosition, q: Option<&[f64]>) -> Result<(), RunError> {
+        self.at = at;
+        let Some(q) = q else { return Ok(()) };
+        if at.t >= self.next_sample * (1.0 - 1e-12) {
+            self.divergence.push((at.t, max_divergence(self.grid, q)));
+            while self.next_sample <= at.t * (1.0 + 1e-12) {
+                self.next_sample += self.every;
+            }
+        }
+        if at.t < self.t_end * (1.0 - 1e-14) {
+            self.write_series(at.t, q)?;
+        }
+        if self.checkpoint_due(at.steps) {
+            self.checkpoint(q)?;
+        }
+        Ok(())
+    }
+
+    /// The end of the run with state `q`: the series' last file (unless one is at that time already) and the
+    /// `--out` file.
+    pub fn finish(&mut self, q: &[f64]) -> Result<(), RunError> {
+        let t = self.at.t;
+        if let Some(s) = &mut self.series {
+            if s.entries.last().is_none_or(|(time, _)| *time < t) {
+                s.next = t;
+            }
+        }
+        self.write_series(t, q)?;
+        match &self.out.vtu {
+            Some(path) => write_cells(path, self.grid, self.names, q),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes `q` at time `t` as the series' next file, where one is due.
+    fn write_series(&mut self, t: f64, q: &[f64]) -> Result<(), RunError> {
+        let (grid, names) = (self.grid, self.names);
+        let Some(s) = &mut self.series else { return Ok(()) };
+        if t < s.next * (1.0 - 1e-12) {
+            return Ok(());
+        }
+        let name = format!("{}_{:04}.vtu", s.stem, s.entries.len());
+        write_cells(&s.pvd.with_file_name(&name), grid, names, q)?;
+        s.entries.push((t, name));
+        dg_core::vtu::write_pvd(&s.pvd, &s.entries).map_err(|e| RunError::Output(e.to_string()))?;
+        while s.next <= t * (1.0 + 1e-12) {
+            s.next += s.every;
+        }
+        Ok(())
+    }
+
+    /// Writes the restart file of the run at its position with state `q`.
+    fn checkpoint(&self, q: &[f64]) -> Result<(), RunError> {
+        let Some(path) = &self.out.checkpoint else { return Ok(()) };
+        let counters = Counters {
+            formulation: "fv".into(),
+            divergence: self.divergence.clone(),
+            next_sample: self.next_sample,
+            next_output: self.series.as_ref().map(|s| s.next),
+        };
+        let stepper = serde_json::to_value(&counters).map_err(|e| RunError::Output(e.to_string()))?;
+        let position = LoopPosition {
+            step: self.at.steps,
+            t: self.at.t,
+            t_end: self.t_end,
+            schedule: Schedule::Adaptive,
+            dt_range: self.at.dt_range,
+        };
+        let state = LoopState { position, snapshot: Snapshot { stepper, arrays: vec![("state".into(), q.to_vec())] } };
+        let file = RestartFile { run: self.out.command.clone(), state };
+        restart::write(path, &file).map_err(|e| RunError::Output(format!("cannot write the checkpoint: {e}")))
+    }
+}
+
+/// Writes a variable-major state (`v * cells + j * nx + i`) as one cell field per variable.
+fn write_cells(path: &Path, grid: &FvGrid, names: &[&str], q: &[f64]) -> Result<(), RunError> {
+    let cells = grid.cells();
+    let fields: Vec<dg_core::vtu::Field<'_>> =
+        names.iter().zip(q.chunks(cells.max(1))).map(|(name, values)| dg_core::vtu::Field { name, values }).collect();
+    let cell_grid = dg_core::vtu::CellGrid { nx: grid.nx, ny: grid.ny, lower: grid.lower, upper: grid.upper };
+    Ok(dg_core::vtu::write_vtu_grid(path, &cell_grid, &fields)?)
+}
