@@ -29,14 +29,19 @@ fn a_uniform_state_stays_uniform() {
     }
 }
 
+/// An Euler state on `grid`: a density and energy bump at (0.4, 0.6) carried by a uniform flow.
+fn moving_bump(grid: &FvGrid) -> Vec<f64> {
+    grid.sample(4, |x, q| {
+        let bump = (-30.0 * ((x[0] - 0.4).powi(2) + (x[1] - 0.6).powi(2))).exp();
+        q.copy_from_slice(&[1.0 + bump, 0.3 + bump, -0.2, 2.5 + 2.0 * bump]);
+    })
+}
+
 #[test]
 fn every_variable_is_conserved_on_a_periodic_grid() {
     let law = euler2d::Law::default();
     let grid = FvGrid::periodic(24, 17, [0.0, 0.0], [1.0, 1.0]);
-    let q0 = grid.sample(4, |x, q| {
-        let bump = (-30.0 * ((x[0] - 0.4).powi(2) + (x[1] - 0.6).powi(2))).exp();
-        q.copy_from_slice(&[1.0 + bump, 0.3 + bump, -0.2, 2.5 + 2.0 * bump]);
-    });
+    let q0 = moving_bump(&grid);
     let total = |q: &[f64], v: usize| q[v * grid.cells()..(v + 1) * grid.cells()].iter().sum::<f64>();
     for reconstruction in [Reconstruction::FirstOrder, Reconstruction::MusclHancock] {
         let out =
@@ -101,10 +106,7 @@ fn bad_setups_and_inadmissible_states_are_errors() {
 fn a_run_continued_from_a_position_ends_where_the_whole_run_ends() {
     let law = euler2d::Law::default();
     let grid = FvGrid::periodic(19, 13, [0.0, 0.0], [1.0, 1.0]);
-    let q0 = grid.sample(4, |x, q| {
-        let bump = (-30.0 * ((x[0] - 0.4).powi(2) + (x[1] - 0.6).powi(2))).exp();
-        q.copy_from_slice(&[1.0 + bump, 0.3 + bump, -0.2, 2.5 + 2.0 * bump]);
-    });
+    let q0 = moving_bump(&grid);
     let mut saved = None;
     let whole =
         run(&law, &grid, Reconstruction::MusclHancock, (q0.clone(), FvPosition::START), (0.2, 0.9), &mut |at, q| {
