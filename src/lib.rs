@@ -26,8 +26,8 @@ pub use dg_run::__register_law_commands;
 /// Runners, the formulation registry and the shipped database (the `dg-run` crate), at their old paths.
 pub use dg_run::{
     elliptic_run, euler_run, euler_study, formulations, fv_run, hex_run, maxwell_run, output, partitioned,
-    partitioned_euler, partitioned_hex, partitioned_tet, picture, registry, run_options, shipped_db, wave_run, winners,
-    Precision, RunError,
+    partitioned_euler, partitioned_fv, partitioned_hex, partitioned_tet, picture, registry, run_options, shipped_db,
+    wave_run, winners, Precision, RunError,
 };
 
 /// Named problems (the `dg-cases` crate).

@@ -2,14 +2,66 @@
 //! finite-volume kernels, or on the native CPU path.
 
 use super::run::RunArgs;
-use anyhow::bail;
+use anyhow::{bail, Context};
 use dg_cases::fv::FvCase;
+use dg_parallel::comm::Communicator;
 use dg_run::formulations::FormulationId;
 use dg_run::fv_run::{run_fv, FvOptions, FvReport};
+use dg_run::partitioned_fv::{run_fv_over_ranks, FvRanks};
 use dg_runtime::backend::Device;
 
 /// `dg run` of a finite-volume case.
 pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
+    check(&args, case.as_ref())?;
+    let b = &args.backend;
+    let opts = options(&args, case.as_ref());
+    let mut device = b.open("auto")?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
+    let bar = super::run::time_bar(format!("{} order {}", case.name(), opts.order));
+    let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
+    let outcome = run_fv(args.precision().into(), case.as_ref(), &opts, device, &mut progress)?;
+    bar.finish_and_clear();
+    let picture = match &args.png {
+        Some(path) => Some(picture(path, &outcome, args.png_width)?),
+        None => None,
+    };
+    print_report(&outcome.report, args.json, picture, None)?;
+    args.print_outputs(outcome.report.steps);
+    Ok(())
+}
+
+/// `dg run` of a finite-volume case split over the ranks of `comm` (`mpirun -n P`): bands of whole rows, each
+/// rank on its device (`--device cuda`: the rank's GPU on its node) or the native CPU path.
+pub fn run_over_ranks(args: RunArgs, case: Box<dyn FvCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
+    check(&args, case.as_ref())?;
+    if args.schedule.is_some() || args.exchange.is_some() {
+        bail!("--schedule and --exchange apply to the DG formulations' split runs; finite volumes exchange ghost rows once a step");
+    }
+    if args.partition.is_some() {
+        bail!("--partition: finite volumes split into bands of whole rows (no other partition applies)");
+    }
+    let opts = options(&args, case.as_ref());
+    let choice = super::ranks::rank_device(args.backend.device.as_deref().unwrap_or("auto"));
+    dg_commands::devices::set_announced(comm.rank() == 0);
+    let mut device =
+        super::run::pick_device(&choice).with_context(|| format!("rank {}: opening {choice}", comm.rank()))?;
+    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
+    let bar = super::ranks::rank_bar(&args, comm, format!("{} order {}", case.name(), opts.order));
+    let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
+    let split = run_fv_over_ranks(args.precision().into(), case.as_ref(), &opts, comm, device, &mut progress)?;
+    bar.finish_and_clear();
+    let Some((outcome, ranks)) = split else { return Ok(()) };
+    let picture = match &args.png {
+        Some(path) => Some(picture(path, &outcome, args.png_width)?),
+        None => None,
+    };
+    print_report(&outcome.report, args.json, picture, Some(&ranks))?;
+    args.print_outputs(outcome.report.steps);
+    Ok(())
+}
+
+/// Refuses what a finite-volume run does not take.
+fn check(args: &RunArgs, case: &dyn FvCase) -> anyhow::Result<()> {
     let (m, s, b) = (&args.mesh, &args.solver, &args.backend);
     if m.mesh.is_some() || m.ny.is_some() || m.refine > 0 || m.perturb.is_some() {
         bail!("finite-volume cases run on the case's regular grid: give --nx (cells along x) only");
@@ -21,7 +73,13 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
         );
     }
     b.formulation(case.name(), &[FormulationId::Fv])?;
-    let opts = FvOptions {
+    Ok(())
+}
+
+/// The run's options from the command line.
+fn options(args: &RunArgs, case: &dyn FvCase) -> FvOptions {
+    let (m, s, b) = (&args.mesh, &args.solver, &args.backend);
+    FvOptions {
         cells: m.nx,
         order: args.order.unwrap_or(2),
         cfl: s.cfl.unwrap_or(0.8),
@@ -31,20 +89,7 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
         variant: b.variant.clone(),
         no_tune: b.no_tune,
         output: args.output(case.name()),
-    };
-    let mut device = b.open("auto")?;
-    let device = device.as_deref_mut().map(|d| -> &mut dyn Device { d });
-    let bar = super::run::time_bar(format!("{} order {}", case.name(), opts.order));
-    let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
-    let outcome = run_fv(args.precision().into(), case.as_ref(), &opts, device, &mut progress)?;
-    bar.finish_and_clear();
-    let picture = match &args.png {
-        Some(path) => Some(picture(path, &outcome, args.png_width)?),
-        None => None,
-    };
-    print_report(&outcome.report, args.json, picture)?;
-    args.print_outputs(outcome.report.steps);
-    Ok(())
+    }
 }
 
 /// Draws the density (a colour map on a 2D grid; on a one-row grid the profiles of ρ and By along x).
@@ -59,10 +104,13 @@ fn picture(path: &std::path::Path, outcome: &dg_run::fv_run::FvOutcome, width: u
     })
 }
 
-fn print_report(r: &FvReport, json: bool, picture: Option<(f64, f64)>) -> anyhow::Result<()> {
+fn print_report(r: &FvReport, json: bool, picture: Option<(f64, f64)>, ranks: Option<&FvRanks>) -> anyhow::Result<()> {
     if json {
         let mut doc = serde_json::to_value(r)?;
         doc["picture_range"] = serde_json::to_value(picture)?;
+        if let Some(ranks) = ranks {
+            doc["ranks"] = serde_json::to_value(ranks)?;
+        }
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
@@ -77,7 +125,12 @@ fn print_report(r: &FvReport, json: bool, picture: Option<(f64, f64)>) -> anyhow
     let worst = r.divergence.iter().map(|d| d.1).fold(0.0, dg_core::max_or_nan);
     let last = r.divergence.last().map_or(0.0, |d| d.1);
     println!("div B       max |∇·B| {worst:.3e} over the run, {last:.3e} at the end");
-    let place = if r.device.is_some() { "" } else { " (native CPU)" };
+    let place = match (ranks.map(|r| r.bands.len()), r.device.is_some()) {
+        (Some(n), true) => format!(" (on {n} devices)"),
+        (Some(n), false) => format!(" (native CPU on {n} ranks)"),
+        (None, true) => String::new(),
+        (None, false) => " (native CPU)".into(),
+    };
     println!(
         "wall        {:.3} s, {:.3e} cell updates per second{place}, {:.3e} s per step",
         r.wall_seconds,
@@ -90,6 +143,11 @@ fn print_report(r: &FvReport, json: bool, picture: Option<(f64, f64)>) -> anyhow
     }
     if let Some((lo, hi)) = picture {
         println!("picture     values {lo:.4} … {hi:.4}");
+    }
+    if let Some(ranks) = ranks {
+        for (band, device) in ranks.bands.iter().zip(&ranks.devices) {
+            println!("rank {:<6} rows {}..{} of {} ({device})", band.rank, band.rows.start, band.rows.end, r.ny);
+        }
     }
     Ok(())
 }

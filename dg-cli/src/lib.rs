@@ -165,11 +165,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
                         "{} is a steady elliptic problem: it runs in one process (not over MPI ranks)",
                         case.name()
                     ),
-                    AnyCase::Fv(_) => anyhow::bail!(
-                        "finite-volume cases do not run split over MPI ranks yet (the nodal and modal triangle, \
-                         tetrahedral and hexahedral cases such as maxwell-cavity, euler-isentropic-vortex, acoustic-cube \
-                         and maxwell3d-cavity do); run it in one process"
-                    ),
+                    AnyCase::Fv(case) => fv_cmds::run_over_ranks(args, case, comm.as_ref()),
                 };
             }
             if args.partition.is_some() {

@@ -18,6 +18,7 @@ use serde::Serialize;
 use std::time::Instant;
 
 mod course;
+pub(crate) use course::write_cells as write_cell_means;
 
 /// The most cells of a finite-volume CPU run (4096², seed 003's Orszag–Tang grid).
 pub const MAX_CELLS: usize = 4096 * 4096;
@@ -139,6 +140,80 @@ pub fn run_fv(
     }
 }
 
+/// What a run of a case is, checked: the reconstruction of `--order`, the law (cleaning off with `--no-cleaning`),
+/// the grid of `--nx` and the final time.
+pub(crate) struct FvSetup {
+    pub reconstruction: Reconstruction,
+    pub law: dg_laws::mhd2d::Law,
+    pub grid: FvGrid,
+    pub t_end: f64,
+}
+
+impl FvSetup {
+    /// The run `opts` asks of `case`, refused where an option is out of range.
+    pub fn of(case: &dyn FvCase, opts: &FvOptions, on_device: bool) -> Result<Self, RunError> {
+        let reconstruction = match opts.order {
+            1 => Reconstruction::FirstOrder,
+            2 => Reconstruction::MusclHancock,
+            n => return Err(RunError::InvalidOption(format!("finite volumes run at order 1 or 2 (got {n})"))),
+        };
+        let mut law = case.law();
+        if opts.no_cleaning {
+            (law.ch, law.damping) = (0.0, 0.0);
+        }
+        let n = opts.cells.unwrap_or(case.default_cells());
+        if !(2..=16384).contains(&n) {
+            return Err(RunError::InvalidOption(format!("--nx must be between 2 and 16384 cells (got {n})")));
+        }
+        let grid = case.grid(n);
+        if grid.cells() > MAX_CELLS {
+            return Err(RunError::InvalidOption(format!(
+                "{} × {} cells are above the {MAX_CELLS} a run allocates; use a smaller --nx",
+                grid.nx, grid.ny
+            )));
+        }
+        if !on_device && opts.variant.is_some() {
+            return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
+        }
+        Ok(Self { reconstruction, law, grid, t_end: opts.t_end.unwrap_or(case.default_t_end()) })
+    }
+
+    /// The report of a run that ended with state `q` (the whole grid's) at `at`, having started from `q0` and
+    /// taken `steps_here` of its steps in `wall_seconds` in this process.
+    pub fn report<T: Real>(
+        &self,
+        case: &dyn FvCase,
+        opts: &FvOptions,
+        (q0, q): (&[f64], &[f64]),
+        (at, divergence): (dg_fv::FvPosition, Vec<(f64, f64)>),
+        (steps_here, wall_seconds): (u64, f64),
+        device: Option<FvDeviceInfo>,
+    ) -> FvReport {
+        let cells = self.grid.cells();
+        let (mass0, mass): (f64, f64) = (q0[..cells].iter().sum(), q[..cells].iter().sum());
+        let density = q[..cells].iter().fold([f64::INFINITY, f64::NEG_INFINITY], |r, &v| [r[0].min(v), r[1].max(v)]);
+        let first_order = self.reconstruction == Reconstruction::FirstOrder;
+        FvReport {
+            case: case.name().into(),
+            law: self.law.name().into(),
+            scheme: if first_order { "first-order" } else { "muscl-hancock" }.into(),
+            cleaning: !opts.no_cleaning,
+            nx: self.grid.nx,
+            ny: self.grid.ny,
+            steps: at.steps,
+            dt_range: at.dt_range,
+            t_end: self.t_end,
+            wall_seconds,
+            cell_updates_per_second: cells as f64 * steps_here as f64 / wall_seconds.max(1e-12),
+            mass_change: (mass - mass0) / mass0.abs().max(f64::MIN_POSITIVE),
+            density_range: density,
+            divergence,
+            precision: if device.is_some() { T::NAME } else { "f64" }.into(),
+            device,
+        }
+    }
+}
+
 /// [`run_fv`] in precision `T` (instantiated in this crate only, for both precisions).
 pub(crate) fn run_fv_in<T: Real>(
     case: &dyn FvCase,
@@ -146,45 +221,22 @@ pub(crate) fn run_fv_in<T: Real>(
     device: Option<&mut dyn Device>,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<FvOutcome, RunError> {
-    let reconstruction = match opts.order {
-        1 => Reconstruction::FirstOrder,
-        2 => Reconstruction::MusclHancock,
-        n => return Err(RunError::InvalidOption(format!("finite volumes run at order 1 or 2 (got {n})"))),
-    };
-    let mut law = case.law();
-    if opts.no_cleaning {
-        (law.ch, law.damping) = (0.0, 0.0);
-    }
-    let n = opts.cells.unwrap_or(case.default_cells());
-    if !(2..=16384).contains(&n) {
-        return Err(RunError::InvalidOption(format!("--nx must be between 2 and 16384 cells (got {n})")));
-    }
-    let grid = case.grid(n);
-    if grid.cells() > MAX_CELLS {
-        return Err(RunError::InvalidOption(format!(
-            "{} × {} cells are above the {MAX_CELLS} a run allocates; use a smaller --nx",
-            grid.nx, grid.ny
-        )));
-    }
-    if device.is_none() && opts.variant.is_some() {
-        return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
-    }
-    let t_end = opts.t_end.unwrap_or(case.default_t_end());
+    let setup = FvSetup::of(case, opts, device.is_some())?;
+    let (law, grid) = (&setup.law, &setup.grid);
     let nv = <dg_laws::mhd2d::Law as ConservationLaw>::NVARS;
     let q0 = grid.sample(nv, |x, q| case.initial(x, q));
-    let cells = grid.cells();
-    let mass0: f64 = q0[..cells].iter().sum();
-    let (mut course, q) = Course::begin(&grid, law.variable_names(), (q0, t_end, opts.samples), &opts.output)?;
+    let begun = Course::begin(grid, law.variable_names(), (q0.clone(), setup.t_end, opts.samples), &opts.output)?;
+    let (mut course, q) = begun;
     let from = course.at;
     let started = Instant::now();
     let mut device_info = None;
     let out = match device {
         Some(device) => {
-            let (out, info) = device_loop::<T>(device, &law, &grid, opts, q, &mut course, progress)?;
+            let (out, info) = device_loop::<T>(device, law, grid, opts, q, &mut course, progress)?;
             device_info = Some(info);
             out
         }
-        None => cpu_loop(&law, &grid, reconstruction, (q, opts.cfl), &mut course, progress)?,
+        None => cpu_loop(law, grid, setup.reconstruction, (q, opts.cfl), &mut course, progress)?,
     };
     course.finish(&out.q)?;
     let wall_seconds = started.elapsed().as_secs_f64();
@@ -193,27 +245,10 @@ pub(crate) fn run_fv_in<T: Real>(
     if let Some(info) = &mut device_info {
         info.seconds_per_step = wall_seconds / steps_here.max(1) as f64;
     }
-    let mass: f64 = out.q[..cells].iter().sum();
-    let density = out.q[..cells].iter().fold([f64::INFINITY, f64::NEG_INFINITY], |r, &v| [r[0].min(v), r[1].max(v)]);
-    let report = FvReport {
-        case: case.name().into(),
-        law: law.name().into(),
-        scheme: if reconstruction == Reconstruction::FirstOrder { "first-order" } else { "muscl-hancock" }.into(),
-        cleaning: !opts.no_cleaning,
-        nx: grid.nx,
-        ny: grid.ny,
-        steps: out.steps,
-        dt_range: out.dt_range,
-        t_end,
-        wall_seconds,
-        cell_updates_per_second: cells as f64 * steps_here as f64 / wall_seconds.max(1e-12),
-        mass_change: (mass - mass0) / mass0.abs().max(f64::MIN_POSITIVE),
-        density_range: density,
-        divergence: course.divergence,
-        precision: if device_info.is_some() { T::NAME } else { "f64" }.into(),
-        device: device_info,
-    };
-    Ok(FvOutcome { report, grid, q: out.q })
+    let end = (course.at, std::mem::take(&mut course.divergence));
+    let report = setup.report::<T>(case, opts, (&q0, &out.q), end, (steps_here, wall_seconds), device_info);
+    drop(course);
+    Ok(FvOutcome { report, grid: setup.grid, q: out.q })
 }
 
 /// The native CPU loop: [`dg_fv::run`] from the course's position, each step handed to the course.
@@ -239,7 +274,7 @@ fn cpu_loop(
     kept.map(|()| run)
 }
 
-fn fv_error(e: FvError) -> RunError {
+pub(crate) fn fv_error(e: FvError) -> RunError {
     match e {
         FvError::Setup(m) => RunError::InvalidOption(m),
         FvError::NotAdmissible { step, t, i, j, values } => RunError::Stopped {
@@ -319,6 +354,11 @@ fn device_loop<T: Real>(
 /// max over cells of |∂Bx/∂x + ∂By/∂y| by central differences (one-sided next to a closed side; a direction of
 /// one cell contributes nothing).
 pub fn max_divergence(grid: &FvGrid, q: &[f64]) -> f64 {
+    max_divergence_rows(grid, q, 0..grid.ny)
+}
+
+/// [`max_divergence`] over the cells of rows `rows` alone (their neighbour rows read where the grid has them).
+pub fn max_divergence_rows(grid: &FvGrid, q: &[f64], rows: std::ops::Range<usize>) -> f64 {
     let (nx, ny, cells) = (grid.nx, grid.ny, grid.cells());
     let [dx, dy] = grid.spacing();
     let (bx, by) = (&q[5 * cells..6 * cells], &q[6 * cells..7 * cells]);
@@ -343,8 +383,7 @@ pub fn max_divergence(grid: &FvGrid, q: &[f64]) -> f64 {
         let span = if periodic || (c != 0 && c != len - 1) { 2.0 * h } else { h };
         (at(hi) - at(lo)) / span
     };
-    (0..ny)
-        .flat_map(|j| (0..nx).map(move |i| (i, j)))
+    rows.flat_map(|j| (0..nx).map(move |i| (i, j)))
         .map(|(i, j)| (derivative(bx, i, j, 0) + derivative(by, i, j, 1)).abs())
         .fold(0.0, dg_core::max_or_nan)
 }

@@ -28,6 +28,7 @@ pub mod maxwell_run;
 pub mod output;
 pub mod partitioned;
 pub mod partitioned_euler;
+pub mod partitioned_fv;
 pub mod partitioned_hex;
 pub mod partitioned_tet;
 pub mod picture;

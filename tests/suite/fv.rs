@@ -65,3 +65,56 @@ fn dg_run_reports_a_finite_volume_case_and_refuses_what_does_not_apply() {
         assert!(!out.status.success() && err.contains(expected), "dg {args:?}: {err}");
     }
 }
+
+/// The bands of a run split over ranks: whole rows, as equal as they can be, each with two ghost rows where it
+/// faces another band or wraps around a periodic y, none on a closed side; too few rows a rank are refused.
+#[test]
+fn bands_cover_the_rows_once_with_ghost_rows_where_they_face_another() {
+    use dg::partitioned_fv::{band_grid, bands, GHOST_ROWS};
+    let periodic = bands(11, 4, true).unwrap();
+    let rows: Vec<std::ops::Range<usize>> = periodic.iter().map(|b| b.rows.clone()).collect();
+    assert_eq!(rows, vec![0..3, 3..6, 6..9, 9..11]);
+    assert!(periodic.iter().all(|b| b.below == GHOST_ROWS && b.above == GHOST_ROWS));
+    let closed = bands(8, 2, false).unwrap();
+    assert_eq!((closed[0].below, closed[0].above, closed[1].below, closed[1].above), (0, 2, 2, 0));
+    // a band of one row could not fill its neighbours' two ghost rows
+    let refused = bands(5, 3, true).unwrap_err().to_string();
+    assert!(refused.contains("3 ranks need 6 rows"), "{refused}");
+    assert!(bands(1, 2, true).is_err(), "Brio–Wu's one row does not split");
+    // a band's grid: the whole grid's spacing, its first own row where the whole grid's row is
+    let grid = dg::dg_fv::FvGrid::periodic(16, 10, [0.0, -1.0], [2.0, 1.0]);
+    let band = &bands(10, 3, true).unwrap()[1];
+    assert_eq!(band.rows, 4..7);
+    let local = band_grid(&grid, band);
+    assert_eq!(local.ny, 3 + 2 * GHOST_ROWS);
+    let (a, b) = (grid.spacing(), local.spacing());
+    assert!((a[0] - b[0]).abs() < 1e-15 && (a[1] - b[1]).abs() < 1e-15, "{a:?} {b:?}");
+    let (own, whole) = (local.center(5, GHOST_ROWS), grid.center(5, 4));
+    assert!((own[0] - whole[0]).abs() < 1e-15 && (own[1] - whole[1]).abs() < 1e-14, "{own:?} {whole:?}");
+}
+
+/// The split run's loop in one process (one band, its ghost rows copied across the periodic wrap each step)
+/// ends where the plain run ends: the same steps, the final state and the divergence samples to round-off.
+#[test]
+fn one_band_steps_like_the_plain_run() {
+    use dg::dg_parallel::comm::Solo;
+    use dg::partitioned_fv::run_fv_over_ranks;
+    let opts = FvOptions { cells: Some(24), t_end: Some(0.1), ..FvOptions::default() };
+    let plain = run_fv(Precision::F64, &OrszagTang, &opts, None, &mut |_, _| {}).unwrap();
+    let (split, ranks) =
+        run_fv_over_ranks(Precision::F64, &OrszagTang, &opts, &Solo, None, &mut |_, _| {}).unwrap().expect("rank 0");
+    assert_eq!(ranks.bands.len(), 1);
+    assert_eq!(split.report.steps, plain.report.steps);
+    let worst =
+        plain
+            .q
+            .iter()
+            .zip(&split.q)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, |m: f64, d| if d > m || d.is_nan() { d } else { m });
+    assert!(split.q.len() == plain.q.len() && worst < 1e-12, "the states differ by {worst}");
+    assert_eq!(split.report.divergence.len(), plain.report.divergence.len());
+    for (a, b) in split.report.divergence.iter().zip(&plain.report.divergence) {
+        assert!((a.0 - b.0).abs() < 1e-14 && (a.1 - b.1).abs() <= 1e-9 * b.1.max(1e-9), "{a:?} vs {b:?}");
+    }
+}

@@ -298,7 +298,7 @@ fn hexahedral_boxes_split_into_blocks_or_by_metis_and_both_equal_the_one_process
     }
 }
 
-/// A case that does not split yet, and any other command started on several ranks, end with a clear message and
+/// A case or option that does not split yet, and any other command started on several ranks, end with a clear message and
 /// a failure code instead of running several times over.
 #[test]
 fn what_does_not_split_over_ranks_is_refused() {
@@ -306,9 +306,13 @@ fn what_does_not_split_over_ranks_is_refused() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = dg(Some(2), &["run", "mhd-orszag-tang", "--nx", "8"], dir.path());
+    // finite volumes split into bands of at least two rows: Brio–Wu's tube has one
+    let out = dg(Some(2), &["run", "mhd-brio-wu", "--nx", "8"], dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && stderr.contains("do not run split over MPI ranks"), "{stderr}");
+    assert!(!out.status.success() && stderr.contains("2 ranks need 4 rows"), "{stderr}");
+    let out = dg(Some(2), &["run", "mhd-orszag-tang", "--nx", "8", "--checkpoint-every", "2"], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("run in one process"), "{stderr}");
     let out = dg(Some(2), &["run", "euler-isentropic-vortex", "--formulation", "nodal-tri", "--nx", "4"], dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("takes the modal formulation"), "{stderr}");
@@ -335,4 +339,77 @@ fn split_cpu_runs_of_linear_laws_stop_at_a_blow_up() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && stderr.contains("the largest |value| grew from"), "{case:?}: {stderr}");
     }
+}
+
+/// Finite volumes in bands of rows (seed 003's strips): Orszag–Tang on 2 and 3 ranks (bands of 11, 11 and 10 rows)
+/// on the native CPU path and on a device (OpenCL here, PoCL in CI; an f32 and an f64 variant, tiled and naive
+/// transposes) equal the one-process run: the same steps, the final density range, mass change and every sample of
+/// max |∇·B| to 1e-12, and the final cell means written by rank 0 (`--out`) to 1e-12 too (read back from the VTU's
+/// raw data). A ghost row filled wrongly, or not at all, moves the values near every band's edge by far more.
+#[test]
+fn finite_volume_runs_over_two_and_three_ranks_equal_the_one_process_run() {
+    let dir = tempfile::tempdir().unwrap();
+    if !mpi_available() {
+        return;
+    }
+    let d = dir.path();
+    let case = ["run", "mhd-orszag-tang", "--nx", "32", "--t-end", "0.1", "--json"];
+    let mut devices: Vec<Vec<&str>> = vec![vec!["--device", "cpu"]];
+    if opencl_available(d) {
+        devices.push(vec!["--device", "opencl", "--variant", "fv/tiled/twice/w64/f32"]);
+        devices.push(vec!["--device", "opencl", "--variant", "fv/naive/once/w128/f64"]);
+    }
+    for device in &devices {
+        let one = report(None, &[&case[..], device, &["--out", "one.vtu"]].concat(), d);
+        let whole = cell_means(&d.join("one.vtu"));
+        for ranks in [2, 3] {
+            let split = report(Some(ranks), &[&case[..], device, &["--out", "split.vtu"]].concat(), d);
+            let what = format!("{device:?} on {ranks} ranks");
+            assert_eq!(split["steps"], one["steps"], "{what}");
+            assert_eq!(split["ranks"]["bands"].as_array().map(Vec::len), Some(ranks), "{what}: {split}");
+            for key in ["density_range", "mass_change"] {
+                let (a, b) = (numbers(&one[key]), numbers(&split[key]));
+                assert!(a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-12), "{what}: {key}");
+            }
+            let (a, b) = (numbers(&one["divergence"]), numbers(&split["divergence"]));
+            assert!(a.len() == b.len() && a.len() > 10, "{what}: {a:?} {b:?}");
+            assert!(a.iter().zip(&b).all(|(x, y)| relative(*x, *y) <= 1e-12 || (x - y).abs() < 1e-14), "{what}");
+            let parts = cell_means(&d.join("split.vtu"));
+            assert_eq!(parts.len(), whole.len(), "{what}");
+            let worst =
+                whole
+                    .iter()
+                    .zip(&parts)
+                    .map(|(x, y)| (x - y).abs())
+                    .fold(0.0, |m: f64, v| if v > m || v.is_nan() { v } else { m });
+            assert!(worst <= 1e-12, "{what}: the cell means differ by {worst}");
+        }
+    }
+}
+
+/// Every number in a JSON value, in order.
+fn numbers(v: &serde_json::Value) -> Vec<f64> {
+    match v {
+        serde_json::Value::Number(n) => n.as_f64().into_iter().collect(),
+        serde_json::Value::Array(items) => items.iter().flat_map(numbers).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Every cell value of a finite-volume VTU file dg wrote (its raw appended blocks after the point and cell
+/// arrays' headers: the last nine blocks are the variables).
+fn cell_means(path: &Path) -> Vec<f64> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let marker = b"<AppendedData encoding=\"raw\">\n_";
+    let data = bytes.windows(marker.len()).position(|w| w == marker).expect("appended data") + marker.len();
+    let header = String::from_utf8_lossy(&bytes[..data]);
+    let cells = header.split("<CellData>").nth(1).expect("cell data").split("</CellData>").next().unwrap_or_default();
+    let mut values = Vec::new();
+    for tag in cells.split("offset=\"").skip(1) {
+        let offset: usize = tag.split('"').next().unwrap_or_default().parse().expect("an offset");
+        let start = data + offset;
+        let len = u64::from_le_bytes(bytes[start..start + 8].try_into().unwrap()) as usize;
+        values.extend(bytes[start + 8..start + 8 + len].chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())));
+    }
+    values
 }

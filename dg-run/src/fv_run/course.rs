@@ -220,7 +220,7 @@ impl<'a> Course<'a> {
 }
 
 /// Writes a variable-major state (`v * cells + j * nx + i`) as one cell field per variable.
-fn write_cells(path: &Path, grid: &FvGrid, names: &[&str], q: &[f64]) -> Result<(), RunError> {
+pub(crate) fn write_cells(path: &Path, grid: &FvGrid, names: &[&str], q: &[f64]) -> Result<(), RunError> {
     let cells = grid.cells();
     let fields: Vec<dg_core::vtu::Field<'_>> =
         names.iter().zip(q.chunks(cells.max(1))).map(|(name, values)| dg_core::vtu::Field { name, values }).collect();

@@ -560,6 +560,17 @@ impl Device for CudaDevice {
         self.stream.synchronize().map_err(call("cuStreamSynchronize"))
     }
 
+    fn upload_range(&mut self, buffer: BufferId, offset: usize, data: &[u8]) -> Result<(), BackendError> {
+        let end = offset.checked_add(data.len()).ok_or_else(|| BackendError::Call {
+            backend: NAME,
+            call: "cuMemcpyHtoD",
+            message: "the range's end overflows".into(),
+        })?;
+        self.check_transfer(buffer, end, "cuMemcpyHtoD")?;
+        let mut view = self.buffers[buffer.0].slice_mut(offset..end);
+        self.stream.memcpy_htod(data, &mut view).map_err(call("cuMemcpyHtoD"))
+    }
+
     fn free_buffers(&mut self) {
         self.pointer_arrays.clear();
         self.buffers.clear();

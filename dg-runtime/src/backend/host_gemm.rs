@@ -88,6 +88,12 @@ impl Device for HostGemm<'_> {
     fn download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError> {
         self.inner.download(buffer, data)
     }
+    fn download_range(&mut self, buffer: BufferId, offset: usize, data: &mut [u8]) -> Result<(), BackendError> {
+        self.inner.download_range(buffer, offset, data)
+    }
+    fn upload_range(&mut self, buffer: BufferId, offset: usize, data: &[u8]) -> Result<(), BackendError> {
+        self.inner.upload_range(buffer, offset, data)
+    }
     fn free_buffers(&mut self) {
         self.inner.free_buffers()
     }

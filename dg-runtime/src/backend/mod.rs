@@ -254,6 +254,20 @@ pub trait Device {
         data.copy_from_slice(&head[offset..]);
         Ok(())
     }
+    /// Copies host bytes into a buffer from byte `offset` on (ordered after the work submitted before it). The
+    /// default downloads the buffer up to the range's end, patches it and uploads it again; backends override it
+    /// with a copy of the range alone.
+    fn upload_range(&mut self, buffer: BufferId, offset: usize, data: &[u8]) -> Result<(), BackendError> {
+        let end = offset.checked_add(data.len()).ok_or_else(|| BackendError::Call {
+            backend: "device",
+            call: "upload_range",
+            message: "the range's end overflows".into(),
+        })?;
+        let mut head = vec![0u8; end];
+        self.download(buffer, &mut head)?;
+        head[offset..].copy_from_slice(data);
+        self.upload(buffer, &head)
+    }
     /// Releases every buffer (programs stay).
     fn free_buffers(&mut self);
     /// The size of a buffer in bytes (`None` for an unknown buffer).

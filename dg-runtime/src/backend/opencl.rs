@@ -185,6 +185,23 @@ impl Device for OpenClDevice {
         Ok(())
     }
 
+    fn upload_range(&mut self, buffer: BufferId, offset: usize, data: &[u8]) -> Result<(), BackendError> {
+        let size = self.buffer_sizes.get(buffer.0).copied();
+        let fits = offset.checked_add(data.len()).zip(size).is_some_and(|(end, size)| end <= size);
+        if !fits {
+            return Err(BackendError::Call {
+                backend: NAME,
+                call: "clEnqueueWriteBuffer",
+                message: format!("{} bytes from byte {offset} lie outside the buffer", data.len()),
+            });
+        }
+        let buf = &mut self.buffers[buffer.0];
+        // SAFETY: blocking write of a range checked to lie inside the buffer.
+        unsafe { self.queue.enqueue_write_buffer(buf, CL_BLOCKING, offset, data, &[]) }
+            .map_err(call("clEnqueueWriteBuffer"))?;
+        Ok(())
+    }
+
     fn free_buffers(&mut self) {
         self.buffers.clear();
         self.buffer_sizes.clear();
