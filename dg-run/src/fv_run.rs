@@ -8,7 +8,6 @@ use crate::formulations::FormulationId;
 use crate::output::RunOutput;
 use crate::winners::given_or_chosen;
 use crate::Precision;
-use course::Course;
 use dg_cases::fv::FvCase;
 use dg_core::law::ConservationLaw;
 use dg_core::Real;
@@ -18,7 +17,7 @@ use serde::Serialize;
 use std::time::Instant;
 
 mod course;
-pub(crate) use course::write_cells as write_cell_means;
+pub(crate) use course::Course;
 
 /// The most cells of a finite-volume CPU run (4096², seed 003's Orszag–Tang grid).
 pub const MAX_CELLS: usize = 4096 * 4096;
@@ -225,7 +224,9 @@ pub(crate) fn run_fv_in<T: Real>(
     let (law, grid) = (&setup.law, &setup.grid);
     let nv = <dg_laws::mhd2d::Law as ConservationLaw>::NVARS;
     let q0 = grid.sample(nv, |x, q| case.initial(x, q));
-    let begun = Course::begin(grid, law.variable_names(), (q0.clone(), setup.t_end, opts.samples), &opts.output)?;
+    let divergence0 = max_divergence(grid, &q0);
+    let (span, out) = ((setup.t_end, opts.samples), &opts.output);
+    let begun = Course::begin(grid, law.variable_names(), (q0.clone(), divergence0), span, out, true)?;
     let (mut course, q) = begun;
     let from = course.at;
     let started = Instant::now();
@@ -238,7 +239,7 @@ pub(crate) fn run_fv_in<T: Real>(
         }
         None => cpu_loop(law, grid, setup.reconstruction, (q, opts.cfl), &mut course, progress)?,
     };
-    course.finish(&out.q)?;
+    course.finish(Some(&out.q))?;
     let wall_seconds = started.elapsed().as_secs_f64();
     // (the steps of this process: a continued run's earlier ones took their time in another)
     let steps_here = out.steps - from.steps;
@@ -299,20 +300,9 @@ fn device_loop<T: Real>(
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<(dg_fv::FvRun, FvDeviceInfo), RunError> {
     let t_end = course.t_end();
-    let given = match &opts.variant {
-        Some(spec) => Some(spec.parse::<FvVariant>()?.to_string()),
-        None => None,
-    };
-    let cells = grid.cells() as u64;
-    let choice =
-        given_or_chosen::<_, T>(FormulationId::Fv, device, law, opts.order, cells, given.as_deref(), opts.no_tune)?;
+    let choice = choose_variant::<T>(device, law, opts, grid.cells() as u64)?;
     let variant: FvVariant = choice.variant.parse()?;
-    let ir = dg_runtime::formulation::law_ir(law)?;
-    let params = law.param_values();
-    let target = dg_runtime::formulation::target_of(device);
-    let op = FvDeviceOperator::<T>::new(device, target, (&ir, &params, law.numerical_flux_name()), grid)?;
-    let q = op.buffers.q;
-    op.write_state(device, q, &crate::narrowed::<T>(&q0))?;
+    let (op, q) = device_operator::<T>(device, law, grid, &q0)?;
     let read =
         |device: &mut dyn Device| -> Result<Vec<f64>, RunError> { Ok(crate::widened(&op.read_state(device, q)?)) };
     let (mut at, mut kernel_seconds) = (course.at, 0.0);
@@ -349,6 +339,37 @@ fn device_loop<T: Real>(
     };
     device.free_buffers();
     Ok((dg_fv::FvRun { q: state, steps: at.steps, dt_range: at.dt_range }, info))
+}
+
+/// The variant of a device run on `cells` cells: `--variant` (parsed, its precision checked), else the tuning
+/// database's, else tuned now (or the default with `--no-tune`).
+pub(crate) fn choose_variant<T: Real>(
+    device: &mut dyn Device,
+    law: &dg_laws::mhd2d::Law,
+    opts: &FvOptions,
+    cells: u64,
+) -> Result<crate::winners::VariantChoice, RunError> {
+    let given = match &opts.variant {
+        Some(spec) => Some(spec.parse::<FvVariant>()?.to_string()),
+        None => None,
+    };
+    Ok(given_or_chosen::<_, T>(FormulationId::Fv, device, law, opts.order, cells, given.as_deref(), opts.no_tune)?)
+}
+
+/// The device operator of `law` on `grid`, its state buffer holding `q0` (f64, the CPU layout).
+pub(crate) fn device_operator<T: Real>(
+    device: &mut dyn Device,
+    law: &dg_laws::mhd2d::Law,
+    grid: &FvGrid,
+    q0: &[f64],
+) -> Result<(FvDeviceOperator<T>, dg_runtime::backend::BufferId), RunError> {
+    let ir = dg_runtime::formulation::law_ir(law)?;
+    let params = law.param_values();
+    let target = dg_runtime::formulation::target_of(device);
+    let op = FvDeviceOperator::<T>::new(device, target, (&ir, &params, law.numerical_flux_name()), grid)?;
+    let q = op.buffers.q;
+    op.write_state(device, q, &crate::narrowed::<T>(q0))?;
+    Ok((op, q))
 }
 
 /// max over cells of |∂Bx/∂x + ∂By/∂y| by central differences (one-sided next to a closed side; a direction of

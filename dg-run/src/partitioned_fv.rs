@@ -6,17 +6,19 @@
 //! steps its band and ghost rows as one grid whose y sides are the whole grid's (periodic, or the closed sides,
 //! which only the first and last band reach); the ghost rows' own updates are discarded by the next exchange.
 //! The step limit and the admissibility of every cell are reduced over the ranks each step, the samples of
-//! max |∇·B| too, and rank 0 gathers the final state for the report and the files.
+//! max |∇·B| too; every rank keeps the run's one course (samples, series, checkpoints) and rank 0 writes its files
+//! from the state it gathers, so that they are the one-process run's.
 
 use crate::error::RunError;
-use crate::formulations::FormulationId;
-use crate::fv_run::{fv_error, max_divergence_rows, FvDeviceInfo, FvOptions, FvOutcome, FvSetup};
-use crate::winners::given_or_chosen;
+use crate::fv_run::{
+    choose_variant, device_operator, fv_error, max_divergence, max_divergence_rows, Course, FvDeviceInfo, FvOptions,
+    FvOutcome, FvSetup,
+};
 use crate::Precision;
 use dg_cases::fv::FvCase;
 use dg_core::law::ConservationLaw;
 use dg_core::Real;
-use dg_fv::{FvDeviceOperator, FvGrid, FvPosition, FvVariant, Side};
+use dg_fv::{FvGrid, FvPosition, FvVariant, Side};
 use dg_parallel::comm::{broadcast_text, max_over, Communicator};
 use dg_runtime::backend::Device;
 use serde::Serialize;
@@ -236,77 +238,101 @@ fn run_in<T: Real>(
     device: Option<&mut dyn Device>,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<Option<(FvOutcome, FvRanks)>, RunError> {
-    let out = &opts.output;
-    if out.vtu_every.is_some() || out.checkpoint_every.is_some() || out.resume.is_some() {
-        return Err(RunError::InvalidOption(
-            "a finite-volume run split over MPI ranks writes its final state (--out, --png) and report; --out-every, \
-             --checkpoint-every and --restart run in one process"
-                .into(),
-        ));
-    }
     let setup = FvSetup::of(case, opts, device.is_some())?;
     let grid = &setup.grid;
     let all = bands(grid.ny, comm.size(), grid.sides[2] == Side::Periodic)?;
     let band = all[comm.rank()].clone();
     let local = band_grid(grid, &band);
     let nv = <dg_laws::mhd2d::Law as ConservationLaw>::NVARS;
-    let q_local = local.sample(nv, |x, q| case.initial(x, q));
+    // every rank begins the one course of the run (rank 0 writes its files): from the case's initial state or
+    // the saved one, of which each rank takes its band
+    let q0 = grid.sample(nv, |x, q| case.initial(x, q));
+    let divergence0 = max_divergence(grid, &q0);
+    let names = setup.law.variable_names();
+    let span = (setup.t_end, opts.samples);
+    let (mut course, start) = Course::begin(grid, names, (q0, divergence0), span, &opts.output, comm.rank() == 0)?;
+    let q_local = band_state(grid, &band, &start, nv);
+    drop(start);
+    let from = course.at;
     let started = Instant::now();
-    let mut stepping = Stepping {
-        comm,
-        band: &band,
-        grid: &local,
-        whole_cells: grid.cells() as u64,
-        t_end: setup.t_end,
-        every: setup.t_end / opts.samples.max(1) as f64,
-        divergence: Vec::new(),
-        next_sample: 0.0,
-    };
-    let (at, q_end, device_info) = match device {
-        None => {
-            let (at, q) = stepping.cpu(&setup, opts.cfl, q_local, progress)?;
-            (at, q, None)
-        }
+    let mut stepping = Stepping { comm, bands: &all, band: &band, grid: &local, whole: grid, course: &mut course };
+    let (q_end, device_info) = match device {
+        None => (stepping.cpu(&setup, opts.cfl, q_local, progress)?, None),
         Some(device) => {
-            let (at, q, info) = stepping.device::<T>(device, &setup.law, opts, q_local, progress)?;
-            (at, q, Some(info))
+            let (q, info) = stepping.device::<T>(device, &setup.law, opts, q_local, progress)?;
+            (q, Some(info))
         }
     };
+    let whole = gather_bands(comm, &all, &band, &local, &q_end);
+    course.finish(whole.as_deref())?;
     let wall_seconds = max_over(comm, started.elapsed().as_secs_f64());
-    let divergence = std::mem::take(&mut stepping.divergence);
-    // rank 0 gathers the bands' own rows (each padded to the largest band, as the gather takes equal parts)
-    let widest = all.iter().map(|b| b.rows.len()).max().unwrap_or(0);
-    let plane = local.cells();
-    let mut mine = vec![0.0; nv * widest * grid.nx];
-    for v in 0..nv {
-        let own = &q_end[v * plane + band.own().start * grid.nx..v * plane + band.own().end * grid.nx];
-        mine[v * widest * grid.nx..v * widest * grid.nx + own.len()].copy_from_slice(own);
-    }
-    let gathered = comm.gather(&mine);
     let device_name = device_info.as_ref().map_or_else(|| "cpu".to_string(), |d: &FvDeviceInfo| d.device.clone());
     let devices = gather_text(comm, &device_name);
-    if comm.rank() != 0 {
-        return Ok(None);
-    }
-    let cells = grid.cells();
-    let mut q = vec![0.0; nv * cells];
-    for (b, part) in all.iter().zip(gathered.chunks(nv * widest * grid.nx)) {
-        for v in 0..nv {
-            let rows = &part[v * widest * grid.nx..v * widest * grid.nx + b.rows.len() * grid.nx];
-            q[v * cells + b.rows.start * grid.nx..v * cells + b.rows.end * grid.nx].copy_from_slice(rows);
-        }
-    }
-    if let Some(path) = &out.vtu {
-        crate::fv_run::write_cell_means(path, grid, setup.law.variable_names(), &q)?;
-    }
+    let Some(q) = whole else { return Ok(None) };
+    let (at, steps_here) = (course.at, course.at.steps - from.steps);
+    let divergence = std::mem::take(&mut course.divergence);
+    drop(course);
     let q0 = grid.sample(nv, |x, v| case.initial(x, v));
     let mut info = device_info;
     if let Some(info) = &mut info {
-        info.seconds_per_step = wall_seconds / at.steps.max(1) as f64;
+        info.seconds_per_step = wall_seconds / steps_here.max(1) as f64;
     }
-    let report = setup.report::<T>(case, opts, (&q0, &q), (at, divergence), (at.steps, wall_seconds), info);
+    let report = setup.report::<T>(case, opts, (&q0, &q), (at, divergence), (steps_here, wall_seconds), info);
     let outcome = FvOutcome { report, grid: setup.grid.clone(), q };
     Ok(Some((outcome, FvRanks { bands: all, devices })))
+}
+
+/// A band's state (its rows and ghost rows, across a periodic wrap) cut from the whole grid's `q`.
+fn band_state(grid: &FvGrid, band: &Band, q: &[f64], nv: usize) -> Vec<f64> {
+    let (nx, ny, cells) = (grid.nx, grid.ny, grid.cells());
+    let rows = band.local_rows();
+    let mut out = vec![0.0; nv * rows * nx];
+    for v in 0..nv {
+        for r in 0..rows {
+            let j = (band.rows.start + ny + r - band.below) % ny;
+            out[(v * rows + r) * nx..(v * rows + r + 1) * nx]
+                .copy_from_slice(&q[v * cells + j * nx..v * cells + (j + 1) * nx]);
+        }
+    }
+    out
+}
+
+/// The whole grid's state on rank 0 (`None` elsewhere), gathered from every band's own rows (each padded to the
+/// largest band: the gather takes equal parts).
+fn gather_bands(comm: &dyn Communicator, all: &[Band], band: &Band, local: &FvGrid, q: &[f64]) -> Option<Vec<f64>> {
+    let nx = local.nx;
+    let nv = q.len() / local.cells().max(1);
+    let widest = all.iter().map(|b| b.rows.len()).max().unwrap_or(0);
+    let plane = local.cells();
+    let mut mine = vec![0.0; nv * widest * nx];
+    for v in 0..nv {
+        let own = &q[v * plane + band.own().start * nx..v * plane + band.own().end * nx];
+        mine[v * widest * nx..v * widest * nx + own.len()].copy_from_slice(own);
+    }
+    let gathered = comm.gather(&mine);
+    if comm.rank() != 0 {
+        return None;
+    }
+    let ny: usize = all.iter().map(|b| b.rows.len()).sum();
+    let cells = nx * ny;
+    let mut whole = vec![0.0; nv * cells];
+    for (b, part) in all.iter().zip(gathered.chunks(nv * widest * nx)) {
+        for v in 0..nv {
+            let rows = &part[v * widest * nx..v * widest * nx + b.rows.len() * nx];
+            whole[v * cells + b.rows.start * nx..v * cells + b.rows.end * nx].copy_from_slice(rows);
+        }
+    }
+    Some(whole)
+}
+
+/// `e` with the rank that found it in its reason.
+fn on_rank(e: RunError, rank: usize) -> RunError {
+    match e {
+        RunError::Stopped { step, time, reason } => {
+            RunError::Stopped { step, time, reason: format!("rank {rank}: {reason}") }
+        }
+        other => other,
+    }
 }
 
 /// Every rank's `text` on rank 0, in rank order (empty elsewhere).
@@ -327,33 +353,39 @@ fn gather_text(comm: &dyn Communicator, text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The loop every rank runs, on the host or a device: exchange, sample, limit, step.
-struct Stepping<'a> {
+/// The loop every rank runs, on the host or a device: exchange, the course's samples and files, limit, step.
+struct Stepping<'a, 'c> {
     comm: &'a dyn Communicator,
+    bands: &'a [Band],
     band: &'a Band,
     /// The band's grid (its rows and ghost rows).
     grid: &'a FvGrid,
-    /// Cells of the whole grid (the size a variant is chosen for).
-    whole_cells: u64,
-    t_end: f64,
-    every: f64,
-    divergence: Vec<(f64, f64)>,
-    next_sample: f64,
+    /// The whole grid.
+    whole: &'a FvGrid,
+    /// The run's course, the same on every rank (rank 0 writes its files).
+    course: &'a mut Course<'c>,
 }
 
-impl Stepping<'_> {
-    /// After the exchange at `t`: the sample of max |∇·B| over the ranks, where one is due (the first at t = 0).
-    fn sample(&mut self, t: f64, state: &mut dyn FnMut() -> Result<Vec<f64>, RunError>) -> Result<(), RunError> {
-        if t < self.next_sample * (1.0 - 1e-12) {
-            return Ok(());
-        }
-        let q = state()?;
-        let here = max_divergence_rows(self.grid, &q, self.band.own());
-        self.divergence.push((t, max_over(self.comm, here)));
-        while self.next_sample <= t * (1.0 + 1e-12) {
-            self.next_sample += self.every;
-        }
-        Ok(())
+impl Stepping<'_, '_> {
+    /// After the exchange that follows the step that reached `at` (none at the run's first position): the
+    /// course's sample of max |∇·B| (reduced over the ranks) and files (the whole state gathered on rank 0), where
+    /// due. `state` reads the band's state.
+    fn after_step(
+        &mut self,
+        at: FvPosition,
+        state: &mut dyn FnMut() -> Result<Vec<f64>, RunError>,
+    ) -> Result<(), RunError> {
+        let (sample_due, files_due) = (self.course.sample_due(at.t), self.course.files_due(at));
+        let q = if sample_due || files_due { Some(state()?) } else { None };
+        let sample = match (&q, sample_due) {
+            (Some(q), true) => Some(max_over(self.comm, max_divergence_rows(self.grid, q, self.band.own()))),
+            _ => None,
+        };
+        let whole = match (&q, files_due) {
+            (Some(q), true) => gather_bands(self.comm, self.bands, self.band, self.grid, q),
+            _ => None,
+        };
+        self.course.record(at, sample, whole.as_deref())
     }
 
     /// The smallest step limit of all ranks, and whether every rank's cells are admissible.
@@ -363,16 +395,16 @@ impl Stepping<'_> {
         (limit, everywhere)
     }
 
-    /// The stop of every rank when a cell of some rank left the admissible set: this rank's cell named, if it has one.
+    /// The stop of every rank when a cell of some rank left the admissible set: this rank's cell named (its row in
+    /// the whole grid), if it has one.
     fn stopped(&self, law: &dg_laws::mhd2d::Law, q: &[f64], at: FvPosition) -> RunError {
-        let shift = |e: RunError| match e {
-            RunError::Stopped { step, time, reason } => {
-                RunError::Stopped { step, time, reason: format!("rank {}: {reason}", self.comm.rank()) }
-            }
-            other => other,
-        };
+        let rank = self.comm.rank();
         match dg_fv::cpu::admissible_rows(law, self.grid, q, self.band.own(), at.steps, at.t) {
-            Err(e) => shift(fv_error(e)),
+            Err(dg_fv::FvError::NotAdmissible { step, t, i, j, values }) => {
+                let j = (j + self.band.rows.start + self.whole.ny - self.band.below) % self.whole.ny;
+                on_rank(fv_error(dg_fv::FvError::NotAdmissible { step, t, i, j, values }), rank)
+            }
+            Err(other) => on_rank(fv_error(other), rank),
             Ok(()) => RunError::Stopped {
                 step: at.steps,
                 time: at.t,
@@ -381,35 +413,39 @@ impl Stepping<'_> {
         }
     }
 
+    /// The native CPU path: the band's state `q` stepped to the end; its final state.
     fn cpu(
         &mut self,
         setup: &FvSetup,
         cfl: f64,
         mut q: Vec<f64>,
         progress: &mut dyn FnMut(f64, f64),
-    ) -> Result<(FvPosition, Vec<f64>), RunError> {
-        let (law, grid) = (&setup.law, self.grid);
+    ) -> Result<Vec<f64>, RunError> {
+        let (law, grid, t_end) = (&setup.law, self.grid, self.course.t_end());
         let nv = <dg_laws::mhd2d::Law as ConservationLaw>::NVARS;
         let mut scratch = vec![0.0; q.len()];
-        let mut at = FvPosition::START;
+        let (from, mut at) = (self.course.at, self.course.at);
         loop {
             exchange(self.comm, self.band, nv * grid.nx, &mut HostRows { q: &mut q, nx: grid.nx, nv })?;
-            self.sample(at.t, &mut || Ok(q.clone()))?;
+            if at != from {
+                self.after_step(at, &mut || Ok(q.clone()))?;
+            }
             let own_ok = dg_fv::cpu::admissible_rows(law, grid, &q, self.band.own(), at.steps, at.t).is_ok();
             let (limit, ok) = self.reduce(dg_fv::cpu::stable_step(law, grid, &q), own_ok);
             if !ok || !limit.is_finite() || limit <= 0.0 {
                 return Err(self.stopped(law, &q, at));
             }
-            if at.t >= self.t_end * (1.0 - 1e-14) {
-                return Ok((at, q));
+            if at.t >= t_end * (1.0 - 1e-14) {
+                return Ok(q);
             }
-            let dt = (cfl * limit).min(self.t_end - at.t);
+            let dt = (cfl * limit).min(t_end - at.t);
             dg_fv::cpu::step(law, grid, setup.reconstruction, (&mut q, &mut scratch), dt, at.t);
             at = at.after(dt);
-            progress(at.t, self.t_end);
+            progress(at.t, t_end);
         }
     }
 
+    /// On the rank's device: the band's state `q0` stepped to the end; its final state and what the device spent.
     fn device<T: Real>(
         &mut self,
         device: &mut dyn Device,
@@ -417,38 +453,18 @@ impl Stepping<'_> {
         opts: &FvOptions,
         q0: Vec<f64>,
         progress: &mut dyn FnMut(f64, f64),
-    ) -> Result<(FvPosition, Vec<f64>, FvDeviceInfo), RunError> {
-        let grid = self.grid;
+    ) -> Result<(Vec<f64>, FvDeviceInfo), RunError> {
+        let (grid, t_end) = (self.grid, self.course.t_end());
         let nv = <dg_laws::mhd2d::Law as ConservationLaw>::NVARS;
         // rank 0 chooses the variant (for the whole grid's size) and every rank runs it
-        let cells = self.whole_cells;
-        let chosen = if self.comm.rank() == 0 {
-            let given = match &opts.variant {
-                Some(spec) => Some(spec.parse::<FvVariant>()?.to_string()),
-                None => None,
-            };
-            let choice = given_or_chosen::<_, T>(
-                FormulationId::Fv,
-                device,
-                law,
-                opts.order,
-                cells,
-                given.as_deref(),
-                opts.no_tune,
-            )?;
-            Some(choice)
-        } else {
-            None
+        let chosen = match self.comm.rank() {
+            0 => Some(choose_variant::<T>(device, law, opts, self.whole.cells() as u64)?),
+            _ => None,
         };
         let spec = broadcast_text(self.comm, chosen.as_ref().map(|c| c.variant.as_str())).unwrap_or_default();
         let variant: FvVariant = spec.parse()?;
-        let ir = dg_runtime::formulation::law_ir(law)?;
-        let params = law.param_values();
-        let target = dg_runtime::formulation::target_of(device);
-        let op = FvDeviceOperator::<T>::new(device, target, (&ir, &params, law.numerical_flux_name()), grid)?;
-        let q = op.buffers.q;
-        op.write_state(device, q, &crate::narrowed::<T>(&q0))?;
-        let (mut at, mut kernel_seconds) = (FvPosition::START, 0.0);
+        let (op, q) = device_operator::<T>(device, law, grid, &q0)?;
+        let (from, mut at, mut kernel_seconds) = (self.course.at, self.course.at, 0.0);
         loop {
             let mut rows = DeviceRows::<T> {
                 device: &mut *device,
@@ -459,7 +475,9 @@ impl Stepping<'_> {
                 _t: std::marker::PhantomData,
             };
             exchange(self.comm, self.band, nv * grid.nx, &mut rows)?;
-            self.sample(at.t, &mut || Ok(crate::widened(&op.read_state(&mut *device, q)?)))?;
+            if at != from {
+                self.after_step(at, &mut || Ok(crate::widened(&op.read_state(&mut *device, q)?)))?;
+            }
             let (limit, admissible, seconds) = op.limit(device, q)?;
             kernel_seconds += seconds;
             let (limit, ok) = self.reduce(limit, admissible);
@@ -467,13 +485,13 @@ impl Stepping<'_> {
                 let state = crate::widened(&op.read_state(device, q)?);
                 return Err(self.stopped(law, &state, at));
             }
-            if at.t >= self.t_end * (1.0 - 1e-14) {
+            if at.t >= t_end * (1.0 - 1e-14) {
                 break;
             }
-            let dt = (opts.cfl * limit).min(self.t_end - at.t);
+            let dt = (opts.cfl * limit).min(t_end - at.t);
             kernel_seconds += op.submit(device, &op.step_steps(&variant, opts.order, dt, at.t))?;
             at = at.after(dt);
-            progress(at.t, self.t_end);
+            progress(at.t, t_end);
         }
         kernel_seconds += device.settle()?;
         let state = crate::widened(&op.read_state(device, q)?);
@@ -486,6 +504,6 @@ impl Stepping<'_> {
             seconds_per_step: 0.0,
         };
         device.free_buffers();
-        Ok((at, state, info))
+        Ok((state, info))
     }
 }

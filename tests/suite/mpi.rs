@@ -310,9 +310,6 @@ fn what_does_not_split_over_ranks_is_refused() {
     let out = dg(Some(2), &["run", "mhd-brio-wu", "--nx", "8"], dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("2 ranks need 4 rows"), "{stderr}");
-    let out = dg(Some(2), &["run", "mhd-orszag-tang", "--nx", "8", "--checkpoint-every", "2"], dir.path());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && stderr.contains("run in one process"), "{stderr}");
     let out = dg(Some(2), &["run", "euler-isentropic-vortex", "--formulation", "nodal-tri", "--nx", "4"], dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("takes the modal formulation"), "{stderr}");
@@ -376,15 +373,50 @@ fn finite_volume_runs_over_two_and_three_ranks_equal_the_one_process_run() {
             assert!(a.iter().zip(&b).all(|(x, y)| relative(*x, *y) <= 1e-12 || (x - y).abs() < 1e-14), "{what}");
             let parts = cell_means(&d.join("split.vtu"));
             assert_eq!(parts.len(), whole.len(), "{what}");
-            let worst =
-                whole
-                    .iter()
-                    .zip(&parts)
-                    .map(|(x, y)| (x - y).abs())
-                    .fold(0.0, |m: f64, v| if v > m || v.is_nan() { v } else { m });
+            let worst = largest_difference(&whole, &parts);
             assert!(worst <= 1e-12, "{what}: the cell means differ by {worst}");
         }
     }
+}
+
+/// A finite-volume run's files over ranks: the `--out-every` series and the checkpoints of a run on 2 ranks equal
+/// the one-process run's (every file of the series to 1e-12), and either run's checkpoint continues the other way —
+/// the 2 ranks' in one process, the one process's on 3 ranks — to the uninterrupted run's final state.
+#[test]
+fn finite_volume_series_and_checkpoints_over_ranks_equal_and_continue_the_one_process_run() {
+    let dir = tempfile::tempdir().unwrap();
+    if !mpi_available() {
+        return;
+    }
+    let d = dir.path();
+    let case = ["run", "mhd-orszag-tang", "--nx", "32", "--t-end", "0.1", "--json", "--device", "cpu"];
+    let files = ["--out-every", "0.03", "--checkpoint-every", "5"];
+    let one = report(None, &[&case[..], &files, &["--out", "one.vtu", "--checkpoint", "one.restart"]].concat(), d);
+    let two = report(Some(2), &[&case[..], &files, &["--out", "two.vtu", "--checkpoint", "two.restart"]].concat(), d);
+    assert_eq!(one["steps"], two["steps"]);
+    assert!(one["steps"].as_u64().is_some_and(|s| s > 5 && s % 5 != 0), "{one}");
+    let close = |a: &str, b: &str| {
+        let (x, y) = (cell_means(&d.join(a)), cell_means(&d.join(b)));
+        let worst = largest_difference(&x, &y);
+        assert!(x.len() == y.len() && !x.is_empty() && worst <= 1e-12, "{a} against {b}: {worst}");
+    };
+    // t = 0, 0.03, 0.06, 0.09 and the end
+    for i in 0..5 {
+        close(&format!("one_{i:04}.vtu"), &format!("two_{i:04}.vtu"));
+    }
+    assert!(!d.join("two_0005.vtu").exists());
+    close("one.vtu", "two.vtu");
+    report(None, &["run", "--restart", "two.restart", "--out", "from-two.vtu", "--json"], d);
+    close("one.vtu", "from-two.vtu");
+    let continued = report(Some(3), &["run", "--restart", "one.restart", "--out", "from-one.vtu", "--json"], d);
+    assert_eq!(continued["steps"], one["steps"]);
+    assert_eq!(continued["divergence"], one["divergence"], "the samples carried across");
+    close("one.vtu", "from-one.vtu");
+}
+
+/// The largest |a − b| over the values of two arrays (NaN where any difference is).
+fn largest_difference(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, |m: f64, v| if v > m || v.is_nan() { v } else { m })
 }
 
 /// Every number in a JSON value, in order.

@@ -25,7 +25,7 @@ struct Counters {
 }
 
 /// A finite-volume run's course: where it stands and what it has sampled and written.
-pub(super) struct Course<'a> {
+pub(crate) struct Course<'a> {
     grid: &'a FvGrid,
     names: &'static [&'static str],
     t_end: f64,
@@ -39,6 +39,8 @@ pub(super) struct Course<'a> {
     series: Option<Series>,
     /// The series' next file's time the restart file holds.
     saved_next_output: Option<f64>,
+    /// Whether this process writes the files (rank 0 of a run split over ranks; the others keep the same counters).
+    writer: bool,
 }
 
 /// A time series of VTU files listed in a `.pvd`.
@@ -56,13 +58,16 @@ struct Series {
 }
 
 impl<'a> Course<'a> {
-    /// The course of a run from `q0` (the case's initial state), or from the state `out.resume` holds, which it
-    /// returns in place of `q0`; `samples` divergence samples over the run.
+    /// The course of a run from `q0` (the case's initial state, its max |∇·B| `divergence0`), or from the state
+    /// `out.resume` holds, which it returns in place of `q0`; `samples` divergence samples over the run. Only a
+    /// `writer` writes files (the others keep the same counters and return the resumed state as well).
     pub fn begin(
         grid: &'a FvGrid,
         names: &'static [&'static str],
-        (q0, t_end, samples): (Vec<f64>, f64, usize),
+        (q0, divergence0): (Vec<f64>, f64),
+        (t_end, samples): (f64, usize),
         out: &'a RunOutput,
+        writer: bool,
     ) -> Result<(Self, Vec<f64>), RunError> {
         out.check()?;
         let every = t_end / samples.max(1) as f64;
@@ -71,12 +76,13 @@ impl<'a> Course<'a> {
             names,
             t_end,
             at: FvPosition::START,
-            divergence: vec![(0.0, max_divergence(grid, &q0))],
+            divergence: vec![(0.0, divergence0)],
             every,
             next_sample: every,
             out,
             series: None,
             saved_next_output: None,
+            writer,
         };
         let (mut course, q) = match &out.resume {
             None => (fresh, q0),
@@ -97,7 +103,7 @@ impl<'a> Course<'a> {
         });
         // the start's file (a fresh run's t = 0; a continued run's state, if its series has none at that time)
         let start = course.at.t;
-        course.write_series(start, &q)?;
+        course.write_series(start, Some(&q))?;
         Ok((course, q))
     }
 
@@ -134,9 +140,18 @@ impl<'a> Course<'a> {
     /// Whether the step that reached `at` needs the state: a divergence sample, a file of the series or a
     /// checkpoint is due (the end's files are written by [`Course::finish`]).
     pub fn wants_state(&self, at: FvPosition) -> bool {
+        self.sample_due(at.t) || self.files_due(at)
+    }
+
+    /// Whether a sample of max |∇·B| is due at `t`.
+    pub fn sample_due(&self, t: f64) -> bool {
+        t >= self.next_sample * (1.0 - 1e-12)
+    }
+
+    /// Whether a file of the series or a checkpoint is due after the step that reached `at`.
+    pub fn files_due(&self, at: FvPosition) -> bool {
         let before_end = at.t < self.t_end * (1.0 - 1e-14);
-        at.t >= self.next_sample * (1.0 - 1e-12)
-            || (before_end && self.series.as_ref().is_some_and(|s| at.t >= s.next * (1.0 - 1e-12)))
+        (before_end && self.series.as_ref().is_some_and(|s| at.t >= s.next * (1.0 - 1e-12)))
             || self.checkpoint_due(at.steps)
     }
 
@@ -146,10 +161,19 @@ impl<'a> Course<'a> {
 
     /// A step reached `at`; `q` is the state there where [`Course::wants_state`] said so (else `None`).
     pub fn step_taken(&mut self, at: FvPosition, q: Option<&[f64]>) -> Result<(), RunError> {
+        let sample = match q {
+            Some(q) if self.sample_due(at.t) => Some(max_divergence(self.grid, q)),
+            _ => None,
+        };
+        self.record(at, sample, q)
+    }
+
+    /// A step reached `at`, with the sample of max |∇·B| there where one was due, and the state where
+    /// [`Course::files_due`] said so and this process writes (else `None`): the counters move on alike everywhere.
+    pub fn record(&mut self, at: FvPosition, sample: Option<f64>, q: Option<&[f64]>) -> Result<(), RunError> {
         self.at = at;
-        let Some(q) = q else { return Ok(()) };
-        if at.t >= self.next_sample * (1.0 - 1e-12) {
-            self.divergence.push((at.t, max_divergence(self.grid, q)));
+        if let Some(value) = sample.filter(|_| self.sample_due(at.t)) {
+            self.divergence.push((at.t, value));
             while self.next_sample <= at.t * (1.0 + 1e-12) {
                 self.next_sample += self.every;
             }
@@ -163,9 +187,9 @@ impl<'a> Course<'a> {
         Ok(())
     }
 
-    /// The end of the run with state `q`: the series' last file (unless one is at that time already) and the
-    /// `--out` file.
-    pub fn finish(&mut self, q: &[f64]) -> Result<(), RunError> {
+    /// The end of the run with state `q` (where this process writes): the series' last file (unless one is at
+    /// that time already) and the `--out` file.
+    pub fn finish(&mut self, q: Option<&[f64]>) -> Result<(), RunError> {
         let t = self.at.t;
         if let Some(s) = &mut self.series {
             if s.entries.last().is_none_or(|(time, _)| *time < t) {
@@ -173,32 +197,37 @@ impl<'a> Course<'a> {
             }
         }
         self.write_series(t, q)?;
-        match &self.out.vtu {
-            Some(path) => write_cells(path, self.grid, self.names, q),
-            None => Ok(()),
+        match (&self.out.vtu, q.filter(|_| self.writer)) {
+            (Some(path), Some(q)) => write_cells(path, self.grid, self.names, q),
+            _ => Ok(()),
         }
     }
 
-    /// Writes `q` at time `t` as the series' next file, where one is due.
-    fn write_series(&mut self, t: f64, q: &[f64]) -> Result<(), RunError> {
-        let (grid, names) = (self.grid, self.names);
+    /// Writes `q` at time `t` as the series' next file, where one is due (a process that does not write counts
+    /// the file alike).
+    fn write_series(&mut self, t: f64, q: Option<&[f64]>) -> Result<(), RunError> {
+        let (grid, names, writer) = (self.grid, self.names, self.writer);
         let Some(s) = &mut self.series else { return Ok(()) };
         if t < s.next * (1.0 - 1e-12) {
             return Ok(());
         }
         let name = format!("{}_{:04}.vtu", s.stem, s.entries.len());
-        write_cells(&s.pvd.with_file_name(&name), grid, names, q)?;
+        if let Some(q) = q.filter(|_| writer) {
+            write_cells(&s.pvd.with_file_name(&name), grid, names, q)?;
+        }
         s.entries.push((t, name));
-        dg_core::vtu::write_pvd(&s.pvd, &s.entries).map_err(|e| RunError::Output(e.to_string()))?;
+        if writer {
+            dg_core::vtu::write_pvd(&s.pvd, &s.entries).map_err(|e| RunError::Output(e.to_string()))?;
+        }
         while s.next <= t * (1.0 + 1e-12) {
             s.next += s.every;
         }
         Ok(())
     }
 
-    /// Writes the restart file of the run at its position with state `q`.
-    fn checkpoint(&self, q: &[f64]) -> Result<(), RunError> {
-        let Some(path) = &self.out.checkpoint else { return Ok(()) };
+    /// Writes the restart file of the run at its position with state `q` (where this process writes).
+    fn checkpoint(&self, q: Option<&[f64]>) -> Result<(), RunError> {
+        let (Some(path), Some(q), true) = (&self.out.checkpoint, q, self.writer) else { return Ok(()) };
         let counters = Counters {
             formulation: "fv".into(),
             divergence: self.divergence.clone(),
