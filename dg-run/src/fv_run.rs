@@ -177,19 +177,19 @@ impl FvSetup {
         Ok(Self { reconstruction, law, grid, t_end: opts.t_end.unwrap_or(case.default_t_end()) })
     }
 
-    /// The report of a run that ended with state `q` (the whole grid's) at `at`, having started from `q0` and
-    /// taken `steps_here` of its steps in `wall_seconds` in this process.
+    /// The report of a run that ended with state `q` (the whole grid's) at `at`, having started from a state of
+    /// total mass `mass0` and taken `steps_here` of its steps in `wall_seconds` in this process.
     pub fn report<T: Real>(
         &self,
         case: &dyn FvCase,
         opts: &FvOptions,
-        (q0, q): (&[f64], &[f64]),
+        (mass0, q): (f64, &[f64]),
         (at, divergence): (dg_fv::FvPosition, Vec<(f64, f64)>),
         (steps_here, wall_seconds): (u64, f64),
         device: Option<FvDeviceInfo>,
     ) -> FvReport {
         let cells = self.grid.cells();
-        let (mass0, mass): (f64, f64) = (q0[..cells].iter().sum(), q[..cells].iter().sum());
+        let mass: f64 = q[..cells].iter().sum();
         let density = q[..cells].iter().fold([f64::INFINITY, f64::NEG_INFINITY], |r, &v| [r[0].min(v), r[1].max(v)]);
         let first_order = self.reconstruction == Reconstruction::FirstOrder;
         FvReport {
@@ -226,7 +226,8 @@ pub(crate) fn run_fv_in<T: Real>(
     let q0 = grid.sample(nv, |x, q| case.initial(x, q));
     let divergence0 = max_divergence(grid, &q0);
     let (span, out) = ((setup.t_end, opts.samples), &opts.output);
-    let begun = Course::begin(grid, law.variable_names(), (q0.clone(), divergence0), span, out, true)?;
+    let mass0 = initial_mass(grid, &q0);
+    let begun = Course::begin(grid, law.variable_names(), (q0, divergence0), span, out, true)?;
     let (mut course, q) = begun;
     let from = course.at;
     let started = Instant::now();
@@ -247,7 +248,7 @@ pub(crate) fn run_fv_in<T: Real>(
         info.seconds_per_step = wall_seconds / steps_here.max(1) as f64;
     }
     let end = (course.at, std::mem::take(&mut course.divergence));
-    let report = setup.report::<T>(case, opts, (&q0, &out.q), end, (steps_here, wall_seconds), device_info);
+    let report = setup.report::<T>(case, opts, (mass0, &out.q), end, (steps_here, wall_seconds), device_info);
     drop(course);
     Ok(FvOutcome { report, grid: setup.grid, q: out.q })
 }
@@ -339,6 +340,12 @@ fn device_loop<T: Real>(
     };
     device.free_buffers();
     Ok((dg_fv::FvRun { q: state, steps: at.steps, dt_range: at.dt_range }, info))
+}
+
+/// The total mass (density summed over the cells) of a state `q` on `grid`: the case's initial one, against which a
+/// run's report measures the change (a continued run's too).
+pub(crate) fn initial_mass(grid: &FvGrid, q: &[f64]) -> f64 {
+    q[..grid.cells()].iter().sum()
 }
 
 /// The variant of a device run on `cells` cells: `--variant` (parsed, its precision checked), else the tuning

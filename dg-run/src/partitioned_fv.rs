@@ -11,8 +11,8 @@
 
 use crate::error::RunError;
 use crate::fv_run::{
-    choose_variant, device_operator, fv_error, max_divergence, max_divergence_rows, Course, FvDeviceInfo, FvOptions,
-    FvOutcome, FvSetup,
+    choose_variant, device_operator, fv_error, initial_mass, max_divergence, max_divergence_rows, Course, FvDeviceInfo,
+    FvOptions, FvOutcome, FvSetup,
 };
 use crate::Precision;
 use dg_cases::fv::FvCase;
@@ -247,7 +247,7 @@ fn run_in<T: Real>(
     // every rank begins the one course of the run (rank 0 writes its files): from the case's initial state or
     // the saved one, of which each rank takes its band
     let q0 = grid.sample(nv, |x, q| case.initial(x, q));
-    let divergence0 = max_divergence(grid, &q0);
+    let (divergence0, mass0) = (max_divergence(grid, &q0), initial_mass(grid, &q0));
     let names = setup.law.variable_names();
     let span = (setup.t_end, opts.samples);
     let (mut course, start) = Course::begin(grid, names, (q0, divergence0), span, &opts.output, comm.rank() == 0)?;
@@ -272,12 +272,11 @@ fn run_in<T: Real>(
     let (at, steps_here) = (course.at, course.at.steps - from.steps);
     let divergence = std::mem::take(&mut course.divergence);
     drop(course);
-    let q0 = grid.sample(nv, |x, v| case.initial(x, v));
     let mut info = device_info;
     if let Some(info) = &mut info {
         info.seconds_per_step = wall_seconds / steps_here.max(1) as f64;
     }
-    let report = setup.report::<T>(case, opts, (&q0, &q), (at, divergence), (steps_here, wall_seconds), info);
+    let report = setup.report::<T>(case, opts, (mass0, &q), (at, divergence), (steps_here, wall_seconds), info);
     let outcome = FvOutcome { report, grid: setup.grid.clone(), q };
     Ok(Some((outcome, FvRanks { bands: all, devices })))
 }

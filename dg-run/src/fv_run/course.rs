@@ -37,8 +37,6 @@ pub(crate) struct Course<'a> {
     next_sample: f64,
     out: &'a RunOutput,
     series: Option<Series>,
-    /// The series' next file's time the restart file holds.
-    saved_next_output: Option<f64>,
     /// Whether this process writes the files (rank 0 of a run split over ranks; the others keep the same counters).
     writer: bool,
 }
@@ -81,11 +79,10 @@ impl<'a> Course<'a> {
             next_sample: every,
             out,
             series: None,
-            saved_next_output: None,
             writer,
         };
-        let (mut course, q) = match &out.resume {
-            None => (fresh, q0),
+        let (mut course, q, next_output) = match &out.resume {
+            None => (fresh, q0, None),
             Some(saved) => fresh.resumed(saved, q0.len())?,
         };
         course.series = out.series().map(|(pvd, stem)| {
@@ -98,7 +95,7 @@ impl<'a> Course<'a> {
                     .collect(),
                 None => Vec::new(),
             };
-            let next = course.saved_next_output.unwrap_or(course.at.t);
+            let next = next_output.unwrap_or(course.at.t);
             Series { pvd, stem, every, next, entries }
         });
         // the start's file (a fresh run's t = 0; a continued run's state, if its series has none at that time)
@@ -107,8 +104,9 @@ impl<'a> Course<'a> {
         Ok((course, q))
     }
 
-    /// This course continued from `saved`, a finite-volume run's state of `len` values.
-    fn resumed(mut self, saved: &LoopState, len: usize) -> Result<(Self, Vec<f64>), RunError> {
+    /// This course continued from `saved`, a finite-volume run's state of `len` values: the course, the state and
+    /// the next file's time of the series the saved run wrote, if it wrote one.
+    fn resumed(mut self, saved: &LoopState, len: usize) -> Result<(Self, Vec<f64>, Option<f64>), RunError> {
         let refuse = |m: String| Err(RunError::InvalidOption(format!("cannot continue from the restart file: {m}")));
         let counters: Counters = match serde_json::from_value(saved.snapshot.stepper.clone()) {
             Ok(c) => c,
@@ -128,8 +126,7 @@ impl<'a> Course<'a> {
         self.at = FvPosition { t: p.t, steps: p.step, dt_range: p.dt_range };
         self.divergence = counters.divergence;
         self.next_sample = counters.next_sample;
-        self.saved_next_output = counters.next_output;
-        Ok((self, q.to_vec()))
+        Ok((self, q.to_vec(), counters.next_output))
     }
 
     /// The run's final time.
