@@ -549,11 +549,7 @@ impl Device for CudaDevice {
     }
 
     fn download_range(&mut self, buffer: BufferId, offset: usize, data: &mut [u8]) -> Result<(), BackendError> {
-        let end = offset.checked_add(data.len()).ok_or_else(|| BackendError::Call {
-            backend: NAME,
-            call: "cuMemcpyDtoH",
-            message: "the range's end overflows".into(),
-        })?;
+        let end = super::range_end(NAME, "cuMemcpyDtoH", offset, data.len())?;
         self.check_transfer(buffer, end, "cuMemcpyDtoH")?;
         let view = self.buffers[buffer.0].slice(offset..end);
         self.stream.memcpy_dtoh(&view, data).map_err(call("cuMemcpyDtoH"))?;
@@ -561,11 +557,7 @@ impl Device for CudaDevice {
     }
 
     fn upload_range(&mut self, buffer: BufferId, offset: usize, data: &[u8]) -> Result<(), BackendError> {
-        let end = offset.checked_add(data.len()).ok_or_else(|| BackendError::Call {
-            backend: NAME,
-            call: "cuMemcpyHtoD",
-            message: "the range's end overflows".into(),
-        })?;
+        let end = super::range_end(NAME, "cuMemcpyHtoD", offset, data.len())?;
         self.check_transfer(buffer, end, "cuMemcpyHtoD")?;
         let mut view = self.buffers[buffer.0].slice_mut(offset..end);
         self.stream.memcpy_htod(data, &mut view).map_err(call("cuMemcpyHtoD"))

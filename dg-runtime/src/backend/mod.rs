@@ -244,11 +244,7 @@ pub trait Device {
     /// Copies `data.len()` bytes of a buffer from byte `offset` on (waits for the device). The default downloads
     /// the buffer up to the range's end and keeps the range; backends override it with a copy of the range alone.
     fn download_range(&mut self, buffer: BufferId, offset: usize, data: &mut [u8]) -> Result<(), BackendError> {
-        let end = offset.checked_add(data.len()).ok_or_else(|| BackendError::Call {
-            backend: "device",
-            call: "download_range",
-            message: "the range's end overflows".into(),
-        })?;
+        let end = range_end("device", "download_range", offset, data.len())?;
         let mut head = vec![0u8; end];
         self.download(buffer, &mut head)?;
         data.copy_from_slice(&head[offset..]);
@@ -258,11 +254,7 @@ pub trait Device {
     /// default downloads the buffer up to the range's end, patches it and uploads it again; backends override it
     /// with a copy of the range alone.
     fn upload_range(&mut self, buffer: BufferId, offset: usize, data: &[u8]) -> Result<(), BackendError> {
-        let end = offset.checked_add(data.len()).ok_or_else(|| BackendError::Call {
-            backend: "device",
-            call: "upload_range",
-            message: "the range's end overflows".into(),
-        })?;
+        let end = range_end("device", "upload_range", offset, data.len())?;
         let mut head = vec![0u8; end];
         self.download(buffer, &mut head)?;
         head[offset..].copy_from_slice(data);
@@ -434,6 +426,16 @@ pub fn upload_values<V: Copy>(device: &mut dyn Device, values: &[V], pad: V) -> 
     let id = device.alloc(std::mem::size_of_val(values))?;
     device.upload(id, as_bytes(values))?;
     Ok(id)
+}
+
+/// The end of the `len` bytes from byte `offset` of a range transfer, or the error of `backend`'s `call` where it
+/// overflows.
+pub fn range_end(backend: &'static str, call: &'static str, offset: usize, len: usize) -> Result<usize, BackendError> {
+    offset.checked_add(len).ok_or_else(|| BackendError::Call {
+        backend,
+        call,
+        message: "the range's end overflows".into(),
+    })
 }
 
 /// Bytes of a slice of plain numbers.

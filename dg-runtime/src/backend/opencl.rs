@@ -115,6 +115,20 @@ impl OpenClDevice {
         self.build_options = UNOPTIMISED_BUILD_OPTIONS;
         self
     }
+
+    /// Refuses a transfer of `len` bytes from byte `offset` that does not lie inside `buffer` (`call`'s error).
+    fn check_range(&self, buffer: BufferId, offset: usize, len: usize, call: &'static str) -> Result<(), BackendError> {
+        let size = self.buffer_sizes.get(buffer.0).copied();
+        let fits = offset.checked_add(len).zip(size).is_some_and(|(end, size)| end <= size);
+        if fits {
+            return Ok(());
+        }
+        Err(BackendError::Call {
+            backend: NAME,
+            call,
+            message: format!("{len} bytes from byte {offset} lie outside the buffer"),
+        })
+    }
 }
 
 impl Device for OpenClDevice {
@@ -169,15 +183,7 @@ impl Device for OpenClDevice {
     }
 
     fn download_range(&mut self, buffer: BufferId, offset: usize, data: &mut [u8]) -> Result<(), BackendError> {
-        let size = self.buffer_sizes.get(buffer.0).copied();
-        let fits = offset.checked_add(data.len()).zip(size).is_some_and(|(end, size)| end <= size);
-        if !fits {
-            return Err(BackendError::Call {
-                backend: NAME,
-                call: "clEnqueueReadBuffer",
-                message: format!("{} bytes from byte {offset} lie outside the buffer", data.len()),
-            });
-        }
+        self.check_range(buffer, offset, data.len(), "clEnqueueReadBuffer")?;
         let buf = &self.buffers[buffer.0];
         // SAFETY: blocking read of a range checked to lie inside the buffer.
         unsafe { self.queue.enqueue_read_buffer(buf, CL_BLOCKING, offset, data, &[]) }
@@ -186,15 +192,7 @@ impl Device for OpenClDevice {
     }
 
     fn upload_range(&mut self, buffer: BufferId, offset: usize, data: &[u8]) -> Result<(), BackendError> {
-        let size = self.buffer_sizes.get(buffer.0).copied();
-        let fits = offset.checked_add(data.len()).zip(size).is_some_and(|(end, size)| end <= size);
-        if !fits {
-            return Err(BackendError::Call {
-                backend: NAME,
-                call: "clEnqueueWriteBuffer",
-                message: format!("{} bytes from byte {offset} lie outside the buffer", data.len()),
-            });
-        }
+        self.check_range(buffer, offset, data.len(), "clEnqueueWriteBuffer")?;
         let buf = &mut self.buffers[buffer.0];
         // SAFETY: blocking write of a range checked to lie inside the buffer.
         unsafe { self.queue.enqueue_write_buffer(buf, CL_BLOCKING, offset, data, &[]) }
