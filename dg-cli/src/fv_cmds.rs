@@ -89,6 +89,7 @@ fn options(args: &RunArgs, case: &dyn FvCase) -> FvOptions {
         variant: b.variant.clone(),
         no_tune: b.no_tune,
         output: args.output(case.name()),
+        allow_unstable: s.allow_unstable,
     }
 }
 

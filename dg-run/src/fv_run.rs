@@ -41,9 +41,12 @@ pub struct FvOptions {
     pub variant: Option<String>,
     /// On a device without a tuning result for the run's key: take the default variant instead of tuning.
     pub no_tune: bool,
-    /// What the run writes (the final cell means as VTU, a `.pvd` series, checkpoints) and the saved state it
-    /// continues from, if any; its `last_good` is not used (a finite-volume run that stops names the cell).
+    /// What the run writes (the final cell means as VTU, a `.pvd` series, checkpoints, the last good state of a run
+    /// that stops — in one process; a run split over ranks names the cell only) and the saved state it continues
+    /// from, if any.
     pub output: RunOutput,
+    /// Take a CFL number above 1 (the split sweeps' limit): the run goes on until a cell leaves the admissible set.
+    pub allow_unstable: bool,
 }
 
 impl Default for FvOptions {
@@ -58,6 +61,7 @@ impl Default for FvOptions {
             variant: None,
             no_tune: false,
             output: RunOutput::default(),
+            allow_unstable: false,
         }
     }
 }
@@ -160,6 +164,18 @@ impl FvSetup {
         if opts.no_cleaning {
             (law.ch, law.damping) = (0.0, 0.0);
         }
+        let cfl_allowed = if opts.allow_unstable { opts.cfl.is_finite() } else { opts.cfl <= 1.0 };
+        if !(opts.cfl > 0.0 && cfl_allowed) {
+            return Err(RunError::InvalidOption(format!(
+                "the CFL number of a split finite-volume sweep lies in (0, 1] (got {}){}",
+                opts.cfl,
+                if opts.allow_unstable {
+                    ""
+                } else {
+                    "; --allow-unstable runs above 1 until a cell leaves the admissible set"
+                }
+            )));
+        }
         let n = opts.cells.unwrap_or(case.default_cells());
         if !(2..=16384).contains(&n) {
             return Err(RunError::InvalidOption(format!("--nx must be between 2 and 16384 cells (got {n})")));
@@ -229,17 +245,21 @@ pub(crate) fn run_fv_in<T: Real>(
     let mass0 = initial_mass(grid, &q0);
     let begun = Course::begin(grid, law.variable_names(), (q0, divergence0), span, out, true)?;
     let (mut course, q) = begun;
+    if out.last_good.is_some() {
+        course.keep_last_good(&q)?;
+    }
     let from = course.at;
     let started = Instant::now();
     let mut device_info = None;
-    let out = match device {
-        Some(device) => {
-            let (out, info) = device_loop::<T>(device, law, grid, opts, q, &mut course, progress)?;
+    let looped = match device {
+        Some(device) => device_loop::<T>(device, law, grid, opts, q, &mut course, progress).map(|(out, info)| {
             device_info = Some(info);
             out
-        }
-        None => cpu_loop(law, grid, setup.reconstruction, (q, opts.cfl), &mut course, progress)?,
+        }),
+        None => cpu_loop(law, grid, setup.reconstruction, (q, opts.cfl), &mut course, progress),
     };
+    // a run that stops leaves its last good state beside the error
+    let out = looped.map_err(|e| course.stopped(e))?;
     course.finish(Some(&out.q))?;
     let wall_seconds = started.elapsed().as_secs_f64();
     // (the steps of this process: a continued run's earlier ones took their time in another)
@@ -269,6 +289,8 @@ fn cpu_loop(
         if kept.is_ok() {
             let wanted = course.wants_state(at);
             kept = course.step_taken(at, wanted.then_some(q));
+            // (the state a step hands the observer has passed the admissibility check)
+            course.admissible();
         }
         progress(at.t, t_end);
     })
@@ -319,6 +341,7 @@ fn device_loop<T: Real>(
                 reason: format!("the step limit is {limit} (no finite positive wave-speed bound)"),
             });
         }
+        course.admissible();
         if at.t >= t_end * (1.0 - 1e-14) {
             break;
         }

@@ -133,7 +133,7 @@ where
 }
 
 /// Writes the last good state as `<stem>.restart` and `<stem>.vtu`; what was written, for the error message.
-fn write_last_good(stem: &Path, state: &LoopState, out: &RunOutput, write_vtu: &VtuWriter<'_>) -> String {
+pub(crate) fn write_last_good(stem: &Path, state: &LoopState, out: &RunOutput, write_vtu: &VtuWriter<'_>) -> String {
     let (restart_path, vtu_path) = (stem.with_extension("restart"), stem.with_extension("vtu"));
     let at = format!("step {}, t = {:.6e}", state.position.step, state.position.t);
     let file = RestartFile { run: out.command.clone(), state: state.clone() };

@@ -118,3 +118,53 @@ fn one_band_steps_like_the_plain_run() {
         assert!((a.0 - b.0).abs() < 1e-14 && (a.1 - b.1).abs() <= 1e-9 * b.1.max(1e-9), "{a:?} vs {b:?}");
     }
 }
+
+/// A finite-volume run that leaves the admissible set (`--cfl 1.5 --allow-unstable`: above the split sweeps' limit)
+/// stops with the cell named, a failure exit code and its last good state written beside `--out` — the state a
+/// checkpoint of the same run at that step holds, bit for bit — and no final output. `run` runs `dg` with `args`
+/// (the device's options appended) in `dir`.
+pub(crate) fn a_stopped_finite_volume_run_leaves_its_last_good_state(
+    run: &dyn Fn(&[&str]) -> std::process::Output,
+    dir: &std::path::Path,
+) {
+    let base = ["run", "mhd-orszag-tang", "--nx", "16", "--t-end", "0.5", "--cfl", "1.5", "--allow-unstable"];
+    let out = run(&[&base[..], &["--out", "ot.vtu"]].concat());
+    let message = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success() && message.contains("left the admissible set"), "{message}");
+    assert!(message.contains("the last good state (step") && message.contains("ot-last-good.restart"), "{message}");
+    let stopped_at: u64 = message
+        .split("stopped at step ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{message}"));
+    let good = dg::dg_runtime::restart::read(&dir.join("ot-last-good.restart")).expect("a last good state");
+    let step = good.state.position.step;
+    assert!(step > 0 && step < stopped_at, "last good step {step}, stopped at {stopped_at}");
+    assert!(std::fs::metadata(dir.join("ot-last-good.vtu")).expect("its VTU file").len() > 1000);
+    assert!(!dir.join("ot.vtu").exists(), "no final output from a run that stopped");
+    // the same run checkpointed at that step (it stops again, after writing the checkpoint)
+    let every = step.to_string();
+    let out = run(&[&base[..], &["--checkpoint-every", &every, "--checkpoint", "c.restart"]].concat());
+    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let checkpoint = dg::dg_runtime::restart::read(&dir.join("c.restart")).expect("a checkpoint");
+    assert_eq!(checkpoint.state.position.step, step);
+    assert_eq!(checkpoint.state.position.t.to_bits(), good.state.position.t.to_bits());
+    assert_eq!(checkpoint.state.snapshot.stepper, good.state.snapshot.stepper, "the run's counters");
+    let (kept, expected) = (&good.state.snapshot.arrays, &checkpoint.state.snapshot.arrays);
+    assert_eq!(kept.len(), expected.len());
+    for ((name, a), (_, b)) in kept.iter().zip(expected) {
+        assert_eq!(a.len(), b.len(), "{name}");
+        assert!(a.iter().all(|v| v.is_finite()), "{name}");
+        assert!(a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()), "{name} differs from the checkpoint");
+    }
+}
+
+#[test]
+fn a_stopped_finite_volume_cpu_run_leaves_its_last_good_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let args = [args, &["--device", "cpu"]].concat();
+        Command::new(env!("CARGO_BIN_EXE_dg")).current_dir(dir.path()).args(args).output().unwrap()
+    };
+    a_stopped_finite_volume_run_leaves_its_last_good_state(&run, dir.path());
+}

@@ -835,6 +835,22 @@ fn device_runs_stop_at_the_step_a_blow_up_shows() {
     assert!(device < 64 && device.abs_diff(cpu) <= 8, "the device run stops at step {device}, the CPU run at {cpu}");
 }
 
+/// A finite-volume device run that leaves the admissible set leaves its last good state — read back after each of
+/// its first 32 steps and kept once the next step limit's check passed — as the CPU run does.
+#[test]
+fn a_stopped_finite_volume_device_run_leaves_its_last_good_state() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let device = ["--device", "opencl", "--variant", "fv/naive/once/w64/f64"];
+        dg(&[args, &device[..]].concat(), cache.path())
+    };
+    crate::fv::a_stopped_finite_volume_run_leaves_its_last_good_state(&run, cache.path());
+}
+
 /// A modal device run whose element means leave the admissible set stops with a failure (counted on the device),
 /// and the last good state
 /// it leaves — kept as a copy on the device and read out only when the run stopped — is the state a run to that

@@ -1,15 +1,17 @@
 //! What a finite-volume run keeps and writes along the way, the same on the CPU and on a device: its position,
 //! the samples of max |∇·B| for the report, the VTU files of `--out` and `--out-every` (cell means as VTK_QUAD
-//! cells, one cell field per variable), and the restart files of `--checkpoint-every`, from which `dg run
-//! --restart` continues the run bit for bit.
+//! cells, one cell field per variable), the restart files of `--checkpoint-every`, from which `dg run
+//! --restart` continues the run bit for bit, and — in a one-process run that asks for it — the last state known to
+//! be admissible, written as a restart file and a VTU file when the run stops.
 
 use super::max_divergence;
 use crate::error::RunError;
-use crate::output::RunOutput;
+use crate::output::{RunOutput, LAST_GOOD_INTERVAL};
 use dg_fv::{FvGrid, FvPosition};
 use dg_runtime::restart::{self, LoopPosition, LoopState, RestartFile, Schedule, Snapshot};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// The counters a finite-volume restart file holds besides the state: the report's samples so far.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -39,6 +41,19 @@ pub(crate) struct Course<'a> {
     series: Option<Series>,
     /// Whether this process writes the files (rank 0 of a run split over ranks; the others keep the same counters).
     writer: bool,
+    /// The last good state, where [`Course::keep_last_good`] asked for it.
+    last_good: Option<LastGood>,
+}
+
+/// The states a run that stops leaves behind: the last one known admissible, and one kept since whose check is
+/// still to come (a device step's state is checked by the next step-limit reduction).
+struct LastGood {
+    /// The last state that passed the admissibility check, as a restart file holds it.
+    checked: Option<LoopState>,
+    /// The state kept after the last check.
+    unchecked: Option<LoopState>,
+    /// When a state was last kept.
+    kept_at: Instant,
 }
 
 /// A time series of VTU files listed in a `.pvd`.
@@ -80,6 +95,7 @@ impl<'a> Course<'a> {
             out,
             series: None,
             writer,
+            last_good: None,
         };
         let (mut course, q, next_output) = match &out.resume {
             None => (fresh, q0, None),
@@ -137,7 +153,47 @@ impl<'a> Course<'a> {
     /// Whether the step that reached `at` needs the state: a divergence sample, a file of the series or a
     /// checkpoint is due (the end's files are written by [`Course::finish`]).
     pub fn wants_state(&self, at: FvPosition) -> bool {
-        self.sample_due(at.t) || self.files_due(at)
+        self.sample_due(at.t) || self.files_due(at) || self.keep_due(at)
+    }
+
+    /// Keeps the last good state from here on: `q`, the state at the course's position (unchecked), and after each
+    /// step up to the 32nd, then at most once per [`LAST_GOOD_INTERVAL`] of wall time; [`Course::admissible`]
+    /// marks the kept state as checked and [`Course::stopped`] writes the last checked one.
+    pub fn keep_last_good(&mut self, q: &[f64]) -> Result<(), RunError> {
+        let unchecked = Some(self.loop_state(q)?);
+        self.last_good = Some(LastGood { checked: None, unchecked, kept_at: Instant::now() });
+        Ok(())
+    }
+
+    /// Whether the step that reached `at` keeps its state as the last good one.
+    fn keep_due(&self, at: FvPosition) -> bool {
+        self.last_good
+            .as_ref()
+            .is_some_and(|g| at.steps <= 32 || g.kept_at.elapsed().as_secs_f64() >= LAST_GOOD_INTERVAL)
+    }
+
+    /// The state at the course's position passed the admissibility check: the state kept since the last check
+    /// (if any) is the last good one.
+    pub fn admissible(&mut self) {
+        if let Some(g) = &mut self.last_good {
+            if let Some(state) = g.unchecked.take() {
+                g.checked = Some(state);
+            }
+        }
+    }
+
+    /// The error `e` of a run that stopped, with the last good state written beside it where one was kept: as
+    /// `<stem>.restart` (from which `dg run --restart` continues) and `<stem>.vtu`, named in the message.
+    pub fn stopped(&self, e: RunError) -> RunError {
+        let (RunError::Stopped { step, time, reason }, Some(state), Some(stem)) =
+            (&e, self.last_good.as_ref().and_then(|g| g.checked.as_ref()), &self.out.last_good)
+        else {
+            return e;
+        };
+        let (grid, names) = (self.grid, self.names);
+        let write_vtu = |path: &Path, q: &[f64]| write_cells(path, grid, names, q);
+        let saved = crate::output::write_last_good(stem, state, self.out, &write_vtu);
+        RunError::Stopped { step: *step, time: *time, reason: format!("{reason}; {saved}") }
     }
 
     /// Whether a sample of max |∇·B| is due at `t`.
@@ -180,6 +236,12 @@ impl<'a> Course<'a> {
         }
         if self.checkpoint_due(at.steps) {
             self.checkpoint(q)?;
+        }
+        if let (true, Some(q)) = (self.keep_due(at), q) {
+            let state = self.loop_state(q)?;
+            if let Some(g) = &mut self.last_good {
+                (g.unchecked, g.kept_at) = (Some(state), Instant::now());
+            }
         }
         Ok(())
     }
@@ -225,6 +287,13 @@ impl<'a> Course<'a> {
     /// Writes the restart file of the run at its position with state `q` (where this process writes).
     fn checkpoint(&self, q: Option<&[f64]>) -> Result<(), RunError> {
         let (Some(path), Some(q), true) = (&self.out.checkpoint, q, self.writer) else { return Ok(()) };
+        let file = RestartFile { run: self.out.command.clone(), state: self.loop_state(q)? };
+        restart::write(path, &file).map_err(|e| RunError::Output(format!("cannot write the checkpoint: {e}")))
+    }
+
+    /// The run at its position with state `q`, as a restart file holds it (the state copied; an allocation that
+    /// fails is an error).
+    fn loop_state(&self, q: &[f64]) -> Result<LoopState, RunError> {
         let counters = Counters {
             formulation: "fv".into(),
             divergence: self.divergence.clone(),
@@ -239,9 +308,12 @@ impl<'a> Course<'a> {
             schedule: Schedule::Adaptive,
             dt_range: self.at.dt_range,
         };
-        let state = LoopState { position, snapshot: Snapshot { stepper, arrays: vec![("state".into(), q.to_vec())] } };
-        let file = RestartFile { run: self.out.command.clone(), state };
-        restart::write(path, &file).map_err(|e| RunError::Output(format!("cannot write the checkpoint: {e}")))
+        let mut values = Vec::new();
+        values
+            .try_reserve_exact(q.len())
+            .map_err(|e| RunError::Output(format!("cannot hold a copy of the state ({} values): {e}", q.len())))?;
+        values.extend_from_slice(q);
+        Ok(LoopState { position, snapshot: Snapshot { stepper, arrays: vec![("state".into(), values)] } })
     }
 }
 

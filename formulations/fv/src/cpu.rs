@@ -75,7 +75,8 @@ impl FvPosition {
 }
 
 /// Runs `q0`, the state at `from` (a run's start, or a saved state), to `t_end` with steps of `cfl` times the 1D
-/// limit of each sweep; `observe(position, q)` after each step.
+/// limit of each sweep (stable up to 1; above, a run is expected to end with [`FvError::NotAdmissible`]);
+/// `observe(position, q)` after each step, with a state that passed the admissibility check.
 pub fn run<L: ConservationLaw>(
     law: &L,
     grid: &FvGrid,
@@ -85,10 +86,8 @@ pub fn run<L: ConservationLaw>(
     observe: &mut dyn FnMut(FvPosition, &[f64]),
 ) -> Result<FvRun, FvError> {
     check(law, grid, &q0)?;
-    if !(cfl > 0.0 && cfl <= 1.0) {
-        return Err(FvError::Setup(format!(
-            "the CFL number of a split finite-volume sweep lies in (0, 1] (got {cfl})"
-        )));
+    if !(cfl > 0.0 && cfl.is_finite()) {
+        return Err(FvError::Setup(format!("the CFL number must be positive and finite (got {cfl})")));
     }
     if !(t_end.is_finite() && t_end > 0.0) {
         return Err(FvError::Setup(format!("the final time must be positive and finite (got {t_end})")));

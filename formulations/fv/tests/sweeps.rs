@@ -85,9 +85,12 @@ fn bad_setups_and_inadmissible_states_are_errors() {
     let law = euler2d::Law::default();
     let grid = FvGrid::periodic(8, 8, [0.0, 0.0], [1.0, 1.0]);
     let q0 = grid.sample(4, |x, q| density_wave(x, 0.0, q));
-    let err = run(&law, &grid, Reconstruction::FirstOrder, (q0.clone(), FvPosition::START), (0.1, 1.5), &mut |_, _| {})
-        .unwrap_err();
-    assert!(err.to_string().contains("CFL"), "{err}");
+    for cfl in [0.0, -0.5, f64::NAN, f64::INFINITY] {
+        let err =
+            run(&law, &grid, Reconstruction::FirstOrder, (q0.clone(), FvPosition::START), (0.1, cfl), &mut |_, _| {})
+                .unwrap_err();
+        assert!(err.to_string().contains("CFL"), "{cfl}: {err}");
+    }
     let mut one_sided = grid.clone();
     one_sided.sides[0] = Side::Condition(0);
     let err =
