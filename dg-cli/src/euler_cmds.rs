@@ -81,19 +81,25 @@ pub fn run(args: RunArgs, case: Box<dyn EulerCase>) -> anyhow::Result<()> {
 /// every rank); rank 0 prints one report with each rank's elements, halo, compute and exchange seconds (`"ranks"`
 /// in `--json`).
 pub fn run_over_ranks(args: RunArgs, case: Box<dyn EulerCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
-    if args.png.is_some() {
-        bail!("--png draws the density of a run in one process; over MPI ranks give --out FILE.vtu (pieces per rank)");
-    }
-    let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
-    if formulation != FormulationId::ModalTri {
-        bail!("an Euler run over MPI ranks takes the modal formulation (drop --formulation nodal-tri)");
-    }
-    super::ranks::refuse_devices(&args, "an Euler")?;
-    ensure_euler_bindings(case.as_ref(), &args.solver.bc)?;
-    let mesh = args.mesh.build_euler(case.as_ref())?;
-    let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
-    opts.common.output = args.output(case.name());
-    opts.common.partition = args.partition.unwrap_or_default();
+    let ready = || {
+        if args.png.is_some() {
+            bail!(
+                "--png draws the density of a run in one process; over MPI ranks give --out FILE.vtu (pieces per rank)"
+            );
+        }
+        let formulation = args.backend.formulation(case.name(), &[FormulationId::ModalTri, FormulationId::NodalTri])?;
+        if formulation != FormulationId::ModalTri {
+            bail!("an Euler run over MPI ranks takes the modal formulation (drop --formulation nodal-tri)");
+        }
+        super::ranks::refuse_devices(&args, "an Euler")?;
+        ensure_euler_bindings(case.as_ref(), &args.solver.bc)?;
+        let mesh = args.mesh.build_euler(case.as_ref())?;
+        let mut opts = args.solver.euler_options(args.order, args.t_end, &args.backend);
+        opts.common.output = args.output(case.name());
+        opts.common.partition = args.partition.unwrap_or_default();
+        Ok((mesh, opts))
+    };
+    let (mesh, opts) = super::ranks::agree(comm, args.json, ready())?;
     let bar = super::ranks::rank_bar(&args, comm, format!("{} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     let outcome = run_euler_partitioned(args.precision().into(), case.as_ref(), &mesh, &opts, comm, &mut progress)?;

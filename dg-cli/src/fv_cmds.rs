@@ -33,14 +33,19 @@ pub fn run(args: RunArgs, case: Box<dyn FvCase>) -> anyhow::Result<()> {
 /// `dg run` of a finite-volume case split over the ranks of `comm` (`mpirun -n P`): bands of whole rows, each
 /// rank on its device (`--device cuda`: the rank's GPU on its node) or the native CPU path.
 pub fn run_over_ranks(args: RunArgs, case: Box<dyn FvCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
-    check(&args, case.as_ref())?;
-    if args.schedule.is_some() || args.exchange.is_some() {
-        bail!("--schedule and --exchange apply to the DG formulations' split runs; finite volumes exchange ghost rows once a step");
-    }
-    if args.partition.is_some() {
-        bail!("--partition: finite volumes split into bands of whole rows (no other partition applies)");
-    }
-    let opts = options(&args, case.as_ref());
+    let ready = || -> anyhow::Result<FvOptions> {
+        check(&args, case.as_ref())?;
+        if args.schedule.is_some() || args.exchange.is_some() {
+            bail!("--schedule and --exchange apply to the DG formulations' split runs; finite volumes exchange ghost rows once a step");
+        }
+        if args.partition.is_some() {
+            bail!("--partition: finite volumes split into bands of whole rows (no other partition applies)");
+        }
+        let opts = options(&args, case.as_ref());
+        dg_run::partitioned_fv::check_split(case.as_ref(), &opts, comm.size())?;
+        Ok(opts)
+    };
+    let opts = super::ranks::agree(comm, args.json, ready())?;
     let choice = super::ranks::rank_device(args.backend.device.as_deref().unwrap_or("auto"));
     dg_commands::devices::set_announced(comm.rank() == 0);
     let mut device =

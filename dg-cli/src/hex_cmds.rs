@@ -89,17 +89,20 @@ pub fn run(args: RunArgs, case: Box<dyn HexCase>) -> anyhow::Result<()> {
 /// (with `--device cuda` or `auto`, GPU rank mod GPUs per node); rank 0 prints one report with each rank's cells,
 /// halo, compute, exchange and wait seconds (`"ranks"` in `--json`, and `"device"` with the schedule on devices).
 pub fn run_over_ranks(args: RunArgs, case: Box<dyn HexCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
-    if args.png.is_some() {
-        bail!("--png does not apply to hexahedral cases (--out writes a VTU file with Lagrange hexahedra)");
-    }
+    let order = args.order.unwrap_or(3);
+    let ready = || {
+        if args.png.is_some() {
+            bail!("--png does not apply to hexahedral cases (--out writes a VTU file with Lagrange hexahedra)");
+        }
+        args.backend.formulation(case.name(), &[FormulationId::Hex])?;
+        let mut opts = options(&args.solver, &args.backend, order, args.t_end)?;
+        opts.common.output = args.output(case.name());
+        opts.common.partition = args.partition.unwrap_or_default();
+        Ok((opts, mesh(&args.mesh, case.as_ref(), order)?))
+    };
+    let (opts, mesh) = super::ranks::agree(comm, args.json, ready())?;
     let (mut device, pick) = super::ranks::open_rank_device(&args, comm)?;
     let on = device.as_deref_mut().map(|d| -> (&mut dyn Device, _, _) { (d, pick.0, pick.1) });
-    args.backend.formulation(case.name(), &[FormulationId::Hex])?;
-    let order = args.order.unwrap_or(3);
-    let mut opts = options(&args.solver, &args.backend, order, args.t_end)?;
-    opts.common.output = args.output(case.name());
-    opts.common.partition = args.partition.unwrap_or_default();
-    let mesh = mesh(&args.mesh, case.as_ref(), order)?;
     let bar = super::ranks::rank_bar(&args, comm, format!("{} D={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     let outcome = run_hex_partitioned(args.precision().into(), case.as_ref(), &mesh, &opts, comm, on, &mut progress)?;

@@ -98,14 +98,20 @@ pub fn main() -> std::process::ExitCode {
     } && ranks::is_rank_0();
     match dispatch(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // (a split run's refusal, printed where every rank could still print)
+        Err(e) if ranks::already_printed(&e) => std::process::ExitCode::FAILURE,
         Err(e) => {
-            let line = error_line(&e);
-            eprintln!("error: {line}");
-            if json_error {
-                println!("{}", serde_json::json!({ "error": line }));
-            }
+            print_error(&error_line(&e), json_error);
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+/// Prints `error: LINE` on stderr and, for a run or a study asked for JSON (`json`), `{"error": LINE}` on stdout.
+fn print_error(line: &str, json: bool) {
+    eprintln!("error: {line}");
+    if json {
+        println!("{}", serde_json::json!({ "error": line }));
     }
 }
 

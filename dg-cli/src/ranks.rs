@@ -77,6 +77,60 @@ pub fn rank_device(choice: &str) -> String {
     }
 }
 
+/// The error of a split run's refusal once every rank has printed what it had to say (see [`agree`]): `dg` exits
+/// with a failure and prints nothing more.
+#[derive(Debug)]
+pub struct AlreadyPrinted;
+
+impl std::fmt::Display for AlreadyPrinted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the run was refused (the message is above)")
+    }
+}
+
+impl std::error::Error for AlreadyPrinted {}
+
+/// Every rank's verdict on its own checks of a split run, which each rank reaches before any other collective
+/// step (`local`): where all passed, `local`. Otherwise each rank prints what [`shown`] says (with `--json`,
+/// rank 0 its line as JSON on stdout too), waits until every rank has (the launcher ends the job when the first
+/// rank exits with a failure), and returns [`AlreadyPrinted`]: a refusal every rank meets alike is printed once.
+pub fn agree<T>(comm: &dyn Communicator, json: bool, local: anyhow::Result<T>) -> anyhow::Result<T> {
+    let message = local.as_ref().err().map(super::error_line);
+    let digest = digest(message.as_deref());
+    let (lowest, highest) = (comm.min(digest), dg_parallel::comm::max_over(comm, digest));
+    if highest < 0.0 {
+        return local;
+    }
+    if let Some(line) = shown(comm.rank(), message, lowest == highest) {
+        super::print_error(&line, json && comm.rank() == 0);
+    }
+    comm.min(0.0);
+    Err(anyhow::Error::new(AlreadyPrinted))
+}
+
+/// What rank `rank` prints when some rank refused a split run: its `message` (`None` where it passed) where all
+/// refused `alike` and it is rank 0; its message with its rank where they differ; on rank 0, where it passed, that
+/// another refused; nothing otherwise.
+fn shown(rank: usize, message: Option<String>, alike: bool) -> Option<String> {
+    match message {
+        Some(m) if alike => (rank == 0).then_some(m),
+        Some(m) => Some(format!("rank {rank}: {m}")),
+        None => (rank == 0).then(|| "another rank refused the run (its message says why)".to_string()),
+    }
+}
+
+/// A rank's verdict for [`agree`]: −1 where it passed, else a 32-bit FNV-1a digest of its message (exact in an f64).
+fn digest(message: Option<&str>) -> f64 {
+    message.map_or(-1.0, |m| {
+        f64::from(m.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)))
+    })
+}
+
+/// Whether `e` is a refusal [`agree`] printed already.
+pub fn already_printed(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<AlreadyPrinted>().is_some()
+}
+
 /// Refuses a device for a run over ranks of a family that splits on the native CPU path only (`what`: "a
 /// hexahedral", …).
 pub fn refuse_devices(args: &super::run::RunArgs, what: &str) -> anyhow::Result<()> {
@@ -200,5 +254,88 @@ pub fn schedule_lines(info: &dg_run::partitioned::PartitionedDevice) -> Vec<Stri
 pub fn print_schedule(info: &dg_run::partitioned::PartitionedDevice) {
     for line in schedule_lines(info) {
         println!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{agree, already_printed, digest, shown};
+    use dg_parallel::comm::Communicator;
+
+    /// One rank of a run whose other ranks' verdicts are `others`: `agree`'s two reductions (the smallest verdict,
+    /// then through `max_over` the smallest negated one), then its wait.
+    struct Rank {
+        rank: usize,
+        others: Vec<f64>,
+        calls: std::cell::Cell<usize>,
+    }
+
+    impl Communicator for Rank {
+        fn rank(&self) -> usize {
+            self.rank
+        }
+        fn size(&self) -> usize {
+            self.others.len() + 1
+        }
+        fn sum(&self, _values: &mut [f64]) {
+            unreachable!("agree only reduces to the smallest")
+        }
+        fn min(&self, value: f64) -> f64 {
+            let sign = if self.calls.replace(self.calls.get() + 1) == 0 { 1.0 } else { -1.0 };
+            self.others.iter().map(|&v| sign * v).fold(value, f64::min)
+        }
+        fn broadcast(&self, _values: &mut [f64]) {}
+        fn gather(&self, _values: &[f64]) -> Vec<f64> {
+            Vec::new()
+        }
+        fn exchange(
+            &self,
+            _sends: &[(usize, Vec<f64>)],
+            _receives: &mut [(usize, Vec<f64>)],
+        ) -> Result<(), dg_parallel::ParallelError> {
+            Ok(())
+        }
+    }
+
+    /// Three ranks whose own checks gave `verdicts` (`None`: passed; `Some(m)`: refused with `m`): what each rank
+    /// prints (`""` where it passed and the run goes on), and whether `agree` let every rank go on.
+    fn printed(verdicts: [Option<&str>; 3]) -> (Vec<Option<String>>, bool) {
+        let digests: Vec<f64> = verdicts.iter().map(|v| digest(*v)).collect();
+        let alike = digests.iter().all(|&d| d == digests[0]);
+        let mut all_go_on = true;
+        let shown_by = (0..3)
+            .map(|rank| {
+                let others: Vec<f64> = (0..3).filter(|&r| r != rank).map(|r| digests[r]).collect();
+                let local = match verdicts[rank] {
+                    None => Ok(()),
+                    Some(m) => Err(anyhow::anyhow!("{m}")),
+                };
+                let result = agree(&Rank { rank, others, calls: Default::default() }, false, local);
+                all_go_on &= result.is_ok();
+                assert!(result.as_ref().err().is_none_or(already_printed), "{result:?}");
+                match result {
+                    Ok(()) => Some(String::new()),
+                    Err(_) => shown(rank, verdicts[rank].map(str::to_string), alike),
+                }
+            })
+            .collect();
+        (shown_by, all_go_on)
+    }
+
+    #[test]
+    fn a_refusal_every_rank_meets_is_printed_once() {
+        let passed = Some(String::new());
+        assert_eq!(printed([None, None, None]), (vec![passed.clone(), passed.clone(), passed], true));
+        let same = "--png applies to Euler cases";
+        assert_eq!(printed([Some(same); 3]), (vec![Some(same.to_string()), None, None], false));
+        // one rank refuses: it says so with its rank, rank 0 says another refused, the third stays quiet
+        let (got, go_on) = printed([None, Some("no such mesh file"), None]);
+        assert!(!go_on);
+        assert_eq!(got[1].as_deref(), Some("rank 1: no such mesh file"));
+        assert!(got[0].as_deref().is_some_and(|m| m.contains("another rank refused")), "{got:?}");
+        assert_eq!(got[2], None);
+        // refusals that differ are each printed with their rank
+        let (got, _) = printed([Some("a"), Some("b"), Some("a")]);
+        assert_eq!(got, [Some("rank 0: a".to_string()), Some("rank 1: b".to_string()), Some("rank 2: a".to_string())]);
     }
 }

@@ -397,15 +397,19 @@ pub(super) fn pick_device(choice: &str) -> anyhow::Result<Option<Box<dyn Device>
 /// `--device cuda` or `auto`, GPU rank mod GPUs per node); rank 0 prints one report for the whole run, with each
 /// rank's elements, halo, compute, exchange and wait times (`"ranks"` in `--json`).
 pub fn maxwell_over_ranks(args: RunArgs, case: Box<dyn MaxwellCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
-    if args.png.is_some() {
-        anyhow::bail!("--png applies to Euler cases (Maxwell: --out writes a VTU file)");
-    }
-    args.backend.formulation(case.name(), &[FormulationId::NodalTri])?;
+    let ready = || {
+        if args.png.is_some() {
+            anyhow::bail!("--png applies to Euler cases (Maxwell: --out writes a VTU file)");
+        }
+        args.backend.formulation(case.name(), &[FormulationId::NodalTri])?;
+        let mesh = args.mesh.build(case.as_ref(), 8)?;
+        let mut opts = args.solver.options(args.t_end, &args.backend)?;
+        opts.common.output = args.output(case.name());
+        opts.common.partition = args.partition.unwrap_or_default();
+        Ok((mesh, opts))
+    };
+    let (mesh, opts) = super::ranks::agree(comm, args.json, ready())?;
     let order = args.order.unwrap_or(4);
-    let mesh = args.mesh.build(case.as_ref(), 8)?;
-    let mut opts = args.solver.options(args.t_end, &args.backend)?;
-    opts.common.output = args.output(case.name());
-    opts.common.partition = args.partition.unwrap_or_default();
     let (mut device, pick) = super::ranks::open_rank_device(&args, comm)?;
     let rank = comm.rank();
     let bar = if rank == 0 && !args.json {

@@ -93,16 +93,19 @@ pub fn run(args: RunArgs, case: Box<dyn WaveCase>) -> anyhow::Result<()> {
 /// `dg run` of a tetrahedral wave case split over the MPI ranks of `comm` (the native CPU path on every rank);
 /// rank 0 prints one report with each rank's elements, halo, compute and exchange seconds (`"ranks"` in `--json`).
 pub fn run_over_ranks(args: RunArgs, case: Box<dyn WaveCase>, comm: &dyn Communicator) -> anyhow::Result<()> {
-    if args.png.is_some() {
-        bail!("--png does not apply to wave cases (--out writes a VTU file)");
-    }
-    super::ranks::refuse_devices(&args, "a tetrahedral")?;
-    args.backend.formulation(case.name(), &[FormulationId::NodalTet])?;
     let order = args.order.unwrap_or(3);
-    let mut opts = options(case.as_ref(), &args.solver, order, args.t_end, &args.backend)?;
-    opts.common.output = args.output(case.name());
-    opts.common.partition = args.partition.unwrap_or_default();
-    let mesh = mesh(&args.mesh, case.as_ref())?;
+    let ready = || {
+        if args.png.is_some() {
+            bail!("--png does not apply to wave cases (--out writes a VTU file)");
+        }
+        super::ranks::refuse_devices(&args, "a tetrahedral")?;
+        args.backend.formulation(case.name(), &[FormulationId::NodalTet])?;
+        let mut opts = options(case.as_ref(), &args.solver, order, args.t_end, &args.backend)?;
+        opts.common.output = args.output(case.name());
+        opts.common.partition = args.partition.unwrap_or_default();
+        Ok((opts, mesh(&args.mesh, case.as_ref())?))
+    };
+    let (opts, mesh) = super::ranks::agree(comm, args.json, ready())?;
     let bar = super::ranks::rank_bar(&args, comm, format!("{} N={order} K={}", case.name(), mesh.num_elements()));
     let mut progress = |t: f64, t_end: f64| super::run::advance(&bar, t, t_end);
     let outcome = run_tet_partitioned(args.precision().into(), case.as_ref(), &mesh, &opts, comm, &mut progress)?;

@@ -231,6 +231,14 @@ pub fn run_fv_over_ranks(
     }
 }
 
+/// Refuses, before any rank opens a device or steps, what `case` with `opts` cannot run on `ranks` ranks: the
+/// options the run refuses in one process (but `--variant` on the CPU, which depends on the device each rank
+/// finds) and a split into bands of fewer than two rows.
+pub fn check_split(case: &dyn FvCase, opts: &FvOptions, ranks: usize) -> Result<(), RunError> {
+    let grid = FvSetup::of(case, opts, true)?.grid;
+    bands(grid.ny, ranks, grid.sides[2] == Side::Periodic).map(|_| ())
+}
+
 fn run_in<T: Real>(
     case: &dyn FvCase,
     opts: &FvOptions,
