@@ -68,6 +68,7 @@ impl FvCase for BrioWu {
             lower: [0.0, 0.0],
             upper: [1.0, 1.0 / n as f64],
             sides: [extrapolate, extrapolate, Side::Periodic, Side::Periodic],
+            window: None,
         }
     }
     fn default_cells(&self) -> usize {

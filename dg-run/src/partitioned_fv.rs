@@ -77,18 +77,11 @@ pub fn bands(ny: usize, ranks: usize, periodic: bool) -> Result<Vec<Band>, RunEr
         .collect())
 }
 
-/// The grid a band steps: its rows and ghost rows, the whole grid's x extent and sides.
+/// The grid a band steps: its rows and ghost rows as a window of the whole grid (whose spacing and cell centres
+/// it keeps bit for bit), the whole grid's sides.
 pub fn band_grid(grid: &FvGrid, band: &Band) -> FvGrid {
-    let dy = grid.spacing()[1];
-    let first = band.rows.start as f64 - band.below as f64;
-    let lower_y = grid.lower[1] + first * dy;
-    FvGrid {
-        nx: grid.nx,
-        ny: band.local_rows(),
-        lower: [grid.lower[0], lower_y],
-        upper: [grid.upper[0], lower_y + band.local_rows() as f64 * dy],
-        sides: grid.sides,
-    }
+    let first_row = band.rows.start as i64 - band.below as i64;
+    FvGrid { ny: band.local_rows(), window: Some(dg_fv::Window { whole_rows: grid.ny, first_row }), ..grid.clone() }
 }
 
 /// The ranks of the bands a band sends to and receives from: (below, above).

@@ -347,11 +347,13 @@ fn split_cpu_runs_of_linear_laws_stop_at_a_blow_up() {
     }
 }
 
-/// Finite volumes in bands of rows (seed 003's strips): Orszag–Tang on 2 and 3 ranks (bands of 11, 11 and 10 rows)
-/// on the native CPU path and on a device (OpenCL here, PoCL in CI; an f32 and an f64 variant, tiled and naive
-/// transposes) equal the one-process run: the same steps, the final density range, mass change and every sample of
-/// max |∇·B| to 1e-12, and the final cell means written by rank 0 (`--out`) to 1e-12 too (read back from the VTU's
-/// raw data). A ghost row filled wrongly, or not at all, moves the values near every band's edge by far more.
+/// Finite volumes in bands of rows (seed 003's strips): Orszag–Tang on 2 and 3 ranks (bands of 11 and 10, and of
+/// 7 rows) on the native CPU path and on a device (OpenCL here, PoCL in CI; an f32 and an f64 variant, tiled and
+/// naive transposes) equal the one-process run bit for bit: the same steps and step sizes, the final density range,
+/// mass change and every sample of max |∇·B|, and the final cell means written by rank 0 (`--out`, read back from
+/// the VTU's raw data). A ghost row filled wrongly, or not at all, moves the values near every band's edge; a band
+/// whose cell height is computed from its own extent (a rounding off the whole grid's, at 21 rows) moves the step
+/// limit, and every value, in the last bits.
 #[test]
 fn finite_volume_runs_over_two_and_three_ranks_equal_the_one_process_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -359,7 +361,7 @@ fn finite_volume_runs_over_two_and_three_ranks_equal_the_one_process_run() {
         return;
     }
     let d = dir.path();
-    let case = ["run", "mhd-orszag-tang", "--nx", "32", "--t-end", "0.1", "--json"];
+    let case = ["run", "mhd-orszag-tang", "--nx", "21", "--t-end", "0.2", "--json"];
     let mut devices: Vec<Vec<&str>> = vec![vec!["--device", "cpu"]];
     if opencl_available(d) {
         devices.push(vec!["--device", "opencl", "--variant", "fv/tiled/twice/w64/f32"]);
@@ -373,17 +375,16 @@ fn finite_volume_runs_over_two_and_three_ranks_equal_the_one_process_run() {
             let what = format!("{device:?} on {ranks} ranks");
             assert_eq!(split["steps"], one["steps"], "{what}");
             assert_eq!(split["ranks"]["bands"].as_array().map(Vec::len), Some(ranks), "{what}: {split}");
-            for key in ["density_range", "mass_change"] {
+            for key in ["dt_range", "density_range", "mass_change", "divergence"] {
                 let (a, b) = (numbers(&one[key]), numbers(&split[key]));
-                assert!(a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-12), "{what}: {key}");
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert!(!a.is_empty() && bits(&a) == bits(&b), "{what}: {key} {a:?} against {b:?}");
             }
-            let (a, b) = (numbers(&one["divergence"]), numbers(&split["divergence"]));
-            assert!(a.len() == b.len() && a.len() > 10, "{what}: {a:?} {b:?}");
-            assert!(a.iter().zip(&b).all(|(x, y)| relative(*x, *y) <= 1e-12 || (x - y).abs() < 1e-14), "{what}");
+            assert!(numbers(&one["divergence"]).len() > 10, "{what}: {one}");
             let parts = cell_means(&d.join("split.vtu"));
             assert_eq!(parts.len(), whole.len(), "{what}");
             let worst = largest_difference(&whole, &parts);
-            assert!(worst <= 1e-12, "{what}: the cell means differ by {worst}");
+            assert!(worst == 0.0, "{what}: the cell means differ by {worst}");
         }
     }
 }

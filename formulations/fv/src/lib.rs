@@ -21,6 +21,6 @@ pub mod verify;
 
 pub use cpu::{run, FvError, FvPosition, FvRun, Reconstruction};
 pub use device::FvDeviceOperator;
-pub use grid::{FvGrid, Side};
+pub use grid::{FvGrid, Side, Window};
 pub use tuning::Fv;
 pub use variant::{Faces, FvVariant, Transpose};

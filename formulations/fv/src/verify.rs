@@ -24,8 +24,22 @@ pub fn verification_grids(conditions: usize) -> Vec<FvGrid> {
     let closed = |k: usize| if conditions == 0 { Side::Periodic } else { Side::Condition(k % conditions) };
     let (lower, upper) = ([0.0, 0.0], [1.0, 0.8]);
     vec![
-        FvGrid { nx: 263, ny: 37, lower, upper, sides: [closed(0), closed(1), Side::Periodic, Side::Periodic] },
-        FvGrid { nx: 37, ny: 263, lower, upper, sides: [Side::Periodic, Side::Periodic, closed(1), closed(2)] },
+        FvGrid {
+            nx: 263,
+            ny: 37,
+            lower,
+            upper,
+            sides: [closed(0), closed(1), Side::Periodic, Side::Periodic],
+            window: None,
+        },
+        FvGrid {
+            nx: 37,
+            ny: 263,
+            lower,
+            upper,
+            sides: [Side::Periodic, Side::Periodic, closed(1), closed(2)],
+            window: None,
+        },
     ]
 }
 

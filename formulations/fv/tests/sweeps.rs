@@ -17,7 +17,7 @@ fn a_uniform_state_stays_uniform() {
     let state = [1.2, 0.3, -0.2, 0.1, 4.0, 0.5, -0.4, 0.2, 0.0];
     let extrapolate = law.boundary_names().iter().position(|&n| n == "extrapolate").unwrap();
     for (ny, sides) in [(5, [Side::Periodic; 4]), (5, [Side::Condition(extrapolate); 4]), (1, [Side::Periodic; 4])] {
-        let grid = FvGrid { nx: 7, ny, lower: [0.0, 0.0], upper: [1.0, 0.5], sides };
+        let grid = FvGrid { nx: 7, ny, lower: [0.0, 0.0], upper: [1.0, 0.5], sides, window: None };
         for reconstruction in [Reconstruction::FirstOrder, Reconstruction::MusclHancock] {
             let q0 = grid.sample(9, |_, q| q.copy_from_slice(&state));
             let out = run(&law, &grid, reconstruction, (q0, FvPosition::START), (0.2, 0.8), &mut |_, _| {}).unwrap();
