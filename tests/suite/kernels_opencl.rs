@@ -835,8 +835,8 @@ fn device_runs_stop_at_the_step_a_blow_up_shows() {
     assert!(device < 64 && device.abs_diff(cpu) <= 8, "the device run stops at step {device}, the CPU run at {cpu}");
 }
 
-/// A finite-volume device run that leaves the admissible set leaves its last good state — read back after each of
-/// its first 32 steps and kept once the next step limit's check passed — as the CPU run does.
+/// A finite-volume device run that leaves the admissible set leaves its last good state — read back after steps 1,
+/// 2, 4 … 32 and kept once the next step limit's check passed — as the CPU run does.
 #[test]
 fn a_stopped_finite_volume_device_run_leaves_its_last_good_state() {
     let _serial = crate::heavy();

@@ -156,9 +156,10 @@ impl<'a> Course<'a> {
         self.sample_due(at.t) || self.files_due(at) || self.keep_due(at)
     }
 
-    /// Keeps the last good state from here on: `q`, the state at the course's position (unchecked), and after each
-    /// step up to the 32nd, then at most once per [`LAST_GOOD_INTERVAL`] of wall time; [`Course::admissible`]
-    /// marks the kept state as checked and [`Course::stopped`] writes the last checked one.
+    /// Keeps the last good state from here on: `q`, the state at the course's position (unchecked), and after steps
+    /// 1, 2, 4 … 32, then at most once per [`LAST_GOOD_INTERVAL`] of wall time (each a copy of the whole state,
+    /// on a device a read-back); [`Course::admissible`] marks the kept state as checked and [`Course::stopped`]
+    /// writes the last checked one.
     pub fn keep_last_good(&mut self, q: &[f64]) -> Result<(), RunError> {
         let unchecked = Some(self.loop_state(q)?);
         self.last_good = Some(LastGood { checked: None, unchecked, kept_at: Instant::now() });
@@ -167,9 +168,9 @@ impl<'a> Course<'a> {
 
     /// Whether the step that reached `at` keeps its state as the last good one.
     fn keep_due(&self, at: FvPosition) -> bool {
-        self.last_good
-            .as_ref()
-            .is_some_and(|g| at.steps <= 32 || g.kept_at.elapsed().as_secs_f64() >= LAST_GOOD_INTERVAL)
+        self.last_good.as_ref().is_some_and(|g| {
+            (at.steps.is_power_of_two() && at.steps <= 32) || g.kept_at.elapsed().as_secs_f64() >= LAST_GOOD_INTERVAL
+        })
     }
 
     /// The state at the course's position passed the admissibility check: the state kept since the last check
