@@ -245,7 +245,8 @@ pub(crate) fn run_fv_in<T: Real>(
     let mass0 = initial_mass(grid, &q0);
     let begun = Course::begin(grid, law.variable_names(), (q0, divergence0), span, out, true)?;
     let (mut course, q) = begun;
-    if out.last_good.is_some() {
+    // (a device run keeps its last good state itself: in a buffer on the device where it can hold one)
+    if out.last_good.is_some() && device.is_none() {
         course.keep_last_good(&q)?;
     }
     let from = course.at;
@@ -311,8 +312,9 @@ pub(crate) fn fv_error(e: FvError) -> RunError {
 
 /// The device part of [`run_fv`]: the variant (given, the tuning database's, or tuned on first use), the
 /// operator, then per step the step-limit reduction (which also flags a cell that is not finite or not
-/// admissible; the state is then read back to name it) and the split step; the state is read back where the course
-/// wants it (a divergence sample, a file of the series, a checkpoint) and at the end.
+/// admissible; the state is then read back to name it) and the split step; once a step's state passed that check
+/// it is read back where the course wants it (a divergence sample, a file of the series, a checkpoint), and at the
+/// end. The last good state stays on the device (a copy in a buffer of its own) unless it cannot hold one.
 fn device_loop<T: Real>(
     device: &mut dyn Device,
     law: &dg_laws::mhd2d::Law,
@@ -326,20 +328,51 @@ fn device_loop<T: Real>(
     let choice = choose_variant::<T>(device, law, opts, grid.cells() as u64)?;
     let variant: FvVariant = choice.variant.parse()?;
     let (op, q) = device_operator::<T>(device, law, grid, &q0)?;
-    let read =
-        |device: &mut dyn Device| -> Result<Vec<f64>, RunError> { Ok(crate::widened(&op.read_state(device, q)?)) };
+    let read = |device: &mut dyn Device, buffer| -> Result<Vec<f64>, RunError> {
+        Ok(crate::widened(&op.read_state(device, buffer)?))
+    };
+    let kept = if opts.output.last_good.is_some() { last_good_buffer::<T>(device, grid, q, course)? } else { None };
+    if opts.output.last_good.is_some() && kept.is_none() {
+        course.keep_last_good(&q0)?;
+    }
+    drop(q0);
+    let mut host = HostState::<T>::of(grid);
     let (mut at, mut kernel_seconds) = (course.at, 0.0);
+    // the last good state kept on the device is read when the run stops, for the course to write beside the error
+    let stop = |device: &mut dyn Device, course: &mut Course<'_>, e: RunError| {
+        if let (Some(kept), true) = (kept, course.checked_on_device()) {
+            course.fill_checked(read(device, kept)?);
+        }
+        Err(e)
+    };
+    // whether a step of this loop reached `at` and the course has not recorded it yet
+    let mut stepped = false;
     loop {
+        // the step limit's reduction also checks the state (every cell finite and admissible)
         let (limit, admissible, seconds) = op.limit(device, q)?;
         kernel_seconds += seconds;
         if !admissible || !limit.is_finite() || limit <= 0.0 {
-            let state = read(device)?;
-            dg_fv::cpu::admissible(law, grid, &state, at.steps, at.t).map_err(fv_error)?;
-            return Err(RunError::Stopped {
-                step: at.steps,
-                time: at.t,
-                reason: format!("the step limit is {limit} (no finite positive wave-speed bound)"),
-            });
+            let state = read(device, q)?;
+            let stopped = match dg_fv::cpu::admissible(law, grid, &state, at.steps, at.t).map_err(fv_error) {
+                Err(e) => e,
+                Ok(()) => RunError::Stopped {
+                    step: at.steps,
+                    time: at.t,
+                    reason: format!("the step limit is {limit} (no finite positive wave-speed bound)"),
+                },
+            };
+            return stop(device, course, stopped);
+        }
+        if stepped {
+            // the step's state passed its check: the course records it (read back where it wants it: a divergence
+            // sample, a file, a checkpoint) and keeps it as the last good one where due, as the CPU loop does
+            let state = if course.wants_state(at) { Some(host.read(device, q)?) } else { None };
+            course.step_taken(at, state)?;
+            if let (Some(kept), true) = (kept, course.device_keep_due()) {
+                device.copy_buffer(q, kept, state_bytes::<T>(grid))?;
+                course.kept_on_device()?;
+            }
+            progress(at.t, t_end);
         }
         course.admissible();
         if at.t >= t_end * (1.0 - 1e-14) {
@@ -347,13 +380,10 @@ fn device_loop<T: Real>(
         }
         let dt = (opts.cfl * limit).min(t_end - at.t);
         kernel_seconds += op.submit(device, &op.step_steps(&variant, opts.order, dt, at.t))?;
-        at = at.after(dt);
-        let state = if course.wants_state(at) { Some(read(device)?) } else { None };
-        course.step_taken(at, state.as_deref())?;
-        progress(at.t, t_end);
+        (at, stepped) = (at.after(dt), true);
     }
     kernel_seconds += device.settle()?;
-    let state = read(device)?;
+    let state = read(device, q)?;
     let info = FvDeviceInfo {
         device: crate::device_name(Some(device)),
         variant: variant.to_string(),
@@ -363,6 +393,62 @@ fn device_loop<T: Real>(
     };
     device.free_buffers();
     Ok((dg_fv::FvRun { q: state, steps: at.steps, dt_range: at.dt_range }, info))
+}
+
+/// The host's copy of a device state, read again into the same memory each time (a fresh copy of a 4096² state
+/// costs more in page faults than the read itself).
+struct HostState<T> {
+    values: usize,
+    narrow: Vec<T>,
+    wide: Vec<f64>,
+}
+
+impl<T: Real> HostState<T> {
+    /// Room for a state of `grid` (allocated at the first read).
+    fn of(grid: &FvGrid) -> Self {
+        let values = grid.cells() * <dg_laws::mhd2d::Law as ConservationLaw>::NVARS;
+        Self { values, narrow: Vec::new(), wide: Vec::new() }
+    }
+
+    /// The state in device buffer `buffer`, widened to f64.
+    fn read(&mut self, device: &mut dyn Device, buffer: dg_runtime::backend::BufferId) -> Result<&[f64], RunError> {
+        use rayon::prelude::*;
+        if self.wide.len() != self.values {
+            let room = |e: std::collections::TryReserveError| {
+                RunError::Output(format!("cannot hold a copy of the state ({} values): {e}", self.values))
+            };
+            self.narrow.try_reserve_exact(self.values).map_err(room)?;
+            self.wide.try_reserve_exact(self.values).map_err(room)?;
+            self.narrow.resize(self.values, T::zero());
+            self.wide.resize(self.values, 0.0);
+        }
+        device.download(buffer, dg_runtime::backend::as_bytes_mut(&mut self.narrow))?;
+        self.wide.par_iter_mut().zip(self.narrow.par_iter()).for_each(|(w, v)| *w = v.as_f64());
+        Ok(&self.wide)
+    }
+}
+
+/// Bytes of one device state of `grid` in precision `T`.
+fn state_bytes<T: Real>(grid: &FvGrid) -> usize {
+    grid.cells() * <dg_laws::mhd2d::Law as ConservationLaw>::NVARS * std::mem::size_of::<T>()
+}
+
+/// A device buffer for the last good state, holding the state `q` now (the course keeps it there); `None` when the
+/// device cannot hold one (the course then keeps read-back states on the host). The loop copies a state there only
+/// once its check passed, so one buffer serves: the state it replaces was good, and so is the new one.
+fn last_good_buffer<T: Real>(
+    device: &mut dyn Device,
+    grid: &FvGrid,
+    q: dg_runtime::backend::BufferId,
+    course: &mut Course<'_>,
+) -> Result<Option<dg_runtime::backend::BufferId>, RunError> {
+    let bytes = state_bytes::<T>(grid);
+    let Ok(kept) = device.alloc(bytes) else {
+        return Ok(None);
+    };
+    device.copy_buffer(q, kept, bytes)?;
+    course.keep_last_good_on_device()?;
+    Ok(Some(kept))
 }
 
 /// The total mass (density summed over the cells) of a state `q` on `grid`: the case's initial one, against which a
@@ -434,7 +520,11 @@ pub fn max_divergence_rows(grid: &FvGrid, q: &[f64], rows: std::ops::Range<usize
         let span = if periodic || (c != 0 && c != len - 1) { 2.0 * h } else { h };
         (at(hi) - at(lo)) / span
     };
-    rows.flat_map(|j| (0..nx).map(move |i| (i, j)))
-        .map(|(i, j)| (derivative(bx, i, j, 0) + derivative(by, i, j, 1)).abs())
-        .fold(0.0, dg_core::max_or_nan)
+    // (a row per task: the largest value is the same in any order, and a NaN anywhere makes it NaN)
+    use rayon::prelude::*;
+    rows.into_par_iter()
+        .map(|j| {
+            (0..nx).map(|i| (derivative(bx, i, j, 0) + derivative(by, i, j, 1)).abs()).fold(0.0, dg_core::max_or_nan)
+        })
+        .reduce(|| 0.0, dg_core::max_or_nan)
 }

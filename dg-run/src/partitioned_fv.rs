@@ -367,9 +367,9 @@ struct Stepping<'a, 'c> {
 }
 
 impl Stepping<'_, '_> {
-    /// After the exchange that follows the step that reached `at` (none at the run's first position): the
-    /// course's sample of max |∇·B| (reduced over the ranks) and files (the whole state gathered on rank 0), where
-    /// due. `state` reads the band's state.
+    /// After the exchange and the check (on every rank) that follow the step that reached `at` (none at the run's
+    /// first position): the course's sample of max |∇·B| (reduced over the ranks) and files (the whole state
+    /// gathered on rank 0), where due. `state` reads the band's state.
     fn after_step(
         &mut self,
         at: FvPosition,
@@ -427,13 +427,14 @@ impl Stepping<'_, '_> {
         let (from, mut at) = (self.course.at, self.course.at);
         loop {
             exchange(self.comm, self.band, nv * grid.nx, &mut HostRows { q: &mut q, nx: grid.nx, nv })?;
-            if at != from {
-                self.after_step(at, &mut || Ok(q.clone()))?;
-            }
             let own_ok = dg_fv::cpu::admissible_rows(law, grid, &q, self.band.own(), at.steps, at.t).is_ok();
             let (limit, ok) = self.reduce(dg_fv::cpu::stable_step(law, grid, &q), own_ok);
             if !ok || !limit.is_finite() || limit <= 0.0 {
                 return Err(self.stopped(law, &q, at));
+            }
+            // (a step's state is sampled and written only once every rank's check of it passed)
+            if at != from {
+                self.after_step(at, &mut || Ok(q.clone()))?;
             }
             if at.t >= t_end * (1.0 - 1e-14) {
                 return Ok(q);
@@ -475,15 +476,16 @@ impl Stepping<'_, '_> {
                 _t: std::marker::PhantomData,
             };
             exchange(self.comm, self.band, nv * grid.nx, &mut rows)?;
-            if at != from {
-                self.after_step(at, &mut || Ok(crate::widened(&op.read_state(&mut *device, q)?)))?;
-            }
             let (limit, admissible, seconds) = op.limit(device, q)?;
             kernel_seconds += seconds;
             let (limit, ok) = self.reduce(limit, admissible);
             if !ok || !limit.is_finite() || limit <= 0.0 {
                 let state = crate::widened(&op.read_state(device, q)?);
                 return Err(self.stopped(law, &state, at));
+            }
+            // (a step's state is sampled and written only once every rank's check of it passed)
+            if at != from {
+                self.after_step(at, &mut || Ok(crate::widened(&op.read_state(&mut *device, q)?)))?;
             }
             if at.t >= t_end * (1.0 - 1e-14) {
                 break;

@@ -835,8 +835,10 @@ fn device_runs_stop_at_the_step_a_blow_up_shows() {
     assert!(device < 64 && device.abs_diff(cpu) <= 8, "the device run stops at step {device}, the CPU run at {cpu}");
 }
 
-/// A finite-volume device run that leaves the admissible set leaves its last good state — read back after steps 1,
-/// 2, 4 … 32 and kept once the next step limit's check passed — as the CPU run does.
+/// A finite-volume device run that leaves the admissible set leaves its last good state — copied into a device
+/// buffer of its own after steps 1, 2, 4 … 32 once the step limit's check of it passed, read only when the run
+/// stops — as the CPU run does. At `--cfl 1.8` to t = 10 the run stops at step 4, whose state is due to be kept and
+/// read for nothing else (no divergence sample due): keeping it before its check would show.
 #[test]
 fn a_stopped_finite_volume_device_run_leaves_its_last_good_state() {
     let _serial = crate::heavy();
@@ -848,7 +850,10 @@ fn a_stopped_finite_volume_device_run_leaves_its_last_good_state() {
         let device = ["--device", "opencl", "--variant", "fv/naive/once/w64/f64"];
         dg(&[args, &device[..]].concat(), cache.path())
     };
-    crate::fv::a_stopped_finite_volume_run_leaves_its_last_good_state(&run, cache.path());
+    crate::fv::a_stopped_finite_volume_run_leaves_its_last_good_state(&run, cache.path(), ("0.5", "1.5"));
+    let stopped = crate::fv::a_stopped_finite_volume_run_leaves_its_last_good_state(&run, cache.path(), ("10", "1.8"));
+    let (stopped_at, good) = stopped;
+    assert!(stopped_at.is_power_of_two() && good < stopped_at, "stopped at {stopped_at}, last good {good}");
 }
 
 /// A modal device run whose element means leave the admissible set stops with a failure (counted on the device),

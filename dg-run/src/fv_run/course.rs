@@ -45,15 +45,24 @@ pub(crate) struct Course<'a> {
     last_good: Option<LastGood>,
 }
 
-/// The states a run that stops leaves behind: the last one known admissible, and one kept since whose check is
-/// still to come (a device step's state is checked by the next step-limit reduction).
+/// The states a run that stops leaves behind: the last one known admissible, and one kept since and not yet marked
+/// checked ([`Course::admissible`] marks it; both loops record a state only after its check passed).
 struct LastGood {
     /// The last state that passed the admissibility check, as a restart file holds it.
-    checked: Option<LoopState>,
+    checked: Option<Kept>,
     /// The state kept after the last check.
-    unchecked: Option<LoopState>,
+    unchecked: Option<Kept>,
     /// When a state was last kept.
     kept_at: Instant,
+    /// Whether the states are kept on a device (in a buffer the device loop owns) rather than read back.
+    on_device: bool,
+}
+
+/// A kept state as a restart file holds it; one kept on a device has no values until [`Course::fill_checked`]
+/// reads them.
+struct Kept {
+    state: LoopState,
+    on_device: bool,
 }
 
 /// A time series of VTU files listed in a `.pvd`.
@@ -153,7 +162,7 @@ impl<'a> Course<'a> {
     /// Whether the step that reached `at` needs the state: a divergence sample, a file of the series or a
     /// checkpoint is due (the end's files are written by [`Course::finish`]).
     pub fn wants_state(&self, at: FvPosition) -> bool {
-        self.sample_due(at.t) || self.files_due(at) || self.keep_due(at)
+        self.sample_due(at.t) || self.files_due(at) || (self.keep_due(at) && !self.keeps_on_device())
     }
 
     /// Keeps the last good state from here on: `q`, the state at the course's position (unchecked), and after steps
@@ -161,9 +170,23 @@ impl<'a> Course<'a> {
     /// on a device a read-back); [`Course::admissible`] marks the kept state as checked and [`Course::stopped`]
     /// writes the last checked one.
     pub fn keep_last_good(&mut self, q: &[f64]) -> Result<(), RunError> {
-        let unchecked = Some(self.loop_state(q)?);
-        self.last_good = Some(LastGood { checked: None, unchecked, kept_at: Instant::now() });
+        let unchecked = Some(Kept { state: self.loop_state(q)?, on_device: false });
+        self.last_good = Some(LastGood { checked: None, unchecked, kept_at: Instant::now(), on_device: false });
         Ok(())
+    }
+
+    /// [`Course::keep_last_good`] with the states kept on a device: the state at the course's position was copied
+    /// into the device loop's buffer, and the loop copies each later one there and says so with
+    /// [`Course::kept_on_device`] wherever [`Course::device_keep_due`] says (no read-back until the run stops).
+    pub fn keep_last_good_on_device(&mut self) -> Result<(), RunError> {
+        let unchecked = Some(Kept { state: self.loop_state(&[])?, on_device: true });
+        self.last_good = Some(LastGood { checked: None, unchecked, kept_at: Instant::now(), on_device: true });
+        Ok(())
+    }
+
+    /// Whether the last good state is kept, and on a device.
+    fn keeps_on_device(&self) -> bool {
+        self.last_good.as_ref().is_some_and(|g| g.on_device)
     }
 
     /// Whether the step that reached `at` keeps its state as the last good one.
@@ -171,6 +194,33 @@ impl<'a> Course<'a> {
         self.last_good.as_ref().is_some_and(|g| {
             (at.steps.is_power_of_two() && at.steps <= 32) || g.kept_at.elapsed().as_secs_f64() >= LAST_GOOD_INTERVAL
         })
+    }
+
+    /// Whether the state at the course's position is to be kept in a device slot now.
+    pub fn device_keep_due(&self) -> bool {
+        self.keeps_on_device() && self.keep_due(self.at)
+    }
+
+    /// The state at the course's position (its check passed) was copied into the device loop's buffer.
+    pub fn kept_on_device(&mut self) -> Result<(), RunError> {
+        let state = self.loop_state(&[])?;
+        if let Some(g) = &mut self.last_good {
+            (g.unchecked, g.kept_at) = (Some(Kept { state, on_device: true }), Instant::now());
+        }
+        Ok(())
+    }
+
+    /// Whether the last checked state is on the device and not yet read.
+    pub fn checked_on_device(&self) -> bool {
+        self.last_good.as_ref().and_then(|g| g.checked.as_ref()).is_some_and(|k| k.on_device)
+    }
+
+    /// The values of the last checked state, read from the device (before [`Course::stopped`] writes it).
+    pub fn fill_checked(&mut self, values: Vec<f64>) {
+        if let Some(kept) = self.last_good.as_mut().and_then(|g| g.checked.as_mut()) {
+            kept.state.snapshot.arrays = vec![("state".into(), values)];
+            kept.on_device = false;
+        }
     }
 
     /// The state at the course's position passed the admissibility check: the state kept since the last check
@@ -184,10 +234,12 @@ impl<'a> Course<'a> {
     }
 
     /// The error `e` of a run that stopped, with the last good state written beside it where one was kept: as
-    /// `<stem>.restart` (from which `dg run --restart` continues) and `<stem>.vtu`, named in the message.
+    /// `<stem>.restart` (from which `dg run --restart` continues) and `<stem>.vtu`, named in the message. A state
+    /// still on the device ([`Course::fill_checked`] not called) is not written.
     pub fn stopped(&self, e: RunError) -> RunError {
-        let (RunError::Stopped { step, time, reason }, Some(state), Some(stem)) =
-            (&e, self.last_good.as_ref().and_then(|g| g.checked.as_ref()), &self.out.last_good)
+        let checked = self.last_good.as_ref().and_then(|g| g.checked.as_ref()).filter(|k| !k.on_device);
+        let (RunError::Stopped { step, time, reason }, Some(Kept { state, .. }), Some(stem)) =
+            (&e, checked, &self.out.last_good)
         else {
             return e;
         };
@@ -238,10 +290,10 @@ impl<'a> Course<'a> {
         if self.checkpoint_due(at.steps) {
             self.checkpoint(q)?;
         }
-        if let (true, Some(q)) = (self.keep_due(at), q) {
+        if let (true, false, Some(q)) = (self.keep_due(at), self.keeps_on_device(), q) {
             let state = self.loop_state(q)?;
             if let Some(g) = &mut self.last_good {
-                (g.unchecked, g.kept_at) = (Some(state), Instant::now());
+                (g.unchecked, g.kept_at) = (Some(Kept { state, on_device: false }), Instant::now());
             }
         }
         Ok(())

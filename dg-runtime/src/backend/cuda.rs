@@ -548,6 +548,26 @@ impl Device for CudaDevice {
         self.stream.synchronize().map_err(call("cuStreamSynchronize"))
     }
 
+    fn copy_buffer(&mut self, source: BufferId, target: BufferId, bytes: usize) -> Result<(), BackendError> {
+        use cudarc::driver::DevicePtr;
+        self.check_transfer(source, bytes, "cuMemcpyDtoDAsync")?;
+        self.check_transfer(target, bytes, "cuMemcpyDtoDAsync")?;
+        if source == target {
+            return Err(BackendError::Call {
+                backend: NAME,
+                call: "cuMemcpyDtoDAsync",
+                message: "a buffer onto itself".into(),
+            });
+        }
+        let stream = self.stream.clone();
+        let (from, _record) = self.buffers[source.0].device_ptr(&stream);
+        let (to, _record) = self.buffers[target.0].device_ptr(&stream);
+        // SAFETY: both ranges were checked to lie inside their buffers, which are distinct allocations; the copy is
+        // ordered on the compute stream after the work submitted before it.
+        unsafe { cudarc::driver::result::memcpy_dtod_async(to, from, bytes, stream.cu_stream()) }
+            .map_err(call("cuMemcpyDtoDAsync"))
+    }
+
     fn download_range(&mut self, buffer: BufferId, offset: usize, data: &mut [u8]) -> Result<(), BackendError> {
         let end = super::range_end(NAME, "cuMemcpyDtoH", offset, data.len())?;
         self.check_transfer(buffer, end, "cuMemcpyDtoH")?;

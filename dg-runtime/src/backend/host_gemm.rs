@@ -88,6 +88,9 @@ impl Device for HostGemm<'_> {
     fn download(&mut self, buffer: BufferId, data: &mut [u8]) -> Result<(), BackendError> {
         self.inner.download(buffer, data)
     }
+    fn copy_buffer(&mut self, source: BufferId, target: BufferId, bytes: usize) -> Result<(), BackendError> {
+        self.inner.copy_buffer(source, target, bytes)
+    }
     fn download_range(&mut self, buffer: BufferId, offset: usize, data: &mut [u8]) -> Result<(), BackendError> {
         self.inner.download_range(buffer, offset, data)
     }

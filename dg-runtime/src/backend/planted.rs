@@ -261,6 +261,10 @@ impl Device for PlantedDevice<'_> {
         self.fault(None)?;
         self.inner.download(buffer, data)
     }
+    fn copy_buffer(&mut self, source: BufferId, target: BufferId, bytes: usize) -> Result<(), BackendError> {
+        self.fault(None)?;
+        self.inner.copy_buffer(source, target, bytes)
+    }
     fn free_buffers(&mut self) {
         self.inner.free_buffers()
     }
