@@ -260,20 +260,9 @@ pub trait Device {
         head[offset..].copy_from_slice(data);
         self.upload(buffer, &head)
     }
-    /// Copies the first `bytes` of buffer `source` into buffer `target` on the device, ordered after the work
-    /// submitted before it (the host does not wait). The default goes through the host; backends override it with
-    /// a copy on the device.
-    fn copy_buffer(&mut self, source: BufferId, target: BufferId, bytes: usize) -> Result<(), BackendError> {
-        let mut host = Vec::new();
-        host.try_reserve_exact(bytes).map_err(|e| BackendError::Call {
-            backend: "device",
-            call: "copy_buffer",
-            message: format!("cannot hold {bytes} bytes on the host: {e}"),
-        })?;
-        host.resize(bytes, 0u8);
-        self.download(source, &mut host)?;
-        self.upload(target, &host)
-    }
+    /// Copies the first `bytes` of buffer `source` into buffer `target` (another buffer) on the device, ordered
+    /// after the work submitted before it; the host does not wait.
+    fn copy_buffer(&mut self, source: BufferId, target: BufferId, bytes: usize) -> Result<(), BackendError>;
     /// Releases every buffer (programs stay).
     fn free_buffers(&mut self);
     /// The size of a buffer in bytes (`None` for an unknown buffer).

@@ -536,6 +536,14 @@ mod tests {
         fn download(&mut self, _: crate::backend::BufferId, _: &mut [u8]) -> Result<(), BackendError> {
             Err(Self::refused())
         }
+        fn copy_buffer(
+            &mut self,
+            _: crate::backend::BufferId,
+            _: crate::backend::BufferId,
+            _: usize,
+        ) -> Result<(), BackendError> {
+            Err(Self::refused())
+        }
         fn free_buffers(&mut self) {}
         fn buffer_bytes(&self, _: crate::backend::BufferId) -> Option<usize> {
             None
