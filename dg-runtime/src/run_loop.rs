@@ -697,10 +697,10 @@ mod tests {
             .with_stable_dt(|sys, _| Ok(Some(1.0 / sys.lambda.abs())))
     }
 
-    #[test]
-    fn the_first_save_takes_the_initial_values_and_later_ones_read_the_state() {
-        let reads = std::cell::Cell::new(0);
-        let mut s = Integrated::new(Decay { lambda: -1.0 }, vec![1.0], Scheme::Rk4)
+    /// The decay from 1 with RK4, its state read and written as host values, every read counted in `reads`, and
+    /// its initial values given.
+    fn counting_reads(lambda: f64, reads: &std::cell::Cell<usize>) -> Integrated<'_, Decay> {
+        Integrated::new(Decay { lambda }, vec![1.0], Scheme::Rk4)
             .with_values(
                 |_, q: &Vec<f64>| {
                     reads.set(reads.get() + 1);
@@ -711,7 +711,13 @@ mod tests {
                     Ok(())
                 },
             )
-            .with_initial_values(vec![1.0]);
+            .with_initial_values(vec![1.0])
+    }
+
+    #[test]
+    fn the_first_save_takes_the_initial_values_and_later_ones_read_the_state() {
+        let reads = std::cell::Cell::new(0);
+        let mut s = counting_reads(-1.0, &reads);
         let first = s.save().unwrap().expect("a snapshot");
         assert_eq!((first.array("state"), reads.get()), (Some(&[1.0][..]), 0), "no read before the first step");
         let again = s.save().unwrap().expect("a snapshot");
@@ -789,19 +795,7 @@ mod tests {
         // RK4 at λ·dt = −1e300 overflows in the first step: the last good state is the start's, and it comes from
         // the stepper's own copy (one read, by `save_kept`), not from a saved copy made before the loop
         let reads = std::cell::Cell::new(0);
-        let mut s = Integrated::new(Decay { lambda: -1e302 }, vec![1.0], Scheme::Rk4)
-            .with_inspect(|_, q, _| Ok(non_finite(q)))
-            .with_values(
-                |_, q: &Vec<f64>| {
-                    reads.set(reads.get() + 1);
-                    Ok(q.clone())
-                },
-                |_, q, v| {
-                    q.copy_from_slice(v);
-                    Ok(())
-                },
-            )
-            .with_initial_values(vec![1.0]);
+        let mut s = counting_reads(-1e302, &reads).with_inspect(|_, q, _| Ok(non_finite(q)));
         let mut persist = Persistence { keep_last_good: true, ..Default::default() };
         let err = run_persisted(&mut s, 1.0, StepRule::Uniform(0.01), &mut persist, &mut |_, _| {}).unwrap_err();
         let LoopError::NotAdmissible { step: 1, last_good: Some(good), .. } = err else { panic!("expected a stop") };
