@@ -166,9 +166,9 @@ impl<'a> Course<'a> {
     }
 
     /// Keeps the last good state from here on: `q`, the state at the course's position (unchecked), and after steps
-    /// 1, 2, 4 … 32, then at most once per [`LAST_GOOD_INTERVAL`] of wall time (each a copy of the whole state,
-    /// on a device a read-back); [`Course::admissible`] marks the kept state as checked and [`Course::stopped`]
-    /// writes the last checked one.
+    /// 1, 2, 4 … 32, then at most once per [`LAST_GOOD_INTERVAL`] of wall time (each a copy of the whole state on
+    /// the host: on a device that cannot hold a copy of its own, a read-back); [`Course::admissible`] marks the kept
+    /// state as checked and [`Course::stopped`] writes the last checked one.
     pub fn keep_last_good(&mut self, q: &[f64]) -> Result<(), RunError> {
         let unchecked = Some(Kept { state: self.loop_state(q)?, on_device: false });
         self.last_good = Some(LastGood { checked: None, unchecked, kept_at: Instant::now(), on_device: false });
@@ -196,7 +196,7 @@ impl<'a> Course<'a> {
         })
     }
 
-    /// Whether the state at the course's position is to be kept in a device slot now.
+    /// Whether the state at the course's position is to be copied into the device loop's buffer now.
     pub fn device_keep_due(&self) -> bool {
         self.keeps_on_device() && self.keep_due(self.at)
     }
