@@ -328,9 +328,6 @@ fn device_loop<T: Real>(
     let choice = choose_variant::<T>(device, law, opts, grid.cells() as u64)?;
     let variant: FvVariant = choice.variant.parse()?;
     let (op, q) = device_operator::<T>(device, law, grid, &q0)?;
-    let read = |device: &mut dyn Device, buffer| -> Result<Vec<f64>, RunError> {
-        Ok(crate::widened(&op.read_state(device, buffer)?))
-    };
     let kept = if opts.output.last_good.is_some() { last_good_buffer::<T>(device, grid, q, course)? } else { None };
     if opts.output.last_good.is_some() && kept.is_none() {
         course.keep_last_good(&q0)?;
@@ -339,9 +336,9 @@ fn device_loop<T: Real>(
     let mut host = HostState::<T>::of(grid);
     let (mut at, mut kernel_seconds) = (course.at, 0.0);
     // the last good state kept on the device is read when the run stops, for the course to write beside the error
-    let stop = |device: &mut dyn Device, course: &mut Course<'_>, e: RunError| {
+    let stop = |device: &mut dyn Device, course: &mut Course<'_>, host: &mut HostState<T>, e: RunError| {
         if let (Some(kept), true) = (kept, course.checked_on_device()) {
-            course.fill_checked(read(device, kept)?);
+            course.fill_checked(host.read(device, kept)?.to_vec());
         }
         Err(e)
     };
@@ -352,8 +349,8 @@ fn device_loop<T: Real>(
         let (limit, admissible, seconds) = op.limit(device, q)?;
         kernel_seconds += seconds;
         if !admissible || !limit.is_finite() || limit <= 0.0 {
-            let state = read(device, q)?;
-            let stopped = match dg_fv::cpu::admissible(law, grid, &state, at.steps, at.t).map_err(fv_error) {
+            let state = host.read(device, q)?;
+            let stopped = match dg_fv::cpu::admissible(law, grid, state, at.steps, at.t).map_err(fv_error) {
                 Err(e) => e,
                 Ok(()) => RunError::Stopped {
                     step: at.steps,
@@ -361,7 +358,7 @@ fn device_loop<T: Real>(
                     reason: format!("the step limit is {limit} (no finite positive wave-speed bound)"),
                 },
             };
-            return stop(device, course, stopped);
+            return stop(device, course, &mut host, stopped);
         }
         if stepped {
             // the step's state passed its check: the course records it (read back where it wants it: a divergence
@@ -383,7 +380,8 @@ fn device_loop<T: Real>(
         (at, stepped) = (at.after(dt), true);
     }
     kernel_seconds += device.settle()?;
-    let state = read(device, q)?;
+    host.read(device, q)?;
+    let state = host.wide;
     let info = FvDeviceInfo {
         device: crate::device_name(Some(device)),
         variant: variant.to_string(),

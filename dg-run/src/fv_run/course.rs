@@ -48,20 +48,14 @@ pub(crate) struct Course<'a> {
 /// The states a run that stops leaves behind: the last one known admissible, and one kept since and not yet marked
 /// checked ([`Course::admissible`] marks it; both loops record a state only after its check passed).
 struct LastGood {
-    /// The last state that passed the admissibility check, as a restart file holds it.
-    checked: Option<Kept>,
+    /// The last state that passed the admissibility check, as a restart file holds it (kept on a device: without
+    /// arrays until [`Course::fill_checked`] gives its values).
+    checked: Option<LoopState>,
     /// The state kept after the last check.
-    unchecked: Option<Kept>,
+    unchecked: Option<LoopState>,
     /// When a state was last kept.
     kept_at: Instant,
     /// Whether the states are kept on a device (in a buffer the device loop owns) rather than read back.
-    on_device: bool,
-}
-
-/// A kept state as a restart file holds it; one kept on a device has no values until [`Course::fill_checked`]
-/// reads them.
-struct Kept {
-    state: LoopState,
     on_device: bool,
 }
 
@@ -170,7 +164,7 @@ impl<'a> Course<'a> {
     /// the host: on a device that cannot hold a copy of its own, a read-back); [`Course::admissible`] marks the kept
     /// state as checked and [`Course::stopped`] writes the last checked one.
     pub fn keep_last_good(&mut self, q: &[f64]) -> Result<(), RunError> {
-        let unchecked = Some(Kept { state: self.loop_state(q)?, on_device: false });
+        let unchecked = Some(self.loop_state(q)?);
         self.last_good = Some(LastGood { checked: None, unchecked, kept_at: Instant::now(), on_device: false });
         Ok(())
     }
@@ -179,7 +173,7 @@ impl<'a> Course<'a> {
     /// into the device loop's buffer, and the loop copies each later one there and says so with
     /// [`Course::kept_on_device`] wherever [`Course::device_keep_due`] says (no read-back until the run stops).
     pub fn keep_last_good_on_device(&mut self) -> Result<(), RunError> {
-        let unchecked = Some(Kept { state: self.loop_state(&[])?, on_device: true });
+        let unchecked = Some(self.kept_apart()?);
         self.last_good = Some(LastGood { checked: None, unchecked, kept_at: Instant::now(), on_device: true });
         Ok(())
     }
@@ -203,23 +197,29 @@ impl<'a> Course<'a> {
 
     /// The state at the course's position (its check passed) was copied into the device loop's buffer.
     pub fn kept_on_device(&mut self) -> Result<(), RunError> {
-        let state = self.loop_state(&[])?;
+        let state = self.kept_apart()?;
         if let Some(g) = &mut self.last_good {
-            (g.unchecked, g.kept_at) = (Some(Kept { state, on_device: true }), Instant::now());
+            (g.unchecked, g.kept_at) = (Some(state), Instant::now());
         }
         Ok(())
     }
 
+    /// The run at its position as a restart file holds it, its state's values kept elsewhere (no arrays yet).
+    fn kept_apart(&self) -> Result<LoopState, RunError> {
+        let mut state = self.loop_state(&[])?;
+        state.snapshot.arrays.clear();
+        Ok(state)
+    }
+
     /// Whether the last checked state is on the device and not yet read.
     pub fn checked_on_device(&self) -> bool {
-        self.last_good.as_ref().and_then(|g| g.checked.as_ref()).is_some_and(|k| k.on_device)
+        self.last_good.as_ref().and_then(|g| g.checked.as_ref()).is_some_and(|k| k.snapshot.arrays.is_empty())
     }
 
     /// The values of the last checked state, read from the device (before [`Course::stopped`] writes it).
     pub fn fill_checked(&mut self, values: Vec<f64>) {
         if let Some(kept) = self.last_good.as_mut().and_then(|g| g.checked.as_mut()) {
-            kept.state.snapshot.arrays = vec![("state".into(), values)];
-            kept.on_device = false;
+            kept.snapshot.arrays = vec![("state".into(), values)];
         }
     }
 
@@ -237,9 +237,9 @@ impl<'a> Course<'a> {
     /// `<stem>.restart` (from which `dg run --restart` continues) and `<stem>.vtu`, named in the message. A state
     /// still on the device ([`Course::fill_checked`] not called) is not written.
     pub fn stopped(&self, e: RunError) -> RunError {
-        let checked = self.last_good.as_ref().and_then(|g| g.checked.as_ref()).filter(|k| !k.on_device);
-        let (RunError::Stopped { step, time, reason }, Some(Kept { state, .. }), Some(stem)) =
-            (&e, checked, &self.out.last_good)
+        let checked =
+            self.last_good.as_ref().and_then(|g| g.checked.as_ref()).filter(|k| !k.snapshot.arrays.is_empty());
+        let (RunError::Stopped { step, time, reason }, Some(state), Some(stem)) = (&e, checked, &self.out.last_good)
         else {
             return e;
         };
@@ -293,7 +293,7 @@ impl<'a> Course<'a> {
         if let (true, false, Some(q)) = (self.keep_due(at), self.keeps_on_device(), q) {
             let state = self.loop_state(q)?;
             if let Some(g) = &mut self.last_good {
-                (g.unchecked, g.kept_at) = (Some(Kept { state, on_device: false }), Instant::now());
+                (g.unchecked, g.kept_at) = (Some(state), Instant::now());
             }
         }
         Ok(())
