@@ -16,6 +16,7 @@ pub mod halo;
 pub mod kernel_space;
 pub mod program;
 pub mod state_check;
+pub mod tensor_cores;
 
 pub use kernel_space::{DeviceLimits, LawShape, Precision, VariantError};
 pub use program::{LawInput, RenderError, Target};

@@ -5,7 +5,7 @@
 use crate::device::TetDeviceOperator;
 use crate::render::update_kernel_name;
 use crate::verify::{check_strategy, cpu_rhs, every_condition, verify_tet_kernels};
-use crate::{gemm_cost, kernel_cost, step_cost, KernelCost, Strategy, TetRole, TetVariant};
+use crate::{gemm_cost, kernel_cost, step_cost, GemmEngine, KernelCost, Strategy, TetRole, TetVariant};
 use dg_codegen::Precision;
 use dg_codegen::Target;
 use dg_core::law::ConservationLaw;
@@ -135,7 +135,13 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     // throughput (tensor cores for DGEMM) for cuBLAS steps
     let double = precision == Precision::F64;
     let roof = |kernel: &str, c: KernelCost, s: f64| {
-        let units = if kernel.starts_with("gemm-") { ArithmeticUnits::LibraryGemm } else { ArithmeticUnits::Fma };
+        let units = if kernel.starts_with("gemm-") {
+            ArithmeticUnits::LibraryGemm
+        } else if kernel.starts_with("mma-") {
+            ArithmeticUnits::SplitTf32
+        } else {
+            ArithmeticUnits::Fma
+        };
         let exceeded = ceilings.exceeded_by(c.flops, c.bytes, s, double, units);
         (ceilings.roofline_percent(c.flops, c.bytes, s, double, units), exceeded)
     };
@@ -200,7 +206,7 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
                 better(&mut elem_s, s, width);
             }
             TetRole::UpdateAb3 { ku, traces } => {
-                let v = TetVariant { update: ku, ..variant(Strategy::Gemm { merged: false }) };
+                let v = TetVariant { update: ku, ..variant(Strategy::blas_gemm(false)) };
                 let s = time(device, &[op.update_step_of(&v, *role, op.buffers.rhs, 1e-9)?])?;
                 let (cost, used_by) = if traces { ("update-traces", "node, elem") } else { ("update", "gemm") };
                 record(update_kernel_name(ku, traces), "update", used_by, s, role_cost(cost));
@@ -213,7 +219,7 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
     if op.has_gemm() {
         let p = op.program();
         let nv = p.nvars;
-        let split = variant(Strategy::Gemm { merged: false });
+        let split = variant(Strategy::blas_gemm(false));
         let vol = op.volume_steps(&split, op.buffers.q, rhs)?;
         let surf = op.surface_steps(&split, op.buffers.q, rhs, 0.0)?;
         // the volume: gradient GEMMs, the node-local kernel, divergence GEMMs
@@ -252,7 +258,7 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
         let s = time(device, &surf[1..])?;
         record("gemm-lift".into(), "surface", "gemm", s, gemm_cost(p.ldq, k * nv, p.nface, precision, true));
         // as a run launches it: the node-local and face kernels merged into one pass
-        let merged = op.gemm_rhs_steps(&variant(Strategy::Gemm { merged: true }), op.buffers.q, rhs, 0.0)?;
+        let merged = op.gemm_rhs_steps(&variant(Strategy::blas_gemm(true)), op.buffers.q, rhs, 0.0)?;
         let merged_at = merged.iter().position(|s| matches!(s, Step::Kernel(_))).unwrap_or(0);
         let merged_cost = KernelCost {
             flops: local_cost.flops + flux_cost.flops,
@@ -264,24 +270,61 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
         let split_steps = op.rhs_steps(&split, op.buffers.q, rhs, 0.0)?;
         gemm_total = Some((time(device, &split_steps)?, time(device, &merged)?));
     }
+    // the tensor-core kernels (CUDA, f32): each product alone, then the merged right-hand side with all three on
+    // them and with the lift alone on them
+    let mut mma_totals = Vec::new();
+    if op.has_mma() && op.has_gemm() {
+        let p = op.program();
+        let (ng, nd, nv) = (p.plan.gradient.len(), p.plan.divergence.len(), p.nvars);
+        let on_mma = |merged, engine| variant(Strategy::Gemm { merged, engine });
+        let vol = op.volume_steps(&on_mma(false, GemmEngine::Mma), op.buffers.q, rhs)?;
+        let surf = op.surface_steps(&on_mma(false, GemmEngine::Mma), op.buffers.q, rhs, 0.0)?;
+        let times = |n: usize, c: KernelCost| KernelCost { flops: n as f64 * c.flops, bytes: n as f64 * c.bytes };
+        if ng > 0 {
+            let s = time(device, &vol[..ng])?;
+            record("mma-gradient".into(), "volume", "gemm", s, times(ng, gemm_cost(p.m3, k, np, precision, false)));
+        }
+        if nd > 0 {
+            let s = time(device, &vol[ng + 1..])?;
+            let c = times(nd, gemm_cost(p.ldq, k, 3 * np, precision, false));
+            record("mma-divergence".into(), "volume", "gemm", s, c);
+        }
+        let s = time(device, &surf[1..])?;
+        record("mma-lift".into(), "surface", "gemm", s, gemm_cost(p.ldq, k * nv, p.nface, precision, true));
+        let mut engines = vec![("gemm-mma", GemmEngine::Mma)];
+        if op.has_gemm() {
+            engines.push(("gemm-mma-lift", GemmEngine::MmaLift));
+        }
+        for (name, engine) in engines {
+            let steps = op.gemm_rhs_steps(&on_mma(true, engine), op.buffers.q, rhs, 0.0)?;
+            mma_totals.push((name, Strategy::Gemm { merged: true, engine }, time(device, &steps)?));
+        }
+    }
+    // the lift that makes the AB3 update: a whole step (no update kernel to add)
+    let mut fused_step = None;
+    if op.has_mma_ab3() {
+        let fused = variant(Strategy::Gemm { merged: true, engine: GemmEngine::MmaAb3 });
+        fused_step = Some((fused, time(device, &op.ab3_steps(&fused, op.buffers.rhs, 0.0, 1e-9)?)?));
+    }
     let step = step_cost(ir, nflux, order, k, precision);
     let nodes = k * np;
     let no_update = || DeviceOperatorError::Precision("no update kernel fits".into());
     let (upd_traces, upd_bare) = (upd_traces.ok_or_else(no_update)?, upd_bare.ok_or_else(no_update)?);
     let mut strategies = Vec::new();
+    // a strategy's whole AB3 step of `seconds` (checked below)
+    let timed = |name: &str, v: TetVariant, seconds: f64| StrategyTime {
+        strategy: name.into(),
+        variant: v.to_string(),
+        seconds_per_step: seconds,
+        ns_per_node_step: seconds / nodes as f64 * 1e9,
+        gflops: step.flops / seconds * 1e-9,
+        percent_of_peak: 100.0 * step.flops / seconds * 1e-9 / peak,
+        check: VerifyOutcome::of::<T>(v.to_string(), Err(DeviceOperatorError::Precision("not checked".into()))),
+    };
+    // a right-hand side of `seconds`, with the best update kernel of its kind
     let mut push = |name: &str, strategy: Strategy, seconds: f64| {
         let (upd_s, ku) = if strategy.reads_traces() { upd_traces } else { upd_bare };
-        let seconds = seconds + upd_s;
-        let v = TetVariant { strategy, update: ku, precision };
-        strategies.push(StrategyTime {
-            strategy: name.into(),
-            variant: v.to_string(),
-            seconds_per_step: seconds,
-            ns_per_node_step: seconds / nodes as f64 * 1e9,
-            gflops: step.flops / seconds * 1e-9,
-            percent_of_peak: 100.0 * step.flops / seconds * 1e-9 / peak,
-            check: VerifyOutcome::of::<T>(v.to_string(), Err(DeviceOperatorError::Precision("not checked".into()))),
-        });
+        strategies.push(timed(name, TetVariant { strategy, update: ku, precision }, seconds + upd_s));
     };
     if let (Some((sv, kv)), Some((ss, ks))) = (node_v, node_s) {
         push("node", Strategy::Node { volume: kv, surface: ks }, sv + ss);
@@ -295,8 +338,14 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
         push("elem", Strategy::Element { width: w }, at("volume") + at("surface"));
     }
     if let Some((split, merged)) = gemm_total {
-        push("gemm", Strategy::Gemm { merged: false }, split);
-        push("gemm-merged", Strategy::Gemm { merged: true }, merged);
+        push("gemm", Strategy::blas_gemm(false), split);
+        push("gemm-merged", Strategy::blas_gemm(true), merged);
+    }
+    for (name, strategy, seconds) in mma_totals {
+        push(name, strategy, seconds);
+    }
+    if let Some((v, seconds)) = fused_step {
+        strategies.push(timed("gemm-mma-ab3", v, seconds));
     }
     // each strategy's right-hand side at this size against the CPU operator on the same state; only verified
     // strategies can win
@@ -366,8 +415,8 @@ pub fn summary_line(b: &OrderBench) -> String {
         })
         .collect();
     format!(
-        "{:<12} N={} {:>9} nodes  ns/node/step: node {} elem {} gemm {} gemm-merged {}  winner {} ({:.3} ms/step \
-         measured){exceeded}",
+        "{:<12} N={} {:>9} nodes  ns/node/step: node {} elem {} gemm {} gemm-merged {} gemm-mma-lift {} gemm-mma \
+         {} gemm-mma-ab3 {}  winner {} ({:.3} ms/step measured){exceeded}",
         b.law,
         b.order,
         b.nodes,
@@ -375,6 +424,9 @@ pub fn summary_line(b: &OrderBench) -> String {
         per("elem"),
         per("gemm"),
         per("gemm-merged"),
+        per("gemm-mma-lift"),
+        per("gemm-mma"),
+        per("gemm-mma-ab3"),
         b.winner,
         b.winner_step_seconds * 1e3
     )

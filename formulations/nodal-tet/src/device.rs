@@ -2,7 +2,7 @@
 //! compiled program with every kernel of every strategy, and the launch sequences of a variant (right-hand
 //! side, AB3 step with fused trace extraction where the surface reads traces, GEMMs through the backend's BLAS).
 
-use crate::{gemm_matrices, render_tet, Strategy, TetLimits, TetProgram, TetRole, TetVariant};
+use crate::{gemm_matrices, render_tet, GemmEngine, Strategy, TetGemm, TetLimits, TetProgram, TetRole, TetVariant};
 use dg_codegen::LawInput;
 use dg_codegen::Target;
 use dg_codegen::{Precision, VariantError};
@@ -48,6 +48,9 @@ pub struct TetBuffers {
     side_by_side: BufferId,
     /// Every node's coordinates, `3 (k·Np + i) + d`, where the law has a source term (`None` otherwise).
     node_xyz: Option<BufferId>,
+    /// The tensor-core kernels' operators in fragment order (gradient, divergence, lift), each where its kernel
+    /// is in the program and may run.
+    mma: [Option<BufferId>; 3],
 }
 
 /// The tetrahedral operator of one law, order and precision on a device.
@@ -58,6 +61,8 @@ pub struct TetDeviceOperator<T: Real> {
     pub buffers: TetBuffers,
     k: usize,
     gemm: bool,
+    /// Whether the tensor-core GEMM kernels may run (compiled, kept, the device allows them, operands uploaded).
+    mma: bool,
     _t: std::marker::PhantomData<T>,
 }
 
@@ -76,8 +81,8 @@ impl<T: Real> TetDeviceOperator<T> {
     }
 
     /// The operator a run of `variant` needs: as [`new`](Self::new) (which is `variant` `None`), but the device's
-    /// BLAS is asked for (and its buffers made) only when `variant` is a GEMM strategy — loading cuBLAS costs a
-    /// run's start-up time.
+    /// BLAS is asked for only when `variant` needs it, and the GEMM strategy's buffers made only for a GEMM
+    /// strategy — loading cuBLAS costs a run's start-up time.
     pub fn for_variant(
         device: &mut dyn Device,
         target: Target,
@@ -87,13 +92,18 @@ impl<T: Real> TetDeviceOperator<T> {
         materials: &[f64],
         variant: Option<&TetVariant>,
     ) -> Result<Self, DeviceOperatorError> {
-        let blas = variant.is_none_or(|v| matches!(v.strategy, Strategy::Gemm { .. }));
+        let blas = variant.is_none_or(|v| v.strategy.needs_blas());
+        let gemm_buffers = variant.is_none_or(|v| matches!(v.strategy, Strategy::Gemm { .. }));
         let precision = dg_runtime::formulation::precision_of::<T>();
         if precision == Precision::F64 && !device.supports_f64() {
             return Err(DeviceOperatorError::Precision("the device has no double precision".into()));
         }
         let (ir, params, numerical_flux) = law;
-        let limits = TetLimits { max_work_group: device.max_work_group(), local_memory: device.local_memory() };
+        let limits = TetLimits {
+            max_work_group: device.max_work_group(),
+            local_memory: device.local_memory(),
+            tensor_cores: device.supports_tensor_cores(),
+        };
         let mut program =
             render_tet(&LawInput { ir, params, numerical_flux }, &space.element, precision, target, limits)?;
         let names: Vec<String> = program.kernels.iter().map(|k| k.name.clone()).collect();
@@ -111,8 +121,9 @@ impl<T: Real> TetDeviceOperator<T> {
         }
         program.kernels = kept;
         let gemm = blas && device.supports_gemm();
-        let buffers = Self::upload_mesh(device, &program, space, binding, materials, gemm)?;
-        Ok(Self { program, program_id, buffers, k: space.num_elements(), gemm, _t: std::marker::PhantomData })
+        let mma = gemm_buffers && program.has_mma_lift();
+        let buffers = Self::upload_mesh(device, &program, space, binding, materials, (gemm || mma, mma))?;
+        Ok(Self { program, program_id, buffers, k: space.num_elements(), gemm, mma, _t: std::marker::PhantomData })
     }
 
     fn upload_mesh(
@@ -121,7 +132,7 @@ impl<T: Real> TetDeviceOperator<T> {
         space: &DgSpace3d,
         binding: &BoundaryBinding,
         materials: &[f64],
-        gemm: bool,
+        (gemm, mma): (bool, bool),
     ) -> Result<TetBuffers, DeviceOperatorError> {
         let el = &space.element;
         let (np, nfp, nface, nv, ldq, m3) = (p.np, el.nfp, p.nface, p.nvars, p.ldq, p.m3);
@@ -214,7 +225,34 @@ impl<T: Real> TetDeviceOperator<T> {
                 }
                 None => None,
             },
+            mma: match mma {
+                true => Self::upload_mma_operators(device, p, el)?,
+                false => [None; 3],
+            },
         })
+    }
+
+    /// The tensor-core kernels' operators [Dr; Ds; Dt], [Dr Ds Dt] and LIFT in fragment order
+    /// ([`crate::MmaGemm::fragments`]; f32 values, the only precision these kernels have), each where the program
+    /// has its kernel.
+    fn upload_mma_operators(
+        device: &mut dyn Device,
+        p: &TetProgram,
+        el: &dg_core::tetrahedron::ReferenceTetrahedron,
+    ) -> Result<[Option<BufferId>; 3], DeviceOperatorError> {
+        let np = p.np;
+        let d = [&el.dr, &el.ds, &el.dt];
+        let mut out = [None; 3];
+        for (slot, gemm) in out.iter_mut().zip([TetGemm::Gradient, TetGemm::Divergence, TetGemm::Lift]) {
+            let Some((m, _)) = p.mma_kernel(gemm) else { continue };
+            let values = match gemm {
+                TetGemm::Gradient => m.fragments(|row, col| d[row / np][(row % np, col)]),
+                TetGemm::Divergence => m.fragments(|row, col| d[col / np][(row, col % np)]),
+                TetGemm::Lift | TetGemm::LiftAb3 => m.fragments(|row, col| el.lift[(row, col)]),
+            };
+            *slot = Some(upload(device, &values, 0.0f32)?);
+        }
+        Ok(out)
     }
 
     /// The program (sizes, kernels, rejected kernels).
@@ -222,9 +260,24 @@ impl<T: Real> TetDeviceOperator<T> {
         &self.program
     }
 
-    /// Whether the GEMM strategy is available on this device.
+    /// Whether the GEMM strategy is available on this device (its BLAS loaded).
     pub fn has_gemm(&self) -> bool {
         self.gemm
+    }
+
+    /// Whether the tensor-core lift kernel may run here (the `mma-lift` engine).
+    pub fn has_mma_lift(&self) -> bool {
+        self.mma
+    }
+
+    /// Whether all three tensor-core GEMM kernels may run here (the `mma` engine).
+    pub fn has_mma(&self) -> bool {
+        self.mma && self.program.has_mma()
+    }
+
+    /// Whether the tensor-core lift with the AB3 update may run here too (the `mma-ab3` engine).
+    pub fn has_mma_ab3(&self) -> bool {
+        self.mma && self.program.has_mma_ab3()
     }
 
     /// Elements.
@@ -277,8 +330,8 @@ impl<T: Real> TetDeviceOperator<T> {
             Strategy::Element { width } => {
                 vec![Step::Kernel(Launch { args, ..self.kernel(TetRole::VolumeElement { width }, variant)? })]
             }
-            Strategy::Gemm { .. } => {
-                self.require_gemm(variant)?;
+            Strategy::Gemm { engine, .. } => {
+                self.require_engine(variant)?;
                 let local = Launch {
                     args: vec![
                         Arg::Buffer(q),
@@ -290,9 +343,9 @@ impl<T: Real> TetDeviceOperator<T> {
                     ],
                     ..self.kernel(TetRole::VolumeLocal, variant)?
                 };
-                let mut steps = self.gradient_gemms(q);
+                let mut steps = self.gradient_gemms(q, engine)?;
                 steps.push(Step::Kernel(local));
-                steps.extend(self.divergence_gemms(rhs));
+                steps.extend(self.divergence_gemms(rhs, engine)?);
                 steps
             }
         })
@@ -300,22 +353,80 @@ impl<T: Real> TetDeviceOperator<T> {
 
     /// The GEMM strategy's gradient GEMMs of `q` into the reference-derivative buffer, seed 002's Table 3 shapes:
     /// m = (3Np)pad, n = K, k = Np per differentiated field.
-    fn gradient_gemms(&self, q: BufferId) -> Vec<Step> {
+    fn gradient_gemms(&self, q: BufferId, engine: GemmEngine) -> Result<Vec<Step>, DeviceOperatorError> {
         let (b, p) = (&self.buffers, &self.program);
         let (nv, ldq, m3) = (p.nvars, p.ldq, p.m3);
+        if matches!(engine, GemmEngine::Mma | GemmEngine::MmaAb3) {
+            return self.mma_steps(TetGemm::Gradient, &p.plan.gradient, |u| (q, u * ldq, b.dref, u * m3));
+        }
         let at = |buffer, offset, ld| GemmOperand { buffer, offset, ld };
         let (a, shape) = (at(b.stacked, 0, m3), (m3, p.np, 1.0));
-        self.field_gemms(&p.plan.gradient, shape, a, |u| at(q, u * ldq, nv * ldq), |u| at(b.dref, u * m3, nv * m3))
+        Ok(self.field_gemms(&p.plan.gradient, shape, a, |u| at(q, u * ldq, nv * ldq), |u| at(b.dref, u * m3, nv * m3)))
+    }
+
+    /// The launches of the tensor-core kernel of `gemm`, one per field f of `fields` with (B buffer, B offset,
+    /// C buffer, C offset) = `operands(f)`.
+    fn mma_steps(
+        &self,
+        gemm: TetGemm,
+        fields: &[usize],
+        operands: impl Fn(usize) -> (BufferId, usize, BufferId, usize),
+    ) -> Result<Vec<Step>, DeviceOperatorError> {
+        let p = &self.program;
+        let missing = || {
+            DeviceOperatorError::Variant(VariantError::Rejected {
+                spec: format!("{gemm:?} on the tensor cores"),
+                reason: "the device cannot run this tensor-core GEMM kernel (CUDA, f32, compute capability 8.0 or \
+                         later, B's columns 16-byte aligned)"
+                    .into(),
+            })
+        };
+        let slot = match gemm {
+            TetGemm::Gradient => 0,
+            TetGemm::Divergence => 1,
+            TetGemm::Lift | TetGemm::LiftAb3 => 2,
+        };
+        let (Some((m, role)), Some(a)) = (p.mma_kernel(gemm), self.buffers.mma[slot]) else { return Err(missing()) };
+        let kernel = p.kernel(role).ok_or_else(missing)?;
+        let n = if gemm.lifts() { self.k * p.nvars } else { self.k };
+        Ok(fields
+            .iter()
+            .map(|&f| {
+                let (b, b_off, c, c_off) = operands(f);
+                Step::Kernel(Launch {
+                    kernel: kernel.name.clone(),
+                    groups: m.groups(n),
+                    local: kernel.local_size,
+                    args: vec![
+                        Arg::Buffer(a),
+                        Arg::Buffer(b),
+                        Arg::I32(b_off as i32),
+                        Arg::Buffer(c),
+                        Arg::I32(c_off as i32),
+                        Arg::I32(n as i32),
+                    ],
+                })
+            })
+            .collect())
     }
 
     /// The GEMM strategy's divergence GEMMs, m = (Np)pad, n = K, k = 3Np per output formed from its flux:
     /// rhs_v = −[Dr Ds Dt]·G_v (the node-local kernel leaves those outputs alone, so nothing is read back).
-    fn divergence_gemms(&self, rhs: BufferId) -> Vec<Step> {
+    fn divergence_gemms(&self, rhs: BufferId, engine: GemmEngine) -> Result<Vec<Step>, DeviceOperatorError> {
         let (b, p) = (&self.buffers, &self.program);
         let (nv, ldq, m3) = (p.nvars, p.ldq, p.m3);
+        if matches!(engine, GemmEngine::Mma | GemmEngine::MmaAb3) {
+            return self.mma_steps(TetGemm::Divergence, &p.plan.divergence, |v| (b.dref, v * m3, rhs, v * ldq));
+        }
         let at = |buffer, offset, ld| GemmOperand { buffer, offset, ld };
         let (a, shape) = (at(b.side_by_side, 0, ldq), (ldq, 3 * p.np, -1.0));
-        self.field_gemms(&p.plan.divergence, shape, a, |v| at(b.dref, v * m3, nv * m3), |v| at(rhs, v * ldq, nv * ldq))
+        Ok(self.field_gemms(
+            &p.plan.divergence,
+            shape,
+            a,
+            |v| at(b.dref, v * m3, nv * m3),
+            |v| at(rhs, v * ldq, nv * ldq),
+        ))
     }
 
     /// One GEMM per field f of `fields` over every element: C(f) = α·A·B(f), A m × k (`shape` = (m, k, α)), β = 0.
@@ -335,9 +446,13 @@ impl<T: Real> TetDeviceOperator<T> {
     }
 
     /// The GEMM strategy's lift, rhs += LIFT · jumps over every element and variable.
-    fn lift_gemm(&self, rhs: BufferId) -> Step {
+    fn lift_gemm(&self, rhs: BufferId, engine: GemmEngine) -> Result<Step, DeviceOperatorError> {
         let (b, p) = (&self.buffers, &self.program);
-        Step::Gemm(Gemm {
+        if engine != GemmEngine::Blas {
+            let mut steps = self.mma_steps(TetGemm::Lift, &[0], |_| (b.jumps, 0, rhs, 0))?;
+            return steps.pop().ok_or_else(|| DeviceOperatorError::Precision("no lift launch".into()));
+        }
+        Ok(Step::Gemm(Gemm {
             double: T::NAME == "f64",
             m: p.ldq,
             n: self.k * p.nvars,
@@ -347,7 +462,7 @@ impl<T: Real> TetDeviceOperator<T> {
             b: GemmOperand { buffer: b.jumps, offset: 0, ld: p.nface },
             beta: 1.0,
             c: GemmOperand { buffer: rhs, offset: 0, ld: p.ldq },
-        })
+        }))
     }
 
     /// The merged GEMM strategy's right-hand side of `q` into `rhs`: the gradient GEMMs, the node-local part and
@@ -361,7 +476,13 @@ impl<T: Real> TetDeviceOperator<T> {
         rhs: BufferId,
         t: f64,
     ) -> Result<Vec<Step>, DeviceOperatorError> {
-        self.require_gemm(variant)?;
+        self.require_engine(variant)?;
+        let Strategy::Gemm { engine, .. } = variant.strategy else {
+            return Err(DeviceOperatorError::Variant(VariantError::Rejected {
+                spec: variant.to_string(),
+                reason: "not a GEMM strategy".into(),
+            }));
+        };
         let b = &self.buffers;
         let role = self
             .program
@@ -375,10 +496,10 @@ impl<T: Real> TetDeviceOperator<T> {
             .map(Arg::Buffer)
             .chain([Arg::real::<T>(t), Arg::I32(self.k as i32)])
             .collect();
-        let mut steps = self.gradient_gemms(q);
+        let mut steps = self.gradient_gemms(q, engine)?;
         steps.push(Step::Kernel(Launch { args, ..self.kernel(role, variant)? }));
-        steps.extend(self.divergence_gemms(rhs));
-        steps.push(self.lift_gemm(rhs));
+        steps.extend(self.divergence_gemms(rhs, engine)?);
+        steps.push(self.lift_gemm(rhs, engine)?);
         Ok(steps)
     }
 
@@ -417,18 +538,18 @@ impl<T: Real> TetDeviceOperator<T> {
                 );
                 vec![Step::Kernel(Launch { args, ..self.kernel(TetRole::SurfaceElement { width }, variant)? })]
             }
-            Strategy::Gemm { .. } => {
-                self.require_gemm(variant)?;
+            Strategy::Gemm { engine, .. } => {
+                self.require_engine(variant)?;
                 let args = with(vec![Arg::Buffer(q), Arg::Buffer(b.jumps)], vec![Arg::real::<T>(t), k]);
                 let flux = Launch { args, ..self.kernel(TetRole::Flux, variant)? };
-                vec![Step::Kernel(flux), self.lift_gemm(rhs)]
+                vec![Step::Kernel(flux), self.lift_gemm(rhs, engine)?]
             }
         })
     }
 
     /// The trace extraction from the state `q` (before a right-hand side outside the AB3 loop).
     pub fn trace_step(&self, q: BufferId) -> Result<Step, DeviceOperatorError> {
-        let any = TetVariant { strategy: Strategy::Gemm { merged: false }, update: 1, precision: Precision::F32 };
+        let any = TetVariant { strategy: Strategy::blas_gemm(false), update: 1, precision: Precision::F32 };
         Ok(Step::Kernel(Launch {
             args: vec![Arg::Buffer(q), Arg::Buffer(self.buffers.qf), Arg::I32(self.k as i32)],
             ..self.kernel(TetRole::Trace, &any)?
@@ -505,27 +626,67 @@ impl<T: Real> TetDeviceOperator<T> {
         dt: f64,
     ) -> Result<Vec<Step>, DeviceOperatorError> {
         let q = self.buffers.q;
-        let mut steps = if variant.strategy == (Strategy::Gemm { merged: true }) {
+        let mut steps = if variant.strategy.is_merged_gemm() {
             self.gemm_rhs_steps(variant, q, r[0], t)?
         } else {
             let mut steps = self.volume_steps(variant, q, r[0])?;
             steps.extend(self.surface_steps(variant, q, r[0], t)?);
             steps
         };
+        if variant.strategy.updates_in_lift() {
+            // the right-hand side's last launch is the lift: the lift that updates the state replaces it (the
+            // program has that kernel only for a law without a source term)
+            steps.pop();
+            steps.push(self.lift_ab3_step(variant, r, dt)?);
+            return Ok(steps);
+        }
         steps.extend(self.source_steps(q, r[0], t));
         steps.push(self.update_step(variant, r, dt)?);
         Ok(steps)
     }
 
-    fn require_gemm(&self, variant: &TetVariant) -> Result<(), DeviceOperatorError> {
-        if self.gemm {
-            Ok(())
-        } else {
+    /// The tensor-core lift into `r[0]` that also makes the AB3 update of the state from `r` (`tet_mma_lift_ab3`).
+    fn lift_ab3_step(&self, variant: &TetVariant, r: [BufferId; 3], dt: f64) -> Result<Step, DeviceOperatorError> {
+        if !self.has_mma_ab3() {
+            return Err(DeviceOperatorError::Variant(VariantError::Rejected {
+                spec: variant.to_string(),
+                reason: "the program has no tensor-core lift with the AB3 update here (CUDA, f32, a law without a \
+                         source term)"
+                    .into(),
+            }));
+        }
+        let b = &self.buffers;
+        let mut steps = self.mma_steps(TetGemm::LiftAb3, &[0], |_| (b.jumps, 0, r[0], 0))?;
+        let mut step = steps.pop().ok_or_else(|| DeviceOperatorError::Precision("no lift launch".into()))?;
+        if let Step::Kernel(launch) = &mut step {
+            launch.args.extend([Arg::Buffer(b.q), Arg::Buffer(r[1]), Arg::Buffer(r[2]), Arg::real::<T>(dt)]);
+        }
+        Ok(step)
+    }
+
+    /// Refuses a GEMM variant whose BLAS did not load or whose tensor-core kernels may not run here.
+    fn require_engine(&self, variant: &TetVariant) -> Result<(), DeviceOperatorError> {
+        let refuse = |reason: &str| {
             Err(DeviceOperatorError::Variant(VariantError::Rejected {
                 spec: variant.to_string(),
-                reason: dg_codegen::DeviceLimits::NO_BLAS.into(),
+                reason: reason.into(),
             }))
+        };
+        if variant.strategy.needs_blas() && !self.gemm {
+            return refuse(dg_codegen::DeviceLimits::NO_BLAS);
         }
+        let engine_kernels = match variant.strategy {
+            Strategy::Gemm { engine: GemmEngine::Mma, .. } => self.has_mma(),
+            Strategy::Gemm { engine: GemmEngine::MmaAb3, .. } => self.has_mma_ab3(),
+            _ => self.mma,
+        };
+        if variant.strategy.needs_tensor_cores() && !engine_kernels {
+            return refuse(
+                "the tensor-core GEMM kernels need CUDA on compute capability 8.0 or later and f32 (three tf32 \
+                 products of split operands)",
+            );
+        }
+        Ok(())
     }
 
     /// Runs `steps` `repeats` times; device seconds per repetition.
@@ -578,6 +739,12 @@ fn role_name_matches(name: &str, role: TetRole) -> bool {
         TetRole::VolumeLocal => "tet_volume_local".into(),
         TetRole::Flux => "tet_flux".into(),
         TetRole::LocalFlux { .. } => "tet_local_flux".into(),
+        TetRole::Mma { gemm, .. } => match gemm {
+            TetGemm::Gradient => "tet_mma_gradient".into(),
+            TetGemm::Divergence => "tet_mma_divergence".into(),
+            TetGemm::Lift => "tet_mma_lift".into(),
+            TetGemm::LiftAb3 => "tet_mma_lift_ab3".into(),
+        },
         TetRole::Trace | TetRole::Lincomb | TetRole::Source => return false,
     };
     name == expected
@@ -594,7 +761,7 @@ impl<T: Real> dg_runtime::step_system::StepOperator for TetDeviceOperator<T> {
         rhs: BufferId,
         t: f64,
     ) -> Result<Vec<Step>, DeviceOperatorError> {
-        let mut steps = if variant.strategy == (Strategy::Gemm { merged: true }) {
+        let mut steps = if variant.strategy.is_merged_gemm() {
             self.gemm_rhs_steps(variant, q, rhs, t)?
         } else {
             let mut steps = self.trace_steps_for(variant, q)?;
@@ -607,7 +774,7 @@ impl<T: Real> dg_runtime::step_system::StepOperator for TetDeviceOperator<T> {
     }
 
     fn lincomb_step(&self, y: BufferId, a: f64, terms: &[(f64, BufferId)]) -> Result<Step, DeviceOperatorError> {
-        let any = TetVariant { strategy: Strategy::Gemm { merged: false }, update: 1, precision: Precision::F32 };
+        let any = TetVariant { strategy: Strategy::blas_gemm(false), update: 1, precision: Precision::F32 };
         let args = Arg::lincomb::<T>(y, a, terms, self.k * self.program.nvars * self.program.ldq);
         Ok(Step::Kernel(Launch { args, ..self.kernel(TetRole::Lincomb, &any)? }))
     }

@@ -1,6 +1,7 @@
 //! The tetrahedral program: every valid kernel of every strategy for one (law, order, precision, target), from
 //! the templates `templates/nodal-tet/tet_*.tera` and the law's functions (`law.tera`).
 
+use crate::mma::{mma_gemms, MmaGemm, MmaLoad, TetGemm};
 use crate::variant::{pad_np, pad_three_np, TetLimits, ELEMENT_WIDTHS, KB_CHOICES, KU_CHOICES};
 use dg_codegen::cexpr::{literal, Divisions};
 use dg_codegen::program::{engine, insert_law, LawInput, RenderError, Target, PRELUDE_SUFFIX};
@@ -58,6 +59,16 @@ pub enum TetRole {
     /// The law's source term added at every node (a law with a source only), after the other kernels of a
     /// right-hand side.
     Source,
+    /// One of the GEMM strategy's products on the tensor cores ([`MmaGemm`]), `columns` columns per work group
+    /// and `chunks` work groups per columns.
+    Mma {
+        /// Which product.
+        gemm: TetGemm,
+        /// Columns per work group.
+        columns: usize,
+        /// Row chunks.
+        chunks: usize,
+    },
 }
 
 /// One kernel of the program and how to launch it.
@@ -82,6 +93,10 @@ impl TetKernel {
             TetRole::LocalFlux { elements } => k.div_ceil(elements),
             TetRole::VolumeElement { width } | TetRole::SurfaceElement { width } => k.div_ceil(width),
             TetRole::Lincomb => k * nv * ldq,
+            TetRole::Mma { gemm, columns, chunks } => {
+                let n = if gemm.lifts() { k * nv } else { k };
+                return n.div_ceil(columns).max(1) * chunks;
+            }
         };
         match self.role {
             TetRole::Trace | TetRole::Flux | TetRole::VolumeLocal | TetRole::Lincomb | TetRole::Source => {
@@ -124,6 +139,8 @@ pub struct TetProgram {
     pub nmaterials: usize,
     /// How the volume term is split (node and GEMM strategies).
     pub plan: crate::plan::VolumePlan,
+    /// The tensor-core GEMM kernels (CUDA, f32; none otherwise).
+    pub mma: Vec<MmaGemm>,
 }
 
 impl TetProgram {
@@ -131,10 +148,33 @@ impl TetProgram {
     pub fn kernel(&self, role: TetRole) -> Option<&TetKernel> {
         self.kernels.iter().find(|k| k.role == role)
     }
+
+    /// The tensor-core kernel of `gemm` and its role, if the program has it (and the device kept it).
+    pub fn mma_kernel(&self, gemm: TetGemm) -> Option<(&MmaGemm, TetRole)> {
+        let m = self.mma.iter().find(|m| m.gemm == gemm)?;
+        let role = TetRole::Mma { gemm, columns: m.columns_per_group(), chunks: m.chunks };
+        self.kernel(role).map(|_| (m, role))
+    }
+
+    /// Whether the tensor-core lift kernel is in the program (the `mma-lift` engine).
+    pub fn has_mma_lift(&self) -> bool {
+        self.mma_kernel(TetGemm::Lift).is_some()
+    }
+
+    /// Whether the tensor-core lift kernel with the AB3 update is in the program (beside the other three: the
+    /// `mma-ab3` engine; a law without a source term).
+    pub fn has_mma_ab3(&self) -> bool {
+        self.has_mma() && self.mma_kernel(TetGemm::LiftAb3).is_some()
+    }
+
+    /// Whether every tensor-core GEMM kernel of the `mma` engine is in the program.
+    pub fn has_mma(&self) -> bool {
+        [TetGemm::Gradient, TetGemm::Divergence, TetGemm::Lift].into_iter().all(|g| self.mma_kernel(g).is_some())
+    }
 }
 
 /// The tetrahedral templates (`templates/nodal-tet/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 11] = [
+pub const TEMPLATES: [(&str, &str); 12] = [
     ("tet_sizes", include_str!("../../../templates/nodal-tet/tet_sizes.tera")),
     ("tet_prelude", include_str!("../../../templates/nodal-tet/tet_prelude.tera")),
     ("tet_trace", include_str!("../../../templates/nodal-tet/tet_trace.tera")),
@@ -146,6 +186,7 @@ pub const TEMPLATES: [(&str, &str); 11] = [
     ("tet_flux", include_str!("../../../templates/nodal-tet/tet_flux.tera")),
     ("tet_update", include_str!("../../../templates/nodal-tet/tet_update.tera")),
     ("tet_source", include_str!("../../../templates/nodal-tet/tet_source.tera")),
+    ("tet_gemm_mma", include_str!("../../../templates/nodal-tet/tet_gemm_mma.tera")),
 ];
 
 /// The GEMM operands, column-major: [Dr; Ds; Dt] (M3 × Np, leading dimension M3, padding rows zero), LIFT
@@ -327,6 +368,53 @@ pub fn render_tet(
             add(role, update_kernel_name(ku, traces), ku * np, 0, "tet_update", ("ku", ku))?;
         }
     }
+    // the GEMM strategy's products on the tf32 tensor cores (CUDA, f32: three products of split operands)
+    let mut mma = Vec::new();
+    if target == Target::Cuda && single && limits.tensor_cores {
+        for m in mma_gemms((np, nface, ldq, m3, nv), &plan.gradient, &plan.divergence) {
+            // the update in the lift would skip a source term, which is added between the lift and the update
+            if m.gemm == TetGemm::LiftAb3 && has_source {
+                continue;
+            }
+            if m.shared_bytes() > limits.local_memory {
+                let why = format!("{} B of shared memory > the device's {} B", m.shared_bytes(), limits.local_memory);
+                rejected.push((m.name.clone(), why));
+                continue;
+            }
+            if !m.aligned {
+                rejected.push((m.name.clone(), "its B operand's columns are not 16-byte aligned".into()));
+                continue;
+            }
+            let mut c = ctx.clone();
+            c.insert("slab", &m.slab());
+            c.insert("slabs", &m.steps().div_ceil(m.slab()));
+            c.insert("name", &m.name);
+            c.insert("steps", &m.steps());
+            c.insert("depth", &m.depth);
+            c.insert("tpw", &m.tiles_per_warp);
+            c.insert("chunks", &m.chunks);
+            c.insert("nt", &m.column_tiles);
+            c.insert("warps", &m.warps);
+            c.insert("ldb", &m.ldb);
+            c.insert("ldc", &m.ldc);
+            c.insert("rows_used", &m.rows_used);
+            c.insert("alpha", &literal(m.alpha, true));
+            c.insert("accumulate", &m.accumulate);
+            let load = match m.load {
+                MmaLoad::Quad => "quad",
+                MmaLoad::Pair => "pair",
+            };
+            c.insert("load", load);
+            c.insert("stages", &m.stages);
+            c.insert("min_groups", &m.min_groups());
+            c.insert("ab3_update", &(m.gemm == TetGemm::LiftAb3));
+            source.push_str(&render("tet_gemm_mma", &c)?);
+            source.push('\n');
+            let role = TetRole::Mma { gemm: m.gemm, columns: m.columns_per_group(), chunks: m.chunks };
+            kernels.push(TetKernel { role, name: m.name.clone(), local_size: m.local_size() });
+            mma.push(m);
+        }
+    }
     Ok(TetProgram {
         target,
         precision,
@@ -340,5 +428,6 @@ pub fn render_tet(
         nvars: nv,
         nmaterials: nmat,
         plan,
+        mma,
     })
 }

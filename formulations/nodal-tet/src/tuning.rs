@@ -6,7 +6,7 @@ use crate::bench::bench_space;
 use crate::cost::step_cost;
 use crate::device::TetDeviceOperator;
 use crate::render::{render_tet, TetProgram, TetRole, TEMPLATES};
-use crate::variant::{Strategy, TetLimits, TetVariant};
+use crate::variant::{GemmEngine, Strategy, TetLimits, TetVariant, KU_CHOICES};
 use crate::verify::{check_strategy, cpu_rhs, every_condition, kernel_labels, verify_tet_variants};
 use dg_codegen::{DeviceLimits, Precision, Target};
 use dg_core::law::ConservationLaw;
@@ -34,15 +34,22 @@ pub fn code_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
     HASH.get_or_init(|| {
         let mut inputs: Vec<&str> = TEMPLATES.iter().map(|(_, t)| *t).collect();
-        inputs.extend([include_str!("variant.rs"), include_str!("render.rs"), include_str!("plan.rs")]);
+        inputs.extend([
+            include_str!("variant.rs"),
+            include_str!("render.rs"),
+            include_str!("plan.rs"),
+            include_str!("mma.rs"),
+        ]);
         dg_codegen::fingerprint::code_hash(&inputs)
     })
 }
 
 /// The variants a program offers: node per thread with every volume and surface block it holds, element per
-/// thread at every width held for both terms, GEMM where the device has a BLAS; each with every update block held
-/// in the kind it needs (with the traces written, or for GEMM without).
-pub fn program_variants(program: &TetProgram, gemm: bool) -> Vec<TetVariant> {
+/// thread at every width held for both terms, GEMM where the device has a BLAS (`gemm`), with its products on the
+/// tensor cores where the program has those kernels and the device may run them (`mma`: the lift alone beside the
+/// BLAS, or all three); each with every update block held in the kind it needs (with the traces written, or for
+/// GEMM without).
+pub fn program_variants(program: &TetProgram, (gemm, mma): (bool, bool)) -> Vec<TetVariant> {
     let (mut vol, mut surf, mut elem_v, mut elem_s) = (vec![], vec![], vec![], vec![]);
     let (mut upd_traces, mut upd_bare) = (vec![], vec![]);
     for k in &program.kernels {
@@ -63,21 +70,42 @@ pub fn program_variants(program: &TetProgram, gemm: bool) -> Vec<TetVariant> {
         }
     }
     strategies.extend(elem_v.iter().filter(|w| elem_s.contains(w)).map(|&width| Strategy::Element { width }));
+    let mut engines = Vec::new();
     if gemm {
-        strategies.extend([false, true].map(|merged| Strategy::Gemm { merged }));
+        engines.push(GemmEngine::Blas);
+    }
+    if mma && gemm && program.has_mma_lift() {
+        engines.push(GemmEngine::MmaLift);
+    }
+    if mma && program.has_mma() {
+        engines.push(GemmEngine::Mma);
+    }
+    for engine in engines {
+        strategies.extend([false, true].map(|merged| Strategy::Gemm { merged, engine }));
+    }
+    // the update in the lift has no update block: one variant per strategy (with the smallest block, unused)
+    let mut fused = Vec::new();
+    if mma && program.has_mma_ab3() {
+        fused.extend([false, true].map(|merged| Strategy::Gemm { merged, engine: GemmEngine::MmaAb3 }));
     }
     let precision = program.precision;
-    strategies
+    let mut variants: Vec<TetVariant> = strategies
         .into_iter()
         .flat_map(|strategy| {
             let upd = if strategy.reads_traces() { &upd_traces } else { &upd_bare };
             upd.iter().map(move |&update| TetVariant { strategy, update, precision })
         })
-        .collect()
+        .collect();
+    variants.extend(fused.into_iter().map(|strategy| TetVariant { strategy, update: KU_CHOICES[0], precision }));
+    variants
 }
 
 fn limits_of(limits: &DeviceLimits) -> TetLimits {
-    TetLimits { max_work_group: limits.max_work_group, local_memory: limits.local_memory }
+    TetLimits {
+        max_work_group: limits.max_work_group,
+        local_memory: limits.local_memory,
+        tensor_cores: limits.tensor_cores,
+    }
 }
 
 fn program(
@@ -125,7 +153,7 @@ impl Formulation for NodalTet {
         limits: &DeviceLimits,
     ) -> Vec<(String, Option<String>)> {
         match program(law, order, precision, Target::Cuda, limits) {
-            Ok(p) => program_variants(&p, true).iter().map(|v| (v.to_string(), None)).collect(),
+            Ok(p) => program_variants(&p, (true, true)).iter().map(|v| (v.to_string(), None)).collect(),
             Err(e) => vec![(format!("tet/*/{}", precision.name()), Some(e.to_string()))],
         }
     }
@@ -137,7 +165,8 @@ impl Formulation for NodalTet {
     fn emit(&self, law: &LawCall<'_>, order: usize, spec: &str, target: Target) -> Result<String, FormulationError> {
         // one program holds every kernel of every strategy; the SPEC picks the precision
         let variant: TetVariant = spec.parse()?;
-        let gpu = DeviceLimits::current_gpu();
+        // a current GPU with tensor cores (CUDA): the program such a device compiles
+        let gpu = DeviceLimits { tensor_cores: target == Target::Cuda, ..DeviceLimits::current_gpu() };
         Ok(program(law, order, variant.precision, target, &gpu)?.source)
     }
 
@@ -155,9 +184,12 @@ impl Formulation for NodalTet {
         let program = program(&call, target.order, precision_of::<T>(), lang, &limits)?;
         // the GEMM strategies join the list once the device's BLAS is known to load (asked only when needed:
         // loading cuBLAS costs a run's start-up time)
-        let valid = program_variants(&program, false);
+        let tensor_cores = device.supports_tensor_cores();
+        let valid = program_variants(&program, (false, tensor_cores));
         let library_backed: Vec<TetVariant> = match lang {
-            Target::Cuda => program_variants(&program, true).into_iter().filter(|v| !valid.contains(v)).collect(),
+            Target::Cuda => {
+                program_variants(&program, (true, tensor_cores)).into_iter().filter(|v| !valid.contains(v)).collect()
+            }
             Target::OpenCl => Vec::new(),
         };
         let np = dg_core::tetrahedron::num_nodes(target.order);
@@ -416,10 +448,10 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTetTuner<L, T> {
         Ok(UnitCost {
             flops: c.flops,
             bytes: c.bytes,
-            units: if matches!(variant.strategy, Strategy::Gemm { .. }) {
-                ArithmeticUnits::LibraryGemm
-            } else {
-                ArithmeticUnits::Fma
+            units: match variant.strategy {
+                Strategy::Gemm { engine: GemmEngine::Mma, .. } => ArithmeticUnits::SplitTf32,
+                Strategy::Gemm { .. } => ArithmeticUnits::LibraryGemm,
+                _ => ArithmeticUnits::Fma,
             },
         })
     }

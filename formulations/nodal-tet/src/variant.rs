@@ -1,5 +1,6 @@
 //! Tetrahedral variants: the strategy, its block sizes and the precision, as SPEC strings
-//! (`tet/node/v4/s2/u8/f32`, `tet/elem/w128/u8/f64`, `tet/gemm/u8/f32`, `tet/gemm-merged/u8/f32`), and seed 002's
+//! (`tet/node/v4/s2/u8/f32`, `tet/elem/w128/u8/f64`, `tet/gemm/u8/f32`, `tet/gemm-merged/u8/f32`,
+//! `tet/gemm-merged/mma-lift/u2/f32`, `tet/gemm/mma/u1/f32`, `tet/gemm-merged/mma-ab3/u1/f32`), and seed 002's
 //! padding rules.
 
 use dg_codegen::{Precision, VariantError};
@@ -28,19 +29,61 @@ pub enum Strategy {
         /// Work-group size.
         width: usize,
     },
-    /// BLAS GEMMs plus node-local kernels; with `merged`, the node-local kernel and the face kernel are one pass
-    /// (each element's state read once).
+    /// Seed 002's GEMMs plus node-local kernels; with `merged`, the node-local kernel and the face kernel are one
+    /// pass (each element's state read once).
     Gemm {
         /// Node-local and face kernels merged.
         merged: bool,
+        /// What computes the products.
+        engine: GemmEngine,
     },
 }
 
+/// What computes the GEMM strategy's products (the gradient, divergence and lift GEMMs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum GemmEngine {
+    /// The device's BLAS (cuBLAS) for all three.
+    Blas,
+    /// The lift on a generated tensor-core kernel (f32 as three tf32 products of split operands, CUDA on compute
+    /// capability 8.0 and later), the other two on the BLAS.
+    MmaLift,
+    /// All three on generated tensor-core kernels: no BLAS.
+    Mma,
+    /// As [`GemmEngine::Mma`], and an AB3 step's update made by the lift kernel as it writes each right-hand-side
+    /// value (no update kernel: the update block of the SPEC is not used; a law without a source term only).
+    MmaAb3,
+}
+
 impl Strategy {
+    /// The GEMM strategy with the BLAS computing its products (seed 002's).
+    pub const fn blas_gemm(merged: bool) -> Self {
+        Strategy::Gemm { merged, engine: GemmEngine::Blas }
+    }
+
     /// Whether its surface kernels read the face-node traces (node and element per thread), which the AB3
     /// update then extracts; the GEMM strategy's face kernel reads the state itself.
     pub fn reads_traces(&self) -> bool {
         !matches!(self, Strategy::Gemm { .. })
+    }
+
+    /// Whether it needs the device's BLAS.
+    pub fn needs_blas(&self) -> bool {
+        matches!(self, Strategy::Gemm { engine: GemmEngine::Blas | GemmEngine::MmaLift, .. })
+    }
+
+    /// Whether an AB3 step's update is made by the lift kernel (no update kernel of its own).
+    pub fn updates_in_lift(&self) -> bool {
+        matches!(self, Strategy::Gemm { engine: GemmEngine::MmaAb3, .. })
+    }
+
+    /// Whether it needs the generated tensor-core GEMM kernels (and a device that may run them).
+    pub fn needs_tensor_cores(&self) -> bool {
+        matches!(self, Strategy::Gemm { engine: GemmEngine::MmaLift | GemmEngine::Mma | GemmEngine::MmaAb3, .. })
+    }
+
+    /// Whether the GEMM strategy's node-local and face kernels are one pass.
+    pub fn is_merged_gemm(&self) -> bool {
+        matches!(self, Strategy::Gemm { merged: true, .. })
     }
 }
 
@@ -64,8 +107,16 @@ impl fmt::Display for TetVariant {
         match self.strategy {
             Strategy::Node { volume, surface } => write!(f, "tet/node/v{volume}/s{surface}/u{}/{p}", self.update),
             Strategy::Element { width } => write!(f, "tet/elem/w{width}/u{}/{p}", self.update),
-            Strategy::Gemm { merged: false } => write!(f, "tet/gemm/u{}/{p}", self.update),
-            Strategy::Gemm { merged: true } => write!(f, "tet/gemm-merged/u{}/{p}", self.update),
+            Strategy::Gemm { merged, engine } => {
+                let name = if merged { "gemm-merged" } else { "gemm" };
+                let engine = match engine {
+                    GemmEngine::Blas => "",
+                    GemmEngine::MmaLift => "/mma-lift",
+                    GemmEngine::Mma => "/mma",
+                    GemmEngine::MmaAb3 => "/mma-ab3",
+                };
+                write!(f, "tet/{name}{engine}/u{}/{p}", self.update)
+            }
         }
     }
 }
@@ -79,7 +130,8 @@ impl FromStr for TetVariant {
             spec: spec.to_string(),
             reason: format!(
                 "{reason}; tetrahedral variants read tet/node/v<K>/s<K>/u<K>/<f32|f64>, tet/elem/w<W>/u<K>/<f32|f64> or \
-                 tet/gemm[-merged]/u<K>/<f32|f64> with K in {KB_CHOICES:?} and W in {ELEMENT_WIDTHS:?}"
+                 tet/gemm[-merged][/mma-lift|/mma|/mma-ab3]/u<K>/<f32|f64> with K in {KB_CHOICES:?} and W in \
+                 {ELEMENT_WIDTHS:?} (mma: tensor cores, f32 only)"
             ),
         }
         };
@@ -115,15 +167,33 @@ impl FromStr for TetVariant {
                 Strategy::Element { width: number(parts[2], 'w', &ELEMENT_WIDTHS)? },
                 number(parts[3], 'u', &KU_CHOICES)?,
             ),
-            Some(&"gemm") if parts.len() == 4 => {
-                (Strategy::Gemm { merged: false }, number(parts[2], 'u', &KU_CHOICES)?)
-            }
-            Some(&"gemm-merged") if parts.len() == 4 => {
-                (Strategy::Gemm { merged: true }, number(parts[2], 'u', &KU_CHOICES)?)
+            Some(&name @ ("gemm" | "gemm-merged")) if parts.len() == 4 || parts.len() == 5 => {
+                let engine = match parts.len() {
+                    4 => GemmEngine::Blas,
+                    _ => match parts[2] {
+                        "mma-lift" => GemmEngine::MmaLift,
+                        "mma" => GemmEngine::Mma,
+                        "mma-ab3" => GemmEngine::MmaAb3,
+                        other => return Err(err(&format!("`{other}` is not mma-lift, mma or mma-ab3"))),
+                    },
+                };
+                let merged = name == "gemm-merged";
+                (Strategy::Gemm { merged, engine }, number(parts[parts.len() - 2], 'u', &KU_CHOICES)?)
             }
             _ => return Err(err("unknown strategy or wrong number of parts")),
         };
+        if precision == Precision::F64 && engine_of(strategy) != GemmEngine::Blas {
+            return Err(err("the tensor-core GEMM kernels are f32 only (three tf32 products of split operands)"));
+        }
         Ok(Self { strategy, update, precision })
+    }
+}
+
+/// The GEMM engine of a strategy (the BLAS for those that are no GEMM strategy).
+fn engine_of(strategy: Strategy) -> GemmEngine {
+    match strategy {
+        Strategy::Gemm { engine, .. } => engine,
+        _ => GemmEngine::Blas,
     }
 }
 
@@ -134,6 +204,9 @@ pub struct TetLimits {
     pub max_work_group: usize,
     /// Static local (shared) memory per work group, bytes.
     pub local_memory: usize,
+    /// Whether generated kernels may use the tf32 tensor cores (`mma.sync.m16n8k8.tf32`: CUDA on compute
+    /// capability 8.0 and later); the tensor-core GEMM kernels are in the program only then (and in f32).
+    pub tensor_cores: bool,
 }
 
 /// Np padded as seed 002's Table 4 (the GEMM row count and the state's column stride): 84 → 128, 120 → 128,

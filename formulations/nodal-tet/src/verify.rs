@@ -6,7 +6,7 @@
 
 use crate::cpu::NodalOperator3d;
 use crate::device::TetDeviceOperator;
-use crate::{Strategy, TetRole, TetVariant};
+use crate::{GemmEngine, Strategy, TetRole, TetVariant};
 use dg_codegen::Target;
 use dg_core::law::ConservationLaw;
 use dg_core::mesh3d::{box_mesh, BoxSpec, CubeSplit, BOX_TAGS};
@@ -68,7 +68,10 @@ fn verification_problem<L: ConservationLaw, T: Real>(
 
 /// What the program offers, as the variants to check: each volume kernel with the reference surface, each
 /// surface kernel with the reference volume, and the updates.
-fn kernels_to_check(roles: &[TetRole], gemm: bool) -> (Vec<Strategy>, Vec<Strategy>, Vec<(usize, bool)>) {
+fn kernels_to_check(
+    roles: &[TetRole],
+    (gemm, mma_lift, mma): (bool, bool, bool),
+) -> (Vec<Strategy>, Vec<Strategy>, Vec<(usize, bool)>) {
     let mut volume = Vec::new();
     let mut surface = Vec::new();
     let mut updates = Vec::new();
@@ -83,8 +86,15 @@ fn kernels_to_check(roles: &[TetRole], gemm: bool) -> (Vec<Strategy>, Vec<Strate
         }
     }
     if gemm {
-        volume.push(Strategy::Gemm { merged: false });
-        surface.push(Strategy::Gemm { merged: false });
+        volume.push(Strategy::blas_gemm(false));
+        surface.push(Strategy::blas_gemm(false));
+    }
+    // the tensor-core lift is the surface's product of both engines; the volume's are all three's
+    if mma {
+        volume.push(Strategy::Gemm { merged: false, engine: GemmEngine::Mma });
+    }
+    if mma_lift {
+        surface.push(Strategy::Gemm { merged: false, engine: GemmEngine::MmaLift });
     }
     (volume, surface, updates)
 }
@@ -118,7 +128,7 @@ pub fn verify_tet_kernels<L: ConservationLaw + Clone, T: Real>(
         &materials,
     )?;
     let roles: Vec<TetRole> = op.program().kernels.iter().map(|k| k.role).collect();
-    let (volumes, surfaces, updates) = kernels_to_check(&roles, op.has_gemm());
+    let (volumes, surfaces, updates) = kernels_to_check(&roles, (op.has_gemm(), op.has_mma_lift(), op.has_mma()));
     let precision = dg_runtime::formulation::precision_of::<T>();
     let variant = |strategy| TetVariant { strategy, update: 1, precision };
     let reference_strategy = Strategy::Node { volume: 1, surface: 1 };
@@ -174,6 +184,33 @@ pub fn verify_tet_kernels<L: ConservationLaw + Clone, T: Real>(
         })();
         outcomes.push(VerifyOutcome::of::<T>(format!("{} N={order} {}", update_label(ku, traces), T::NAME), result));
     }
+    // the tensor-core lift that makes the AB3 update: one whole step from the state (the right-hand side into r0,
+    // poisoned with NaN first) against the CPU operator's right-hand side and the update made from it here
+    if op.has_mma_ab3() {
+        let fused = TetVariant {
+            strategy: Strategy::Gemm { merged: true, engine: GemmEngine::MmaAb3 },
+            ..variant(reference_strategy)
+        };
+        let reference64: Vec<f64> = reference.iter().map(|v| v.as_f64()).collect();
+        let expected: Vec<T> = (0..state.len())
+            .map(|g| {
+                let r = |s: usize| levels[s][g].as_f64();
+                T::from_f64(state64[g] + dt * (23.0 / 12.0 * reference64[g] - 16.0 / 12.0 * r(1) + 5.0 / 12.0 * r(2)))
+            })
+            .collect();
+        let result = (|| -> Result<f64, DeviceOperatorError> {
+            op.write_state(device, op.buffers.q, &state)?;
+            for s in 1..3 {
+                op.write_state(device, op.buffers.rhs[s], &levels[s])?;
+            }
+            op.fill_state(device, op.buffers.rhs[0], T::from_f64(f64::NAN))?;
+            let steps = op.ab3_steps(&fused, op.buffers.rhs, 0.25, dt)?;
+            op.run(device, &steps, 1)?;
+            let q = relative_l2(&op.read_state(device, op.buffers.q)?, &expected);
+            Ok(worst(q, relative_l2(&op.read_state(device, op.buffers.rhs[0])?, &reference)))
+        })();
+        outcomes.push(VerifyOutcome::of::<T>(format!("{} N={order} {}", update_label_of(&fused), T::NAME), result));
+    }
     Ok(outcomes)
 }
 
@@ -214,11 +251,31 @@ fn update_label(ku: usize, traces: bool) -> String {
     format!("update ab3{} ku{ku}", if traces { "+traces" } else { "" })
 }
 
+/// How [`verify_tet_kernels`] reports the AB3 update `variant` makes: its update kernel, or the tensor-core lift
+/// that makes the update.
+fn update_label_of(variant: &TetVariant) -> String {
+    if variant.strategy.updates_in_lift() {
+        "update ab3 in mma lift".into()
+    } else {
+        update_label(variant.update, variant.strategy.reads_traces())
+    }
+}
+
 fn strategy_label(s: &Strategy, volume: bool) -> String {
     match *s {
         Strategy::Node { volume: v, surface: w } => format!("node kb{}", if volume { v } else { w }),
         Strategy::Element { width } => format!("elem w{width}"),
-        Strategy::Gemm { .. } => "gemm".into(),
+        Strategy::Gemm { .. } => gemm_label(s, volume).into(),
+    }
+}
+
+/// The GEMM strategy's volume or surface products' name: "gemm mma" where that term's products run on the tensor
+/// cores.
+fn gemm_label(s: &Strategy, volume: bool) -> &'static str {
+    match (s, volume) {
+        (Strategy::Gemm { engine: GemmEngine::Mma, .. }, _) => "gemm mma",
+        (Strategy::Gemm { engine: GemmEngine::MmaLift, .. }, false) => "gemm mma",
+        _ => "gemm",
     }
 }
 
@@ -246,9 +303,12 @@ pub fn kernel_labels(variant: &TetVariant, order: usize, real: &str) -> Vec<Stri
         }
         Strategy::Element { width } => vec![format!("volume elem w{width}"), format!("surface elem w{width}")],
         // the merged kernel's two halves are these two kernels; it is checked with the whole right-hand side
-        Strategy::Gemm { .. } => vec!["volume gemm".into(), "surface gemm".into()],
+        Strategy::Gemm { .. } => {
+            let s = &variant.strategy;
+            vec![format!("volume {}", gemm_label(s, true)), format!("surface {}", gemm_label(s, false))]
+        }
     };
-    labels.push(update_label(variant.update, variant.strategy.reads_traces()));
+    labels.push(update_label_of(variant));
     labels.into_iter().map(|l| format!("{l} N={order} {real}")).collect()
 }
 
@@ -340,7 +400,7 @@ pub fn verify_tet_variants<L: ConservationLaw + Clone, T: Real>(
                     o
                 }
             };
-            let update = format!("{} N={order} {}", update_label(v.update, v.strategy.reads_traces()), T::NAME);
+            let update = format!("{} N={order} {}", update_label_of(v), T::NAME);
             let outcome = match kernel_checks.iter().find(|c| c.variant == update) {
                 Some(c) if !c.passed => VerifyOutcome::of::<T>(
                     v.to_string(),

@@ -3,6 +3,7 @@
 
 use crate::render::{render_nodal_tri, KernelSource};
 use crate::variant::{LawShape, Layout, Partition, Precision, Variant, VariantError, TILE_ELEMENTS};
+use dg_codegen::tensor_cores::tf32_round;
 use dg_codegen::LawInput;
 use dg_codegen::Target;
 use dg_core::mesh::FaceLink;
@@ -305,15 +306,6 @@ pub(crate) fn gemm_operator<T: Real>(el: &dg_core::triangle::ReferenceTriangle) 
             dr.chain(ds).chain(lift).map(T::from_f64)
         })
         .collect()
-}
-
-/// `x` rounded to the tensor cores' tf32 format (8 exponent bits, 10 stored mantissa bits; to nearest, ties away
-/// from zero, as `cvt.rna.tf32.f32`), as an f32.
-pub(crate) fn tf32_round(x: f32) -> f32 {
-    if !x.is_finite() {
-        return x;
-    }
-    f32::from_bits(x.to_bits().wrapping_add(0x1000) & 0xffff_e000)
 }
 
 fn to_real<T: Real>(values: impl IntoIterator<Item = f64>) -> Vec<T> {
@@ -1115,7 +1107,7 @@ mod tests {
     /// to f32 accuracy; one tf32 product alone does not (the split is what keeps the accuracy).
     #[test]
     fn tf32_fragments_multiply_to_the_strong_form_operator_to_f32_accuracy() {
-        use super::tf32_round;
+        use dg_codegen::tensor_cores::tf32_round;
         use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         for order in [1, 2, 5, 8] {

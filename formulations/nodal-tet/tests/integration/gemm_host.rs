@@ -18,7 +18,7 @@ use dg_runtime::formulation::law_ir;
 fn gemm_variants(precision: Precision) -> Vec<TetVariant> {
     [false, true]
         .into_iter()
-        .flat_map(|merged| [1, 4].map(|update| TetVariant { strategy: Strategy::Gemm { merged }, update, precision }))
+        .flat_map(|merged| [1, 4].map(|update| TetVariant { strategy: Strategy::blas_gemm(merged), update, precision }))
         .collect()
 }
 
