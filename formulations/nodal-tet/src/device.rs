@@ -61,7 +61,8 @@ pub struct TetDeviceOperator<T: Real> {
     pub buffers: TetBuffers,
     k: usize,
     gemm: bool,
-    /// Whether the tensor-core GEMM kernels may run (compiled, kept, the device allows them, operands uploaded).
+    /// Whether the tensor-core kernels may run: the program has (at least) the lift kernel, compiled and kept for a
+    /// device that allows it, and their operators were uploaded (a GEMM strategy, or no variant named).
     mma: bool,
     _t: std::marker::PhantomData<T>,
 }
