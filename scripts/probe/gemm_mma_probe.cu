@@ -202,6 +202,8 @@ static void variants(Ctx& x) {
   mma3_variant<KS, 2, 4, 4, QUAD, BETA, 3>(x);
   mma3_variant<KS, 2, 2, 8, QUAD, BETA, 4>(x);
   mma3_variant<KS, 2, 4, 4, QUAD, BETA, 4>(x);
+  mma3_variant<KS, 3, 4, 4, QUAD, BETA, 3>(x);
+  mma3_variant<KS, 6, 2, 4, QUAD, BETA, 3>(x);
 }
 
 int main(int argc, char** argv) {  // argv[1]: run only the shape of this name

@@ -5,7 +5,8 @@
 # first, every strategy timed, the winner's AB3 step measured), then `dg autotune` of both laws at N = 7 into an
 # empty database; then runs of the acoustic and elastic cubes at N = 7 with AB3 in f32 with the BLAS, the mma and
 # the mma-ab3 engines (their errors against the exact solutions), and compute-sanitizer's memcheck on a short run of
-# the mma-ab3 engine. usage: DG=path/to/dg OUT=dir [PROBE=0] bash scripts/probe/tet_mma.sh
+# the mma-ab3 engine; with VERIFY=1 first `dg verify` of both laws at N = 3, 7, 8 in f32 on the device and a planted
+# bug that must fail it. usage: DG=path/to/dg OUT=dir [PROBE=0 | PROBE_SHAPE=ac-grad] [VERIFY=1] bash scripts/probe/tet_mma.sh
 set -u
 R=${OUT:?}/tet-mma; mkdir -p $R
 start=$(date +%s); budget=${BUDGET:-540}
@@ -15,11 +16,19 @@ date -u | tee $R/date
 if [ "${PROBE:-1}" = 1 ]; then
   nvcc -O3 -arch=sm_90 -Xptxas -v scripts/probe/gemm_mma_probe.cu -lcublas -o /tmp/gp > $R/probe-build.txt 2>&1
   echo "probe build rc $?"; grep -E "error" $R/probe-build.txt | head -5
-  timeout 120 /tmp/gp > $R/probe.txt 2>&1; echo "probe rc $?"; cat $R/probe.txt
+  timeout 120 /tmp/gp ${PROBE_SHAPE:-} > $R/probe.txt 2>&1; echo "probe rc $?"; cat $R/probe.txt
+fi
+if [ "${VERIFY:-0}" = 1 ]; then
+  for law in acoustics3d elastic3d; do for o in 3 7..8; do
+    timeout 150 "$DG" verify $law --formulation nodal-tet --order $o --precision f32 --device cuda:0 > $R/verify-$law-$o.txt 2>&1
+    echo "verify $law N=$o rc $?"; tail -2 $R/verify-$law-$o.txt | cut -c1-250
+  done; done
+  timeout 100 "$DG" verify acoustics3d --formulation nodal-tet --order 7 --precision f32 --device cuda:0 --plant-bug skip-last-group > $R/planted.txt 2>&1
+  echo "planted skip-last-group rc $? (must be non-zero)"; tail -2 $R/planted.txt | cut -c1-250
 fi
 for law in acoustics3d elastic3d; do
   l=$(left); [ "$l" -gt 40 ] || { echo "bench $law: skipped"; continue; }
-  timeout "$l" "$DG" bench $law --per-kernel --orders 7 --precision f32 --device cuda:0 > $R/bench-$law.txt 2> $R/bench-$law.err
+  timeout "$l" "$DG" bench $law --per-kernel --orders 7 --precision f32 --device cuda:0 --out $R/bench-$law.json > $R/bench-$law.txt 2> $R/bench-$law.err
   echo "bench $law rc $?"; grep -vE "^ +f32 m" $R/bench-$law.txt | head -30 | cut -c1-260; tail -3 $R/bench-$law.err | cut -c1-300
 done
 for law in acoustics3d elastic3d; do

@@ -28,8 +28,8 @@ impl TetGemm {
 /// memory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum MmaLoad {
-    /// Lane t of a step pair reads depth indices 4t..4t + 4 of the pair's 16 (depth a multiple of 16): fewer
-    /// bank conflicts.
+    /// Lane t of a step pair reads depth indices 4t..4t + 4 of the pair's 16 (depth a multiple of 16) as one
+    /// 16-byte word, no bank conflict.
     Quad,
     /// Lane t reads depth indices 2t, 2t + 1 of its step's 8.
     Pair,
@@ -228,8 +228,9 @@ mod tests {
     use super::*;
 
     /// The depth index lane (g, t) reads for position kk of step s, as the template reads B from the slab of
-    /// 16 depth indices (16 · (s / 2) on) in shared memory: the 8-byte word at 4t + 2u (quad) or 8u + 2t (pair)
-    /// for the slab's step u = s % 2, value h for position t + 4h.
+    /// 16 depth indices (16 · (s / 2) on) in shared memory: the 8-byte word at 4t + 2u (quad: the 16-byte word
+    /// at 4t read once per slab, its first half for step u = 0, its second for u = 1) or 8u + 2t (pair) for the
+    /// slab's step u = s % 2, value h for position t + 4h.
     fn kernel_reads(m: &MmaGemm, s: usize, kk: usize) -> usize {
         let (t, h, u) = (kk % 4, kk / 4, s % 2);
         16 * (s / 2)
