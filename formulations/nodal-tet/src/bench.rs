@@ -270,6 +270,17 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
         let split_steps = op.rhs_steps(&split, op.buffers.q, rhs, 0.0)?;
         gemm_total = Some((time(device, &split_steps)?, time(device, &merged)?));
     }
+    // an engine's sequence (`steps` of its variant) with the node-local and face kernels split and merged: the
+    // faster of the two
+    let faster = |device: &mut dyn Device,
+                  engine: GemmEngine,
+                  steps: &dyn Fn(&TetVariant) -> Result<Vec<Step>, DeviceOperatorError>|
+     -> Result<(TetVariant, f64), DeviceOperatorError> {
+        let (split, merged) =
+            (variant(Strategy::Gemm { merged: false, engine }), variant(Strategy::Gemm { merged: true, engine }));
+        let (t_split, t_merged) = (time(device, &steps(&split)?)?, time(device, &steps(&merged)?)?);
+        Ok(if t_merged < t_split { (merged, t_merged) } else { (split, t_split) })
+    };
     // the tensor-core kernels (CUDA, f32): each product alone, then the right-hand side with all three on them and
     // with the lift alone on them
     let mut mma_totals = Vec::new();
@@ -295,31 +306,15 @@ pub fn bench_order<L: ConservationLaw + Clone, T: Real>(
         if op.has_gemm() {
             engines.push(("gemm-mma-lift", GemmEngine::MmaLift));
         }
-        // each engine with the node-local and face kernels merged and split, the faster of the two
         for (name, engine) in engines {
-            let mut best: Option<(Strategy, f64)> = None;
-            for merged in [false, true] {
-                let steps = op.rhs_steps(&on_mma(merged, engine), op.buffers.q, rhs, 0.0)?;
-                let seconds = time(device, &steps)?;
-                if best.is_none_or(|(_, b)| seconds < b) {
-                    best = Some((Strategy::Gemm { merged, engine }, seconds));
-                }
-            }
-            if let Some((strategy, seconds)) = best {
-                mma_totals.push((name, strategy, seconds));
-            }
+            let (v, seconds) = faster(device, engine, &|v| op.rhs_steps(v, op.buffers.q, rhs, 0.0))?;
+            mma_totals.push((name, v.strategy, seconds));
         }
     }
-    // the lift that makes the AB3 update: a whole step (no update kernel to add), merged and split, the faster
-    let mut fused_step: Option<(TetVariant, f64)> = None;
+    // the lift that makes the AB3 update: a whole step (no update kernel to add)
+    let mut fused_step = None;
     if op.has_mma_ab3() {
-        for merged in [false, true] {
-            let fused = variant(Strategy::Gemm { merged, engine: GemmEngine::MmaAb3 });
-            let seconds = time(device, &op.ab3_steps(&fused, op.buffers.rhs, 0.0, 1e-9)?)?;
-            if fused_step.is_none_or(|(_, b)| seconds < b) {
-                fused_step = Some((fused, seconds));
-            }
-        }
+        fused_step = Some(faster(device, GemmEngine::MmaAb3, &|v| op.ab3_steps(v, op.buffers.rhs, 0.0, 1e-9))?);
     }
     let step = step_cost(ir, nflux, order, k, precision);
     let nodes = k * np;
