@@ -4,8 +4,8 @@
 # new binary, the old one and the new one again (one process per variant and binary, orders $ORDERS), and the
 # machine code of the emitted sources in $SRC (nvcc -cubin; FFMA, FFMA with a constant-bank operand, LDC, LDS).
 # NEW is built with scripts/probe/tile_const_parts.patch applied (`git apply`), OLD without it. Measured and not
-# kept (docs/performance.md, "The constant-memory tiles written out per part"): each `dg bench` process verifies and
-# times at 16M DOF, so six variants × three processes need more than one 10-minute call — keep VARIANTS short.
+# kept (docs/performance.md, "The constant-memory tiles written out per part"): the nvcc builds and the CUDA
+# verification took about 6.5 minutes of the first call and the written-out tiles build slowly — keep VARIANTS short.
 # usage: OLD=gpu/dg-old NEW=gpu/dg SRC=gpu/src OUT=dir bash scripts/probe/tile_const_parts.sh
 set -u
 OUT=${OUT:?}; NEW=${NEW:-gpu/dg}; OLD=${OLD:-gpu/dg-old}; SRC=${SRC:-}
