@@ -6,6 +6,8 @@
 // neighbours of a structured mesh (k + 1, k − 1 and k + 501, as scripts/probe/sgemm_proto.cu), 16M DOF in f32.
 // Checked on sampled elements against a CPU evaluation of the same sums; prints ms, the effective bandwidth of the
 // minimum bytes (dg's cost model) and that bandwidth against the ceiling given on the command line.
+// -DREAL=double: the same in f64 (dg's f64 minimum: every value 8 bytes, the links 4; the stand-in's multiply-adds on
+// the f64 FMA pipe, 33.3 TFLOP/s; checked to 1e-12 of the largest value).
 // Build: nvcc -O3 -arch=sm_90 -DN=8 -DTPE=4 -o floor scripts/probe/jobs_floor.cu; run: ./floor [dofs] [ceiling GB/s]
 #include <cmath>
 #include <cstdio>
@@ -28,6 +30,15 @@
 #ifndef BLOCK
 #define BLOCK 128
 #endif
+#ifndef REAL
+#define REAL float
+#endif
+typedef REAL real;
+/* the FMA pipe's measured ceiling in the probe's precision (the H100 file's: 65.5 and 33.3 TFLOP/s), the check's
+   relative tolerance */
+#define F64 (sizeof(real) == 8)
+#define FMA_PEAK (F64 ? 33.27e12 : 65.51e12)
+#define TOLERANCE (F64 ? 1e-12 : 1e-5)
 #define NP ((N + 1) * (N + 2) / 2)
 #define NFP (N + 1)
 #define NFN (3 * NFP)
@@ -52,38 +63,38 @@
 #endif
 #define LINK_NODE(l, i, Kp) OFF(FACE_NODE(((l) >> 1) & 3, ((l) & 1) ? NFP - 1 - (i) : (i)), (l) >> 3, Kp)
 
-static float frand(unsigned& s)
+static real frand(unsigned& s)
 {
     s = s * 1664525u + 1013904223u;
-    return (float)((s >> 8) & 0xffff) / 65536.0f - 0.5f;
+    return (real)((s >> 8) & 0xffff) / (real)65536 - (real)0.5;
 }
 
-__global__ void __launch_bounds__(BLOCK) floor_rhs(const float* __restrict__ q, float* __restrict__ r,
-                                                   const float* __restrict__ geo, const float* __restrict__ face_geo,
+__global__ void __launch_bounds__(BLOCK) floor_rhs(const real* __restrict__ q, real* __restrict__ r,
+                                                   const real* __restrict__ geo, const real* __restrict__ face_geo,
                                                    const int* __restrict__ links, const int K, const int KP)
 {
     const long gid = (long)blockIdx.x * BLOCK + threadIdx.x;
     const int k = (int)(gid / TPE), t = (int)(gid % TPE);
     if (k >= K) return;
     const long fs = (long)NP * KP; /* rows of KP values: K rounded up to 32, as dg's node-major layout */
-    const float rx = geo[4L * k], sx = geo[4L * k + 1], ry = geo[4L * k + 2], sy = geo[4L * k + 3];
+    const real rx = geo[4L * k], sx = geo[4L * k + 1], ry = geo[4L * k + 2], sy = geo[4L * k + 3];
 #if !STREAM
     /* the element's own state held in registers through the face loop, as the shipped element kernels hold it */
-    float own[NV][(NP + TPE - 1) / TPE];
+    real own[NV][(NP + TPE - 1) / TPE];
 #pragma unroll
     for (int n = 0; n < (NP + TPE - 1) / TPE; ++n) {
         const int i = t + n * TPE;
 #pragma unroll
-        for (int v = 0; v < NV; ++v) own[v][n] = i < NP ? q[VS(v, fs) + OFF(i, k, KP)] : 0.f;
+        for (int v = 0; v < NV; ++v) own[v][n] = i < NP ? q[VS(v, fs) + OFF(i, k, KP)] : (real)0;
     }
 #endif
-    float js[NV] = {0.f, 0.f, 0.f};
+    real js[NV] = {0, 0, 0};
 #pragma unroll
     for (int n = 0; n < (NFN + TPE - 1) / TPE; ++n) {
         const int m = t + n * TPE;
         if (m < NFN) {
             const int f = m / NFP, i = m % NFP, face = 3 * k + f;
-            const float nx = face_geo[3L * face], ny = face_geo[3L * face + 1], fsc = face_geo[3L * face + 2];
+            const real nx = face_geo[3L * face], ny = face_geo[3L * face + 1], fsc = face_geo[3L * face + 2];
             const int l = links[face];
             const long om = OFF(FACE_NODE(f, i), k, KP), op = LINK_NODE(l, i, (long)KP);
 #pragma unroll
@@ -98,18 +109,18 @@ __global__ void __launch_bounds__(BLOCK) floor_rhs(const float* __restrict__ q, 
             for (int v = 0; v < NV; ++v) {
 #if STREAM
                 /* STREAM: each own value loaded as it is stored (fewest registers; the face nodes' read twice) */
-                const float o = q[VS(v, fs) + OFF(i, k, KP)];
+                const real o = q[VS(v, fs) + OFF(i, k, KP)];
 #else
-                const float o0 = own[v][n];
+                const real o0 = own[v][n];
 #endif
 #if STREAM
-                const float o0 = o;
+                const real o0 = o;
 #endif
                 /* FMAS: the products' work stood in for by a chain of multiply-adds per value (independent across
                    the element's values, so the pipe has as many chains as a work item has values) */
-                float o1 = o0;
+                real o1 = o0;
 #pragma unroll
-                for (int c = 0; c < FMAS; ++c) o1 = fmaf(o1, 0.999f, 1e-3f);
+                for (int c = 0; c < FMAS; ++c) o1 = fma(o1, (real)0.999, (real)1e-3);
                 r[VS(v, fs) + OFF(i, k, KP)] = (rx + sx + ry + sy) * o1 + js[v];
             }
         }
@@ -123,7 +134,7 @@ int main(int argc, char** argv)
     const int K = (int)(dofs / (NP * NV)), KP = (K + 31) / 32 * 32;
     const long fs = (long)NP * KP;
     unsigned seed = 12345u;
-    std::vector<float> q(NV * fs), geo(4L * K), fg(9L * K);
+    std::vector<real> q(NV * fs), geo(4L * K), fg(9L * K);
     std::vector<int> links(3L * K);
     for (auto& x : q) x = frand(seed);
     for (auto& x : geo) x = frand(seed);
@@ -134,18 +145,19 @@ int main(int argc, char** argv)
         seed = seed * 1664525u + 1013904223u;
         links[f] = 8 * nk + 2 * (int)((seed >> 10) % 3) + (int)((seed >> 20) & 1);
     }
-    float *dq, *dr, *dg, *dfg;
+    real *dq, *dr, *dg, *dfg;
     int* dl;
-    cudaMalloc(&dq, q.size() * 4);
-    cudaMalloc(&dr, q.size() * 4);
-    cudaMalloc(&dg, geo.size() * 4);
-    cudaMalloc(&dfg, fg.size() * 4);
+    const size_t b = sizeof(real);
+    cudaMalloc(&dq, q.size() * b);
+    cudaMalloc(&dr, q.size() * b);
+    cudaMalloc(&dg, geo.size() * b);
+    cudaMalloc(&dfg, fg.size() * b);
     cudaMalloc(&dl, links.size() * 4);
-    cudaMemcpy(dq, q.data(), q.size() * 4, cudaMemcpyHostToDevice);
-    cudaMemcpy(dg, geo.data(), geo.size() * 4, cudaMemcpyHostToDevice);
-    cudaMemcpy(dfg, fg.data(), fg.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(dq, q.data(), q.size() * b, cudaMemcpyHostToDevice);
+    cudaMemcpy(dg, geo.data(), geo.size() * b, cudaMemcpyHostToDevice);
+    cudaMemcpy(dfg, fg.data(), fg.size() * b, cudaMemcpyHostToDevice);
     cudaMemcpy(dl, links.data(), links.size() * 4, cudaMemcpyHostToDevice);
-    cudaMemset(dr, 0xff, q.size() * 4); /* NaN */
+    cudaMemset(dr, 0xff, q.size() * b); /* NaN */
     const long items = (long)K * TPE;
     const int blocks = (int)((items + BLOCK - 1) / BLOCK);
     floor_rhs<<<blocks, BLOCK>>>(dq, dr, dg, dfg, dl, K, KP);
@@ -154,8 +166,8 @@ int main(int argc, char** argv)
         printf("launch failed: %s\n", cudaGetErrorString(err));
         return 1;
     }
-    std::vector<float> r(q.size());
-    cudaMemcpy(r.data(), dr, r.size() * 4, cudaMemcpyDeviceToHost);
+    std::vector<real> r(q.size());
+    cudaMemcpy(r.data(), dr, r.size() * b, cudaMemcpyDeviceToHost);
     double maxerr = 0, maxref = 0;
     long bad = 0;
     for (int s = 0; s < 400; ++s) {
@@ -171,8 +183,8 @@ int main(int argc, char** argv)
             }
             for (int i = t; i < NP; i += TPE)
                 for (int v = 0; v < NV; ++v) {
-                    float o1 = q[VS(v, fs) + OFF(i, k, KP)];
-                    for (int c = 0; c < FMAS; ++c) o1 = std::fma(o1, 0.999f, 1e-3f);
+                    real o1 = q[VS(v, fs) + OFF(i, k, KP)];
+                    for (int c = 0; c < FMAS; ++c) o1 = std::fma(o1, (real)0.999, (real)1e-3);
                     const double o = gsum * o1 + js[v];
                     const double g = r[VS(v, fs) + OFF(i, k, KP)];
                     if (!std::isfinite(g)) ++bad;
@@ -195,16 +207,16 @@ int main(int argc, char** argv)
     ms /= reps;
     /* dg's minimum bytes (formulations/nodal-tri/src/cost.rs): state in, rhs out, metric terms, face normals and
        scales, one link per face */
-    const double bytes = (double)K * (2.0 * NV * NP * 4 + 4 * 4 + 9 * 4 + 3 * 4);
+    const double bytes = (double)K * (2.0 * NV * NP * b + 4 * b + 9 * b + 3 * 4);
     cudaFuncAttributes fa;
     cudaFuncGetAttributes(&fa, floor_rhs);
     int occ = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, floor_rhs, BLOCK, 0);
-    /* the stand-in products' time on the FMA pipe at its measured f32 ceiling (65.5 TFLOP/s on the H200) */
-    const double fma_ms = 2.0 * FMAS * NV * NP * (double)K / 65.51e12 * 1e3;
-    printf("N=%d LAYOUT=%d TPE=%d STREAM=%d FMAS=%d block=%d K=%d regs=%d blocks/SM=%d | %.4f ms, minimum bytes %.1f MB at %.0f GB/s = "
+    /* the stand-in products' time on the FMA pipe at its measured ceiling in this precision */
+    const double fma_ms = 2.0 * FMAS * NV * NP * (double)K / FMA_PEAK * 1e3;
+    printf("%s N=%d LAYOUT=%d TPE=%d STREAM=%d FMAS=%d block=%d K=%d regs=%d blocks/SM=%d | %.4f ms, minimum bytes %.1f MB at %.0f GB/s = "
            "%.1f %% of %.0f, multiply-adds alone %.4f ms at the pipe's peak | rel err %.2e, non-finite %ld\n",
-           N, LAYOUT, TPE, STREAM, FMAS, BLOCK, K, fa.numRegs, occ, ms, bytes * 1e-6, bytes / ms * 1e-6,
+           F64 ? "f64" : "f32", N, LAYOUT, TPE, STREAM, FMAS, BLOCK, K, fa.numRegs, occ, ms, bytes * 1e-6, bytes / ms * 1e-6,
            bytes / ms * 1e-6 / ceiling * 100, ceiling, fma_ms, maxerr / maxref, bad);
-    return bad > 0 || !(maxerr <= 1e-5 * maxref) ? 2 : 0;
+    return bad > 0 || !(maxerr <= TOLERANCE * maxref) ? 2 : 0;
 }
