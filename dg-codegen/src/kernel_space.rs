@@ -11,14 +11,19 @@ pub struct LawShape {
     /// The fewest products with each reference derivative matrix that form the flux's divergence per element:
     /// [`dg_ir::DivergencePlan::products`] for a linear flux, one per variable otherwise.
     pub divergence_products: usize,
+    /// Of those products, the fields whose reference gradients several variables share
+    /// ([`dg_ir::DivergencePlan::gradients`]; 0 for a nonlinear flux).
+    pub shared_gradients: usize,
 }
 
 impl LawShape {
     /// The shape of a law from its IR.
     pub fn of(ir: &dg_ir::LawIr) -> Self {
         let nvars = ir.variables.len();
-        let divergence_products = ir.divergence_plan().map_or(nvars, |plan| plan.products());
-        Self { nvars, linear_flux: ir.flux_is_linear_homogeneous(), divergence_products }
+        let plan = ir.divergence_plan();
+        let divergence_products = plan.as_ref().map_or(nvars, |plan| plan.products());
+        let shared_gradients = plan.as_ref().map_or(0, |plan| plan.gradients.len());
+        Self { nvars, linear_flux: ir.flux_is_linear_homogeneous(), divergence_products, shared_gradients }
     }
 }
 

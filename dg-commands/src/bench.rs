@@ -254,5 +254,15 @@ fn print_table(rows: &[serde_json::Value], formulation: FormulationId, operation
             f("speedup_over_baseline_at_tuning"),
             f("speedup_over_median_variant_at_tuning")
         );
+        // a row whose variant was not verified now (the command then fails) says so where it stands
+        if r["verified_now"] != serde_json::Value::Bool(true) {
+            println!(
+                "   ^ NOT VERIFIED: N={} {} was refused or did not match the CPU reference now (relative difference {}); its time \
+                 is not a result",
+                r["order"],
+                r["precision"].as_str().unwrap_or(""),
+                r["relative_error"].as_f64().map_or("none: refused, or an output not written".to_string(), |e| format!("{e:.2e}"))
+            );
+        }
     }
 }

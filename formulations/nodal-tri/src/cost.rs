@@ -1,6 +1,7 @@
 //! Cost model of one right-hand-side evaluation: flops from the IR and the operator sizes, and the fewest
 //! bytes it must move (state read once, right-hand side written once, geometry and connectivity read once).
 
+use crate::mirror::Mirror;
 use crate::variant::{Partition, Variant, VolumeForm};
 use dg_ir::LawIr;
 
@@ -35,6 +36,17 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
             }
             None => np * flux + nv * np * (4.0 * np + 6.0),
         },
+        // the mirror tiles (`crate::mirror`): the folded operator's np·np nonzero entries per product (2 flops each),
+        // the folded inputs (6 flops per node and flux-first variable), the gradients' combination as the tiles'
+        (Partition::Mirror { .. }, VolumeForm::Mixed) => match law.divergence_plan() {
+            Some(plan) => {
+                let reads: usize = plan.from_gradients.iter().map(|(_, r)| r.len()).sum();
+                np * flux
+                    + np * (2.0 * np * plan.products() as f64 + 6.0 * plan.flux_first.len() as f64 + 4.0 * reads as f64)
+            }
+            None => np * flux + nv * np * (2.0 * np + 6.0),
+        },
+        (Partition::Mirror { .. }, _) => np * flux + nv * np * (2.0 * np + 6.0),
         // the two contravariant fluxes per node and variable (6 flops), then Dr·gr + Ds·gs (4 flops per entry)
         (Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Mma16Regs | Partition::Gemm, _) => {
             np * flux + nv * np * (4.0 * np + 6.0)
@@ -46,7 +58,17 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
         (_, VolumeForm::DiffFirst | VolumeForm::Mixed) => np * flux + nv * np * (4.0 * np + 7.0),
     };
     // surface: numerical flux and own flux per face node, n·F and scaling (5 flops per variable), lift
-    let surface = nf * (nflux + flux + 5.0 * nv) + nv * np * 2.0 * nf;
+    let lift = match variant.partition {
+        // the folded lift: symmetric rows times the face representatives' sums, antisymmetric rows times the pairs'
+        // differences (2 flops per entry), and the sum and difference of each face representative's jumps
+        Partition::Mirror { .. } => {
+            let (reps, face_reps) = (Mirror::reps_at(order) as f64, Mirror::face_reps_at(order) as f64);
+            let (pairs, face_pairs) = (np - reps, face_reps - ((order + 1) % 2) as f64);
+            nv * (2.0 * (reps * face_reps + pairs * face_pairs) + 2.0 * face_reps)
+        }
+        _ => nv * np * 2.0 * nf,
+    };
+    let surface = nf * (nflux + flux + 5.0 * nv) + lift;
     // a source term at every node, added to each variable (its coordinates and state are not counted again: the
     // state is the one read above, and the minimum moves no coordinates)
     let source =

@@ -30,6 +30,9 @@ struct Buffers {
     /// Dr and Ds transposed and interleaved two rows at a time, then LIFT transposed, each column padded with zero
     /// rows to [`Geometry::tile_stride`] (the tile kernels; [`tile_matrices`]).
     tiled: BufferId,
+    /// The mirror tiles' folded volume operator and lift, each column padded with zero rows to
+    /// [`Geometry::tile_stride`] ([`crate::mirror::mirror_matrices`]).
+    folded: BufferId,
     /// [−Dr −Ds LIFT] in tensor-core fragment order (the mma kernels).
     mma_a: BufferId,
     /// The GEMM partition's operator [−Dr −Ds LIFT], row-major (its transpose column-major) and its operand B
@@ -457,6 +460,12 @@ impl<T: Real> DeviceOperator<T> {
         let ds = upload_real(device, dg_core::matrix::to_row_major(&el.ds))?;
         let lift = upload_real(device, dg_core::matrix::to_row_major(&el.lift))?;
         let tiled = upload_real(device, tile_matrices(el, source.geometry.tile_stride))?;
+        // (the mirror tiles' folded operator; an element without the mirror symmetry, which dg never builds, keeps
+        // one value, and its mirror variants are refused when they render)
+        let folded = upload_real(
+            device,
+            crate::mirror::mirror_matrices(el, source.geometry.tile_stride).unwrap_or_else(|_| vec![T::zero()]),
+        )?;
         let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape, source.geometry.mma_sections))?;
         let face_geo =
             upload_real(device, flat_par(&space.faces, T::zero(), |_, f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
@@ -510,6 +519,7 @@ impl<T: Real> DeviceOperator<T> {
             ds,
             lift,
             tiled,
+            folded,
             mma_a,
             gemm,
             face_geo,
@@ -585,6 +595,7 @@ impl<T: Real> DeviceOperator<T> {
             && (a.variant.partition == Partition::Gemm) == (b.variant.partition == Partition::Gemm)
             && a.geometry.mma_shape == b.geometry.mma_shape
             && a.geometry.mma_sections == b.geometry.mma_sections
+            && a.geometry.tile_stride == b.geometry.tile_stride
             && a.has_source() == b.has_source()
     }
 
@@ -648,7 +659,7 @@ impl<T: Real> DeviceOperator<T> {
     /// element-per-work-item kernel in f64 from N = 3 (its per-node loads of the register and the state cost the
     /// f64 kernel more than the two linear combinations they replace: +4 to +11 %), which keeps the unfolded stage.
     pub fn folds_stages(&self) -> bool {
-        let merged = self.source.rhs_kernels.iter().all(|k| matches!(k.name, "rhs" | "tile" | "mma"));
+        let merged = self.source.rhs_kernels.iter().all(|k| matches!(k.name, "rhs" | "tile" | "mirror" | "mma"));
         let variant = &self.source.variant;
         let slower = variant.partition == crate::variant::Partition::Element
             && variant.precision == Precision::F64
@@ -762,6 +773,10 @@ impl<T: Real> DeviceOperator<T> {
                     ),
                     "tile" => join(
                         &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.tiled)],
+                        &[&[t, kk, fs, g0_arg][..], &stored_source, &step_args].concat(),
+                    ),
+                    "mirror" => join(
+                        &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.folded)],
                         &[&[t, kk, fs, g0_arg][..], &stored_source, &step_args].concat(),
                     ),
                     "mma" => join(

@@ -114,6 +114,16 @@ impl Geometry {
                     _ => np.min((3 * nfp).div_ceil(2).max(16)),
                 },
             ),
+            // (the mirror tiles: `tile_outputs` folded rows per work item, `tile_stride` rows per folded column,
+            // `tile_chunk` representatives per chunk — about as many values as the face jumps that reuse the memory)
+            Partition::Mirror { threads } => {
+                let reps = crate::mirror::Mirror::reps_at(order);
+                let outputs = mirror_outputs(2 * reps, threads.max(1), variant.precision);
+                Self {
+                    tile_stride: (threads * outputs).next_multiple_of(4),
+                    ..per_group(variant.group * threads, outputs, reps.min((3 * nfp).div_ceil(2).max(8)))
+                }
+            }
             Partition::Mma => per_group(32 * np.div_ceil(mma_shape.0), 0, 0),
             Partition::Mma16 => per_group(32 * np.div_ceil(mma_shape.0) * MMA16_KSPLIT, 0, 0),
             // (one warp per 8 elements; the rules allow groups of 8, 16 or 32)
@@ -151,6 +161,12 @@ impl Geometry {
             Partition::Mma16 => MMA16_KSPLIT,
             _ => 1,
         }
+    }
+
+    /// Mirror partition: the folded operators' rows, two per mirror representative
+    /// ([`crate::mirror::Mirror::reps_at`]).
+    pub fn mirror_rows(&self) -> usize {
+        2 * crate::mirror::Mirror::reps_at(self.nfp - 1)
     }
 
     /// Tile partition: rows of the padded, transposed matrices (`threads · tile_outputs ≥ np`).
@@ -214,6 +230,17 @@ impl Geometry {
                 let chunk = (slots * self.tile_chunk).max(nf * nvars) * self.volume_elements;
                 chunk + if local_mats { 2 * np * self.tile_pair_rows(variant) + nf * rows } else { 0 }
             }
+            // one chunk of folded inputs (four per flux-first variable and representative, two per shared field),
+            // the face jumps reusing it, and the folded operators
+            Partition::Mirror { .. } => {
+                let slots = match variant.form {
+                    VolumeForm::Mixed => 4 * law.divergence_products - 2 * law.shared_gradients,
+                    _ => 4 * nvars,
+                };
+                let chunk = (slots * self.tile_chunk).max(nf * nvars) * self.volume_elements;
+                let face_reps = crate::mirror::Mirror::face_reps_at(self.nfp - 1);
+                chunk + if local_mats { (np + face_reps) * self.tile_stride } else { 0 }
+            }
             // the group's contravariant fluxes and face jumps, every variable, in 8-column tiles of whole steps
             // (the output goes through the same memory, one copy per split-K part: fewer values than B's)
             Partition::Mma | Partition::Mma16 => (nvars * self.volume_elements * self.mma_shape.1 * self.mma_tiles().1)
@@ -257,6 +284,18 @@ pub fn mma_shape(precision: Precision) -> (usize, usize) {
         Precision::F64 => (8, 4),
         Precision::F32 => (16, 8),
     }
+}
+
+/// Folded rows per work item of a mirror tile: `⌈rows / threads⌉` rounded up to the vector width (4 values in
+/// f32, 2 in f64) where every work item keeps a row, else to an even count (a representative's two rows).
+fn mirror_outputs(rows: usize, threads: usize, precision: Precision) -> usize {
+    let base = rows.div_ceil(threads);
+    let widths: &[usize] = if precision == Precision::F32 { &[4, 2] } else { &[2] };
+    widths
+        .iter()
+        .map(|&w| base.next_multiple_of(w))
+        .find(|&o| (threads - 1) * o < rows)
+        .unwrap_or(base.next_multiple_of(2))
 }
 
 /// Output nodes per work item of a tile: `⌈np / threads⌉`, rounded up to a multiple of the vector width (4 values
@@ -374,7 +413,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 13] = [
+pub const TEMPLATES: [(&str, &str); 14] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -383,6 +422,7 @@ pub const TEMPLATES: [(&str, &str); 13] = [
     ("surface_node", include_str!("../../../templates/nodal-tri/surface_node.tera")),
     ("surface_elem", include_str!("../../../templates/nodal-tri/surface_elem.tera")),
     ("rhs_tile", include_str!("../../../templates/nodal-tri/rhs_tile.tera")),
+    ("rhs_mirror", include_str!("../../../templates/nodal-tri/rhs_mirror.tera")),
     ("rhs_mma", include_str!("../../../templates/nodal-tri/rhs_mma.tera")),
     ("rhs_mma_regs", include_str!("../../../templates/nodal-tri/rhs_mma_regs.tera")),
     ("gemm_flux", include_str!("../../../templates/nodal-tri/gemm_flux.tera")),
@@ -423,6 +463,91 @@ fn insert_divergence_plan(ctx: &mut tera::Context, plan: &dg_ir::DivergencePlan)
     ctx.insert("gbase", &(2 * plan.flux_first.len()));
     ctx.insert("gw", &plan.gradients);
     ctx.insert("shared", &shared);
+}
+
+/// The mirror tiles' context (`rhs_mirror.tera`): the mirror pairs, the work items' rows and chunks, where the
+/// kernel reads the folded operators, and the folded inputs per representative (four per flux-first variable, two
+/// per shared field; every variable flux-first without the mixed form's plan).
+#[allow(clippy::too_many_arguments)]
+fn insert_mirror(
+    ctx: &mut tera::Context,
+    element: &ReferenceTriangle,
+    variant: &Variant,
+    geometry: &Geometry,
+    threads: usize,
+    plan: Option<&dg_ir::DivergencePlan>,
+    nv: usize,
+    target: Target,
+) -> Result<(), RenderError> {
+    let mirror = crate::mirror::Mirror::of(element).map_err(|e| RenderError::Template(e.to_string()))?;
+    if 2 * mirror.reps() != geometry.mirror_rows() {
+        return Err(RenderError::Template(format!(
+            "the element's {} mirror representatives differ from the {} the sizes assume",
+            mirror.reps(),
+            geometry.mirror_rows() / 2
+        )));
+    }
+    let single = variant.precision == Precision::F32;
+    let (outputs, stride, chunk) = (geometry.tile_outputs, geometry.tile_stride, geometry.tile_chunk);
+    ctx.insert("threads", &threads);
+    ctx.insert("outputs", &outputs);
+    ctx.insert("stride", &stride);
+    ctx.insert("chunk", &chunk);
+    ctx.insert("chunk_reps", &chunk.div_ceil(threads));
+    ctx.insert("reps", &mirror.reps());
+    ctx.insert("pairs", &mirror.pairs);
+    ctx.insert("face_reps", &mirror.face_columns.len());
+    ctx.insert("mirror_nodes", &mirror.nodes);
+    ctx.insert("mirror_partners", &mirror.partners);
+    ctx.insert("face_columns", &mirror.face_columns);
+    ctx.insert("face_partners", &mirror.face_partners);
+    let (ff, ngw): (Vec<usize>, usize) = match plan {
+        Some(plan) => (plan.flux_first.clone(), plan.gradients.len()),
+        None => ((0..nv).collect(), 0),
+    };
+    let slots = 4 * ff.len() + 2 * ngw;
+    ctx.insert("ff", &ff);
+    ctx.insert("gbase", &(4 * ff.len()));
+    if plan.is_none() {
+        ctx.insert("gw", &Vec::<usize>::new());
+    }
+    let nf = 3 * geometry.nfp;
+    ctx.insert("scratch", &((slots * chunk).max(nf * nv) * variant.group));
+    let face_nodes = nf.div_ceil(threads);
+    ctx.insert("face_nodes", &face_nodes);
+    ctx.insert("face_batch", &face_nodes.min(TILE_FACE_BATCH));
+    // CUDA reads a work item's rows of a folded column as vectors (OpenCL value by value)
+    let width = match (single, target) {
+        (_, Target::OpenCl) => 1,
+        (true, _) if outputs.is_multiple_of(4) => 4,
+        _ => 2,
+    };
+    ctx.insert("width", &width);
+    ctx.insert("vectors", &(outputs / width));
+    ctx.insert(
+        "vector",
+        match (single, width) {
+            (true, 4) => "float4",
+            (true, 2) => "float2",
+            (false, 2) => "double2",
+            _ => "real",
+        },
+    );
+    let cw = match (target, single) {
+        (Target::Cuda, true) => 4,
+        (Target::Cuda, false) => 2,
+        _ => 1,
+    };
+    let values = (geometry.np + mirror.face_columns.len()) * stride;
+    ctx.insert("cw", &cw);
+    ctx.insert("cvec", if single { "float4" } else { "double2" });
+    ctx.insert("local_mat", &values);
+    ctx.insert("mat_vecs", &(values / cw));
+    ctx.insert("mat_trips", &(values / cw).div_ceil(variant.group * threads));
+    let array = if variant.storage == Storage::MatrixLocal { "s_mat" } else { "folded" };
+    ctx.insert("mat_array", array);
+    ctx.insert("lift_base", &(geometry.np * stride));
+    Ok(())
 }
 
 /// Whether the closed form of the face mask (`FACE_NODE` in `face_jump.tera`) gives the element's:
@@ -520,7 +645,12 @@ pub fn render_nodal_tri(
         && variant.surface == Surface::Merged
         && matches!(
             variant.partition,
-            Partition::Element | Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Mma16Regs
+            Partition::Element
+                | Partition::Tile { .. }
+                | Partition::Mirror { .. }
+                | Partition::Mma
+                | Partition::Mma16
+                | Partition::Mma16Regs
         );
     ctx.insert("fold_source", &source_in_store);
     ctx.insert("diff_first", &(variant.form == VolumeForm::DiffFirst));
@@ -533,6 +663,7 @@ pub fn render_nodal_tri(
         Partition::Node => ("volume_node", "surface_node"),
         Partition::Element => ("volume_elem", "surface_elem"),
         Partition::Tile { .. } => ("rhs_tile", "rhs_tile"),
+        Partition::Mirror { .. } => ("rhs_mirror", "rhs_mirror"),
         Partition::Mma | Partition::Mma16 => ("rhs_mma", "rhs_mma"),
         Partition::Mma16Regs => ("rhs_mma_regs", "rhs_mma_regs"),
         Partition::Gemm => ("gemm_flux", "gemm_flux"),
@@ -674,6 +805,9 @@ pub fn render_nodal_tri(
         ctx.insert("lift_base", &(2 * geometry.np * kept));
         ctx.insert("lift_rows", &lift_rows);
     }
+    if let Partition::Mirror { threads } = variant.partition {
+        insert_mirror(&mut ctx, element, variant, &geometry, threads, plan.as_ref(), ir.variables.len(), target)?;
+    }
     let piece = |names: &[&str]| render_pieces(&tera, &ctx, names);
     let mut parts = Vec::new();
     match variant.surface {
@@ -687,6 +821,9 @@ pub fn render_nodal_tri(
         }
         Surface::Merged if matches!(variant.partition, Partition::Tile { .. }) => {
             parts.push((vec!["tile"], piece(&[volume])?))
+        }
+        Surface::Merged if matches!(variant.partition, Partition::Mirror { .. }) => {
+            parts.push((vec!["mirror"], piece(&[volume])?))
         }
         Surface::Merged if variant.partition.is_mma() => parts.push((vec!["mma"], piece(&[volume])?)),
         Surface::Merged if variant.partition == Partition::Gemm => parts.push((vec!["gemm_flux"], piece(&[volume])?)),
@@ -719,6 +856,7 @@ pub fn render_nodal_tri(
     let mut rhs_kernels = vec![KernelLaunch {
         name: match (variant.partition, variant.surface) {
             (Partition::Tile { .. }, _) => "tile",
+            (Partition::Mirror { .. }, _) => "mirror",
             (Partition::Mma | Partition::Mma16 | Partition::Mma16Regs, _) => "mma",
             (Partition::Gemm, _) => "gemm_flux",
             (_, Surface::Merged) => "rhs",

@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, mirror3, mirror4 and mirror5 mixed on the tiled layout, matrix-local, with wg32, seq1, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -26,6 +26,15 @@ pub enum Partition {
     /// producing a block of output nodes for every variable (in-line parallelism with register tiling: each matrix
     /// entry read serves every variable, each flux value every row of the block). Volume and surface merged.
     Tile {
+        /// Work items per element.
+        threads: usize,
+    },
+    /// [`Partition::Tile`] on the operator folded by the reference triangle's mirror symmetry (r, s) ↦ (s, r)
+    /// ([`crate::mirror`]): each work item keeps the symmetric and antisymmetric rows of its block of mirror
+    /// representatives, so each folded column costs one multiply-add per row — np columns against Dr's and Ds's
+    /// 2·np — and the lift about half of its np·3·nfp; the store writes both nodes of each pair. Flux-first or
+    /// mixed.
+    Mirror {
         /// Work items per element.
         threads: usize,
     },
@@ -154,6 +163,7 @@ impl fmt::Display for Variant {
             Partition::Node => "node".to_string(),
             Partition::Element => "elem".to_string(),
             Partition::Tile { threads } => format!("tile{threads}"),
+            Partition::Mirror { threads } => format!("mirror{threads}"),
             Partition::Mma => "mma".to_string(),
             Partition::Mma16 => "mma16".to_string(),
             Partition::Mma16Regs => "mma16r".to_string(),
@@ -163,6 +173,7 @@ impl fmt::Display for Variant {
             Partition::Node => format!("mb{}", self.group),
             Partition::Element
             | Partition::Tile { .. }
+            | Partition::Mirror { .. }
             | Partition::Mma
             | Partition::Mma16
             | Partition::Mma16Regs
@@ -220,12 +231,14 @@ impl FromStr for Variant {
             "mma16r" => Partition::Mma16Regs,
             "gemm" => Partition::Gemm,
             other if other.starts_with("tile") => Partition::Tile { threads: number(other, "tile")? },
+            other if other.starts_with("mirror") => Partition::Mirror { threads: number(other, "mirror")? },
             other => return Err(bad(format!("unknown partition `{other}`"))),
         };
         let group = match partition {
             Partition::Node => number(parts[1], "mb")?,
             Partition::Element
             | Partition::Tile { .. }
+            | Partition::Mirror { .. }
             | Partition::Mma
             | Partition::Mma16
             | Partition::Mma16Regs
@@ -344,6 +357,17 @@ impl Variant {
                             }
                         }
                     }
+                    // (the mirror tiles, mixed, on the tiled layout: half the tiles' multiply-adds. On an H100
+                    // (2026-12-05, scripts/probe/mirror_sweep.sh) three to five work items per element won N = 5..7 of
+                    // both precisions; two, six and eight were slower at every order, as were the operator read
+                    // through the cache (field-local: 1.3–1.9× slower) and two groups in sequence (seq2: 1.1–1.6×))
+                    if surface == Surface::Merged && seq == 1 && storage == Storage::MatrixLocal {
+                        out.extend([3, 4, 5].map(|threads| Variant {
+                            form: VolumeForm::Mixed,
+                            layout: Layout::Tiled,
+                            ..shared(Partition::Mirror { threads }, 32, 1)
+                        }));
+                    }
                     // (the tiled layout, merged only: on an H200 (2026-12-04, scripts/probe/tiled_layout.sh) the
                     // tiled twins of the merged element winners were 3–13 % faster at N = 1..4 f32 and N = 3, 4 f64,
                     // and 9 % slower at N = 2 f64 (wg32 diff-first), so both layouts stay in the list)
@@ -402,8 +426,10 @@ impl Variant {
         }
         if self.form == VolumeForm::Mixed {
             let merged_element = self.partition == Partition::Element && self.surface == Surface::Merged;
-            if !matches!(self.partition, Partition::Tile { .. }) && !merged_element {
-                return reject("mixed is generated for the tile partition and the merged element partition".into());
+            if !matches!(self.partition, Partition::Tile { .. } | Partition::Mirror { .. }) && !merged_element {
+                return reject(
+                    "mixed is generated for the tile and mirror partitions and the merged element partition".into(),
+                );
             }
             if !law.linear_flux || law.divergence_products >= nvars {
                 return reject(format!(
@@ -433,6 +459,33 @@ impl Variant {
                 return reject(format!(
                     "{threads} work items of {} outputs each leave one without a node (N = {order} has {})",
                     geometry.tile_outputs, geometry.np
+                ));
+            }
+        }
+        if let Partition::Mirror { threads } = self.partition {
+            if !(1..=16).contains(&threads) {
+                return reject("mirror partition takes 1 to 16 work items per element".into());
+            }
+            if self.surface != Surface::Merged || self.layout == Layout::ElementMajor {
+                return reject(
+                    "mirror tiles are generated merged (volume and surface) on the node-major or tiled layout".into(),
+                );
+            }
+            if self.form == VolumeForm::DiffFirst {
+                return reject("mirror tiles differentiate the contravariant fluxes (flux-first or mixed)".into());
+            }
+            if self.storage == Storage::MatrixConst {
+                return reject(
+                    "mirror tiles read the folded operator from local memory (matrix-local) or through the cache \
+                     (field-local)"
+                        .into(),
+                );
+            }
+            let rows = geometry.mirror_rows();
+            if (threads - 1) * geometry.tile_outputs >= rows {
+                return reject(format!(
+                    "{threads} work items of {} folded rows each leave one without a row (N = {order} has {rows})",
+                    geometry.tile_outputs
                 ));
             }
         }
@@ -503,10 +556,11 @@ impl Variant {
         }
         if self.layout == Layout::Tiled {
             let merged_element = self.partition == Partition::Element && self.surface == Surface::Merged;
-            if !merged_element && !self.partition.is_mma() && !matches!(self.partition, Partition::Tile { .. }) {
+            let tiles = matches!(self.partition, Partition::Tile { .. } | Partition::Mirror { .. });
+            if !merged_element && !self.partition.is_mma() && !tiles {
                 return reject(
                     "the tiled layout is generated for the merged element kernels, the tiles and the tensor-core \
-                     kernels (elem/…/merged, tile<t>/…, mma/…, mma16/…, mma16r/…)"
+                     kernels (elem/…/merged, tile<t>/…, mirror<t>/…, mma/…, mma16/…, mma16r/…)"
                         .into(),
                 );
             }

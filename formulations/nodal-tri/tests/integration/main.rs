@@ -2,6 +2,7 @@
 
 mod cost;
 mod gemm_host;
+mod mirror;
 mod mixed;
 mod search;
 mod tuning_buffers;

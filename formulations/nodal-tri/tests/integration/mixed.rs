@@ -12,14 +12,17 @@ use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg_runtime::backend::{opencl_for_tests, Device};
 use dg_runtime::formulation::law_ir;
 
-/// The mixed variants (tiles and elements) of one precision: the tuner's (f32) and those valid on request (f64).
+/// The mixed variants (tiles and elements) of one precision: the tuner's (f32; the mirror tiles in both) and those
+/// valid on request (f64), each once.
 fn mixed_variants(precision: Precision) -> Vec<Variant> {
-    [Precision::F32, Precision::F64]
-        .into_iter()
-        .flat_map(Variant::all)
-        .filter(|v| v.form == VolumeForm::Mixed)
-        .map(|v| Variant { precision, ..v })
-        .collect()
+    let mut out: Vec<Variant> = Vec::new();
+    for v in [Precision::F32, Precision::F64].into_iter().flat_map(Variant::all) {
+        let v = Variant { precision, ..v };
+        if v.form == VolumeForm::Mixed && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
 }
 
 /// Verifies the mixed variants of `law` valid at `order` in `T`; (variant, passed, relative error).
@@ -59,9 +62,10 @@ fn the_plan_shares_the_gradient_that_several_fluxes_read_and_only_where_it_saves
         let result = mixed.check(6, &LawShape::of(&ir), &limits);
         assert_eq!(result.is_ok(), valid, "{}: {result:?}", ir.name);
     }
-    // tiles, and elements with volume and surface merged (the element's state is in registers for the face jumps)
+    // tiles (plain or mirror), and elements with volume and surface merged (the element's state is in registers for
+    // the face jumps)
     let listed = mixed_variants(Precision::F32);
-    assert!(listed.iter().all(|v| matches!(v.partition, Partition::Tile { .. })
+    assert!(listed.iter().all(|v| matches!(v.partition, Partition::Tile { .. } | Partition::Mirror { .. })
         || (v.partition == Partition::Element && v.surface == Surface::Merged)));
     assert!(listed.iter().filter(|v| v.partition == Partition::Element).count() >= 4, "{listed:?}");
     let maxwell_shape = LawShape::of(&law_ir(&dg_laws::MaxwellTm::default()).unwrap());
@@ -144,7 +148,7 @@ fn the_rules_count_at_least_the_local_memory_a_mixed_tile_declares() {
     }
 }
 
-/// A law's source term is added in the store of the merged element, tile, mma and mma16 kernels (whose argument list
+/// A law's source term is added in the store of the merged element, tile, mirror, mma and mma16 kernels (whose argument list
 /// then takes the nodes' coordinates), so no `source` kernel follows and the stage's update can be folded; every
 /// other partition and surface keeps the `source` kernel, launched last; a law without a source keeps its program
 /// text.
@@ -162,6 +166,7 @@ fn the_source_is_added_in_the_store_of_merged_element_tile_and_mma_kernels() {
     for spec in [
         "elem/wg128/seq1/matrix-local/merged/node-major/f64",
         "tile4/wg32/seq1/matrix-local/merged/node-major/f32",
+        "mirror4/wg32/seq1/matrix-local/merged/tiled/f64",
         "mma/wg8/seq1/field-local/merged/node-major/f64",
         "mma16/wg16/seq1/field-local/merged/node-major/f64",
         "mma16r/wg32/seq1/field-local/merged/node-major/f64",

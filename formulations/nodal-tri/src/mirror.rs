@@ -1,0 +1,322 @@
+//! The operator folded by the reference triangle's mirror symmetry (r, s) ↦ (s, r), for the mirror tiles
+//! ([`crate::variant::Partition::Mirror`]).
+//!
+//! The warp-and-blend nodes are symmetric under the reflection P that swaps r and s: each node is either on the line
+//! r = s (a fixed node) or one of a pair (i, P(i)). With D± = (Dr ± Ds)/2, P·D+·P = D+ and P·D−·P = −D− (because
+//! P·Dr·P = Ds), and P·LIFT = LIFT·P_Γ (P_Γ swaps faces 0 and 2 and reverses face 1). Written in the basis of the
+//! pairs' sums and differences, a matrix that commutes with P maps sums to sums and differences to differences, and
+//! one that anticommutes maps sums to differences and back: half its entries are zero. The strong-form divergence
+//! Dr·gr + Ds·gs = D+·(gr + gs) + D−·(gr − gs) then costs np² multiply-adds per product instead of 2·np², and the
+//! lift about half of np·3·nfp (the 1D analogue is the even–odd decomposition of spectral derivative matrices).
+//!
+//! Each *representative* r (the pairs' first nodes, then the fixed nodes) has a symmetric output row (the mean of
+//! the outputs at its two nodes) and an antisymmetric one (half their difference; zero for a fixed node), so a
+//! work item keeps both rows of a representative and writes y_i = sym + anti and y_P(i) = sym − anti itself. The
+//! columns of the folded volume operator are the representatives' sums (one per representative) and the pairs'
+//! differences (one per pair): np columns. Which input a row multiplies follows from the symmetry (see
+//! [`Mirror::volume_operator`]), and the entries this leaves out are checked to vanish when the operator is built.
+
+use dg_core::matrix::Matrix;
+use dg_core::triangle::ReferenceTriangle;
+
+/// The reference triangle's mirror pairs, of nodes and of face nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mirror {
+    /// The representatives' nodes: each pair's first node (the smaller index), then the fixed nodes.
+    pub nodes: Vec<usize>,
+    /// Each representative's mirror node (itself for a fixed node).
+    pub partners: Vec<usize>,
+    /// Pairs among the representatives (the first `pairs` of them).
+    pub pairs: usize,
+    /// The face representatives' columns of the face data (face·nfp + i, as LIFT's columns): each pair's first
+    /// column, then the columns that are their own mirror (the middle of face 1 at even orders).
+    pub face_columns: Vec<usize>,
+    /// Each face representative's mirror column.
+    pub face_partners: Vec<usize>,
+    /// Pairs among the face representatives.
+    pub face_pairs: usize,
+}
+
+/// Why an element has no mirror folding.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MirrorError {
+    /// A node's mirror image is not a node.
+    #[error("node {node} at (r, s) = ({r}, {s}) has no mirror node at (s, r)")]
+    NoMirrorNode {
+        /// The node.
+        node: usize,
+        /// Its r.
+        r: f64,
+        /// Its s.
+        s: f64,
+    },
+    /// An operator does not have the symmetry the folding relies on.
+    #[error("the folded {operator} keeps an entry of {size:e} where the symmetry needs zero")]
+    NotSymmetric {
+        /// Which operator.
+        operator: &'static str,
+        /// The largest entry the folding drops, relative to the largest entry kept.
+        size: f64,
+    },
+}
+
+/// Relative size below which a dropped entry counts as zero (the operators are built in f64 from a Vandermonde
+/// inverse; their symmetric parts agree to about 1e-13 at N = 10).
+const ZERO: f64 = 1e-9;
+
+impl Mirror {
+    /// The mirror pairs of `element`'s nodes and face nodes.
+    pub fn of(element: &ReferenceTriangle) -> Result<Self, MirrorError> {
+        let np = element.np;
+        let mirror_of = |i: usize| -> Result<usize, MirrorError> {
+            let (r, s) = (element.r[i], element.s[i]);
+            (0..np)
+                .find(|&j| (element.r[j] - s).abs() < 1e-10 && (element.s[j] - r).abs() < 1e-10)
+                .ok_or(MirrorError::NoMirrorNode { node: i, r, s })
+        };
+        let image: Vec<usize> = (0..np).map(mirror_of).collect::<Result<_, _>>()?;
+        let (mut nodes, mut partners): (Vec<usize>, Vec<usize>) =
+            (0..np).filter(|&i| image[i] > i).map(|i| (i, image[i])).unzip();
+        let pairs = nodes.len();
+        for i in (0..np).filter(|&i| image[i] == i) {
+            nodes.push(i);
+            partners.push(i);
+        }
+        // face f's node a is column f·nfp + a; the mirror takes face 0 (s = −1) to face 2 (r = −1) and face 1 to itself
+        let nfp = element.nfp;
+        let face_image = |column: usize| -> Result<usize, MirrorError> {
+            let (face, a) = (column / nfp, column % nfp);
+            let target = [2, 1, 0][face];
+            let node = image[element.fmask[face][a]];
+            element.fmask[target].iter().position(|&n| n == node).map(|b| target * nfp + b).ok_or(
+                MirrorError::NoMirrorNode {
+                    node: element.fmask[face][a],
+                    r: element.r[element.fmask[face][a]],
+                    s: element.s[element.fmask[face][a]],
+                },
+            )
+        };
+        let face_image: Vec<usize> = (0..3 * nfp).map(face_image).collect::<Result<_, _>>()?;
+        let (mut face_columns, mut face_partners): (Vec<usize>, Vec<usize>) =
+            (0..3 * nfp).filter(|&c| face_image[c] > c).map(|c| (c, face_image[c])).unzip();
+        let face_pairs = face_columns.len();
+        for c in (0..3 * nfp).filter(|&c| face_image[c] == c) {
+            face_columns.push(c);
+            face_partners.push(c);
+        }
+        Ok(Self { nodes, partners, pairs, face_columns, face_partners, face_pairs })
+    }
+
+    /// Representatives (pairs and fixed nodes): the folded operators have twice as many rows.
+    pub fn reps(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The fixed representatives at order `order` (the nodes on r = s of the warp-and-blend set): ⌊N/2⌋ + 1.
+    pub fn fixed_nodes(order: usize) -> usize {
+        order / 2 + 1
+    }
+
+    /// Representatives at order `order`, without building the element: (np + fixed) / 2.
+    pub fn reps_at(order: usize) -> usize {
+        (dg_core::triangle::num_nodes(order) + Self::fixed_nodes(order)) / 2
+    }
+
+    /// Face representatives at order `order`: the pairs of face 0 with face 2 (nfp), face 1's pairs and its middle
+    /// node at even orders.
+    pub fn face_reps_at(order: usize) -> usize {
+        let nfp = order + 1;
+        nfp + nfp.div_ceil(2)
+    }
+
+    /// Entry (row `n`, folded column) of `a` for representative `c`'s sum (`odd` false: (a_j + a_g) carries the
+    /// weight, halved again at a fixed node whose sum is 2·a_j) or a pair's difference (`odd` true).
+    fn column_weight(a: &Matrix, n: usize, j: usize, g: usize, odd: bool) -> f64 {
+        match (odd, j == g) {
+            (false, false) => (a[(n, j)] + a[(n, g)]) / 2.0,
+            (false, true) => a[(n, j)] / 2.0,
+            (true, _) => (a[(n, j)] - a[(n, g)]) / 2.0,
+        }
+    }
+
+    /// `a`'s folded row pair of representative `r` at one folded column: (symmetric row, antisymmetric row).
+    fn row_pair(&self, weight: impl Fn(usize) -> f64, r: usize) -> (f64, f64) {
+        let (i, h) = (self.nodes[r], self.partners[r]);
+        let (wi, wh) = (weight(i), weight(h));
+        ((wi + wh) / 2.0, if i == h { 0.0 } else { (wi - wh) / 2.0 })
+    }
+
+    /// The folded volume operator: 2·reps rows (representative r's symmetric row 2r, its antisymmetric row 2r + 1)
+    /// by np columns (representative c's sum a_j + a_g at column c, pair c's difference a_j − a_g at column
+    /// reps + c). Symmetric rows take D+ at the sums and D− at the differences, antisymmetric rows D− at the sums
+    /// and D+ at the differences, D± = (Dr ± Ds)/2; so with gr, gs the contravariant fluxes, a = gr + gs and
+    /// b = gr − gs, Dr·gr + Ds·gs is: symmetric rows times [sums of a | differences of b], antisymmetric rows times
+    /// [sums of b | differences of a]. Refused when a dropped entry (D+ between sums and differences, D− within
+    /// them) is not zero.
+    pub fn volume_operator(&self, element: &ReferenceTriangle) -> Result<Matrix, MirrorError> {
+        let plus = (&element.dr + &element.ds) / 2.0;
+        let minus = (&element.dr - &element.ds) / 2.0;
+        let (reps, np) = (self.reps(), element.np);
+        let mut out = Matrix::zeros(2 * reps, np);
+        let (mut kept, mut dropped) = (0.0f64, 0.0f64);
+        for column in 0..np {
+            let odd = column >= reps;
+            let c = if odd { column - reps } else { column };
+            let (j, g) = (self.nodes[c], self.partners[c]);
+            for r in 0..reps {
+                let (p_sym, p_anti) = self.row_pair(|n| Self::column_weight(&plus, n, j, g, odd), r);
+                let (m_sym, m_anti) = self.row_pair(|n| Self::column_weight(&minus, n, j, g, odd), r);
+                // sums: D+ to symmetric rows, D− to antisymmetric ones; differences the other way round
+                let (sym, anti, drop) =
+                    if odd { (m_sym, p_anti, [p_sym, m_anti]) } else { (p_sym, m_anti, [m_sym, p_anti]) };
+                out[(2 * r, column)] = sym;
+                out[(2 * r + 1, column)] = anti;
+                kept = kept.max(sym.abs()).max(anti.abs());
+                dropped = drop.iter().fold(dropped, |d, x| if x.abs() > d || x.is_nan() { x.abs() } else { d });
+            }
+        }
+        Self::check("volume operator", kept, dropped)?;
+        Ok(out)
+    }
+
+    /// The folded lift: 2·reps rows by the face representatives' columns; symmetric rows multiply the face jumps'
+    /// sums J_f + J_g, antisymmetric rows their differences J_f − J_g (zero at a column that is its own mirror).
+    pub fn lift_operator(&self, element: &ReferenceTriangle) -> Result<Matrix, MirrorError> {
+        let reps = self.reps();
+        let lift = &element.lift;
+        let mut out = Matrix::zeros(2 * reps, self.face_columns.len());
+        let (mut kept, mut dropped) = (0.0f64, 0.0f64);
+        for (c, (&f, &g)) in self.face_columns.iter().zip(&self.face_partners).enumerate() {
+            for r in 0..reps {
+                let (sym, anti_of_sum) = self.row_pair(|n| Self::column_weight(lift, n, f, g, false), r);
+                let (sym_of_diff, anti) = self.row_pair(|n| Self::column_weight(lift, n, f, g, true), r);
+                out[(2 * r, c)] = sym;
+                out[(2 * r + 1, c)] = anti;
+                kept = kept.max(sym.abs()).max(anti.abs());
+                for x in [anti_of_sum, sym_of_diff] {
+                    if x.abs() > dropped || x.is_nan() {
+                        dropped = x.abs();
+                    }
+                }
+            }
+        }
+        Self::check("lift", kept, dropped)?;
+        Ok(out)
+    }
+
+    fn check(operator: &'static str, kept: f64, dropped: f64) -> Result<(), MirrorError> {
+        let size = dropped / kept;
+        if size.is_nan() || size > ZERO {
+            return Err(MirrorError::NotSymmetric { operator, size });
+        }
+        Ok(())
+    }
+}
+
+/// The mirror tiles' operator as the kernels read it: the folded volume operator's columns, then the folded lift's,
+/// each column the `stride` values of its rows (zero past 2·reps).
+pub fn mirror_matrices<T: dg_core::Real>(element: &ReferenceTriangle, stride: usize) -> Result<Vec<T>, MirrorError> {
+    let mirror = Mirror::of(element)?;
+    let volume = mirror.volume_operator(element)?;
+    let lift = mirror.lift_operator(element)?;
+    let mut out = Vec::with_capacity((volume.ncols() + lift.ncols()) * stride);
+    for m in [&volume, &lift] {
+        for j in 0..m.ncols() {
+            out.extend((0..stride).map(|i| T::from_f64(if i < m.nrows() { m[(i, j)] } else { 0.0 })));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    fn dense(m: &Matrix, x: &[f64]) -> Vec<f64> {
+        (0..m.nrows()).map(|i| (0..m.ncols()).map(|j| m[(i, j)] * x[j]).sum()).collect()
+    }
+
+    fn worst(a: &[f64], b: &[f64]) -> f64 {
+        let scale = b.iter().fold(1.0f64, |s, x| s.max(x.abs()));
+        a.iter().zip(b).map(|(x, y)| (x - y).abs() / scale).fold(0.0, |w, e| if e > w || e.is_nan() { e } else { w })
+    }
+
+    /// The folded operators, applied the way the mirror kernels apply them (sums and differences of the pairs'
+    /// values, symmetric and antisymmetric rows, y_i = sym + anti and y_P(i) = sym − anti), give Dr·gr + Ds·gs,
+    /// Dr·q, Ds·q and LIFT·J of random data at every order, compared with the element's dense matrices.
+    #[test]
+    fn the_folded_operators_reproduce_the_dense_products() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for order in 1..=10 {
+            let el = ReferenceTriangle::new(order).expect("element");
+            let m = Mirror::of(&el).expect("mirror");
+            assert_eq!(m.reps(), Mirror::reps_at(order), "N = {order}");
+            assert_eq!(m.nodes.len() - m.pairs, Mirror::fixed_nodes(order), "N = {order}");
+            assert_eq!(m.face_columns.len(), Mirror::face_reps_at(order), "N = {order}");
+            let fv = m.volume_operator(&el).expect("volume");
+            let fl = m.lift_operator(&el).expect("lift");
+            let (np, nf, reps) = (el.np, 3 * el.nfp, m.reps());
+            let mut rand_vec = |n: usize| (0..n).map(|_| rng.random_range(-1.0..1.0)).collect::<Vec<f64>>();
+            let (gr, gs, q, jump) = (rand_vec(np), rand_vec(np), rand_vec(np), rand_vec(nf));
+            let (a, b): (Vec<f64>, Vec<f64>) = gr.iter().zip(&gs).map(|(r, s)| (r + s, r - s)).unzip();
+            let sum = |x: &[f64], c: usize| x[m.nodes[c]] + x[m.partners[c]];
+            let diff = |x: &[f64], c: usize| x[m.nodes[c]] - x[m.partners[c]];
+            let (mut div, mut dr, mut ds, mut lift) = (vec![0.0; np], vec![0.0; np], vec![0.0; np], vec![0.0; np]);
+            for r in 0..reps {
+                let (mut div_s, mut div_a, mut x_s, mut x_a, mut y_s, mut y_a) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+                for c in 0..reps {
+                    div_s += fv[(2 * r, c)] * sum(&a, c);
+                    div_a += fv[(2 * r + 1, c)] * sum(&b, c);
+                    x_s += fv[(2 * r, c)] * sum(&q, c);
+                    x_a += fv[(2 * r + 1, c)] * sum(&q, c);
+                }
+                for c in 0..m.pairs {
+                    div_s += fv[(2 * r, reps + c)] * diff(&b, c);
+                    div_a += fv[(2 * r + 1, reps + c)] * diff(&a, c);
+                    y_s += fv[(2 * r, reps + c)] * diff(&q, c);
+                    y_a += fv[(2 * r + 1, reps + c)] * diff(&q, c);
+                }
+                // Dr·q = X + Y; Ds·q = X − Y on symmetric rows, Y − X on antisymmetric ones
+                let (dr_s, dr_a, ds_s, ds_a) = (x_s + y_s, x_a + y_a, x_s - y_s, y_a - x_a);
+                let (mut l_s, mut l_a) = (0.0, 0.0);
+                for (c, (&f, &g)) in m.face_columns.iter().zip(&m.face_partners).enumerate() {
+                    l_s += fl[(2 * r, c)] * (jump[f] + jump[g]);
+                    l_a += fl[(2 * r + 1, c)] * (jump[f] - jump[g]);
+                }
+                let (i, h) = (m.nodes[r], m.partners[r]);
+                for (out, s, an) in
+                    [(&mut div, div_s, div_a), (&mut dr, dr_s, dr_a), (&mut ds, ds_s, ds_a), (&mut lift, l_s, l_a)]
+                {
+                    out[i] = s + an;
+                    if h != i {
+                        out[h] = s - an;
+                    }
+                }
+            }
+            let want_div: Vec<f64> = dense(&el.dr, &gr).iter().zip(dense(&el.ds, &gs)).map(|(x, y)| x + y).collect();
+            for (name, got, want) in [
+                ("Dr·gr + Ds·gs", &div, want_div),
+                ("Dr·q", &dr, dense(&el.dr, &q)),
+                ("Ds·q", &ds, dense(&el.ds, &q)),
+                ("LIFT·J", &lift, dense(&el.lift, &jump)),
+            ] {
+                let e = worst(got, &want);
+                assert!(e < 1e-12, "N = {order}: {name} off by {e:e}");
+            }
+        }
+    }
+
+    /// The folding refuses an operator without the symmetry: Dr alone does not commute with the mirror.
+    #[test]
+    fn an_operator_without_the_symmetry_is_refused() {
+        let mut el = ReferenceTriangle::new(5).expect("element");
+        let m = Mirror::of(&el).expect("mirror");
+        el.ds = el.dr.clone();
+        assert!(matches!(m.volume_operator(&el), Err(MirrorError::NotSymmetric { .. })));
+        let mut el = ReferenceTriangle::new(4).expect("element");
+        el.lift[(0, 0)] += 0.5;
+        let m4 = Mirror::of(&el).expect("mirror");
+        assert!(matches!(m4.lift_operator(&el), Err(MirrorError::NotSymmetric { .. })));
+    }
+}
