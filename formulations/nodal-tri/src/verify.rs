@@ -108,7 +108,8 @@ pub fn verify_variants<L: ConservationLaw + Clone, T: Real>(
                 Err(_) => verify_variant::<L, T>(device, target, problem, &variant, seed),
             };
             progress(&outcome);
-            if let Some(i) = variants.iter().position(|v| *v == variant) {
+            // (the first slot of this variant still open: a variant listed twice fills both)
+            if let Some(i) = variants.iter().zip(&outcomes).position(|(v, o)| *v == variant && o.is_none()) {
                 outcomes[i] = Some(outcome);
             }
         }

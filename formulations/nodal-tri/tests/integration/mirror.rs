@@ -101,6 +101,9 @@ fn flux_first_mirror_tiles_of_nonlinear_laws_match_the_cpu_on_opencl_and_a_plant
     for (variant, passed, error) in &results {
         assert!(*passed && error.is_finite() && *error < 1e-12, "{variant}: error {error:e}");
     }
+    // a variant listed twice is verified twice, each outcome in its own place
+    let twice = check::<_, f64>(device.as_mut(), &mhd, 3, &[mhd_specs[0], mhd_specs[0]]);
+    assert!(twice.iter().all(|(_, passed, error)| *passed && *error < 1e-12), "{twice:?}");
     let mut planted = PlantedDevice::new(device.as_mut(), PlantedBug::LastElementUnwritten);
     for (variant, passed, error) in check::<_, f64>(&mut planted, &euler, 5, &euler_specs) {
         assert!(!passed, "{variant} passed with a planted bug (error {error:e})");
