@@ -24,33 +24,38 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     let nmat = law.materials.len() as f64;
     let flux = law.function("flux").map_or(0, |f| f.flops().total) as f64;
     let nflux = law.function(&format!("numerical_flux:{nflux}")).map_or(0, |f| f.flops().total) as f64;
+    // flops per entry of a product with the reference derivatives: Dr's and Ds's (2 each), or the mirror tiles' one
+    // folded matrix (`crate::mirror`: np·np nonzero entries per product, 2 flops each)
+    let entry = match variant.partition {
+        Partition::Mirror { .. } => 2.0,
+        _ => 4.0,
+    };
     let volume = match (variant.partition, variant.form) {
-        // the mixed form (tiles, elements): Dr and Ds products (4 flops per entry) of the flux-first variables' contravariant
-        // fluxes (6 flops per node) and of the shared fields, then each other variable's divergence from the
-        // gradients (4 flops per gradient it reads, per node)
-        (Partition::Tile { .. } | Partition::Element, VolumeForm::Mixed) => match law.divergence_plan() {
-            Some(plan) => {
-                let reads: usize = plan.from_gradients.iter().map(|(_, r)| r.len()).sum();
-                np * flux
-                    + np * (4.0 * np * plan.products() as f64 + 6.0 * plan.flux_first.len() as f64 + 4.0 * reads as f64)
+        // the mixed form (tiles, mirror tiles, elements): the products of the flux-first variables' contravariant
+        // fluxes (6 flops per node; the mirror tiles' folded inputs as many) and of the shared fields, then each other
+        // variable's divergence from the gradients (4 flops per gradient it reads, per node)
+        (Partition::Tile { .. } | Partition::Mirror { .. } | Partition::Element, VolumeForm::Mixed) => {
+            match law.divergence_plan() {
+                Some(plan) => {
+                    let reads: usize = plan.from_gradients.iter().map(|(_, r)| r.len()).sum();
+                    np * flux
+                        + np * (entry * np * plan.products() as f64
+                            + 6.0 * plan.flux_first.len() as f64
+                            + 4.0 * reads as f64)
+                }
+                None => np * flux + nv * np * (entry * np + 6.0),
             }
-            None => np * flux + nv * np * (4.0 * np + 6.0),
-        },
-        // the mirror tiles (`crate::mirror`): the folded operator's np·np nonzero entries per product (2 flops each),
-        // the folded inputs (6 flops per node and flux-first variable), the gradients' combination as the tiles'
-        (Partition::Mirror { .. }, VolumeForm::Mixed) => match law.divergence_plan() {
-            Some(plan) => {
-                let reads: usize = plan.from_gradients.iter().map(|(_, r)| r.len()).sum();
-                np * flux
-                    + np * (2.0 * np * plan.products() as f64 + 6.0 * plan.flux_first.len() as f64 + 4.0 * reads as f64)
-            }
-            None => np * flux + nv * np * (2.0 * np + 6.0),
-        },
-        (Partition::Mirror { .. }, _) => np * flux + nv * np * (2.0 * np + 6.0),
-        // the two contravariant fluxes per node and variable (6 flops), then Dr·gr + Ds·gs (4 flops per entry)
-        (Partition::Tile { .. } | Partition::Mma | Partition::Mma16 | Partition::Mma16Regs | Partition::Gemm, _) => {
-            np * flux + nv * np * (4.0 * np + 6.0)
         }
+        // the two contravariant fluxes per node and variable (6 flops), then the products
+        (
+            Partition::Tile { .. }
+            | Partition::Mirror { .. }
+            | Partition::Mma
+            | Partition::Mma16
+            | Partition::Mma16Regs
+            | Partition::Gemm,
+            _,
+        ) => np * flux + nv * np * (entry * np + 6.0),
         // flux at each node, 4 mat-vecs (2 flops per entry) per variable, 7 flops to combine
         (_, VolumeForm::FluxFirst) => np * flux + nv * np * (8.0 * np + 7.0),
         // 2 mat-vecs per variable, x and y derivatives (6 flops), the x flux of ∂q/∂x and the y flux of ∂q/∂y

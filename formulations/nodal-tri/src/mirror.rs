@@ -171,8 +171,8 @@ impl Mirror {
                     if odd { (m_sym, p_anti, [p_sym, m_anti]) } else { (p_sym, m_anti, [m_sym, p_anti]) };
                 out[(2 * r, column)] = sym;
                 out[(2 * r + 1, column)] = anti;
-                kept = kept.max(sym.abs()).max(anti.abs());
-                dropped = drop.iter().fold(dropped, |d, x| if x.abs() > d || x.is_nan() { x.abs() } else { d });
+                kept = largest(kept, &[sym, anti]);
+                dropped = largest(dropped, &drop);
             }
         }
         Self::check("volume operator", kept, dropped)?;
@@ -192,12 +192,8 @@ impl Mirror {
                 let (sym_of_diff, anti) = self.row_pair(|n| Self::column_weight(lift, n, f, g, true), r);
                 out[(2 * r, c)] = sym;
                 out[(2 * r + 1, c)] = anti;
-                kept = kept.max(sym.abs()).max(anti.abs());
-                for x in [anti_of_sum, sym_of_diff] {
-                    if x.abs() > dropped || x.is_nan() {
-                        dropped = x.abs();
-                    }
-                }
+                kept = largest(kept, &[sym, anti]);
+                dropped = largest(dropped, &[anti_of_sum, sym_of_diff]);
             }
         }
         Self::check("lift", kept, dropped)?;
@@ -211,6 +207,11 @@ impl Mirror {
         }
         Ok(())
     }
+}
+
+/// The largest of `so_far` and the magnitudes of `values`; NaN once any is NaN (`f64::max` would drop it).
+fn largest(so_far: f64, values: &[f64]) -> f64 {
+    values.iter().fold(so_far, |m, x| if m.is_nan() || x.is_nan() { f64::NAN } else { m.max(x.abs()) })
 }
 
 /// The mirror tiles' operator as the kernels read it: the folded volume operator's columns, then the folded lift's,
@@ -318,5 +319,10 @@ mod tests {
         el.lift[(0, 0)] += 0.5;
         let m4 = Mirror::of(&el).expect("mirror");
         assert!(matches!(m4.lift_operator(&el), Err(MirrorError::NotSymmetric { .. })));
+        // a NaN anywhere in an operator is refused, not dropped by a maximum
+        let mut el = ReferenceTriangle::new(3).expect("element");
+        let m3 = Mirror::of(&el).expect("mirror");
+        el.dr[(1, 2)] = f64::NAN;
+        assert!(matches!(m3.volume_operator(&el), Err(MirrorError::NotSymmetric { .. })));
     }
 }
