@@ -14,6 +14,8 @@ pub struct LawShape {
     /// Of those products, the fields whose reference gradients several variables share
     /// ([`dg_ir::DivergencePlan::gradients`]; 0 for a nonlinear flux).
     pub shared_gradients: usize,
+    /// Material coefficients per element.
+    pub materials: usize,
 }
 
 impl LawShape {
@@ -23,7 +25,13 @@ impl LawShape {
         let plan = ir.divergence_plan();
         let divergence_products = plan.as_ref().map_or(nvars, |plan| plan.products());
         let shared_gradients = plan.as_ref().map_or(0, |plan| plan.gradients.len());
-        Self { nvars, linear_flux: ir.flux_is_linear_homogeneous(), divergence_products, shared_gradients }
+        Self {
+            nvars,
+            linear_flux: ir.flux_is_linear_homogeneous(),
+            divergence_products,
+            shared_gradients,
+            materials: ir.materials.len(),
+        }
     }
 }
 
@@ -70,6 +78,9 @@ pub struct DeviceLimits {
     /// Whether the device runs GEMM steps through a BLAS (cuBLAS on CUDA), so that variants built on library
     /// GEMMs can run.
     pub blas: bool,
+    /// Whether generated kernels may copy from global to local memory asynchronously: CUDA on compute capability
+    /// 8.0 and later (`cp.async`). OpenCL kernels copy through registers instead, so every OpenCL device may.
+    pub async_copies: bool,
 }
 
 impl DeviceLimits {
@@ -84,10 +95,17 @@ impl DeviceLimits {
 }
 
 impl Default for DeviceLimits {
-    /// The limits of an OpenCL 1.2 minimum device (32 KiB, 256 work items, no tensor cores, no BLAS), safe
-    /// everywhere.
+    /// The limits of an OpenCL 1.2 minimum device (32 KiB, 256 work items, no tensor cores, no BLAS; asynchronous
+    /// copies, which OpenCL kernels make through registers), safe everywhere.
     fn default() -> Self {
-        Self { local_memory: 32 * 1024, max_work_group: 256, tensor_cores: false, f64_mma_m16: false, blas: false }
+        Self {
+            local_memory: 32 * 1024,
+            max_work_group: 256,
+            tensor_cores: false,
+            f64_mma_m16: false,
+            blas: false,
+            async_copies: true,
+        }
     }
 }
 

@@ -45,9 +45,11 @@ fn rules_reject_what_does_not_fit_with_a_reason() {
         tensor_cores: false,
         f64_mma_m16: false,
         blas: false,
+        async_copies: false,
     };
-    let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0 };
-    let nonlinear = LawShape { nvars: 4, linear_flux: false, divergence_products: 4, shared_gradients: 0 };
+    let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0, materials: 2 };
+    let nonlinear =
+        LawShape { nvars: 4, linear_flux: false, divergence_products: 4, shared_gradients: 0, materials: 2 };
     let v: Variant = "node/mb4/seq1/matrix-local/fused/elem-major/f64".parse().unwrap();
     let err = v.check(8, &linear, &small).unwrap_err().to_string();
     assert!(err.contains("exceed the device limit"), "{err}");
@@ -73,13 +75,14 @@ fn declared_local_values(source: &str) -> usize {
 
 #[test]
 fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
-    let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0 };
+    let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0, materials: 2 };
     let tensor = DeviceLimits {
         local_memory: 48 * 1024,
         max_work_group: 1024,
         tensor_cores: true,
         f64_mma_m16: true,
         blas: false,
+        async_copies: true,
     };
     let v: Variant = "mma/wg16/seq2/matrix-local/merged/node-major/f64".parse().unwrap();
     assert!(v.check(8, &linear, &tensor).is_ok());
@@ -151,12 +154,19 @@ fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
 
 /// Maxwell TM's shape: three variables, a linear flux, three divergence products.
 fn linear_law() -> LawShape {
-    LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0 }
+    LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0, materials: 2 }
 }
 
 /// A device of compute capability 9.0 without a BLAS: tensor cores and the `m16n8k4.f64` shape.
 fn hopper() -> DeviceLimits {
-    DeviceLimits { local_memory: 48 * 1024, max_work_group: 1024, tensor_cores: true, f64_mma_m16: true, blas: false }
+    DeviceLimits {
+        local_memory: 48 * 1024,
+        max_work_group: 1024,
+        tensor_cores: true,
+        f64_mma_m16: true,
+        blas: false,
+        async_copies: true,
+    }
 }
 
 /// Each spec is rejected at N = 8 with an error that names its reason.
@@ -282,15 +292,17 @@ fn diff_first_applies_to_linear_homogeneous_fluxes_only() {
 /// after it), and the node-major twin keeps the argument.
 #[test]
 fn the_tensor_core_kernels_take_the_tiled_layout() {
-    let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0 };
+    let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0, materials: 2 };
     let tensor = DeviceLimits {
         local_memory: 228 * 1024,
         max_work_group: 1024,
         tensor_cores: true,
         f64_mma_m16: true,
         blas: false,
+        async_copies: true,
     };
-    let one_variable = LawShape { nvars: 1, linear_flux: true, divergence_products: 1, shared_gradients: 0 };
+    let one_variable =
+        LawShape { nvars: 1, linear_flux: true, divergence_products: 1, shared_gradients: 0, materials: 2 };
     for twin in [
         "mma/wg8/seq1/field-local/merged/node-major/f64",
         "mma/wg16/seq2/matrix-local/merged/node-major/f64",

@@ -799,6 +799,11 @@ impl Device for CudaDevice {
         self.major_version().is_some_and(|major| major >= 8)
     }
 
+    fn supports_async_copies(&self) -> bool {
+        // "sm_80" and later (`cp.async`)
+        self.major_version().is_some_and(|major| major >= 8)
+    }
+
     fn supports_f64_mma_m16(&self) -> bool {
         // "sm_90" and later
         self.major_version().is_some_and(|major| major >= 9)

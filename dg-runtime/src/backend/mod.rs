@@ -376,6 +376,11 @@ pub trait Device {
     fn supports_f64_mma_m16(&self) -> bool {
         false
     }
+    /// Whether generated kernels may copy from global to local memory asynchronously (`cp.async`, CUDA on compute
+    /// capability 8.0 and later; OpenCL kernels copy through registers instead). The default: yes.
+    fn supports_async_copies(&self) -> bool {
+        true
+    }
     /// Why the device can no longer run anything in this process, if an earlier failure left it so: a CUDA kernel
     /// that faults (an illegal address, say) poisons its context, and every later call fails with the same error.
     /// `None` while it works. The default: `None` (a failure stays with the call that failed).
@@ -394,6 +399,7 @@ pub fn limits_of(device: &dyn Device) -> dg_codegen::DeviceLimits {
         tensor_cores: device.supports_tensor_cores(),
         f64_mma_m16: device.supports_f64_mma_m16(),
         blas: false,
+        async_copies: device.supports_async_copies(),
     }
 }
 

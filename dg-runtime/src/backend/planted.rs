@@ -304,6 +304,9 @@ impl Device for PlantedDevice<'_> {
     fn supports_f64_mma_m16(&self) -> bool {
         self.inner.supports_f64_mma_m16()
     }
+    fn supports_async_copies(&self) -> bool {
+        self.inner.supports_async_copies()
+    }
     fn max_work_group(&self) -> usize {
         self.inner.max_work_group()
     }

@@ -116,7 +116,7 @@ impl Geometry {
             ),
             // (the mirror tiles: `tile_outputs` folded rows per work item, `tile_stride` rows per folded column,
             // `tile_chunk` representatives per chunk — about as many values as the face jumps that reuse the memory)
-            Partition::Mirror { threads } => {
+            Partition::Mirror { threads, .. } => {
                 let reps = crate::mirror::Mirror::reps_at(order);
                 let outputs = mirror_outputs(2 * reps, threads.max(1), variant.precision);
                 Self {
@@ -232,12 +232,20 @@ impl Geometry {
             }
             // one chunk of folded inputs (four per flux-first variable and representative, two per shared field),
             // the face jumps reusing it, and the folded operators
-            Partition::Mirror { .. } => {
+            // (staged: the chunk alone — the jumps are formed in the neighbours' face states —, and the group's
+            // states, neighbours' face states, neighbours' materials, face data (three normals and scales per face)
+            // and boundary conditions (one per face, counted as a value))
+            Partition::Mirror { staged, .. } => {
                 let slots = match variant.form {
                     VolumeForm::Mixed => 4 * law.divergence_products - 2 * law.shared_gradients,
                     _ => 4 * nvars,
                 };
-                let chunk = (slots * self.tile_chunk).max(nf * nvars) * self.volume_elements;
+                let g = self.volume_elements;
+                let chunk = if staged {
+                    (slots * self.tile_chunk + nvars * (np + nf) + (3 * law.materials).max(1) + 9 + 3) * g
+                } else {
+                    (slots * self.tile_chunk).max(nf * nvars) * g
+                };
                 let face_reps = crate::mirror::Mirror::face_reps_at(self.nfp - 1);
                 chunk + if local_mats { (np + face_reps) * self.tile_stride } else { 0 }
             }
@@ -413,7 +421,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 14] = [
+pub const TEMPLATES: [(&str, &str); 15] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -421,6 +429,7 @@ pub const TEMPLATES: [(&str, &str); 14] = [
     ("volume_elem", include_str!("../../../templates/nodal-tri/volume_elem.tera")),
     ("surface_node", include_str!("../../../templates/nodal-tri/surface_node.tera")),
     ("surface_elem", include_str!("../../../templates/nodal-tri/surface_elem.tera")),
+    ("face_batch", include_str!("../../../templates/nodal-tri/face_batch.tera")),
     ("rhs_tile", include_str!("../../../templates/nodal-tri/rhs_tile.tera")),
     ("rhs_mirror", include_str!("../../../templates/nodal-tri/rhs_mirror.tera")),
     ("rhs_mma", include_str!("../../../templates/nodal-tri/rhs_mma.tera")),
@@ -512,7 +521,24 @@ fn insert_mirror(
         ctx.insert("gw", &Vec::<usize>::new());
     }
     let nf = 3 * geometry.nfp;
-    ctx.insert("scratch", &((slots * chunk).max(nf * nv) * variant.group));
+    // (staged: the jumps are formed in the neighbours' face states, so the scratch holds a chunk alone)
+    let staged = matches!(variant.partition, Partition::Mirror { staged: true, .. });
+    ctx.insert("staged", &staged);
+    if staged {
+        ctx.insert("scratch", &(slots * chunk * variant.group));
+    } else {
+        ctx.insert("scratch", &((slots * chunk).max(nf * nv) * variant.group));
+    }
+    // staged: the state's rows of the group's elements as 16-byte vectors (CUDA) or values (OpenCL)
+    let sw = match (target, single) {
+        (Target::Cuda, true) => 4,
+        (Target::Cuda, false) => 2,
+        _ => 1,
+    };
+    ctx.insert("sw", &sw);
+    ctx.insert("state_vecs", &(nv * geometry.np * variant.group / sw));
+    ctx.insert("row_vecs", &(variant.group / sw));
+    ctx.insert("items", &(variant.group * threads));
     let face_nodes = nf.div_ceil(threads);
     ctx.insert("face_nodes", &face_nodes);
     ctx.insert("face_batch", &face_nodes.min(TILE_FACE_BATCH));
@@ -805,8 +831,10 @@ pub fn render_nodal_tri(
         ctx.insert("lift_base", &(2 * geometry.np * kept));
         ctx.insert("lift_rows", &lift_rows);
     }
-    if let Partition::Mirror { threads } = variant.partition {
+    if let Partition::Mirror { threads, .. } = variant.partition {
         insert_mirror(&mut ctx, element, variant, &geometry, threads, plan.as_ref(), ir.variables.len(), target)?;
+        // (staged: the neighbours' materials, at least one value)
+        ctx.insert("mp_values", &(3 * ir.materials.len() * variant.group).max(1));
     }
     let piece = |names: &[&str]| render_pieces(&tera, &ctx, names);
     let mut parts = Vec::new();

@@ -169,6 +169,7 @@ impl Formulation for NodalTri {
             tensor_cores: true,
             f64_mma_m16: true,
             blas: true,
+            async_copies: true,
         };
         variant.check(order, &LawShape::of(law.ir), &unlimited)?;
         let element = ReferenceTriangle::new(order).map_err(|e| FormulationError::Problem(e.to_string()))?;

@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, mirror3, mirror4 and mirror5 mixed on the tiled layout, matrix-local, with wg32, seq1, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, staged, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, mirror3, mirror4 and mirror5 mixed on the tiled layout, matrix-local, with wg32, seq1, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -34,9 +34,18 @@ pub enum Partition {
     /// representatives, so each folded column costs one multiply-add per row — np columns against Dr's and Ds's
     /// 2·np — and the lift about half of its np·3·nfp; the store writes both nodes of each pair. Flux-first or
     /// mixed.
+    ///
+    /// Staged (`staged<t>`), the group's inputs reach local memory by asynchronous copies (CUDA `cp.async`, compute
+    /// capability 8.0 and later; OpenCL copies through registers): its elements' states, face data and materials as
+    /// the group starts, then, once the face indices have arrived, the neighbours' face states and materials, whose
+    /// latency the volume sum hides; the face jumps are formed in place of the neighbours' states. The states are
+    /// not read one chunk ahead into registers, and no face gather waits after the volume sum. The tiled layout,
+    /// 8, 16 or 32 elements per group (a group within one tile).
     Mirror {
         /// Work items per element.
         threads: usize,
+        /// Whether the group's inputs are staged in local memory by asynchronous copies.
+        staged: bool,
     },
     /// The whole operator as one matrix product per group of elements on the tensor cores (CUDA `mma.sync`,
     /// compute capability 8.0 and later): [−Dr −Ds LIFT] (one warp per 8 output nodes in f64, 16 in f32, its
@@ -163,7 +172,8 @@ impl fmt::Display for Variant {
             Partition::Node => "node".to_string(),
             Partition::Element => "elem".to_string(),
             Partition::Tile { threads } => format!("tile{threads}"),
-            Partition::Mirror { threads } => format!("mirror{threads}"),
+            Partition::Mirror { threads, staged: false } => format!("mirror{threads}"),
+            Partition::Mirror { threads, staged: true } => format!("staged{threads}"),
             Partition::Mma => "mma".to_string(),
             Partition::Mma16 => "mma16".to_string(),
             Partition::Mma16Regs => "mma16r".to_string(),
@@ -231,7 +241,12 @@ impl FromStr for Variant {
             "mma16r" => Partition::Mma16Regs,
             "gemm" => Partition::Gemm,
             other if other.starts_with("tile") => Partition::Tile { threads: number(other, "tile")? },
-            other if other.starts_with("mirror") => Partition::Mirror { threads: number(other, "mirror")? },
+            other if other.starts_with("mirror") => {
+                Partition::Mirror { threads: number(other, "mirror")?, staged: false }
+            }
+            other if other.starts_with("staged") => {
+                Partition::Mirror { threads: number(other, "staged")?, staged: true }
+            }
             other => return Err(bad(format!("unknown partition `{other}`"))),
         };
         let group = match partition {
@@ -365,7 +380,7 @@ impl Variant {
                         out.extend([3, 4, 5].map(|threads| Variant {
                             form: VolumeForm::Mixed,
                             layout: Layout::Tiled,
-                            ..shared(Partition::Mirror { threads }, 32, 1)
+                            ..shared(Partition::Mirror { threads, staged: false }, 32, 1)
                         }));
                     }
                     // (the tiled layout, merged only: on an H200 (2026-12-04, scripts/probe/tiled_layout.sh) the
@@ -462,9 +477,23 @@ impl Variant {
                 ));
             }
         }
-        if let Partition::Mirror { threads } = self.partition {
+        if let Partition::Mirror { threads, staged } = self.partition {
             if !(1..=16).contains(&threads) {
                 return reject("mirror partition takes 1 to 16 work items per element".into());
+            }
+            if staged {
+                if self.layout != Layout::Tiled || !matches!(self.group, 8 | 16 | 32) {
+                    return reject(
+                        "staged mirror tiles copy whole rows of one tile of the tiled layout: tiled, wg8, wg16 or wg32"
+                            .into(),
+                    );
+                }
+                if !limits.async_copies {
+                    return reject(
+                        "staged mirror tiles copy with cp.async, an instruction of CUDA compute capability 8.0 and later"
+                            .into(),
+                    );
+                }
             }
             if self.surface != Surface::Merged || self.layout == Layout::ElementMajor {
                 return reject(
@@ -560,7 +589,7 @@ impl Variant {
             if !merged_element && !self.partition.is_mma() && !tiles {
                 return reject(
                     "the tiled layout is generated for the merged element kernels, the tiles and the tensor-core \
-                     kernels (elem/…/merged, tile<t>/…, mirror<t>/…, mma/…, mma16/…, mma16r/…)"
+                     kernels (elem/…/merged, tile<t>/…, mirror<t>/…, staged<t>/…, mma/…, mma16/…, mma16r/…)"
                         .into(),
                 );
             }

@@ -128,6 +128,7 @@ fn the_mma_rules_refuse_what_cannot_run() {
         tensor_cores: true,
         f64_mma_m16: true,
         blas: false,
+        async_copies: true,
     };
     let ok: ModalVariant = "modal/wg128/mma/const/mode-major/f64".parse().unwrap();
     assert!(check_modal(&ok, &el, &EULER, &gpu).is_ok());

@@ -75,7 +75,7 @@ fn a_planted_bug_fails_the_gemm_partition() {
 
 #[test]
 fn without_a_blas_the_rules_refuse_the_gemm_partition_with_a_reason() {
-    let shape = LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0 };
+    let shape = LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0, materials: 2 };
     let with = DeviceLimits { blas: true, ..DeviceLimits::default() };
     for variant in gemm_variants(Precision::F64) {
         assert!(variant.check(5, &shape, &with).is_ok(), "{variant}");

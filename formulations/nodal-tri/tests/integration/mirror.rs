@@ -2,7 +2,9 @@
 //! (half the tiles' products, counted by hand here), and the flux-first mirror tiles of nonlinear laws (which the
 //! tuner's list, mixed only, never meets) against the CPU operator on the OpenCL device, with a source term in the
 //! store and a planted bug that must fail them. The mixed mirror tiles are checked with the other mixed variants
-//! (`mixed.rs`).
+//! (`mixed.rs`). The staged mirror tiles (`staged<t>/…`, valid on request, not in the list) are checked here: their
+//! rules, the local memory they declare, and every group size, one and two groups in sequence, one to four chunks,
+//! both precisions, flux-first and mixed, against the CPU operator on the OpenCL device, planted bugs failing them.
 
 use dg_codegen::{Precision, Target};
 use dg_core::law::ConservationLaw;
@@ -47,11 +49,93 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
         let threads: Vec<usize> = listed
             .iter()
             .map(|v| match v.partition {
-                Partition::Mirror { threads } => threads,
+                Partition::Mirror { threads, staged: false } => threads,
                 _ => 0,
             })
             .collect();
         assert_eq!(threads, [3, 4, 5], "{listed:?}");
+    }
+}
+
+#[test]
+fn the_rules_refuse_staged_mirror_tiles_off_one_tile_or_without_asynchronous_copies() {
+    let shape = LawShape::of(&law_ir(&dg_laws::MaxwellTm::default()).unwrap());
+    let limits = dg_codegen::DeviceLimits { local_memory: 48 * 1024, ..Default::default() };
+    let reason = |spec: &str, order: usize, limits: &dg_codegen::DeviceLimits| {
+        let v: Variant = spec.parse().unwrap();
+        assert_eq!(v.to_string(), spec, "the SPEC prints as parsed");
+        v.check(order, &shape, limits).err().map(|e| e.to_string())
+    };
+    for group in [8, 16, 32] {
+        let spec = format!("staged4/wg{group}/seq1/matrix-local/merged/tiled/f32/mixed");
+        assert_eq!(reason(&spec, 6, &limits), None, "{spec}");
+    }
+    let ampere_less = dg_codegen::DeviceLimits { async_copies: false, ..limits };
+    for (spec, order, limits, words) in [
+        ("staged4/wg32/seq1/matrix-local/merged/node-major/f32/mixed", 6, &limits, "tiled, wg8, wg16 or wg32"),
+        ("staged4/wg64/seq1/matrix-local/merged/tiled/f32/mixed", 6, &limits, "tiled, wg8, wg16 or wg32"),
+        ("staged4/wg4/seq1/matrix-local/merged/tiled/f32/mixed", 6, &limits, "tiled, wg8, wg16 or wg32"),
+        ("staged4/wg32/seq1/matrix-local/merged/tiled/f32/mixed", 6, &ampere_less, "cp.async"),
+        ("staged4/wg32/seq1/matrix-const/merged/tiled/f32/mixed", 6, &limits, "matrix-local"),
+        // the states of 32 elements of N = 8 in f64 alone take 34,560 bytes
+        ("staged5/wg32/seq1/matrix-local/merged/tiled/f64/mixed", 8, &limits, "local memory"),
+    ] {
+        let why = reason(spec, order, limits).unwrap_or_else(|| panic!("{spec} N={order} accepted"));
+        assert!(why.contains(words), "{spec} N={order}: {why}");
+    }
+    // valid on request only
+    for precision in [Precision::F32, Precision::F64] {
+        assert!(Variant::all(precision).iter().all(|v| !matches!(v.partition, Partition::Mirror { staged: true, .. })));
+    }
+}
+
+/// Values of the local arrays a kernel declares (`LOCAL_MEM … name[N];`).
+fn declared_local_values(source: &str) -> usize {
+    source
+        .lines()
+        .filter(|l| l.trim_start().starts_with("LOCAL_MEM"))
+        .filter_map(|l| l.split('[').nth(1)?.split(']').next()?.parse::<usize>().ok())
+        .sum()
+}
+
+#[test]
+fn the_rules_count_at_least_the_local_memory_a_staged_mirror_tile_declares() {
+    for (law, mixed) in [
+        (law_ir(&dg_laws::MaxwellTm::default()).unwrap(), true),
+        (law_ir(&dg_laws::mhd2d::Law::default()).unwrap(), false),
+    ] {
+        let shape = LawShape::of(&law);
+        let params: Vec<f64> = law.params.iter().map(|(_, value)| *value).collect();
+        let input = dg_codegen::LawInput { ir: &law, params: &params, numerical_flux: "numerical_flux" };
+        let unlimited = dg_codegen::DeviceLimits { local_memory: usize::MAX, ..Default::default() };
+        let mut checked = 0;
+        for order in 2..=8 {
+            let element = dg_core::triangle::ReferenceTriangle::new(order).unwrap();
+            for threads in [3, 4, 5, 7] {
+                for group in [8, 16, 32] {
+                    for (storage, precision, bytes) in
+                        [("matrix-local", "f32", 4), ("field-local", "f64", 8), ("matrix-local", "f64", 8)]
+                    {
+                        let form = if mixed { "/mixed" } else { "" };
+                        let spec = format!("staged{threads}/wg{group}/seq1/{storage}/merged/tiled/{precision}{form}");
+                        let variant: Variant = spec.parse().unwrap();
+                        if variant.check(order, &shape, &unlimited).is_err() {
+                            continue;
+                        }
+                        let source =
+                            dg_nodal_tri::render::render_nodal_tri(&input, &element, &variant, Target::Cuda).unwrap();
+                        let declared = declared_local_values(&source.source) * bytes;
+                        let counted = source.geometry.local_bytes(&shape, bytes, &variant);
+                        assert!(
+                            declared > 0 && declared <= counted,
+                            "{variant} N={order}: declares {declared} bytes, rules count {counted}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "{} staged variants checked", checked);
     }
 }
 
@@ -107,5 +191,50 @@ fn flux_first_mirror_tiles_of_nonlinear_laws_match_the_cpu_on_opencl_and_a_plant
     let mut planted = PlantedDevice::new(device.as_mut(), PlantedBug::LastElementUnwritten);
     for (variant, passed, error) in check::<_, f64>(&mut planted, &euler, 5, &euler_specs) {
         assert!(!passed, "{variant} passed with a planted bug (error {error:e})");
+    }
+}
+
+/// The staged mirror tiles on the verification mesh (874 elements: the last group of 8, 16 or 32 partial), which
+/// also runs them split in two launches and as a folded stage: Maxwell TM mixed in f32 at N = 3 (one chunk of
+/// representatives), 6 (two) and 8 (two, five to seven work items), every group size and two groups in sequence;
+/// Euler flux-first in f64 at N = 5 (boundary states from the staged face data) and mhd2d in f64 at N = 3 (the
+/// neighbours' materials staged, the GLM source in the store). Planted bugs (the last group skipped, the last
+/// element unwritten) must fail them.
+#[test]
+fn staged_mirror_tiles_match_the_cpu_on_opencl_and_planted_bugs_fail_them() {
+    let Some((_turn, mut device)) = opencl_for_tests() else { return };
+    let maxwell = dg_laws::MaxwellTm::default();
+    let euler = dg_laws::euler2d::Law::default();
+    let mhd = dg_laws::mhd2d::Law::default();
+    let at3 = ["staged3/wg8/seq1/matrix-local/merged/tiled/f32/mixed"];
+    let at6 = [
+        "staged4/wg16/seq2/matrix-local/merged/tiled/f32/mixed",
+        "staged3/wg32/seq1/field-local/merged/tiled/f32/mixed",
+    ];
+    let at8 = [
+        "staged5/wg32/seq1/matrix-local/merged/tiled/f32/mixed",
+        "staged7/wg8/seq1/matrix-local/merged/tiled/f32/mixed",
+    ];
+    let euler_specs = ["staged4/wg16/seq1/matrix-local/merged/tiled/f64"];
+    let mhd_specs = ["staged3/wg8/seq2/matrix-local/merged/tiled/f64"];
+    let run = |device: &mut dyn Device| {
+        let mut results = check::<_, f32>(device, &maxwell, 3, &at3);
+        results.extend(check::<_, f32>(device, &maxwell, 6, &at6));
+        results.extend(check::<_, f32>(device, &maxwell, 8, &at8));
+        results.extend(check::<_, f64>(device, &euler, 5, &euler_specs));
+        results.extend(check::<_, f64>(device, &mhd, 3, &mhd_specs));
+        results
+    };
+    let results = run(device.as_mut());
+    assert_eq!(results.len(), 7);
+    for (variant, passed, error) in &results {
+        let tolerance = if variant.contains("f32") { 1e-6 } else { 1e-12 };
+        assert!(*passed && error.is_finite() && *error < tolerance, "{variant}: error {error:e}");
+    }
+    for bug in [PlantedBug::SkipLastGroup, PlantedBug::LastElementUnwritten] {
+        let mut planted = PlantedDevice::new(device.as_mut(), bug.clone());
+        for (variant, passed, error) in run(&mut planted) {
+            assert!(!passed, "{variant} passed with {bug:?} planted (error {error:e})");
+        }
     }
 }
