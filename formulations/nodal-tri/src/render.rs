@@ -539,6 +539,8 @@ fn insert_mirror(
     ctx.insert("state_vecs", &(nv * geometry.np * variant.group / sw));
     ctx.insert("row_vecs", &(variant.group / sw));
     ctx.insert("items", &(variant.group * threads));
+    // staged: the faces (of three) whose neighbours' materials a work item copies
+    ctx.insert("face_groups", &3usize.div_ceil(threads));
     let face_nodes = nf.div_ceil(threads);
     ctx.insert("face_nodes", &face_nodes);
     ctx.insert("face_batch", &face_nodes.min(TILE_FACE_BATCH));
