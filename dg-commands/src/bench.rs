@@ -129,7 +129,19 @@ pub fn bench_law(law: &dyn LawCommands, device: &mut dyn Device, run: &BenchRun<
             };
             let now = measure(tuner.as_mut(), device, &spec, run.repeats, &current, p == Precision::F64);
             ceilings = Some(current);
-            let now = now?;
+            let now = match now {
+                Ok(now) => now,
+                // a named variant the device refuses at this order (the rules with its limits), like one the
+                // rules refuse everywhere: not timed here, the other orders are
+                Err(FormulationError::Operator(DeviceOperatorError::Variant(VariantError::Rejected {
+                    reason,
+                    ..
+                }))) if run.variant.is_some() => {
+                    refused.push(format!("N={order}: refused by the device: {reason}"));
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
             if let Some(raw) = now.ceiling_exceeded {
                 eprintln!("{}", crate::autotune::ceiling_warning(&spec, raw));
             }

@@ -12,9 +12,10 @@ nvidia-smi -L; date -u +%FT%TZ | tee -a "$R/date"
 specs() { # precision
   local p=$1 t g s
   for t in 3 4 5 7; do echo "mirror$t/wg32/seq1/matrix-local/merged/tiled/$p/mixed"; done
-  for t in 3 4 5 7; do for g in 8 16 32; do for s in 1 2 4; do
+  for t in 3 4 5 7; do for g in 8 16 32; do for s in 1 2; do
     echo "staged$t/wg$g/seq$s/matrix-local/merged/tiled/$p/mixed"
   done; done; done
+  for t in 4 5; do echo "staged$t/wg16/seq4/matrix-local/merged/tiled/$p/mixed"; done
   for t in 4 5 7; do for g in 16 32; do echo "staged$t/wg$g/seq1/field-local/merged/tiled/$p/mixed"; done; done
 }
 for p in ${PRECISIONS:-f32 f64}; do

@@ -633,7 +633,12 @@ mod tests {
             _: &mut dyn FnMut(&crate::verify::VerifyOutcome),
         ) -> Vec<crate::verify::VerifyOutcome> {
             self.verified.push(specs.to_vec());
-            specs.iter().map(|s| crate::verify::VerifyOutcome::of::<f64>(s.clone(), Ok(0.0))).collect()
+            // (`refused`: a variant the device refuses before any launch)
+            let outcome = |s: &String| match s.as_str() {
+                "refused" => crate::verify::VerifyOutcome::rejected(s.clone(), "too much local memory".into()),
+                _ => crate::verify::VerifyOutcome::of::<f64>(s.clone(), Ok(0.0)),
+            };
+            specs.iter().map(outcome).collect()
         }
         fn time(&mut self, _: &mut dyn Device, spec: &str, _: &TimingPlan) -> Result<(f64, f64), FormulationError> {
             self.timed.push(spec.to_string());
@@ -646,6 +651,34 @@ mod tests {
         fn cost(&self, _: &str) -> Result<crate::formulation::UnitCost, FormulationError> {
             Ok(crate::formulation::UnitCost { flops: 1.0, bytes: 1.0, units: crate::tuning_db::ArithmeticUnits::Fma })
         }
+    }
+
+    /// `dg bench`'s measurement of a variant the device refuses (its rules with the device's limits) is that
+    /// refusal, with the reason, and nothing is timed (a timing program would not compile); a verified one is timed.
+    #[test]
+    fn a_bench_measurement_does_not_time_a_variant_the_device_refused() {
+        let mut line = Line { times: vec![1.0], unsearched: None, timed: Vec::new(), verified: Vec::new() };
+        let ceilings = crate::tuning_db::Ceilings {
+            bandwidth_gbs: 1.0,
+            gflops_f32: 1.0,
+            gflops_f64: 1.0,
+            gemm_gflops_f32: None,
+            gemm_gflops_f64: None,
+            mma_tf32_gflops: None,
+            mma_f64_m8n8k4_gflops: None,
+        };
+        let mut device = NoDevice::new();
+        let refused = crate::pipeline::bench::measure(&mut line, &mut device, "refused", 3, &ceilings, true);
+        match refused {
+            Err(FormulationError::Operator(crate::DeviceOperatorError::Variant(
+                dg_codegen::VariantError::Rejected { spec, reason },
+            ))) => assert_eq!((spec.as_str(), reason.as_str()), ("refused", "too much local memory")),
+            other => panic!("{other:?}"),
+        }
+        assert!(line.timed.is_empty(), "timed {:?}", line.timed);
+        let timed = crate::pipeline::bench::measure(&mut line, &mut device, "v0", 3, &ceilings, true).expect("timed");
+        assert!(timed.verified && timed.median_s == 1.0, "{timed:?}");
+        assert_eq!(line.timed, ["v0"]);
     }
 
     /// The winner, the variants timed (in order, each once) and the batches verified.

@@ -28,7 +28,9 @@ pub struct Measured {
     pub ceiling_exceeded: Option<f64>,
 }
 
-/// Verifies `spec` (verification problem and timing problem) and times it, as `dg bench` does.
+/// Verifies `spec` (verification problem and timing problem) and times it, as `dg bench` does. A variant the device
+/// refuses before any launch (its rules with the device's limits: local memory, say) is not timed: the error is
+/// [`dg_codegen::VariantError::Rejected`] with the reason.
 pub fn measure(
     tuner: &mut dyn Tuner,
     device: &mut dyn Device,
@@ -39,6 +41,10 @@ pub fn measure(
 ) -> Result<Measured, FormulationError> {
     let small = tuner.verify(device, &[spec.to_string()], &mut |_| {});
     let small = small.into_iter().next().ok_or_else(|| FormulationError::Problem("nothing verified".into()))?;
+    if small.rejected {
+        let reason = small.error.unwrap_or_else(|| "refused by the device".into());
+        return Err(dg_codegen::VariantError::Rejected { spec: spec.to_string(), reason }.into());
+    }
     let at_size = tuner.check_at_size(device, spec);
     let (median_s, spread) = tuner.time(device, spec, &crate::formulation::TimingPlan::full(repeats))?;
     let cost = tuner.cost(spec)?;
