@@ -36,11 +36,13 @@ pub enum Partition {
     /// mixed.
     ///
     /// Staged (`staged<t>`), the group's inputs reach local memory by asynchronous copies (CUDA `cp.async`, compute
-    /// capability 8.0 and later; OpenCL copies through registers): its elements' states, face data and materials as
-    /// the group starts, then, once the face indices have arrived, the neighbours' face states and materials, whose
-    /// latency the volume sum hides; the face jumps are formed in place of the neighbours' states. The states are
-    /// not read one chunk ahead into registers, and no face gather waits after the volume sum. The tiled layout,
-    /// 8, 16 or 32 elements per group (a group within one tile).
+    /// capability 8.0 and later; OpenCL copies through registers): a pass's elements' states, face data and
+    /// boundary conditions (the first pass's as the group starts, each later one's during the lift of the pass
+    /// before), then, from the face indices read ahead, the neighbours' face states and materials, whose latency the
+    /// volume sum hides; the face jumps are formed in place of the neighbours' states. The states are not read one
+    /// chunk ahead into registers, and no face gather waits after the volume sum. The tiled layout, 8, 16 or 32
+    /// elements per group (a group within one tile). Measured 1.03–1.37× slower than the mirror tiles on an H100
+    /// (docs/performance.md): valid on request, not in the list.
     Mirror {
         /// Work items per element.
         threads: usize,
