@@ -76,14 +76,7 @@ fn declared_local_values(source: &str) -> usize {
 #[test]
 fn mma_needs_tensor_cores_cuda_and_room_in_local_memory() {
     let linear = LawShape { nvars: 3, linear_flux: true, divergence_products: 3, shared_gradients: 0, materials: 2 };
-    let tensor = DeviceLimits {
-        local_memory: 48 * 1024,
-        max_work_group: 1024,
-        tensor_cores: true,
-        f64_mma_m16: true,
-        blas: false,
-        async_copies: true,
-    };
+    let tensor = hopper();
     let v: Variant = "mma/wg16/seq2/matrix-local/merged/node-major/f64".parse().unwrap();
     assert!(v.check(8, &linear, &tensor).is_ok());
     let no_tensor = DeviceLimits { tensor_cores: false, ..tensor };

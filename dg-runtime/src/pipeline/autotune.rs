@@ -658,15 +658,7 @@ mod tests {
     #[test]
     fn a_bench_measurement_does_not_time_a_variant_the_device_refused() {
         let mut line = Line { times: vec![1.0], unsearched: None, timed: Vec::new(), verified: Vec::new() };
-        let ceilings = crate::tuning_db::Ceilings {
-            bandwidth_gbs: 1.0,
-            gflops_f32: 1.0,
-            gflops_f64: 1.0,
-            gemm_gflops_f32: None,
-            gemm_gflops_f64: None,
-            mma_tf32_gflops: None,
-            mma_f64_m8n8k4_gflops: None,
-        };
+        let ceilings = crate::tuning_db::Ceilings::units();
         let mut device = NoDevice::new();
         let refused = crate::pipeline::bench::measure(&mut line, &mut device, "refused", 3, &ceilings, true);
         match refused {

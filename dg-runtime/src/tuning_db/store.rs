@@ -142,6 +142,20 @@ pub enum ArithmeticUnits {
 }
 
 impl Ceilings {
+    /// Ceilings of one GB/s and one GFLOP/s, nothing else measured: for tests.
+    #[cfg(test)]
+    pub(crate) fn units() -> Self {
+        Self {
+            bandwidth_gbs: 1.0,
+            gflops_f32: 1.0,
+            gflops_f64: 1.0,
+            gemm_gflops_f32: None,
+            gemm_gflops_f64: None,
+            mma_tf32_gflops: None,
+            mma_f64_m8n8k4_gflops: None,
+        }
+    }
+
     /// The arithmetic ceiling of kernels of a precision (`f32` or `f64`) on `units`: the FMA pipe, the library
     /// GEMM, a third of the tf32 tensor cores, or the FP64 tensor cores' best measured rate (each falling back to
     /// the FMA pipe where it was not measured, and never below it).
@@ -754,15 +768,7 @@ mod tests {
         let file = DeviceFile {
             schema: SCHEMA_VERSION,
             device: device.clone(),
-            ceilings: Some(Ceilings {
-                bandwidth_gbs: 1.0,
-                gflops_f32: 1.0,
-                gflops_f64: 1.0,
-                gemm_gflops_f32: None,
-                gemm_gflops_f64: None,
-                mma_tf32_gflops: None,
-                mma_f64_m8n8k4_gflops: None,
-            }),
+            ceilings: Some(Ceilings::units()),
             entries: entries.iter().map(|(k, w)| (k.to_string(), entry(w))).collect(),
         };
         let text: &'static str = Box::leak(serde_json::to_string(&file).unwrap().into_boxed_str());

@@ -89,15 +89,6 @@ fn the_rules_refuse_staged_mirror_tiles_off_one_tile_or_without_asynchronous_cop
     }
 }
 
-/// Values of the local arrays a kernel declares (`LOCAL_MEM … name[N];`).
-fn declared_local_values(source: &str) -> usize {
-    source
-        .lines()
-        .filter(|l| l.trim_start().starts_with("LOCAL_MEM"))
-        .filter_map(|l| l.split('[').nth(1)?.split(']').next()?.parse::<usize>().ok())
-        .sum()
-}
-
 #[test]
 fn the_rules_count_at_least_the_local_memory_a_staged_mirror_tile_declares() {
     for (law, mixed) in [
@@ -124,7 +115,7 @@ fn the_rules_count_at_least_the_local_memory_a_staged_mirror_tile_declares() {
                         }
                         let source =
                             dg_nodal_tri::render::render_nodal_tri(&input, &element, &variant, Target::Cuda).unwrap();
-                        let declared = declared_local_values(&source.source) * bytes;
+                        let declared = crate::declared_local_values(&source.source) * bytes;
                         let counted = source.geometry.local_bytes(&shape, bytes, &variant);
                         assert!(
                             declared > 0 && declared <= counted,

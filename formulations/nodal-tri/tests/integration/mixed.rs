@@ -114,15 +114,6 @@ fn planted_bugs_fail_the_mixed_variants() {
     }
 }
 
-/// Values of the local arrays a kernel declares (`LOCAL_MEM … name[N];`).
-fn declared_local_values(source: &str) -> usize {
-    source
-        .lines()
-        .filter(|l| l.trim_start().starts_with("LOCAL_MEM"))
-        .filter_map(|l| l.split('[').nth(1)?.split(']').next()?.parse::<usize>().ok())
-        .sum()
-}
-
 #[test]
 fn the_rules_count_at_least_the_local_memory_a_mixed_tile_declares() {
     let law = dg_laws::MaxwellTm::default();
@@ -138,7 +129,7 @@ fn the_rules_count_at_least_the_local_memory_a_mixed_tile_declares() {
                 continue;
             }
             let source = dg_nodal_tri::render::render_nodal_tri(&input, &element, &variant, Target::Cuda).unwrap();
-            let declared = declared_local_values(&source.source) * 4;
+            let declared = crate::declared_local_values(&source.source) * 4;
             let counted = source.geometry.local_bytes(&shape, 4, &variant);
             assert!(
                 declared > 0 && declared <= counted,
