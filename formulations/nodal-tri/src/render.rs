@@ -529,15 +529,16 @@ fn insert_mirror(
     } else {
         ctx.insert("scratch", &((slots * chunk).max(nf * nv) * variant.group));
     }
-    // staged: the state's rows of the group's elements as 16-byte vectors (CUDA) or values (OpenCL)
-    let sw = match (target, single) {
+    // values per 16-byte vector in CUDA (one in OpenCL): the matrix-local copy's and, staged, the state's rows of
+    // the group's elements
+    let cw = match (target, single) {
         (Target::Cuda, true) => 4,
         (Target::Cuda, false) => 2,
         _ => 1,
     };
-    ctx.insert("sw", &sw);
-    ctx.insert("state_vecs", &(nv * geometry.np * variant.group / sw));
-    ctx.insert("row_vecs", &(variant.group / sw));
+    ctx.insert("cw", &cw);
+    ctx.insert("state_vecs", &(nv * geometry.np * variant.group / cw));
+    ctx.insert("row_vecs", &(variant.group / cw));
     ctx.insert("items", &(variant.group * threads));
     // staged: the faces (of three) whose neighbours' materials a work item copies
     ctx.insert("face_groups", &3usize.div_ceil(threads));
@@ -561,13 +562,7 @@ fn insert_mirror(
             _ => "real",
         },
     );
-    let cw = match (target, single) {
-        (Target::Cuda, true) => 4,
-        (Target::Cuda, false) => 2,
-        _ => 1,
-    };
     let values = (geometry.np + mirror.face_columns.len()) * stride;
-    ctx.insert("cw", &cw);
     ctx.insert("cvec", if single { "float4" } else { "double2" });
     ctx.insert("local_mat", &values);
     ctx.insert("mat_vecs", &(values / cw));
