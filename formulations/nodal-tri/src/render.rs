@@ -2,7 +2,9 @@
 //! templates, for CUDA C or OpenCL C.
 
 use crate::microblock::{microblock, Microblock};
-use crate::variant::{Layout, Partition, Precision, Storage, Surface, Variant, VolumeForm, TILE_ELEMENTS};
+use crate::variant::{
+    Layout, MirrorInputs, Partition, Precision, Storage, Surface, Variant, VolumeForm, TILE_ELEMENTS,
+};
 use dg_codegen::cexpr::Divisions;
 use dg_codegen::program::{
     engine, insert_law, matrix_text, render_pieces, LawInput, RenderError, Target, KERNEL_SUFFIX, PRELUDE_SUFFIX,
@@ -235,16 +237,19 @@ impl Geometry {
             // (staged: the chunk alone — the jumps are formed in the neighbours' face states —, and the group's
             // states, neighbours' face states, neighbours' materials, face data (three normals and scales per face)
             // and boundary conditions (one per face, counted as a value))
-            Partition::Mirror { staged, .. } => {
+            Partition::Mirror { inputs, .. } => {
                 let slots = match variant.form {
                     VolumeForm::Mixed => 4 * law.divergence_products - 2 * law.shared_gradients,
                     _ => 4 * nvars,
                 };
                 let g = self.volume_elements;
-                let chunk = if staged {
-                    (slots * self.tile_chunk + nvars * (np + nf) + (3 * law.materials).max(1) + 9 + 3) * g
-                } else {
-                    (slots * self.tile_chunk).max(nf * nvars) * g
+                let chunk = match inputs {
+                    MirrorInputs::Staged => {
+                        (slots * self.tile_chunk + nvars * (np + nf) + (3 * law.materials).max(1) + 9 + 3) * g
+                    }
+                    // (faces ahead: the faces' normals and scales, boundary conditions and neighbours besides)
+                    MirrorInputs::FacesAhead => ((slots * self.tile_chunk).max(nf * nvars) + 9 + 6) * g,
+                    MirrorInputs::Chunks => (slots * self.tile_chunk).max(nf * nvars) * g,
                 };
                 let face_reps = crate::mirror::Mirror::face_reps_at(self.nfp - 1);
                 chunk + if local_mats { (np + face_reps) * self.tile_stride } else { 0 }
@@ -264,6 +269,10 @@ impl Geometry {
 
 /// Tile partition: face nodes whose indices, face data and states a work item loads before it forms their jumps.
 const TILE_FACE_BATCH: usize = 4;
+
+/// Mirror tiles in f32: face nodes whose states a work item has in flight at once (the first batch during the last
+/// chunk's sum, its indices and face data read as the pass starts).
+const MIRROR_FACE_BATCH_F32: usize = 8;
 
 /// The tile of `m16n8k4.f64` ([`Partition::Mma16`]): 16 rows, steps of 4 columns.
 pub const MMA16_SHAPE: (usize, usize) = (16, 4);
@@ -498,11 +507,27 @@ fn insert_mirror(
     }
     let single = variant.precision == Precision::F32;
     let (outputs, stride, chunk) = (geometry.tile_outputs, geometry.tile_stride, geometry.tile_chunk);
+    let inputs = match variant.partition {
+        Partition::Mirror { inputs, .. } => inputs,
+        _ => MirrorInputs::Chunks,
+    };
+    let (staged, ahead) = (inputs == MirrorInputs::Staged, inputs == MirrorInputs::FacesAhead);
     ctx.insert("threads", &threads);
     ctx.insert("outputs", &outputs);
     ctx.insert("stride", &stride);
     ctx.insert("chunk", &chunk);
     ctx.insert("chunk_reps", &chunk.div_ceil(threads));
+    // faces ahead: the chunks written out one after another (first representative and count); the others loop
+    // over them at run time (one entry)
+    let chunks: Vec<_> = if ahead {
+        (0..mirror.reps())
+            .step_by(chunk.max(1))
+            .map(|start| serde_json::json!({ "start": start, "count": chunk.min(mirror.reps() - start) }))
+            .collect()
+    } else {
+        vec![serde_json::json!({ "start": 0, "count": chunk })]
+    };
+    ctx.insert("chunks", &chunks);
     ctx.insert("reps", &mirror.reps());
     ctx.insert("pairs", &mirror.pairs);
     ctx.insert("face_reps", &mirror.face_columns.len());
@@ -522,8 +547,8 @@ fn insert_mirror(
     }
     let nf = 3 * geometry.nfp;
     // (staged: the jumps are formed in the neighbours' face states, so the scratch holds a chunk alone)
-    let staged = matches!(variant.partition, Partition::Mirror { staged: true, .. });
     ctx.insert("staged", &staged);
+    ctx.insert("ahead", &ahead);
     if staged {
         ctx.insert("scratch", &(slots * chunk * variant.group));
     } else {
@@ -544,7 +569,10 @@ fn insert_mirror(
     ctx.insert("face_groups", &3usize.div_ceil(threads));
     let face_nodes = nf.div_ceil(threads);
     ctx.insert("face_nodes", &face_nodes);
-    ctx.insert("face_batch", &face_nodes.min(TILE_FACE_BATCH));
+    // (a batch's states are in flight together: faces ahead in f32 take all of a work item's face nodes at once, up
+    // to MIRROR_FACE_BATCH_F32; in f64, whose mirror tiles hold 155 registers at N = 7, the tiles' batches)
+    let batch = if ahead && single { MIRROR_FACE_BATCH_F32 } else { TILE_FACE_BATCH };
+    ctx.insert("face_batch", &face_nodes.min(batch));
     // CUDA reads a work item's rows of a folded column as vectors (OpenCL value by value)
     let width = match (single, target) {
         (_, Target::OpenCl) => 1,

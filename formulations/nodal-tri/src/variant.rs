@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, staged, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, mirror3, mirror4, mirror5 and mirror7 mixed on the tiled layout, matrix-local, with wg32, seq1, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products), ahead<t> (mirror tiles reading their face indices and face data as a pass starts and their first face states during the last chunk's sum; on request), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, ahead, staged, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, mirror3, mirror4, mirror5, mirror7 and ahead3, 4, 5, 7 mixed on the tiled layout, matrix-local, with wg32, seq1, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -43,11 +43,16 @@ pub enum Partition {
     /// chunk ahead into registers, and no face gather waits after the volume sum. The tiled layout, 8, 16 or 32
     /// elements per group (a group within one tile). Measured 1.03–1.37× slower than the mirror tiles on an H100
     /// (docs/performance.md): valid on request, not in the list.
+    ///
+    /// Faces ahead (`ahead<t>`): as the mirror tiles, but each work item reads its face nodes' neighbour offsets and
+    /// its faces' normals, scales, boundary conditions and neighbours as a pass starts (the faces' data then in local
+    /// memory), and its first batch of face nodes' states during the last chunk's sum, so that the face stage waits
+    /// on no index load and the first batch waits on nothing.
     Mirror {
         /// Work items per element.
         threads: usize,
-        /// Whether the group's inputs are staged in local memory by asynchronous copies.
-        staged: bool,
+        /// How a pass's inputs reach the work items.
+        inputs: MirrorInputs,
     },
     /// The whole operator as one matrix product per group of elements on the tensor cores (CUDA `mma.sync`,
     /// compute capability 8.0 and later): [−Dr −Ds LIFT] (one warp per 8 output nodes in f64, 16 in f32, its
@@ -168,14 +173,28 @@ pub struct Variant {
     pub form: VolumeForm,
 }
 
+/// How the mirror tiles' inputs reach the work items ([`Partition::Mirror`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum MirrorInputs {
+    /// `mirror<t>`: each chunk's states loaded into registers one chunk ahead; the face stage reads its indices,
+    /// then the states they point to, batch by batch.
+    Chunks,
+    /// `ahead<t>`: as [`MirrorInputs::Chunks`], with the face indices and face data read as a pass starts and the
+    /// first batch of face states during the last chunk's sum.
+    FacesAhead,
+    /// `staged<t>`: the group's inputs copied to local memory asynchronously.
+    Staged,
+}
+
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let partition = match self.partition {
             Partition::Node => "node".to_string(),
             Partition::Element => "elem".to_string(),
             Partition::Tile { threads } => format!("tile{threads}"),
-            Partition::Mirror { threads, staged: false } => format!("mirror{threads}"),
-            Partition::Mirror { threads, staged: true } => format!("staged{threads}"),
+            Partition::Mirror { threads, inputs: MirrorInputs::Chunks } => format!("mirror{threads}"),
+            Partition::Mirror { threads, inputs: MirrorInputs::FacesAhead } => format!("ahead{threads}"),
+            Partition::Mirror { threads, inputs: MirrorInputs::Staged } => format!("staged{threads}"),
             Partition::Mma => "mma".to_string(),
             Partition::Mma16 => "mma16".to_string(),
             Partition::Mma16Regs => "mma16r".to_string(),
@@ -244,10 +263,13 @@ impl FromStr for Variant {
             "gemm" => Partition::Gemm,
             other if other.starts_with("tile") => Partition::Tile { threads: number(other, "tile")? },
             other if other.starts_with("mirror") => {
-                Partition::Mirror { threads: number(other, "mirror")?, staged: false }
+                Partition::Mirror { threads: number(other, "mirror")?, inputs: MirrorInputs::Chunks }
+            }
+            other if other.starts_with("ahead") => {
+                Partition::Mirror { threads: number(other, "ahead")?, inputs: MirrorInputs::FacesAhead }
             }
             other if other.starts_with("staged") => {
-                Partition::Mirror { threads: number(other, "staged")?, staged: true }
+                Partition::Mirror { threads: number(other, "staged")?, inputs: MirrorInputs::Staged }
             }
             other => return Err(bad(format!("unknown partition `{other}`"))),
         };
@@ -379,12 +401,17 @@ impl Variant {
                     // both precisions, and seven N = 8 f32 (7–8 % faster than five, scripts/probe/mirror_wide.sh and
                     // staged_sweep.sh); two, six and eight were slower at every order, as were the operator read
                     // through the cache (field-local: 1.3–1.9× slower) and two groups in sequence (seq2: 1.1–1.6×))
+                    // (and each with its face indices and first face states read ahead, `ahead<t>`: on an H100
+                    // (2026-12-06, scripts/probe/faces_ahead_retune.sh) the winners 2–7 % faster than the mirror
+                    // tiles' at N = 5..8 f32 and 6 and 15 % at N = 6, 7 f64; N = 5 f64 kept mirror3)
                     if surface == Surface::Merged && seq == 1 && storage == Storage::MatrixLocal {
-                        out.extend([3, 4, 5, 7].map(|threads| Variant {
-                            form: VolumeForm::Mixed,
-                            layout: Layout::Tiled,
-                            ..shared(Partition::Mirror { threads, staged: false }, 32, 1)
-                        }));
+                        for inputs in [MirrorInputs::Chunks, MirrorInputs::FacesAhead] {
+                            out.extend([3, 4, 5, 7].map(|threads| Variant {
+                                form: VolumeForm::Mixed,
+                                layout: Layout::Tiled,
+                                ..shared(Partition::Mirror { threads, inputs }, 32, 1)
+                            }));
+                        }
                     }
                     // (the tiled layout, merged only: on an H200 (2026-12-04, scripts/probe/tiled_layout.sh) the
                     // tiled twins of the merged element winners were 3–13 % faster at N = 1..4 f32 and N = 3, 4 f64,
@@ -480,11 +507,11 @@ impl Variant {
                 ));
             }
         }
-        if let Partition::Mirror { threads, staged } = self.partition {
+        if let Partition::Mirror { threads, inputs } = self.partition {
             if !(1..=16).contains(&threads) {
                 return reject("mirror partition takes 1 to 16 work items per element".into());
             }
-            if staged {
+            if inputs == MirrorInputs::Staged {
                 if self.layout != Layout::Tiled || !matches!(self.group, 8 | 16 | 32) {
                     return reject(
                         "staged mirror tiles copy whole rows of one tile of the tiled layout: tiled, wg8, wg16 or wg32"

@@ -10,7 +10,7 @@ use dg_codegen::{Precision, Target};
 use dg_core::law::ConservationLaw;
 use dg_core::Real;
 use dg_nodal_tri::cost::rhs_cost;
-use dg_nodal_tri::variant::{LawShape, Partition, Variant};
+use dg_nodal_tri::variant::{LawShape, MirrorInputs, Partition, Variant};
 use dg_nodal_tri::verify::verify_at_order;
 use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg_runtime::backend::{opencl_for_tests, Device};
@@ -42,18 +42,20 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
         let why = reason(spec, order).unwrap_or_else(|| panic!("{spec} N={order} accepted"));
         assert!(why.contains(words), "{spec} N={order}: {why}");
     }
-    // the list: mixed, matrix-local, tiled, three, four, five or seven work items, both precisions
+    // the list: mixed, matrix-local, tiled, three, four, five or seven work items, chunks and faces ahead, both
+    // precisions
     for precision in [Precision::F32, Precision::F64] {
         let listed: Vec<Variant> =
             Variant::all(precision).into_iter().filter(|v| matches!(v.partition, Partition::Mirror { .. })).collect();
         let threads: Vec<usize> = listed
             .iter()
             .map(|v| match v.partition {
-                Partition::Mirror { threads, staged: false } => threads,
+                Partition::Mirror { threads, inputs: MirrorInputs::Chunks } => threads,
+                Partition::Mirror { threads, inputs: MirrorInputs::FacesAhead } => 100 + threads,
                 _ => 0,
             })
             .collect();
-        assert_eq!(threads, [3, 4, 5, 7], "{listed:?}");
+        assert_eq!(threads, [3, 4, 5, 7, 103, 104, 105, 107], "{listed:?}");
     }
 }
 
@@ -85,12 +87,14 @@ fn the_rules_refuse_staged_mirror_tiles_off_one_tile_or_without_asynchronous_cop
     }
     // valid on request only
     for precision in [Precision::F32, Precision::F64] {
-        assert!(Variant::all(precision).iter().all(|v| !matches!(v.partition, Partition::Mirror { staged: true, .. })));
+        assert!(Variant::all(precision)
+            .iter()
+            .all(|v| !matches!(v.partition, Partition::Mirror { inputs: MirrorInputs::Staged, .. })));
     }
 }
 
 #[test]
-fn the_rules_count_at_least_the_local_memory_a_staged_mirror_tile_declares() {
+fn the_rules_count_at_least_the_local_memory_a_mirror_tile_declares() {
     for (law, mixed) in [
         (law_ir(&dg_laws::MaxwellTm::default()).unwrap(), true),
         (law_ir(&dg_laws::mhd2d::Law::default()).unwrap(), false),
@@ -102,13 +106,16 @@ fn the_rules_count_at_least_the_local_memory_a_staged_mirror_tile_declares() {
         let mut checked = 0;
         for order in 2..=8 {
             let element = dg_core::triangle::ReferenceTriangle::new(order).unwrap();
-            for threads in [3, 4, 5, 7] {
+            for (partition, threads) in
+                ["mirror", "ahead", "staged"].into_iter().flat_map(|p| [3, 4, 5, 7].map(|t| (p, t)))
+            {
                 for group in [8, 16, 32] {
                     for (storage, precision, bytes) in
                         [("matrix-local", "f32", 4), ("field-local", "f64", 8), ("matrix-local", "f64", 8)]
                     {
                         let form = if mixed { "/mixed" } else { "" };
-                        let spec = format!("staged{threads}/wg{group}/seq1/{storage}/merged/tiled/{precision}{form}");
+                        let spec =
+                            format!("{partition}{threads}/wg{group}/seq1/{storage}/merged/tiled/{precision}{form}");
                         let variant: Variant = spec.parse().unwrap();
                         if variant.check(order, &shape, &unlimited).is_err() {
                             continue;
@@ -126,7 +133,7 @@ fn the_rules_count_at_least_the_local_memory_a_staged_mirror_tile_declares() {
                 }
             }
         }
-        assert!(checked > 100, "{} staged variants checked", checked);
+        assert!(checked > 300, "{} mirror, ahead and staged variants checked", checked);
     }
 }
 
@@ -218,6 +225,48 @@ fn staged_mirror_tiles_match_the_cpu_on_opencl_and_planted_bugs_fail_them() {
     };
     let results = run(device.as_mut());
     assert_eq!(results.len(), 7);
+    for (variant, passed, error) in &results {
+        let tolerance = if variant.contains("f32") { 1e-6 } else { 1e-12 };
+        assert!(*passed && error.is_finite() && *error < tolerance, "{variant}: error {error:e}");
+    }
+    for bug in [PlantedBug::SkipLastGroup, PlantedBug::LastElementUnwritten] {
+        let mut planted = PlantedDevice::new(device.as_mut(), bug.clone());
+        for (variant, passed, error) in run(&mut planted) {
+            assert!(!passed, "{variant} passed with {bug:?} planted (error {error:e})");
+        }
+    }
+}
+
+/// The mirror tiles with their face indices read ahead (`ahead<t>`) on the verification mesh (874 elements: the last
+/// group partial, also split in two launches and as a folded stage): Maxwell TM mixed in f32 at N = 4 (one chunk
+/// written out, the order whose first build broke PoCL's barrier regions), 7 (two chunks; all five work items' face
+/// nodes in one batch) and 8 (seven work items, two groups in sequence), and in f64 at N = 7 (two batches of face
+/// nodes); Euler flux-first in f64 at N = 5 (boundary states from the face data in local memory) and mhd2d in f64 at
+/// N = 3 (the neighbours' materials, the GLM source in the store). Planted bugs (the last group skipped, the last
+/// element unwritten) must fail them.
+#[test]
+fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_them() {
+    let Some((_turn, mut device)) = opencl_for_tests() else { return };
+    let maxwell = dg_laws::MaxwellTm::default();
+    let euler = dg_laws::euler2d::Law::default();
+    let mhd = dg_laws::mhd2d::Law::default();
+    let at4 = ["ahead3/wg32/seq1/matrix-local/merged/tiled/f32/mixed"];
+    let at7 = ["ahead5/wg16/seq1/matrix-local/merged/tiled/f32/mixed"];
+    let at8 = ["ahead7/wg32/seq2/matrix-local/merged/tiled/f32/mixed"];
+    let at7_f64 = ["ahead4/wg32/seq1/field-local/merged/tiled/f64/mixed"];
+    let euler_specs = ["ahead4/wg32/seq1/matrix-local/merged/tiled/f64"];
+    let mhd_specs = ["ahead3/wg8/seq2/matrix-local/merged/tiled/f64"];
+    let run = |device: &mut dyn Device| {
+        let mut results = check::<_, f32>(device, &maxwell, 4, &at4);
+        results.extend(check::<_, f32>(device, &maxwell, 7, &at7));
+        results.extend(check::<_, f32>(device, &maxwell, 8, &at8));
+        results.extend(check::<_, f64>(device, &maxwell, 7, &at7_f64));
+        results.extend(check::<_, f64>(device, &euler, 5, &euler_specs));
+        results.extend(check::<_, f64>(device, &mhd, 3, &mhd_specs));
+        results
+    };
+    let results = run(device.as_mut());
+    assert_eq!(results.len(), 6);
     for (variant, passed, error) in &results {
         let tolerance = if variant.contains("f32") { 1e-6 } else { 1e-12 };
         assert!(*passed && error.is_finite() && *error < tolerance, "{variant}: error {error:e}");
