@@ -565,7 +565,7 @@ fn insert_mirror(
     ctx.insert("state_vecs", &(nv * geometry.np * variant.group / cw));
     ctx.insert("row_vecs", &(variant.group / cw));
     ctx.insert("items", &(variant.group * threads));
-    // staged: the faces (of three) whose neighbours' materials a work item copies
+    // the faces (of three) a work item takes: staged, their neighbours' materials; faces ahead, their data
     ctx.insert("face_groups", &3usize.div_ceil(threads));
     let face_nodes = nf.div_ceil(threads);
     ctx.insert("face_nodes", &face_nodes);

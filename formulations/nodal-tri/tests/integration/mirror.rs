@@ -143,6 +143,28 @@ fn the_rules_count_at_least_the_local_memory_a_mirror_tile_declares() {
 /// odd N): the volume saves 2·2·np² flops per element (4 per entry of Dr and Ds against 2 per folded entry), the lift
 /// 3 variables × 2 flops × (np·24 − (20·12 + 16·12)) and spends 2·12 adds per variable on the jumps' sums and
 /// differences.
+/// Runs `run` (verifications on the device), requires its `expected` results to pass within f32's or f64's
+/// tolerance, then requires every result to fail with each planted bug (the last group skipped, the last element
+/// unwritten).
+fn passes_and_fails_with_planted_bugs(
+    device: &mut dyn Device,
+    expected: usize,
+    run: impl Fn(&mut dyn Device) -> Vec<(String, bool, f64)>,
+) {
+    let results = run(device);
+    assert_eq!(results.len(), expected);
+    for (variant, passed, error) in &results {
+        let tolerance = if variant.contains("f32") { 1e-6 } else { 1e-12 };
+        assert!(*passed && error.is_finite() && *error < tolerance, "{variant}: error {error:e}");
+    }
+    for bug in [PlantedBug::SkipLastGroup, PlantedBug::LastElementUnwritten] {
+        let mut planted = PlantedDevice::new(device, bug.clone());
+        for (variant, passed, error) in run(&mut planted) {
+            assert!(!passed, "{variant} passed with {bug:?} planted (error {error:e})");
+        }
+    }
+}
+
 #[test]
 fn a_mirror_tile_counts_half_the_tiles_products() {
     let ir = law_ir(&dg_laws::MaxwellTm::default()).unwrap();
@@ -223,18 +245,7 @@ fn staged_mirror_tiles_match_the_cpu_on_opencl_and_planted_bugs_fail_them() {
         results.extend(check::<_, f64>(device, &mhd, 3, &mhd_specs));
         results
     };
-    let results = run(device.as_mut());
-    assert_eq!(results.len(), 7);
-    for (variant, passed, error) in &results {
-        let tolerance = if variant.contains("f32") { 1e-6 } else { 1e-12 };
-        assert!(*passed && error.is_finite() && *error < tolerance, "{variant}: error {error:e}");
-    }
-    for bug in [PlantedBug::SkipLastGroup, PlantedBug::LastElementUnwritten] {
-        let mut planted = PlantedDevice::new(device.as_mut(), bug.clone());
-        for (variant, passed, error) in run(&mut planted) {
-            assert!(!passed, "{variant} passed with {bug:?} planted (error {error:e})");
-        }
-    }
+    passes_and_fails_with_planted_bugs(device.as_mut(), 7, run);
 }
 
 /// The mirror tiles with their face indices read ahead (`ahead<t>`) on the verification mesh (874 elements: the last
@@ -265,16 +276,5 @@ fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_t
         results.extend(check::<_, f64>(device, &mhd, 3, &mhd_specs));
         results
     };
-    let results = run(device.as_mut());
-    assert_eq!(results.len(), 6);
-    for (variant, passed, error) in &results {
-        let tolerance = if variant.contains("f32") { 1e-6 } else { 1e-12 };
-        assert!(*passed && error.is_finite() && *error < tolerance, "{variant}: error {error:e}");
-    }
-    for bug in [PlantedBug::SkipLastGroup, PlantedBug::LastElementUnwritten] {
-        let mut planted = PlantedDevice::new(device.as_mut(), bug.clone());
-        for (variant, passed, error) in run(&mut planted) {
-            assert!(!passed, "{variant} passed with {bug:?} planted (error {error:e})");
-        }
-    }
+    passes_and_fails_with_planted_bugs(device.as_mut(), 6, run);
 }
