@@ -252,8 +252,10 @@ fn staged_mirror_tiles_match_the_cpu_on_opencl_and_planted_bugs_fail_them() {
 /// group partial, also split in two launches and as a folded stage): Maxwell TM mixed in f32 at N = 4 (one chunk
 /// written out, the order whose first build broke PoCL's barrier regions), 7 (two chunks; all five work items' face
 /// nodes in one batch) and 8 (seven work items, two groups in sequence), and in f64 at N = 7 (two batches of face
-/// nodes); Euler flux-first in f64 at N = 5 (boundary states from the face data in local memory) and mhd2d in f64 at
-/// N = 3 (the neighbours' materials, the GLM source in the store). Planted bugs (the last group skipped, the last
+/// nodes); Euler flux-first in f64 at N = 5 (boundary states from the face data in local memory; also three groups in
+/// sequence) and mhd2d in f64 at N = 3 (the neighbours' materials, the GLM source in the store). With groups in
+/// sequence a later pass's first chunk, indices, face data and geometry are read during the lift of the pass before.
+/// Planted bugs (the last group skipped, the last
 /// element unwritten) must fail them.
 #[test]
 fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_them() {
@@ -265,7 +267,8 @@ fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_t
     let at7 = ["ahead5/wg16/seq1/matrix-local/merged/tiled/f32/mixed"];
     let at8 = ["ahead7/wg32/seq2/matrix-local/merged/tiled/f32/mixed"];
     let at7_f64 = ["ahead4/wg32/seq1/field-local/merged/tiled/f64/mixed"];
-    let euler_specs = ["ahead4/wg32/seq1/matrix-local/merged/tiled/f64"];
+    let euler_specs =
+        ["ahead4/wg32/seq1/matrix-local/merged/tiled/f64", "ahead4/wg16/seq3/matrix-local/merged/tiled/f64"];
     let mhd_specs = ["ahead3/wg8/seq2/matrix-local/merged/tiled/f64"];
     let run = |device: &mut dyn Device| {
         let mut results = check::<_, f32>(device, &maxwell, 4, &at4);
@@ -276,5 +279,5 @@ fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_t
         results.extend(check::<_, f64>(device, &mhd, 3, &mhd_specs));
         results
     };
-    passes_and_fails_with_planted_bugs(device.as_mut(), 6, run);
+    passes_and_fails_with_planted_bugs(device.as_mut(), 7, run);
 }
