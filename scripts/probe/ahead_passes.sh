@@ -5,7 +5,8 @@
 # where the 60 % point fails (f32 N = 6..8, f64 N = 7..8): each variant benched at 16M DOF (`dg bench --variant`,
 # each process verifying first), the shipped winners among them (seq1 and mma16 kernels unchanged). Then, with an experimental
 # binary ($EXP, scripts/probe/ahead_passes_exp.patch: `__launch_bounds__(threads, G)` from DG_MIRROR_MIN_GROUPS and
-# NVRTC's -lineinfo from DG_NVRTC_LINEINFO), the winners under G, and Nsight Compute's warp states and per-source-line
+# NVRTC's -lineinfo from DG_NVRTC_LINEINFO, the volume's and the lift's column loops unrolled from DG_MIRROR_UNROLL),
+# the winners under G and unrolled, and Nsight Compute's warp states and per-source-line
 # stall samples on the N = 6 and N = 8 f32 winners. Packed after every step.
 # usage: DG=path/to/dg EXP=path/to/experimental/dg OUT=dir bash scripts/probe/ahead_passes.sh
 set -u
@@ -31,6 +32,14 @@ for job in "6..7 ahead4/wg32/seq1 f32 5 6" "8 ahead7/wg32/seq1 f32 5 6" "6..8 ah
     echo "$v G=$g rc $?: $(row "$R/g.txt" | awk '{print $1, $4, $5}' | tr '\n' ' ')$(grep -c 'NOT VERIFIED' "$R/g.txt") unverified"
   done
 done | tee "$R/bounds.txt"; pack
+for job in "6..8 ahead4/wg32/seq1 f32" "8 ahead7/wg32/seq1 f32" "6..8 ahead4/wg32/seq2 f32" "7..8 ahead4/wg32/seq1 f64" "8 ahead4/wg16/seq1 f64"; do
+  set -- $job; v=$2/matrix-local/merged/tiled/$3/mixed
+  for g in 0 6; do
+    [ $3 = f64 ] && [ $g = 6 ] && continue
+    DG_MIRROR_UNROLL=1 DG_MIRROR_MIN_GROUPS=$g timeout 60 "$EXP" bench maxwell2d --orders $1 --variant $v $D > "$R/u.txt" 2>&1
+    echo "$v unrolled G=$g rc $?: $(row "$R/u.txt" | awk '{print $1, $4, $5}' | tr '\n' ' ')$(grep -c 'NOT VERIFIED' "$R/u.txt") unverified"
+  done
+done | tee "$R/unroll.txt"; pack
 for job in "6 ahead4/wg32/seq1 f32" "8 ahead7/wg32/seq1 f32"; do
   set -- $job; v=$2/matrix-local/merged/tiled/$3/mixed; tag=n$1-$3-${2%%/*}
   DG_NVRTC_LINEINFO=1 timeout 150 ncu --launch-skip 3 --launch-count 1 -k regex:mirror --section SpeedOfLight \
