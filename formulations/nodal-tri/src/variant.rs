@@ -404,12 +404,25 @@ impl Variant {
                     // (and each with its face indices and first face states read ahead, `ahead<t>`: on an H100
                     // (2026-12-06, scripts/probe/faces_ahead_retune.sh) the winners 2–7 % faster than the mirror
                     // tiles' at N = 5..8 f32 and 6 and 15 % at N = 6, 7 f64; N = 5 f64 kept mirror3)
-                    if surface == Surface::Merged && seq == 1 && storage == Storage::MatrixLocal {
+                    // (`ahead<t>` also in two passes per group, the second's first loads in flight during the
+                    // first's lift, and in f64 in groups of 16, which fit N = 8's local memory where 32 do not:
+                    // listed on 2026-12-06 for the H100's tuning to measure, scripts/probe/ahead_passes.sh)
+                    if surface == Surface::Merged && storage == Storage::MatrixLocal {
                         for inputs in [MirrorInputs::Chunks, MirrorInputs::FacesAhead] {
+                            if seq > 1 && inputs != MirrorInputs::FacesAhead {
+                                continue;
+                            }
                             out.extend([3, 4, 5, 7].map(|threads| Variant {
                                 form: VolumeForm::Mixed,
                                 layout: Layout::Tiled,
-                                ..shared(Partition::Mirror { threads, inputs }, 32, 1)
+                                ..shared(Partition::Mirror { threads, inputs }, 32, seq)
+                            }));
+                        }
+                        if seq == 1 && precision == Precision::F64 {
+                            out.extend([3, 4, 5, 7].map(|threads| Variant {
+                                form: VolumeForm::Mixed,
+                                layout: Layout::Tiled,
+                                ..shared(Partition::Mirror { threads, inputs: MirrorInputs::FacesAhead }, 16, 1)
                             }));
                         }
                     }

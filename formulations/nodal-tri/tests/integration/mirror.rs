@@ -43,19 +43,22 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
         assert!(why.contains(words), "{spec} N={order}: {why}");
     }
     // the list: mixed, matrix-local, tiled, three, four, five or seven work items, chunks and faces ahead, both
-    // precisions
-    for precision in [Precision::F32, Precision::F64] {
-        let listed: Vec<Variant> =
-            Variant::all(precision).into_iter().filter(|v| matches!(v.partition, Partition::Mirror { .. })).collect();
-        let threads: Vec<usize> = listed
-            .iter()
-            .map(|v| match v.partition {
-                Partition::Mirror { threads, inputs: MirrorInputs::Chunks } => threads,
-                Partition::Mirror { threads, inputs: MirrorInputs::FacesAhead } => 100 + threads,
-                _ => 0,
-            })
+    // precisions; faces ahead also in two passes per group, and in f64 in groups of 16
+    for (precision, p) in [(Precision::F32, "f32"), (Precision::F64, "f64")] {
+        let listed: Vec<String> = Variant::all(precision)
+            .into_iter()
+            .filter(|v| matches!(v.partition, Partition::Mirror { .. }))
+            .map(|v| v.to_string())
             .collect();
-        assert_eq!(threads, [3, 4, 5, 7, 103, 104, 105, 107], "{listed:?}");
+        let spec = |partition: &str, group: usize, seq: usize| {
+            [3, 4, 5, 7].map(|t| format!("{partition}{t}/wg{group}/seq{seq}/matrix-local/merged/tiled/{p}/mixed"))
+        };
+        let mut expected = [spec("mirror", 32, 1), spec("ahead", 32, 1)].concat();
+        if precision == Precision::F64 {
+            expected.extend(spec("ahead", 16, 1));
+        }
+        expected.extend(spec("ahead", 32, 2));
+        assert_eq!(listed, expected);
     }
 }
 
