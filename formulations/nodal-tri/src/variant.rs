@@ -180,7 +180,8 @@ pub enum MirrorInputs {
     /// then the states they point to, batch by batch.
     Chunks,
     /// `ahead<t>`: as [`MirrorInputs::Chunks`], with the face indices and face data read as a pass starts and the
-    /// first batch of face states during the last chunk's sum.
+    /// first batch of face states during the last chunk's sum; with several passes per group (seq > 1), a later
+    /// pass's first chunk, face indices and data and geometry are read during the lift of the pass before.
     FacesAhead,
     /// `staged<t>`: the group's inputs copied to local memory asynchronously.
     Staged,
