@@ -4,8 +4,8 @@
 # the device time left and packed after every step: the shipped binary's database winners benched first on the same
 # card ($OLD, the baseline); then with $NEW the maxwell2d right-hand side tuned into an empty database (every
 # candidate verified first) and `dg --db DB bench maxwell2d --orders 5..8`; then with an experimental binary ($EXP,
-# scripts/probe/ahead_passes_exp.patch) the winners' column loops unrolled (DG_MIRROR_UNROLL) and under
-# `__launch_bounds__(threads, G)` (DG_MIRROR_MIN_GROUPS); tuning N = 7 in two processes on empty kernel caches;
+# scripts/probe/ahead_passes_exp.patch) the winners' column loops unrolled (DG_MIRROR_UNROLL); tuning N = 7 in two
+# processes on empty kernel caches. BOUNDS=1: also `__launch_bounds__(threads, 6)` without the unrolling; NCU=1:
 # Nsight Compute's warp states and stall samples by SASS line of the N = 8 f32 winner.
 # usage: OLD=path/to/dg-old NEW=path/to/dg EXP=path/to/experimental/dg OUT=dir bash scripts/probe/ahead_passes_retune.sh
 set -u
@@ -24,14 +24,14 @@ for p in f32 f64; do
   timeout 60 "$NEW" --db "$DB" bench maxwell2d --orders 5..8 --precision $p $D > "$R/bench-$p.txt" 2> "$R/bench-$p.err"
   echo "bench $p rc $?"; row "$R/bench-$p.txt"; pack
 done
-for job in "6..7 ahead4/wg32/seq1 f32 0 6" "8 ahead7/wg32/seq1 f32 0 6" "6..8 ahead4/wg32/seq2 f32 0 6" "7 ahead4/wg32/seq1 f64 0" \
+for job in "6..7 ahead4/wg32/seq1 f32 0" "8 ahead7/wg32/seq1 f32 0" "6..8 ahead4/wg32/seq2 f32 0" "7 ahead4/wg32/seq1 f64 0" \
   "8 ahead4/wg16/seq1 f64 0"; do
   set -- $job; orders=$1; p=$3; v=$2/matrix-local/merged/tiled/$p/mixed; shift 3
   for g in "$@"; do
     DG_MIRROR_UNROLL=1 DG_MIRROR_MIN_GROUPS=$g timeout 40 "$EXP" bench maxwell2d --orders $orders --variant $v $D > "$R/u.txt" 2>&1
     echo "$v unrolled G=$g rc $?: $(row "$R/u.txt" | awk '{print $1, $4, $5}' | tr '\n' ' ')$(grep -c 'NOT VERIFIED' "$R/u.txt") unverified"
   done
-  [ $p = f64 ] && continue
+  [ $p = f64 ] || [ "${BOUNDS:-0}" = 0 ] && continue
   DG_MIRROR_MIN_GROUPS=6 timeout 40 "$EXP" bench maxwell2d --orders $orders --variant $v $D > "$R/u.txt" 2>&1
   echo "$v G=6 rc $?: $(row "$R/u.txt" | awk '{print $1, $4, $5}' | tr '\n' ' ')$(grep -c 'NOT VERIFIED' "$R/u.txt") unverified"
 done | tee "$R/unroll-bounds.txt"; pack
@@ -41,6 +41,7 @@ for p in f32 f64; do for run in a b; do
   echo "tunetime $p $run rc $? (process $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s): $(grep winner "$R/tunetime-$p-$run.txt" | tail -1 | sed 's/.*winner //')"
   pack
 done; done
+[ "${NCU:-0}" = 1 ] || { date -u +%FT%TZ | tee -a "$R/date"; pack; exit 0; }
 v=ahead7/wg32/seq1/matrix-local/merged/tiled/f32/mixed
 DG_NVRTC_LINEINFO=1 timeout 100 ncu --launch-skip 3 --launch-count 1 -k regex:mirror --section SpeedOfLight --section Occupancy \
   --section LaunchStats --section WarpStateStats --section SourceCounters -o "$R/ncu-n8" \
