@@ -248,7 +248,9 @@ impl Geometry {
                         (slots * self.tile_chunk + nvars * (np + nf) + (3 * law.materials).max(1) + 9 + 3) * g
                     }
                     // (faces ahead: the faces' normals and scales, boundary conditions and neighbours besides)
-                    MirrorInputs::FacesAhead => ((slots * self.tile_chunk).max(nf * nvars) + 9 + 6) * g,
+                    MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled => {
+                        ((slots * self.tile_chunk).max(nf * nvars) + 9 + 6) * g
+                    }
                     MirrorInputs::Chunks => (slots * self.tile_chunk).max(nf * nvars) * g,
                 };
                 let face_reps = crate::mirror::Mirror::face_reps_at(self.nfp - 1);
@@ -511,7 +513,8 @@ fn insert_mirror(
         Partition::Mirror { inputs, .. } => inputs,
         _ => MirrorInputs::Chunks,
     };
-    let (staged, ahead) = (inputs == MirrorInputs::Staged, inputs == MirrorInputs::FacesAhead);
+    let staged = inputs == MirrorInputs::Staged;
+    let ahead = matches!(inputs, MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled);
     ctx.insert("threads", &threads);
     ctx.insert("outputs", &outputs);
     ctx.insert("stride", &stride);
@@ -549,6 +552,7 @@ fn insert_mirror(
     // (staged: the jumps are formed in the neighbours' face states, so the scratch holds a chunk alone)
     ctx.insert("staged", &staged);
     ctx.insert("ahead", &ahead);
+    ctx.insert("unroll_columns", &(inputs == MirrorInputs::FacesAheadUnrolled));
     if staged {
         ctx.insert("scratch", &(slots * chunk * variant.group));
     } else {

@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products), ahead<t> (mirror tiles reading their face indices and face data as a pass starts and their first face states during the last chunk's sum), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, ahead, staged, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, mirror3, mirror4, mirror5, mirror7 and ahead3, 4, 5, 7 mixed on the tiled layout, matrix-local, with wg32, seq1, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products), ahead<t> (mirror tiles reading their face indices and face data as a pass starts and their first face states during the last chunk's sum), unrolled<t> (ahead<t> with the volume's and the lift's column loops unrolled), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, ahead, unrolled, staged, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, mirror3, mirror4, mirror5, mirror7 and ahead3, 4, 5, 7 mixed on the tiled layout, matrix-local, with wg32, seq1 (and ahead with wg16 in f64, unrolled3, 4, 5, 7 with wg32 in f32), and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -47,7 +47,8 @@ pub enum Partition {
     /// Faces ahead (`ahead<t>`): as the mirror tiles, but each work item reads its face nodes' neighbour offsets and
     /// its faces' normals, scales, boundary conditions and neighbours as a pass starts (the faces' data then in local
     /// memory), and its first batch of face nodes' states during the last chunk's sum, so that the face stage waits
-    /// on no index load and the first batch waits on nothing.
+    /// on no index load and the first batch waits on nothing. `unrolled<t>`: the same with the volume's and the
+    /// lift's column loops unrolled.
     Mirror {
         /// Work items per element.
         threads: usize,
@@ -183,6 +184,9 @@ pub enum MirrorInputs {
     /// first batch of face states during the last chunk's sum; with several passes per group (seq > 1), a later
     /// pass's first chunk, face indices and data and geometry are read during the lift of the pass before.
     FacesAhead,
+    /// `unrolled<t>`: as [`MirrorInputs::FacesAhead`], with the volume's and the lift's column loops unrolled (every
+    /// operator entry and folded input at an offset the compiler knows).
+    FacesAheadUnrolled,
     /// `staged<t>`: the group's inputs copied to local memory asynchronously.
     Staged,
 }
@@ -195,6 +199,7 @@ impl fmt::Display for Variant {
             Partition::Tile { threads } => format!("tile{threads}"),
             Partition::Mirror { threads, inputs: MirrorInputs::Chunks } => format!("mirror{threads}"),
             Partition::Mirror { threads, inputs: MirrorInputs::FacesAhead } => format!("ahead{threads}"),
+            Partition::Mirror { threads, inputs: MirrorInputs::FacesAheadUnrolled } => format!("unrolled{threads}"),
             Partition::Mirror { threads, inputs: MirrorInputs::Staged } => format!("staged{threads}"),
             Partition::Mma => "mma".to_string(),
             Partition::Mma16 => "mma16".to_string(),
@@ -268,6 +273,9 @@ impl FromStr for Variant {
             }
             other if other.starts_with("ahead") => {
                 Partition::Mirror { threads: number(other, "ahead")?, inputs: MirrorInputs::FacesAhead }
+            }
+            other if other.starts_with("unrolled") => {
+                Partition::Mirror { threads: number(other, "unrolled")?, inputs: MirrorInputs::FacesAheadUnrolled }
             }
             other if other.starts_with("staged") => {
                 Partition::Mirror { threads: number(other, "staged")?, inputs: MirrorInputs::Staged }
@@ -405,21 +413,28 @@ impl Variant {
                     // (and each with its face indices and first face states read ahead, `ahead<t>`: on an H100
                     // (2026-12-06, scripts/probe/faces_ahead_retune.sh) the winners 2–7 % faster than the mirror
                     // tiles' at N = 5..8 f32 and 6 and 15 % at N = 6, 7 f64; N = 5 f64 kept mirror3)
-                    // (`ahead<t>` also in two passes per group, the second's first loads in flight during the
-                    // first's lift, and in f64 in groups of 16, which fit N = 8's local memory where 32 do not:
-                    // listed on 2026-12-06 for the H100's tuning to measure, scripts/probe/ahead_passes.sh)
-                    if surface == Surface::Merged && storage == Storage::MatrixLocal {
+                    // (`ahead<t>` also in f64 in groups of 16, which fit N = 8's local memory where 32 do not
+                    // (on an H100, 2026-12-06, scripts/probe/ahead_passes_retune.sh: they won N = 5 and 8), and in f32
+                    // with the column loops unrolled, `unrolled<t>` (ahead4 unrolled 5 % faster at N = 6 and 3 % at
+                    // N = 7; in f64 slower, 0.159 against 0.136 ms at N = 7). In two passes per group, the second's
+                    // first loads in flight during the first's lift, `ahead<t>` lost every order of both precisions
+                    // by 7–25 %, and is valid on request only)
+                    if surface == Surface::Merged && seq == 1 && storage == Storage::MatrixLocal {
                         for inputs in [MirrorInputs::Chunks, MirrorInputs::FacesAhead] {
-                            if seq > 1 && inputs != MirrorInputs::FacesAhead {
-                                continue;
-                            }
                             out.extend([3, 4, 5, 7].map(|threads| Variant {
                                 form: VolumeForm::Mixed,
                                 layout: Layout::Tiled,
-                                ..shared(Partition::Mirror { threads, inputs }, 32, seq)
+                                ..shared(Partition::Mirror { threads, inputs }, 32, 1)
                             }));
                         }
-                        if seq == 1 && precision == Precision::F64 {
+                        if precision == Precision::F32 {
+                            out.extend([3, 4, 5, 7].map(|threads| Variant {
+                                form: VolumeForm::Mixed,
+                                layout: Layout::Tiled,
+                                ..shared(Partition::Mirror { threads, inputs: MirrorInputs::FacesAheadUnrolled }, 32, 1)
+                            }));
+                        }
+                        if precision == Precision::F64 {
                             out.extend([3, 4, 5, 7].map(|threads| Variant {
                                 form: VolumeForm::Mixed,
                                 layout: Layout::Tiled,
