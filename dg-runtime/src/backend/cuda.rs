@@ -233,6 +233,33 @@ pub fn nccl_present() -> bool {
     unsafe { cudarc::nccl::sys::is_culib_present() }
 }
 
+/// Compiles `sources` on every core, the longest first: each worker takes the next source as it finishes one, so
+/// that the slowest builds (the unrolled kernels' long sources) start at once instead of last, where they would set
+/// the time of the whole batch (the greedy longest-processing-time order; source length stands for build time).
+fn compile_longest_first(
+    mut sources: Vec<&String>,
+    arch: &'static str,
+) -> Vec<(String, Result<cudarc::nvrtc::Ptx, String>)> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    sources.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(sources.len());
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    while let Some(source) = sources.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        done.push(((*source).clone(), compile_source(source, arch)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    })
+}
+
 /// Transfers of at least this many bytes go through the page-locked staging buffer: the device copies at full
 /// speed, and the host side is copied by every core (which also spreads the first touch of fresh memory).
 const STAGED_BYTES: usize = 4 << 20;
@@ -485,13 +512,9 @@ impl Device for CudaDevice {
     }
 
     fn prepare(&mut self, sources: &[String]) {
-        use rayon::prelude::*;
-        let arch = self.arch;
         let todo: Vec<&String> =
             sources.iter().filter(|s| !self.ptx.contains_key(*s) && !self.cache.contains_key(*s)).collect();
-        let compiled: Vec<(String, Result<cudarc::nvrtc::Ptx, String>)> =
-            todo.par_iter().map(|s| ((*s).clone(), compile_source(s, arch))).collect();
-        self.ptx.extend(compiled);
+        self.ptx.extend(compile_longest_first(todo, self.arch));
     }
 
     fn compile(&mut self, source: &str, kernels: &[String]) -> Result<ProgramId, BackendError> {

@@ -117,13 +117,21 @@ impl Geometry {
                 },
             ),
             // (the mirror tiles: `tile_outputs` folded rows per work item, `tile_stride` rows per folded column,
-            // `tile_chunk` representatives per chunk — about as many values as the face jumps that reuse the memory)
-            Partition::Mirror { threads, .. } => {
+            // `tile_chunk` representatives per chunk — about as many values as the face jumps that reuse the memory;
+            // `whole<t>`: every representative)
+            Partition::Mirror { threads, inputs } => {
                 let reps = crate::mirror::Mirror::reps_at(order);
                 let outputs = mirror_outputs(2 * reps, threads.max(1), variant.precision);
                 Self {
                     tile_stride: (threads * outputs).next_multiple_of(4),
-                    ..per_group(variant.group * threads, outputs, reps.min((3 * nfp).div_ceil(2).max(8)))
+                    ..per_group(
+                        variant.group * threads,
+                        outputs,
+                        match inputs {
+                            MirrorInputs::WholeElement => reps,
+                            _ => reps.min((3 * nfp).div_ceil(2).max(8)),
+                        },
+                    )
                 }
             }
             Partition::Mma => per_group(32 * np.div_ceil(mma_shape.0), 0, 0),
@@ -248,7 +256,7 @@ impl Geometry {
                         (slots * self.tile_chunk + nvars * (np + nf) + (3 * law.materials).max(1) + 9 + 3) * g
                     }
                     // (faces ahead: the faces' normals and scales, boundary conditions and neighbours besides)
-                    MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled => {
+                    MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement => {
                         ((slots * self.tile_chunk).max(nf * nvars) + 9 + 6) * g
                     }
                     MirrorInputs::Chunks => (slots * self.tile_chunk).max(nf * nvars) * g,
@@ -514,7 +522,8 @@ fn insert_mirror(
         _ => MirrorInputs::Chunks,
     };
     let staged = inputs == MirrorInputs::Staged;
-    let ahead = matches!(inputs, MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled);
+    let ahead =
+        matches!(inputs, MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement);
     ctx.insert("threads", &threads);
     ctx.insert("outputs", &outputs);
     ctx.insert("stride", &stride);
@@ -552,7 +561,7 @@ fn insert_mirror(
     // (staged: the jumps are formed in the neighbours' face states, so the scratch holds a chunk alone)
     ctx.insert("staged", &staged);
     ctx.insert("ahead", &ahead);
-    ctx.insert("unroll_columns", &(inputs == MirrorInputs::FacesAheadUnrolled));
+    ctx.insert("unroll_columns", &matches!(inputs, MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement));
     if staged {
         ctx.insert("scratch", &(slots * chunk * variant.group));
     } else {
@@ -631,9 +640,12 @@ pub(crate) fn closed_face_node(nfp: usize, face: usize, i: usize) -> usize {
 /// condition) where the others read `vmap_p`, `face_bc` and `neigh`: the merged element-per-thread kernels and the
 /// tensor-core kernels (whose face-node jobs then wait on one load before the neighbour's state instead of two).
 /// (Measured on an H200, `docs/performance.md`: the tiles, which spread an element's face nodes over work items,
-/// were slower with the links.)
+/// were slower with the links; so were the faces-ahead mirror tiles on an H100 at N = 6 and 8, except read over the
+/// whole element in one chunk, `whole<t>`.)
 pub fn uses_links(variant: &Variant) -> bool {
-    (variant.partition == Partition::Element && variant.surface == Surface::Merged) || variant.partition.is_mma()
+    (variant.partition == Partition::Element && variant.surface == Surface::Merged)
+        || variant.partition.is_mma()
+        || matches!(variant.partition, Partition::Mirror { inputs: MirrorInputs::WholeElement, .. })
 }
 
 /// Renders the nodal triangle program of `variant` for `law` on `element`.

@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products), ahead<t> (mirror tiles reading their face indices and face data as a pass starts and their first face states during the last chunk's sum), unrolled<t> (ahead<t> with the volume's and the lift's column loops unrolled), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, ahead, unrolled, staged, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, mirror3, mirror4, mirror5, mirror7 and ahead3, 4, 5, 7 mixed on the tiled layout, matrix-local, with wg32, seq1 (and ahead with wg16 in f64, unrolled3, 4, 5, 7 with wg32 in f32), and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products; on request), ahead<t> (mirror tiles reading their face indices and face data as a pass starts and their first face states during the last chunk's sum), unrolled<t> (ahead<t> with the volume's and the lift's column loops unrolled; on request), whole<t> (unrolled<t> over the whole element in one chunk, each face's neighbour found from its packed link), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, ahead, unrolled, whole, staged, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, ahead3, 4, 5, 7 mixed on the tiled layout, matrix-local, with wg32, seq1 (and with wg16 in f64), whole3, 4, 5, 7 the same with wg32 in f32 and wg16 in f64, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -48,7 +48,8 @@ pub enum Partition {
     /// its faces' normals, scales, boundary conditions and neighbours as a pass starts (the faces' data then in local
     /// memory), and its first batch of face nodes' states during the last chunk's sum, so that the face stage waits
     /// on no index load and the first batch waits on nothing. `unrolled<t>`: the same with the volume's and the
-    /// lift's column loops unrolled.
+    /// lift's column loops unrolled. `whole<t>`: unrolled, over the whole element in one chunk, and each face's
+    /// neighbour found from its packed link.
     Mirror {
         /// Work items per element.
         threads: usize,
@@ -187,6 +188,10 @@ pub enum MirrorInputs {
     /// `unrolled<t>`: as [`MirrorInputs::FacesAhead`], with the volume's and the lift's column loops unrolled (every
     /// operator entry and folded input at an offset the compiler knows).
     FacesAheadUnrolled,
+    /// `whole<t>`: as [`MirrorInputs::FacesAheadUnrolled`], with every representative in one chunk (one volume sum
+    /// over the whole element, its states all read as the pass starts) and each face's neighbour node found from
+    /// the face's packed link (one int per face: no `vmap_p`, `face_bc` or `neigh` read).
+    WholeElement,
     /// `staged<t>`: the group's inputs copied to local memory asynchronously.
     Staged,
 }
@@ -200,6 +205,7 @@ impl fmt::Display for Variant {
             Partition::Mirror { threads, inputs: MirrorInputs::Chunks } => format!("mirror{threads}"),
             Partition::Mirror { threads, inputs: MirrorInputs::FacesAhead } => format!("ahead{threads}"),
             Partition::Mirror { threads, inputs: MirrorInputs::FacesAheadUnrolled } => format!("unrolled{threads}"),
+            Partition::Mirror { threads, inputs: MirrorInputs::WholeElement } => format!("whole{threads}"),
             Partition::Mirror { threads, inputs: MirrorInputs::Staged } => format!("staged{threads}"),
             Partition::Mma => "mma".to_string(),
             Partition::Mma16 => "mma16".to_string(),
@@ -276,6 +282,9 @@ impl FromStr for Variant {
             }
             other if other.starts_with("unrolled") => {
                 Partition::Mirror { threads: number(other, "unrolled")?, inputs: MirrorInputs::FacesAheadUnrolled }
+            }
+            other if other.starts_with("whole") => {
+                Partition::Mirror { threads: number(other, "whole")?, inputs: MirrorInputs::WholeElement }
             }
             other if other.starts_with("staged") => {
                 Partition::Mirror { threads: number(other, "staged")?, inputs: MirrorInputs::Staged }
@@ -419,27 +428,26 @@ impl Variant {
                     // N = 7; in f64 slower, 0.159 against 0.136 ms at N = 7). In two passes per group, the second's
                     // first loads in flight during the first's lift, `ahead<t>` lost every order of both precisions
                     // by 7–25 %, and is valid on request only)
+                    // (and `whole<t>`: unrolled over the whole element in one chunk, the neighbours from the faces'
+                    // links; on an H100 (2026-12-06, scripts/probe/links_chunk.sh and whole_retune.sh) the winner
+                    // at N = 4..8 f32 and N = 5, 6, 8 f64 (in groups of 16), 1.04–1.10× faster than the winners
+                    // before it. In that tuning `mirror<t>` was 13–26 % slower than the best at every order of both
+                    // precisions and `unrolled<t>` 5–34 % in f32: both left the list, valid on request)
                     if surface == Surface::Merged && seq == 1 && storage == Storage::MatrixLocal {
-                        for inputs in [MirrorInputs::Chunks, MirrorInputs::FacesAhead] {
-                            out.extend([3, 4, 5, 7].map(|threads| Variant {
+                        let mirror_tiles = |inputs, group| {
+                            [3, 4, 5, 7].map(|threads| Variant {
                                 form: VolumeForm::Mixed,
                                 layout: Layout::Tiled,
-                                ..shared(Partition::Mirror { threads, inputs }, 32, 1)
-                            }));
-                        }
-                        if precision == Precision::F32 {
-                            out.extend([3, 4, 5, 7].map(|threads| Variant {
-                                form: VolumeForm::Mixed,
-                                layout: Layout::Tiled,
-                                ..shared(Partition::Mirror { threads, inputs: MirrorInputs::FacesAheadUnrolled }, 32, 1)
-                            }));
-                        }
-                        if precision == Precision::F64 {
-                            out.extend([3, 4, 5, 7].map(|threads| Variant {
-                                form: VolumeForm::Mixed,
-                                layout: Layout::Tiled,
-                                ..shared(Partition::Mirror { threads, inputs: MirrorInputs::FacesAhead }, 16, 1)
-                            }));
+                                ..shared(Partition::Mirror { threads, inputs }, group, 1)
+                            })
+                        };
+                        out.extend(mirror_tiles(MirrorInputs::FacesAhead, 32));
+                        match precision {
+                            Precision::F32 => out.extend(mirror_tiles(MirrorInputs::WholeElement, 32)),
+                            Precision::F64 => {
+                                out.extend(mirror_tiles(MirrorInputs::FacesAhead, 16));
+                                out.extend(mirror_tiles(MirrorInputs::WholeElement, 16));
+                            }
                         }
                     }
                     // (the tiled layout, merged only: on an H200 (2026-12-04, scripts/probe/tiled_layout.sh) the

@@ -42,8 +42,9 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
         let why = reason(spec, order).unwrap_or_else(|| panic!("{spec} N={order} accepted"));
         assert!(why.contains(words), "{spec} N={order}: {why}");
     }
-    // the list: mixed, matrix-local, tiled, three, four, five or seven work items, chunks and faces ahead, both
-    // precisions; faces ahead also with the column loops unrolled in f32, and in groups of 16 in f64
+    // the list: mixed, matrix-local, tiled, three, four, five or seven work items, faces ahead in groups of 32 (and
+    // of 16 in f64), the whole element in one chunk with the faces' links in groups of 32 in f32 and of 16 in f64
+    // (`mirror<t>` and `unrolled<t>` on request)
     for (precision, p) in [(Precision::F32, "f32"), (Precision::F64, "f64")] {
         let listed: Vec<String> = Variant::all(precision)
             .into_iter()
@@ -53,10 +54,10 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
         let spec = |partition: &str, group: usize, seq: usize| {
             [3, 4, 5, 7].map(|t| format!("{partition}{t}/wg{group}/seq{seq}/matrix-local/merged/tiled/{p}/mixed"))
         };
-        let mut expected = [spec("mirror", 32, 1), spec("ahead", 32, 1)].concat();
+        let mut expected = spec("ahead", 32, 1).to_vec();
         expected.extend(match precision {
-            Precision::F32 => spec("unrolled", 32, 1),
-            Precision::F64 => spec("ahead", 16, 1),
+            Precision::F32 => spec("whole", 32, 1).to_vec(),
+            Precision::F64 => [spec("ahead", 16, 1), spec("whole", 16, 1)].concat(),
         });
         assert_eq!(listed, expected);
     }
@@ -258,8 +259,10 @@ fn staged_mirror_tiles_match_the_cpu_on_opencl_and_planted_bugs_fail_them() {
 /// unrolled, `unrolled<t>`), and in f64 at N = 7 (two batches of face nodes); Euler flux-first in f64 at N = 5
 /// (boundary states from the face data in local memory; also three groups in sequence) and mhd2d in f64 at N = 3 (the
 /// neighbours' materials, the GLM source in the store). With groups in sequence a later pass's first chunk, indices,
-/// face data and geometry are read during the lift of the pass before. Planted bugs (the last group skipped, the last
-/// element unwritten) must fail them.
+/// face data and geometry are read during the lift of the pass before. The whole element in one chunk with the faces'
+/// links (`whole<t>`): Maxwell f32 at N = 6 and 8 (in groups of 16, two in sequence) and f64 at N = 7, Euler at N = 5
+/// (boundary conditions from the links), mhd2d at N = 3 (the neighbours' materials at the links' elements). Planted
+/// bugs (the last group skipped, the last element unwritten) must fail them.
 #[test]
 fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_them() {
     let Some((_turn, mut device)) = opencl_for_tests() else { return };
@@ -267,17 +270,24 @@ fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_t
     let euler = dg_laws::euler2d::Law::default();
     let mhd = dg_laws::mhd2d::Law::default();
     let at4 = ["ahead3/wg32/seq1/matrix-local/merged/tiled/f32/mixed"];
+    let at6 = ["whole4/wg32/seq1/matrix-local/merged/tiled/f32/mixed"];
     let at7 = ["ahead5/wg16/seq1/matrix-local/merged/tiled/f32/mixed"];
     let at8 = [
         "ahead7/wg32/seq2/matrix-local/merged/tiled/f32/mixed",
         "unrolled4/wg32/seq1/matrix-local/merged/tiled/f32/mixed",
+        "whole7/wg16/seq2/matrix-local/merged/tiled/f32/mixed",
     ];
-    let at7_f64 = ["ahead4/wg32/seq1/field-local/merged/tiled/f64/mixed"];
-    let euler_specs =
-        ["ahead4/wg32/seq1/matrix-local/merged/tiled/f64", "ahead4/wg16/seq3/matrix-local/merged/tiled/f64"];
-    let mhd_specs = ["ahead3/wg8/seq2/matrix-local/merged/tiled/f64"];
+    let at7_f64 =
+        ["ahead4/wg32/seq1/field-local/merged/tiled/f64/mixed", "whole4/wg16/seq1/matrix-local/merged/tiled/f64/mixed"];
+    let euler_specs = [
+        "ahead4/wg32/seq1/matrix-local/merged/tiled/f64",
+        "ahead4/wg16/seq3/matrix-local/merged/tiled/f64",
+        "whole4/wg16/seq2/matrix-local/merged/tiled/f64",
+    ];
+    let mhd_specs = ["ahead3/wg8/seq2/matrix-local/merged/tiled/f64", "whole3/wg8/seq1/matrix-local/merged/tiled/f64"];
     let run = |device: &mut dyn Device| {
         let mut results = check::<_, f32>(device, &maxwell, 4, &at4);
+        results.extend(check::<_, f32>(device, &maxwell, 6, &at6));
         results.extend(check::<_, f32>(device, &maxwell, 7, &at7));
         results.extend(check::<_, f32>(device, &maxwell, 8, &at8));
         results.extend(check::<_, f64>(device, &maxwell, 7, &at7_f64));
@@ -285,5 +295,5 @@ fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_t
         results.extend(check::<_, f64>(device, &mhd, 3, &mhd_specs));
         results
     };
-    passes_and_fails_with_planted_bugs(device.as_mut(), 8, run);
+    passes_and_fails_with_planted_bugs(device.as_mut(), 13, run);
 }
