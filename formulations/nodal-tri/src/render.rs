@@ -128,7 +128,7 @@ impl Geometry {
                         variant.group * threads,
                         outputs,
                         match inputs {
-                            MirrorInputs::WholeElement => reps,
+                            MirrorInputs::WholeElement { .. } => reps,
                             _ => reps.min((3 * nfp).div_ceil(2).max(8)),
                         },
                     )
@@ -256,7 +256,7 @@ impl Geometry {
                         (slots * self.tile_chunk + nvars * (np + nf) + (3 * law.materials).max(1) + 9 + 3) * g
                     }
                     // (faces ahead: the faces' normals and scales, boundary conditions and neighbours besides)
-                    MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement => {
+                    MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement { .. } => {
                         ((slots * self.tile_chunk).max(nf * nvars) + 9 + 6) * g
                     }
                     MirrorInputs::Chunks => (slots * self.tile_chunk).max(nf * nvars) * g,
@@ -522,8 +522,10 @@ fn insert_mirror(
         _ => MirrorInputs::Chunks,
     };
     let staged = inputs == MirrorInputs::Staged;
-    let ahead =
-        matches!(inputs, MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement);
+    let ahead = matches!(
+        inputs,
+        MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement { .. }
+    );
     ctx.insert("threads", &threads);
     ctx.insert("outputs", &outputs);
     ctx.insert("stride", &stride);
@@ -561,7 +563,16 @@ fn insert_mirror(
     // (staged: the jumps are formed in the neighbours' face states, so the scratch holds a chunk alone)
     ctx.insert("staged", &staged);
     ctx.insert("ahead", &ahead);
-    ctx.insert("unroll_columns", &matches!(inputs, MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement));
+    ctx.insert(
+        "unroll_columns",
+        &matches!(inputs, MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement { .. }),
+    );
+    // (`whole<t>b<G>`: CUDA's launch bounds, G groups of the group's work items per multiprocessor)
+    let min_groups = match inputs {
+        MirrorInputs::WholeElement { min_groups } => min_groups,
+        _ => 0,
+    };
+    ctx.insert("min_groups", &min_groups);
     if staged {
         ctx.insert("scratch", &(slots * chunk * variant.group));
     } else {
@@ -645,7 +656,7 @@ pub(crate) fn closed_face_node(nfp: usize, face: usize, i: usize) -> usize {
 pub fn uses_links(variant: &Variant) -> bool {
     (variant.partition == Partition::Element && variant.surface == Surface::Merged)
         || variant.partition.is_mma()
-        || matches!(variant.partition, Partition::Mirror { inputs: MirrorInputs::WholeElement, .. })
+        || matches!(variant.partition, Partition::Mirror { inputs: MirrorInputs::WholeElement { .. }, .. })
 }
 
 /// Renders the nodal triangle program of `variant` for `law` on `element`.

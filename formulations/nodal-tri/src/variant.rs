@@ -12,8 +12,12 @@ pub use dg_codegen::kernel_space::{DeviceLimits, LawShape, Precision, VariantErr
 use std::fmt;
 use std::str::FromStr;
 
+/// The most work items resident on one multiprocessor of the devices the launch bounds of `whole<t>b<G>` are for
+/// (CUDA compute capability 8.0 and later: 2,048).
+pub const MAX_RESIDENT_WORK_ITEMS: usize = 2048;
+
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products; on request), ahead<t> (mirror tiles reading their face indices and face data as a pass starts and their first face states during the last chunk's sum), unrolled<t> (ahead<t> with the volume's and the lift's column loops unrolled; on request), whole<t> (unrolled<t> over the whole element in one chunk, each face's neighbour found from its packed link), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, ahead, unrolled, whole, staged, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, ahead3, 4, 5, 7 mixed on the tiled layout, matrix-local, with wg32, seq1 (and with wg16 in f64), whole3, 4, 5, 7 the same with wg32 in f32 and wg16 in f64, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products; on request), ahead<t> (mirror tiles reading their face indices and face data as a pass starts and their first face states during the last chunk's sum), unrolled<t> (ahead<t> with the volume's and the lift's column loops unrolled; on request), whole<t> (unrolled<t> over the whole element in one chunk, each face's neighbour found from its packed link; whole<t>b<G>: the same under CUDA's __launch_bounds__ asking for G groups per multiprocessor), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, ahead, unrolled, whole, staged, mma, mma16, mma16r, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, ahead3, 4, 5, 7 mixed on the tiled layout, matrix-local, with wg32, seq1 (and with wg16 in f64), whole3, 4, 5, 7 the same with wg32 in f32 (and whole5b5) and wg16 in f64, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -190,8 +194,13 @@ pub enum MirrorInputs {
     FacesAheadUnrolled,
     /// `whole<t>`: as [`MirrorInputs::FacesAheadUnrolled`], with every representative in one chunk (one volume sum
     /// over the whole element, its states all read as the pass starts) and each face's neighbour node found from
-    /// the face's packed link (one int per face: no `vmap_p`, `face_bc` or `neigh` read).
-    WholeElement,
+    /// the face's packed link (one int per face: no `vmap_p`, `face_bc` or `neigh` read). `whole<t>b<G>`
+    /// (`min_groups` = G > 0): CUDA's `__launch_bounds__(work items, G)`, which caps the registers so that G groups fit
+    /// a multiprocessor (OpenCL has no such hint: the kernel is written without it).
+    WholeElement {
+        /// Groups per multiprocessor the launch bounds ask for; 0: none.
+        min_groups: usize,
+    },
     /// `staged<t>`: the group's inputs copied to local memory asynchronously.
     Staged,
 }
@@ -205,7 +214,12 @@ impl fmt::Display for Variant {
             Partition::Mirror { threads, inputs: MirrorInputs::Chunks } => format!("mirror{threads}"),
             Partition::Mirror { threads, inputs: MirrorInputs::FacesAhead } => format!("ahead{threads}"),
             Partition::Mirror { threads, inputs: MirrorInputs::FacesAheadUnrolled } => format!("unrolled{threads}"),
-            Partition::Mirror { threads, inputs: MirrorInputs::WholeElement } => format!("whole{threads}"),
+            Partition::Mirror { threads, inputs: MirrorInputs::WholeElement { min_groups: 0 } } => {
+                format!("whole{threads}")
+            }
+            Partition::Mirror { threads, inputs: MirrorInputs::WholeElement { min_groups } } => {
+                format!("whole{threads}b{min_groups}")
+            }
             Partition::Mirror { threads, inputs: MirrorInputs::Staged } => format!("staged{threads}"),
             Partition::Mma => "mma".to_string(),
             Partition::Mma16 => "mma16".to_string(),
@@ -284,7 +298,14 @@ impl FromStr for Variant {
                 Partition::Mirror { threads: number(other, "unrolled")?, inputs: MirrorInputs::FacesAheadUnrolled }
             }
             other if other.starts_with("whole") => {
-                Partition::Mirror { threads: number(other, "whole")?, inputs: MirrorInputs::WholeElement }
+                let (threads, min_groups) = match other.split_once('b') {
+                    Some((head, groups)) => (head, number(&format!("b{groups}"), "b")?),
+                    None => (other, 0),
+                };
+                Partition::Mirror {
+                    threads: number(threads, "whole")?,
+                    inputs: MirrorInputs::WholeElement { min_groups },
+                }
             }
             other if other.starts_with("staged") => {
                 Partition::Mirror { threads: number(other, "staged")?, inputs: MirrorInputs::Staged }
@@ -443,10 +464,27 @@ impl Variant {
                         };
                         out.extend(mirror_tiles(MirrorInputs::FacesAhead, 32));
                         match precision {
-                            Precision::F32 => out.extend(mirror_tiles(MirrorInputs::WholeElement, 32)),
+                            Precision::F32 => {
+                                out.extend(mirror_tiles(MirrorInputs::WholeElement { min_groups: 0 }, 32));
+                                // (five work items under launch bounds for five groups: 8 % faster at N = 7 on an
+                                // H100, 2026-12-06, scripts/probe/whole_bounds.sh; four, six groups and the other work
+                                // item counts' bounds were no faster or slower)
+                                out.push(Variant {
+                                    form: VolumeForm::Mixed,
+                                    layout: Layout::Tiled,
+                                    ..shared(
+                                        Partition::Mirror {
+                                            threads: 5,
+                                            inputs: MirrorInputs::WholeElement { min_groups: 5 },
+                                        },
+                                        32,
+                                        1,
+                                    )
+                                });
+                            }
                             Precision::F64 => {
                                 out.extend(mirror_tiles(MirrorInputs::FacesAhead, 16));
-                                out.extend(mirror_tiles(MirrorInputs::WholeElement, 16));
+                                out.extend(mirror_tiles(MirrorInputs::WholeElement { min_groups: 0 }, 16));
                             }
                         }
                     }
@@ -560,6 +598,16 @@ impl Variant {
                         "staged mirror tiles copy with cp.async, an instruction of CUDA compute capability 8.0 and later"
                             .into(),
                     );
+                }
+            }
+            if let MirrorInputs::WholeElement { min_groups } = inputs {
+                if min_groups * self.group * threads > MAX_RESIDENT_WORK_ITEMS {
+                    return reject(format!(
+                        "launch bounds for {min_groups} groups of {} work items ask for more than the {} a \
+                         multiprocessor holds",
+                        self.group * threads,
+                        MAX_RESIDENT_WORK_ITEMS
+                    ));
                 }
             }
             if self.surface != Surface::Merged || self.layout == Layout::ElementMajor {

@@ -26,6 +26,16 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
     };
     assert_eq!(reason("mirror4/wg32/seq1/matrix-local/merged/tiled/f32/mixed", 6), None);
     assert_eq!(reason("mirror3/wg32/seq1/field-local/merged/node-major/f64", 5), None);
+    assert_eq!(reason("whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed", 7), None);
+    // `whole<t>b<G>` prints as parsed, and G must be a positive number
+    let spec = "whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed";
+    let v: Variant = spec.parse().unwrap();
+    assert_eq!(v.partition, Partition::Mirror { threads: 5, inputs: MirrorInputs::WholeElement { min_groups: 5 } });
+    assert_eq!(v.to_string(), spec);
+    for bad in ["whole5b0", "whole5b", "wholeb5", "whole5bx"] {
+        let spec = format!("{bad}/wg32/seq1/matrix-local/merged/tiled/f32/mixed");
+        assert!(spec.parse::<Variant>().is_err(), "{spec} parsed");
+    }
     for (spec, order, words) in [
         (
             "mirror4/wg32/seq1/matrix-const/merged/tiled/f32/mixed",
@@ -38,6 +48,8 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
         // N = 4 has 9 representatives, 18 folded rows: four work items of six leave the last none
         ("mirror4/wg32/seq1/matrix-local/merged/tiled/f64/mixed", 4, "leave one without a row"),
         ("mirror17/wg32/seq1/matrix-local/merged/tiled/f32", 8, "1 to 16 work items"),
+        // launch bounds for 10 groups of 7 · 32 work items: 2,240, more than a multiprocessor holds
+        ("whole7b10/wg32/seq1/matrix-local/merged/tiled/f32/mixed", 8, "more than the 2048"),
     ] {
         let why = reason(spec, order).unwrap_or_else(|| panic!("{spec} N={order} accepted"));
         assert!(why.contains(words), "{spec} N={order}: {why}");
@@ -56,7 +68,10 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
         };
         let mut expected = spec("ahead", 32, 1).to_vec();
         expected.extend(match precision {
-            Precision::F32 => spec("whole", 32, 1).to_vec(),
+            Precision::F32 => {
+                [spec("whole", 32, 1).to_vec(), vec!["whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed".into()]]
+                    .concat()
+            }
             Precision::F64 => [spec("ahead", 16, 1), spec("whole", 16, 1)].concat(),
         });
         assert_eq!(listed, expected);
@@ -296,4 +311,29 @@ fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_t
         results
     };
     passes_and_fails_with_planted_bugs(device.as_mut(), 13, run);
+}
+
+/// `whole<t>b<G>` writes CUDA's launch bounds for G groups of the group's work items on its kernel, and nothing else
+/// differs from `whole<t>`; OpenCL has no such hint, so its program is `whole<t>`'s.
+#[test]
+fn bounded_whole_element_tiles_carry_the_launch_bounds_in_cuda_only() {
+    let law = dg_laws::MaxwellTm::default();
+    let ir = law_ir(&law).unwrap();
+    let params = ConservationLaw::param_values(&law);
+    let input =
+        dg_codegen::LawInput { ir: &ir, params: &params, numerical_flux: ConservationLaw::numerical_flux_name(&law) };
+    let element = dg_core::triangle::ReferenceTriangle::new(7).unwrap();
+    let source = |spec: &str, target: Target| {
+        let variant: Variant = spec.parse().unwrap();
+        let text = dg_nodal_tri::render::render_nodal_tri(&input, &element, &variant, target).unwrap().source;
+        // the first line names the variant; the rest is the program
+        text.split_once('\n').map(|(_, rest)| rest.to_string()).unwrap()
+    };
+    let bounded = "whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed";
+    let plain = "whole5/wg32/seq1/matrix-local/merged/tiled/f32/mixed";
+    let cuda = source(bounded, Target::Cuda);
+    assert!(cuda.contains("KERNEL void __launch_bounds__(160, 5) mirror("), "5 work items × 32 elements, 5 groups");
+    assert_eq!(cuda.replace("__launch_bounds__(160, 5) ", ""), source(plain, Target::Cuda));
+    assert!(!source(plain, Target::Cuda).contains("__launch_bounds__"));
+    assert_eq!(source(bounded, Target::OpenCl), source(plain, Target::OpenCl));
 }
