@@ -5,14 +5,8 @@
 # usage: EXP=path/to/experimental/dg OUT=dir bash scripts/probe/paired_faces.sh
 set -u
 EXP=${EXP:?}; OUT=${OUT:?}; R=$OUT/r; mkdir -p "$R"; D="--device cuda:0"
-row() { grep -E "^ *[0-9] " "$1" | awk '{print "N"$1, $4, $8}' | tr '\n' ' '; }
+. "$(dirname "$0")/bench_variant_lib.sh"
 nvidia-smi -L; date -u +%FT%TZ | tee -a "$R/date"
-b() { # orders variant envs...
-  local orders=$1 v=$2; shift 2
-  env "$@" timeout 40 "$EXP" bench maxwell2d --orders $orders --variant $v $D > "$R/b.txt" 2>&1
-  echo "$v [$*] rc $?: $(row "$R/b.txt")$(grep -c 'NOT VERIFIED' "$R/b.txt") unverified"
-  cat "$R/b.txt" >> "$R/all.txt"
-}
 M=matrix-local/merged/tiled
 for pass in 1 2; do
   for job in "5 whole3/wg32 f32/mixed" "6 whole4/wg32 f32/mixed" "7 whole5/wg32 f32/mixed" "8 whole7/wg32 f32/mixed" \
