@@ -233,24 +233,34 @@ pub fn nccl_present() -> bool {
     unsafe { cudarc::nccl::sys::is_culib_present() }
 }
 
-/// Compiles `sources` on every core, the longest first: each worker takes the next source as it finishes one, so
-/// that the slowest builds (the unrolled kernels' long sources) start at once instead of last, where they would set
-/// the time of the whole batch (the greedy longest-processing-time order; source length stands for build time).
+/// Compiles `sources` on every core, the longest first (see [`longest_first`]).
 fn compile_longest_first(
-    mut sources: Vec<&String>,
+    sources: Vec<&String>,
     arch: &'static str,
 ) -> Vec<(String, Result<cudarc::nvrtc::Ptx, String>)> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    longest_first(sources, workers, |source| compile_source(source, arch))
+}
+
+/// Runs `build` on each source with `workers` threads, the longest source first: each worker takes the next source
+/// as it finishes one, so that the slowest builds (the unrolled kernels' long sources) start at once instead of last,
+/// where they would set the time of the whole batch (the greedy longest-processing-time order; source length stands
+/// for build time). Returns each source with its result (in no particular order).
+fn longest_first<T: Send>(
+    mut sources: Vec<&String>,
+    workers: usize,
+    build: impl Fn(&str) -> T + Sync,
+) -> Vec<(String, T)> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     sources.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(sources.len());
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
+        let handles: Vec<_> = (0..workers.clamp(1, sources.len().max(1)))
             .map(|_| {
                 scope.spawn(|| {
                     let mut done = Vec::new();
                     while let Some(source) = sources.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        done.push(((*source).clone(), compile_source(source, arch)));
+                        done.push(((*source).clone(), build(source)));
                     }
                     done
                 })
@@ -836,6 +846,35 @@ impl Device for CudaDevice {
         // an error that outlives the call that raised it (a faulting kernel's) is returned by every later
         // synchronisation; a launch that was merely refused leaves the stream clean
         self.stream.synchronize().err().map(|e| format!("{e:?}"))
+    }
+}
+
+#[cfg(test)]
+mod build_order_tests {
+    use super::longest_first;
+    use std::sync::Mutex;
+
+    #[test]
+    fn every_source_is_built_once_the_longest_first() {
+        let sources: Vec<String> = ["bb", "a", "dddd", "ccc", "eeeee", "ff"].map(String::from).to_vec();
+        // one worker: the order the builds start in is the order of the list it works through
+        let started = Mutex::new(Vec::new());
+        let built = longest_first(sources.iter().collect(), 1, |s| {
+            started.lock().unwrap().push(s.to_string());
+            s.len()
+        });
+        assert_eq!(*started.lock().unwrap(), ["eeeee", "dddd", "ccc", "bb", "ff", "a"]);
+        assert_eq!(built.len(), sources.len());
+        for (source, len) in &built {
+            assert_eq!(source.len(), *len);
+        }
+        // several workers: every source once, each with its own result
+        let mut many = longest_first(sources.iter().collect(), 4, |s| s.to_uppercase());
+        many.sort();
+        let mut expected: Vec<(String, String)> = sources.iter().map(|s| (s.clone(), s.to_uppercase())).collect();
+        expected.sort();
+        assert_eq!(many, expected);
+        assert!(longest_first(Vec::new(), 8, |s| s.len()).is_empty());
     }
 }
 
