@@ -42,19 +42,9 @@ fn a_mixed_element_counts_the_products_it_saves() {
 
 /// The kernels of a program: everything from the first kernel on (the face jump and the law are in the prelude before).
 fn kernel_text(order: usize, variant: &Variant) -> String {
-    let law = dg_laws::MaxwellTm::default();
-    let ir = law_ir(&law).expect("registered law");
-    let params = dg_core::law::ConservationLaw::param_values(&law);
-    let input = dg_codegen::LawInput {
-        ir: &ir,
-        params: &params,
-        numerical_flux: dg_core::law::ConservationLaw::numerical_flux_name(&law),
-    };
-    let element = dg_core::triangle::ReferenceTriangle::new(order).expect("order");
-    let source =
-        dg_nodal_tri::render::render_nodal_tri(&input, &element, variant, dg_codegen::Target::Cuda).expect("renders");
-    let start = source.source.find("KERNEL void").expect("a kernel");
-    source.source[start..].to_string()
+    let source = crate::maxwell_program(order, variant, dg_codegen::Target::Cuda);
+    let start = source.find("KERNEL void").expect("a kernel");
+    source[start..].to_string()
 }
 
 /// Whether kernel text reads a face node's own index: `vmap_m` itself, or the prelude's `face_jump`, which loads it.

@@ -317,18 +317,7 @@ fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_t
 /// differs from `whole<t>`; OpenCL has no such hint, so its program is `whole<t>`'s.
 #[test]
 fn bounded_whole_element_tiles_carry_the_launch_bounds_in_cuda_only() {
-    let law = dg_laws::MaxwellTm::default();
-    let ir = law_ir(&law).unwrap();
-    let params = ConservationLaw::param_values(&law);
-    let input =
-        dg_codegen::LawInput { ir: &ir, params: &params, numerical_flux: ConservationLaw::numerical_flux_name(&law) };
-    let element = dg_core::triangle::ReferenceTriangle::new(7).unwrap();
-    let source = |spec: &str, target: Target| {
-        let variant: Variant = spec.parse().unwrap();
-        let text = dg_nodal_tri::render::render_nodal_tri(&input, &element, &variant, target).unwrap().source;
-        // the first line names the variant; the rest is the program
-        text.split_once('\n').map(|(_, rest)| rest.to_string()).unwrap()
-    };
+    let source = |spec: &str, target: Target| crate::maxwell_program(7, &spec.parse().unwrap(), target);
     let bounded = "whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed";
     let plain = "whole5/wg32/seq1/matrix-local/merged/tiled/f32/mixed";
     let cuda = source(bounded, Target::Cuda);
