@@ -30,8 +30,8 @@ struct Buffers {
     /// Dr and Ds transposed and interleaved two rows at a time, then LIFT transposed, each column padded with zero
     /// rows to [`Geometry::tile_stride`] (the tile kernels; [`tile_matrices`]).
     tiled: BufferId,
-    /// The mirror tiles' folded volume operator and lift, each column padded with zero rows to
-    /// [`Geometry::tile_stride`] ([`crate::mirror::mirror_matrices`]).
+    /// The mirror tiles' folded volume operator and lift, each column's rows in the kernels' order (consecutive or shared out)
+    /// and padded with zero rows to [`Geometry::tile_stride`] ([`crate::mirror::mirror_matrices`]).
     folded: BufferId,
     /// [−Dr −Ds LIFT] in tensor-core fragment order (the mma kernels).
     mma_a: BufferId,
@@ -464,7 +464,8 @@ impl<T: Real> DeviceOperator<T> {
         // one value, and its mirror variants are refused when they render)
         let folded = upload_real(
             device,
-            crate::mirror::mirror_matrices(el, source.geometry.tile_stride).unwrap_or_else(|_| vec![T::zero()]),
+            crate::mirror::mirror_matrices(el, source.geometry.mirror_share, source.geometry.tile_stride)
+                .unwrap_or_else(|_| vec![T::zero()]),
         )?;
         let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape, source.geometry.mma_sections))?;
         let face_geo =
@@ -596,6 +597,7 @@ impl<T: Real> DeviceOperator<T> {
             && a.geometry.mma_shape == b.geometry.mma_shape
             && a.geometry.mma_sections == b.geometry.mma_sections
             && a.geometry.tile_stride == b.geometry.tile_stride
+            && a.geometry.mirror_share == b.geometry.mirror_share
             && a.has_source() == b.has_source()
     }
 

@@ -214,16 +214,158 @@ fn largest(so_far: f64, values: &[f64]) -> f64 {
     values.iter().fold(so_far, |m, x| if m.is_nan() || x.is_nan() { f64::NAN } else { m.max(x.abs()) })
 }
 
+/// One class of an element's work items in a [`RowShare`]: `items` work items from work item `first` on, each
+/// keeping both rows of `pairs` pairs (pair u's symmetric row at 2u of its block, its antisymmetric row at 2u + 1), then
+/// the symmetric rows of `fixed` fixed nodes (at 2·`pairs` + j; a fixed node's antisymmetric row is zero and is not
+/// kept), in a block of `item_rows` rows of each folded column; its blocks start at row `base`. The pairs (and the
+/// fixed nodes) of a class's work items follow one another from the first on: a class holds all pairs or none, and
+/// all fixed nodes or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ShareClass {
+    /// The class's first work item.
+    pub first: usize,
+    /// Its work items.
+    pub items: usize,
+    /// Pairs per work item.
+    pub pairs: usize,
+    /// Fixed nodes per work item.
+    pub fixed: usize,
+    /// Rows of a work item's block: its 2·`pairs` + `fixed` rows rounded up to the vector width.
+    pub item_rows: usize,
+    /// The first row of the class's first block.
+    pub base: usize,
+}
+
+impl ShareClass {
+    /// Rows a work item of the class computes: both rows of its pairs, the symmetric rows of its fixed nodes.
+    pub fn rows(&self) -> usize {
+        2 * self.pairs + self.fixed
+    }
+}
+
+/// How the folded rows of the whole-element mirror tiles are shared out among an element's work items, when not
+/// consecutively (two rows per representative, a fixed node's zero antisymmetric row and the padding included: at
+/// N = 8, 20 pairs and 5 fixed nodes, with seven work items 56 rows for 45 values). `balanced<t>`
+/// ([`RowShare::balanced`]): one class, every work item an even share of the pairs and of the fixed nodes (N = 8,
+/// five work items: 45 rows). `segregated<t>` ([`RowShare::segregated`]): the pairs on the first t − 1 work items,
+/// the fixed nodes on the last, which then forms and reads no antisymmetric input (N = 7, five work items: four of
+/// eight rows, one of four). Work items of one class run the same code; with groups of 32 elements a warp holds one
+/// work item of each of 32 elements, so the classes never diverge within a warp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RowShare {
+    /// The classes in work-item order; a second class of no work items is absent.
+    pub classes: [ShareClass; 2],
+}
+
+impl RowShare {
+    /// Every work item of `threads` an even share of the pairs and of the fixed nodes at order `order`, each block
+    /// rounded up to `width` rows.
+    pub fn balanced(order: usize, threads: usize, width: usize) -> Self {
+        let threads = threads.max(1);
+        let fixed_nodes = Mirror::fixed_nodes(order);
+        let pairs = (Mirror::reps_at(order) - fixed_nodes).div_ceil(threads);
+        let fixed = fixed_nodes.div_ceil(threads);
+        let item_rows = (2 * pairs + fixed).next_multiple_of(width.max(1));
+        let class = ShareClass { first: 0, items: threads, pairs, fixed, item_rows, base: 0 };
+        Self { classes: [class, ShareClass { first: threads, items: 0, base: threads * item_rows, ..class }] }
+    }
+
+    /// The pairs evenly on the first `threads` − 1 work items, every fixed node on the last (one work item: all on
+    /// it, as [`RowShare::balanced`]).
+    pub fn segregated(order: usize, threads: usize, width: usize) -> Self {
+        if threads <= 1 {
+            return Self::balanced(order, threads, width);
+        }
+        let width = width.max(1);
+        let fixed_nodes = Mirror::fixed_nodes(order);
+        let pairs = (Mirror::reps_at(order) - fixed_nodes).div_ceil(threads - 1);
+        let pair_rows = (2 * pairs).next_multiple_of(width);
+        let pair_class = ShareClass { first: 0, items: threads - 1, pairs, fixed: 0, item_rows: pair_rows, base: 0 };
+        let fixed_class = ShareClass {
+            first: threads - 1,
+            items: 1,
+            pairs: 0,
+            fixed: fixed_nodes,
+            item_rows: fixed_nodes.next_multiple_of(width),
+            base: (threads - 1) * pair_rows,
+        };
+        Self { classes: [pair_class, fixed_class] }
+    }
+
+    /// The classes that hold work items.
+    pub fn active(&self) -> impl Iterator<Item = &ShareClass> {
+        self.classes.iter().filter(|c| c.items > 0)
+    }
+
+    /// The most rows a work item computes (its accumulators).
+    pub fn rows(&self) -> usize {
+        self.active().map(ShareClass::rows).max().unwrap_or(0)
+    }
+
+    /// The longest block of a work item.
+    pub fn item_rows(&self) -> usize {
+        self.active().map(|c| c.item_rows).max().unwrap_or(0)
+    }
+
+    /// Rows of a folded column the work items' blocks cover.
+    pub fn covered_rows(&self) -> usize {
+        self.active().map(|c| c.items * c.item_rows).sum()
+    }
+
+    /// Whether work item `item` keeps no row at order `order` (past every pair and every fixed node of its class).
+    pub fn is_idle(&self, order: usize, item: usize) -> bool {
+        let fixed_nodes = Mirror::fixed_nodes(order);
+        let pairs = Mirror::reps_at(order) - fixed_nodes;
+        self.active().find(|c| (c.first..c.first + c.items).contains(&item)).is_none_or(|c| {
+            let local = item - c.first;
+            let has_pair = c.pairs > 0 && local * c.pairs < pairs;
+            let has_fixed = c.fixed > 0 && local * c.fixed < fixed_nodes;
+            !(has_pair || has_fixed)
+        })
+    }
+}
+
+/// Which folded row (of [`Mirror::volume_operator`] and [`Mirror::lift_operator`]) each of a kernel's `stride` rows
+/// holds: the first 2·reps in order (the consecutive mirror tiles, `share` `None`), or work item by work item in
+/// `share`'s blocks; `None` for a zero row.
+pub fn kernel_rows(mirror: &Mirror, share: Option<RowShare>, stride: usize) -> Vec<Option<usize>> {
+    let reps = mirror.reps();
+    (0..stride)
+        .map(|i| match share {
+            None => (i < 2 * reps).then_some(i),
+            Some(share) => {
+                share.active().find(|c| (c.base..c.base + c.items * c.item_rows).contains(&i)).and_then(|c| {
+                    let (item, row) = ((i - c.base) / c.item_rows, (i - c.base) % c.item_rows);
+                    if row < 2 * c.pairs {
+                        let pair = item * c.pairs + row / 2;
+                        (pair < mirror.pairs).then_some(2 * pair + row % 2)
+                    } else if row < c.rows() {
+                        let rep = mirror.pairs + item * c.fixed + (row - 2 * c.pairs);
+                        (rep < reps).then_some(2 * rep)
+                    } else {
+                        None
+                    }
+                })
+            }
+        })
+        .collect()
+}
+
 /// The mirror tiles' operator as the kernels read it: the folded volume operator's columns, then the folded lift's,
-/// each column the `stride` values of its rows (zero past 2·reps).
-pub fn mirror_matrices<T: dg_core::Real>(element: &ReferenceTriangle, stride: usize) -> Result<Vec<T>, MirrorError> {
+/// each column the `stride` values of its rows in the order [`kernel_rows`] gives (zero where it gives none).
+pub fn mirror_matrices<T: dg_core::Real>(
+    element: &ReferenceTriangle,
+    share: Option<RowShare>,
+    stride: usize,
+) -> Result<Vec<T>, MirrorError> {
     let mirror = Mirror::of(element)?;
     let volume = mirror.volume_operator(element)?;
     let lift = mirror.lift_operator(element)?;
+    let rows = kernel_rows(&mirror, share, stride);
     let mut out = Vec::with_capacity((volume.ncols() + lift.ncols()) * stride);
     for m in [&volume, &lift] {
         for j in 0..m.ncols() {
-            out.extend((0..stride).map(|i| T::from_f64(if i < m.nrows() { m[(i, j)] } else { 0.0 })));
+            out.extend(rows.iter().map(|row| T::from_f64(row.map_or(0.0, |i| m[(i, j)]))));
         }
     }
     Ok(out)
@@ -306,6 +448,57 @@ mod tests {
                 assert!(e < 1e-12, "N = {order}: {name} off by {e:e}");
             }
         }
+    }
+
+    /// The balanced and the segregated shares keep every folded row that can be nonzero exactly once (every pair's
+    /// two rows, every fixed node's symmetric row) and no fixed node's antisymmetric row, each within its work item's
+    /// block; at N = 8 with five balanced work items, 45 rows for 45 values, and at N = 7 with five segregated ones,
+    /// four work items of eight rows and one of four.
+    #[test]
+    fn the_shared_rows_keep_each_nonzero_row_once() {
+        for order in 1..=10 {
+            let el = ReferenceTriangle::new(order).expect("element");
+            let m = Mirror::of(&el).expect("mirror");
+            for threads in 1..=8 {
+                for width in [1, 2, 4] {
+                    for share in
+                        [RowShare::balanced(order, threads, width), RowShare::segregated(order, threads, width)]
+                    {
+                        let rows = kernel_rows(&m, Some(share), share.covered_rows() + 3);
+                        let mut kept: Vec<usize> = rows.iter().flatten().copied().collect();
+                        kept.sort_unstable();
+                        let want: Vec<usize> = (0..2 * m.reps()).filter(|&i| i % 2 == 0 || i / 2 < m.pairs).collect();
+                        assert_eq!(kept, want, "N = {order}, {threads} work items, width {width}: {share:?}");
+                        for c in share.active() {
+                            assert_eq!(c.item_rows % width, 0);
+                            for (i, row) in rows.iter().enumerate().skip(c.base).take(c.items * c.item_rows) {
+                                if row.is_some() {
+                                    assert!(
+                                        (i - c.base) % c.item_rows < c.rows(),
+                                        "N = {order}: row {i} past its share"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let b = RowShare::balanced(8, 5, 1);
+        assert_eq!((b.classes[0].pairs, b.classes[0].fixed, b.rows()), (4, 1, 9));
+        assert!(!b.is_idle(8, 4) && b.is_idle(8, 5));
+        assert!(RowShare::balanced(1, 3, 1).is_idle(1, 2));
+        let s = RowShare::segregated(7, 5, 4);
+        assert_eq!(
+            s.active().map(|c| (c.items, c.pairs, c.fixed, c.item_rows)).collect::<Vec<_>>(),
+            [(4, 4, 0, 8), (1, 0, 4, 4)]
+        );
+        assert_eq!((s.rows(), s.covered_rows()), (8, 36));
+        assert!((0..5).all(|i| !s.is_idle(7, i)));
+        // N = 7 over nine work items: eight share 16 pairs, two each, and the ninth takes the four fixed nodes
+        assert!(!RowShare::segregated(7, 9, 1).is_idle(7, 8));
+        // over eighteen, the seventeenth has no pair left
+        assert!(RowShare::segregated(7, 18, 1).is_idle(7, 16));
     }
 
     /// The folding refuses an operator without the symmetry: Dr alone does not commute with the mirror.

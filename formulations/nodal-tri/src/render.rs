@@ -3,7 +3,7 @@
 
 use crate::microblock::{microblock, Microblock};
 use crate::variant::{
-    Layout, MirrorInputs, Partition, Precision, Storage, Surface, Variant, VolumeForm, TILE_ELEMENTS,
+    Layout, MirrorInputs, Partition, Precision, Storage, Surface, Variant, VolumeForm, WholeRows, TILE_ELEMENTS,
 };
 use dg_codegen::cexpr::Divisions;
 use dg_codegen::program::{
@@ -51,6 +51,9 @@ pub struct Geometry {
     /// steps of `mma_shape.1` columns ([`Partition::Mma16Regs`], whose lanes form a node's two fluxes once for both
     /// matrices' steps), or packed (`2·np + 3·nfp` columns, padded once at the end).
     pub mma_sections: bool,
+    /// Mirror tiles, `balanced<t>` and `segregated<t>`: how the folded rows are shared out among an element's work
+    /// items (`tile_outputs` the most a work item computes); `None`: consecutive representatives.
+    pub mirror_share: Option<crate::mirror::RowShare>,
 }
 
 impl Geometry {
@@ -79,6 +82,7 @@ impl Geometry {
             tile_chunk,
             mma_shape,
             mma_sections,
+            mirror_share: None,
         };
         match variant.partition {
             Partition::Node => {
@@ -101,6 +105,7 @@ impl Geometry {
                     tile_chunk: 0,
                     mma_shape,
                     mma_sections,
+                    mirror_share: None,
                 }
             }
             Partition::Element => per_group(variant.group, 0, 0),
@@ -119,11 +124,28 @@ impl Geometry {
             // (the mirror tiles: `tile_outputs` folded rows per work item, `tile_stride` rows per folded column,
             // `tile_chunk` representatives per chunk — about as many values as the face jumps that reuse the memory;
             // `whole<t>`: every representative)
+            // (`balanced<t>`, `segregated<t>`: the work items' shares of the pairs and fixed nodes, each block rounded
+            // up to the vector width, `crate::mirror::RowShare`)
             Partition::Mirror { threads, inputs } => {
                 let reps = crate::mirror::Mirror::reps_at(order);
-                let outputs = mirror_outputs(2 * reps, threads.max(1), variant.precision);
+                let width = if variant.precision == Precision::F32 { 4 } else { 2 };
+                let share = match inputs {
+                    MirrorInputs::WholeElement { rows: WholeRows::Balanced, .. } => {
+                        Some(crate::mirror::RowShare::balanced(order, threads, width))
+                    }
+                    MirrorInputs::WholeElement { rows: WholeRows::Segregated, .. } => {
+                        Some(crate::mirror::RowShare::segregated(order, threads, width))
+                    }
+                    _ => None,
+                };
+                let outputs = match share {
+                    Some(share) => share.rows(),
+                    None => mirror_outputs(2 * reps, threads.max(1), variant.precision),
+                };
+                let covered = share.map_or(threads * outputs, |s| s.covered_rows());
                 Self {
-                    tile_stride: (threads * outputs).next_multiple_of(4),
+                    tile_stride: covered.next_multiple_of(4),
+                    mirror_share: share,
                     ..per_group(
                         variant.group * threads,
                         outputs,
@@ -528,6 +550,31 @@ fn insert_mirror(
     );
     ctx.insert("threads", &threads);
     ctx.insert("outputs", &outputs);
+    // (a work item's block of a folded column is `item_rows` long, its first `pair_rows` rows its pairs'
+    // (symmetric and antisymmetric alternating), then its fixed nodes' symmetric rows: the consecutive tiles' blocks
+    // are their `outputs` rows, all in pairs; `balanced<t>` and `segregated<t>` share them out by classes of work
+    // items (`crate::mirror::RowShare`), each class's code in its own branch on `part` when there are two, `open`
+    // and `close` around it, `local` its work item's index within the class)
+    let share = geometry.mirror_share;
+    let item_rows = share.map_or(outputs, |s| s.item_rows());
+    // CUDA reads a work item's rows of a folded column as vectors (OpenCL value by value)
+    let width = match (single, target) {
+        (_, Target::OpenCl) => 1,
+        (true, _) if item_rows.is_multiple_of(4) => 4,
+        _ => 2,
+    };
+    ctx.insert("width", &width);
+    ctx.insert("classes", &share_classes(share, outputs, width));
+    // the first row of this work item's block
+    let i0 = match share.map(|s| s.active().copied().collect::<Vec<_>>()).as_deref() {
+        Some([a, b]) => {
+            format!("part < {} ? part * {} : {} + (part - {}) * {}", b.first, a.item_rows, b.base, b.first, b.item_rows)
+        }
+        _ => format!("part * {item_rows}"),
+    };
+    ctx.insert("i0", &i0);
+    ctx.insert("shared_rows", &share.is_some());
+    ctx.insert("item_rows", &item_rows);
     ctx.insert("stride", &stride);
     ctx.insert("chunk", &chunk);
     ctx.insert("chunk_reps", &chunk.div_ceil(threads));
@@ -569,7 +616,7 @@ fn insert_mirror(
     );
     // (`whole<t>b<G>`: CUDA's launch bounds, G groups of the group's work items per multiprocessor)
     let min_groups = match inputs {
-        MirrorInputs::WholeElement { min_groups } => min_groups,
+        MirrorInputs::WholeElement { min_groups, .. } => min_groups,
         _ => 0,
     };
     ctx.insert("min_groups", &min_groups);
@@ -597,14 +644,6 @@ fn insert_mirror(
     // to MIRROR_FACE_BATCH_F32; in f64, whose mirror tiles hold 155 registers at N = 7, the tiles' batches)
     let batch = if ahead && single { MIRROR_FACE_BATCH_F32 } else { TILE_FACE_BATCH };
     ctx.insert("face_batch", &face_nodes.min(batch));
-    // CUDA reads a work item's rows of a folded column as vectors (OpenCL value by value)
-    let width = match (single, target) {
-        (_, Target::OpenCl) => 1,
-        (true, _) if outputs.is_multiple_of(4) => 4,
-        _ => 2,
-    };
-    ctx.insert("width", &width);
-    ctx.insert("vectors", &(outputs / width));
     ctx.insert(
         "vector",
         match (single, width) {
@@ -623,6 +662,68 @@ fn insert_mirror(
     ctx.insert("mat_array", array);
     ctx.insert("lift_base", &(geometry.np * stride));
     Ok(())
+}
+
+/// One class of an element's work items as `rhs_mirror.tera` writes its volume sum, lift and store
+/// ([`crate::mirror::ShareClass`]): with two classes each in a branch on `part` (`open`, `close`).
+#[derive(serde::Serialize)]
+struct ClassContext {
+    /// The branch's head (`if (part < 4) {` or `else {`); empty with one class.
+    open: String,
+    /// The branch's end; empty with one class.
+    close: &'static str,
+    /// The work item's index within its class, as C.
+    local: String,
+    /// Pairs per work item (0: the consecutive tiles, whose store takes its own path).
+    pairs: usize,
+    /// Fixed nodes per work item.
+    fixed: usize,
+    /// Rows of its pairs (symmetric and antisymmetric alternating), before its fixed nodes' rows.
+    pair_rows: usize,
+    /// Rows it computes.
+    rows: usize,
+    /// Rows of its block of a folded column.
+    item_rows: usize,
+    /// Vectors of `width` values a block is read in.
+    vectors: usize,
+}
+
+/// The classes of `share` (the consecutive tiles: one class of `outputs` rows, all in pairs), each block read in
+/// vectors of `width`.
+fn share_classes(share: Option<crate::mirror::RowShare>, outputs: usize, width: usize) -> Vec<ClassContext> {
+    let Some(share) = share else {
+        return vec![ClassContext {
+            open: String::new(),
+            close: "",
+            local: "part".into(),
+            pairs: 0,
+            fixed: 0,
+            pair_rows: outputs,
+            rows: outputs,
+            item_rows: outputs,
+            vectors: outputs / width,
+        }];
+    };
+    let several = share.active().count() > 1;
+    share
+        .active()
+        .enumerate()
+        .map(|(n, c)| ClassContext {
+            open: match (several, n) {
+                (false, _) => String::new(),
+                (true, 0) => format!("if (part < {}) {{", c.first + c.items),
+                (true, _) => "else {".into(),
+            },
+            close: if several { "}" } else { "" },
+            local: if c.first == 0 { "part".into() } else { format!("(part - {})", c.first) },
+            pairs: c.pairs,
+            fixed: c.fixed,
+            pair_rows: 2 * c.pairs,
+            rows: c.rows(),
+            item_rows: c.item_rows,
+            vectors: c.item_rows / width,
+        })
+        .collect()
 }
 
 /// Whether the closed form of the face mask (`FACE_NODE` in `face_jump.tera`) gives the element's:

@@ -53,7 +53,9 @@ pub enum Partition {
     /// memory), and its first batch of face nodes' states during the last chunk's sum, so that the face stage waits
     /// on no index load and the first batch waits on nothing. `unrolled<t>`: the same with the volume's and the
     /// lift's column loops unrolled. `whole<t>`: unrolled, over the whole element in one chunk, and each face's
-    /// neighbour found from its packed link.
+    /// neighbour found from its packed link. `balanced<t>`: `whole<t>` with each work item an even share of the pairs
+    /// (both rows) and of the fixed nodes (their symmetric rows alone); `segregated<t>`: the pairs on t − 1 work
+    /// items, the fixed nodes on the last.
     Mirror {
         /// Work items per element.
         threads: usize,
@@ -179,6 +181,31 @@ pub struct Variant {
     pub form: VolumeForm,
 }
 
+/// How `whole<t>`'s folded rows are shared out among an element's work items ([`MirrorInputs::WholeElement`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum WholeRows {
+    /// `whole<t>`: consecutive representatives, both rows of each (a fixed node's zero antisymmetric row and the
+    /// padding of the last work item included).
+    Consecutive,
+    /// `balanced<t>`: every work item an even share of the pairs (both rows) and of the fixed nodes (their symmetric
+    /// rows alone), [`crate::mirror::RowShare::balanced`].
+    Balanced,
+    /// `segregated<t>`: the pairs evenly on t − 1 work items, the fixed nodes' symmetric rows on the last,
+    /// [`crate::mirror::RowShare::segregated`].
+    Segregated,
+}
+
+impl WholeRows {
+    /// The partition's name in a SPEC.
+    pub fn name(self) -> &'static str {
+        match self {
+            WholeRows::Consecutive => "whole",
+            WholeRows::Balanced => "balanced",
+            WholeRows::Segregated => "segregated",
+        }
+    }
+}
+
 /// How the mirror tiles' inputs reach the work items ([`Partition::Mirror`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum MirrorInputs {
@@ -197,9 +224,14 @@ pub enum MirrorInputs {
     /// the face's packed link (one int per face: no `vmap_p`, `face_bc` or `neigh` read). `whole<t>b<G>`
     /// (`min_groups` = G > 0): CUDA's `__launch_bounds__(work items, G)`, which caps the registers so that G groups fit
     /// a multiprocessor (OpenCL has no such hint: the kernel is written without it).
+    ///
+    /// `balanced<t>` and `segregated<t>` ([`WholeRows`]): the same, with the folded rows shared out among the work items
+    /// otherwise than consecutively ([`crate::mirror::RowShare`]).
     WholeElement {
         /// Groups per multiprocessor the launch bounds ask for; 0: none.
         min_groups: usize,
+        /// How the folded rows are shared out among an element's work items.
+        rows: WholeRows,
     },
     /// `staged<t>`: the group's inputs copied to local memory asynchronously.
     Staged,
@@ -214,11 +246,12 @@ impl fmt::Display for Variant {
             Partition::Mirror { threads, inputs: MirrorInputs::Chunks } => format!("mirror{threads}"),
             Partition::Mirror { threads, inputs: MirrorInputs::FacesAhead } => format!("ahead{threads}"),
             Partition::Mirror { threads, inputs: MirrorInputs::FacesAheadUnrolled } => format!("unrolled{threads}"),
-            Partition::Mirror { threads, inputs: MirrorInputs::WholeElement { min_groups: 0 } } => {
-                format!("whole{threads}")
-            }
-            Partition::Mirror { threads, inputs: MirrorInputs::WholeElement { min_groups } } => {
-                format!("whole{threads}b{min_groups}")
+            Partition::Mirror { threads, inputs: MirrorInputs::WholeElement { min_groups, rows } } => {
+                let name = rows.name();
+                match min_groups {
+                    0 => format!("{name}{threads}"),
+                    g => format!("{name}{threads}b{g}"),
+                }
             }
             Partition::Mirror { threads, inputs: MirrorInputs::Staged } => format!("staged{threads}"),
             Partition::Mma => "mma".to_string(),
@@ -297,14 +330,22 @@ impl FromStr for Variant {
             other if other.starts_with("unrolled") => {
                 Partition::Mirror { threads: number(other, "unrolled")?, inputs: MirrorInputs::FacesAheadUnrolled }
             }
-            other if other.starts_with("whole") => {
-                let (threads, min_groups) = match other.split_once('b') {
+            other
+                if [WholeRows::Consecutive, WholeRows::Balanced, WholeRows::Segregated]
+                    .iter()
+                    .any(|r| other.starts_with(r.name())) =>
+            {
+                let (rows, rest) = [WholeRows::Consecutive, WholeRows::Balanced, WholeRows::Segregated]
+                    .into_iter()
+                    .find_map(|r| other.strip_prefix(r.name()).map(|rest| (r, rest)))
+                    .ok_or_else(|| bad(format!("unknown partition `{other}`")))?;
+                let (threads, min_groups) = match rest.split_once('b') {
                     Some((head, groups)) => (head, number(&format!("b{groups}"), "b")?),
-                    None => (other, 0),
+                    None => (rest, 0),
                 };
                 Partition::Mirror {
-                    threads: number(threads, "whole")?,
-                    inputs: MirrorInputs::WholeElement { min_groups },
+                    threads: number(&format!("{}{threads}", rows.name()), rows.name())?,
+                    inputs: MirrorInputs::WholeElement { min_groups, rows },
                 }
             }
             other if other.starts_with("staged") => {
@@ -454,6 +495,12 @@ impl Variant {
                     // at N = 4..8 f32 and N = 5, 6, 8 f64 (in groups of 16), 1.04–1.10× faster than the winners
                     // before it. In that tuning `mirror<t>` was 13–26 % slower than the best at every order of both
                     // precisions and `unrolled<t>` 5–34 % in f32: both left the list, valid on request)
+                    // (and `balanced<t>`, its rows shared out evenly, no fixed node's zero antisymmetric row kept: on
+                    // an H100 (2026-12-06, scripts/probe/balanced_rows.sh and whole_retune.sh) the winner at N = 4, 5,
+                    // 8 f32 and N = 3, 6, 8 f64, 1.04–1.06× faster than `whole<t>` there (N = 8 f32: balanced4 0.085
+                    // against whole7 0.090 ms). `segregated<t>`, the fixed nodes on a work item of their own, was
+                    // 1.12–1.48× slower than the best at every order tried, with its class branch inside the column
+                    // loops or outside them (scripts/probe/segregated_rows.sh): valid on request, not in the list)
                     if surface == Surface::Merged && seq == 1 && storage == Storage::MatrixLocal {
                         let mirror_tiles = |inputs, group| {
                             [3, 4, 5, 7].map(|threads| Variant {
@@ -465,7 +512,14 @@ impl Variant {
                         out.extend(mirror_tiles(MirrorInputs::FacesAhead, 32));
                         match precision {
                             Precision::F32 => {
-                                out.extend(mirror_tiles(MirrorInputs::WholeElement { min_groups: 0 }, 32));
+                                out.extend(mirror_tiles(
+                                    MirrorInputs::WholeElement { min_groups: 0, rows: WholeRows::Consecutive },
+                                    32,
+                                ));
+                                out.extend(mirror_tiles(
+                                    MirrorInputs::WholeElement { min_groups: 0, rows: WholeRows::Balanced },
+                                    32,
+                                ));
                                 // (five work items under launch bounds for five groups: 8 % faster at N = 7 on an
                                 // H100, 2026-12-06, scripts/probe/whole_bounds.sh; four, six groups and the other work
                                 // item counts' bounds were no faster or slower)
@@ -475,7 +529,10 @@ impl Variant {
                                     ..shared(
                                         Partition::Mirror {
                                             threads: 5,
-                                            inputs: MirrorInputs::WholeElement { min_groups: 5 },
+                                            inputs: MirrorInputs::WholeElement {
+                                                min_groups: 5,
+                                                rows: WholeRows::Consecutive,
+                                            },
                                         },
                                         32,
                                         1,
@@ -484,7 +541,14 @@ impl Variant {
                             }
                             Precision::F64 => {
                                 out.extend(mirror_tiles(MirrorInputs::FacesAhead, 16));
-                                out.extend(mirror_tiles(MirrorInputs::WholeElement { min_groups: 0 }, 16));
+                                out.extend(mirror_tiles(
+                                    MirrorInputs::WholeElement { min_groups: 0, rows: WholeRows::Consecutive },
+                                    16,
+                                ));
+                                out.extend(mirror_tiles(
+                                    MirrorInputs::WholeElement { min_groups: 0, rows: WholeRows::Balanced },
+                                    16,
+                                ));
                             }
                         }
                     }
@@ -600,7 +664,7 @@ impl Variant {
                     );
                 }
             }
-            if let MirrorInputs::WholeElement { min_groups } = inputs {
+            if let MirrorInputs::WholeElement { min_groups, .. } = inputs {
                 if min_groups * self.group * threads > MAX_RESIDENT_WORK_ITEMS {
                     return reject(format!(
                         "launch bounds for {min_groups} groups of {} work items ask for more than the {} a \
@@ -626,7 +690,15 @@ impl Variant {
                 );
             }
             let rows = geometry.mirror_rows();
-            if (threads - 1) * geometry.tile_outputs >= rows {
+            if let Some(share) = geometry.mirror_share {
+                if (0..threads).any(|item| share.is_idle(order, item)) {
+                    return reject(format!(
+                        "{threads} work items sharing {} pairs and {} fixed nodes leave one without a row",
+                        crate::mirror::Mirror::reps_at(order) - crate::mirror::Mirror::fixed_nodes(order),
+                        crate::mirror::Mirror::fixed_nodes(order)
+                    ));
+                }
+            } else if (threads - 1) * geometry.tile_outputs >= rows {
                 return reject(format!(
                     "{threads} work items of {} folded rows each leave one without a row (N = {order} has {rows})",
                     geometry.tile_outputs

@@ -10,7 +10,7 @@ use dg_codegen::{Precision, Target};
 use dg_core::law::ConservationLaw;
 use dg_core::Real;
 use dg_nodal_tri::cost::rhs_cost;
-use dg_nodal_tri::variant::{LawShape, MirrorInputs, Partition, Variant};
+use dg_nodal_tri::variant::{LawShape, MirrorInputs, Partition, Variant, WholeRows};
 use dg_nodal_tri::verify::verify_at_order;
 use dg_runtime::backend::planted::{PlantedBug, PlantedDevice};
 use dg_runtime::backend::{opencl_for_tests, Device};
@@ -30,9 +30,37 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
     // `whole<t>b<G>` prints as parsed, and G must be a positive number
     let spec = "whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed";
     let v: Variant = spec.parse().unwrap();
-    assert_eq!(v.partition, Partition::Mirror { threads: 5, inputs: MirrorInputs::WholeElement { min_groups: 5 } });
+    assert_eq!(
+        v.partition,
+        Partition::Mirror {
+            threads: 5,
+            inputs: MirrorInputs::WholeElement { min_groups: 5, rows: WholeRows::Consecutive }
+        }
+    );
     assert_eq!(v.to_string(), spec);
-    for bad in ["whole5b0", "whole5b", "wholeb5", "whole5bx"] {
+    // `balanced<t>` and `segregated<t>` (and with launch bounds) print as parsed
+    for (spec, threads, rows, min_groups) in [
+        ("balanced5/wg32/seq1/matrix-local/merged/tiled/f32/mixed", 5, WholeRows::Balanced, 0),
+        ("balanced4b6/wg16/seq1/matrix-local/merged/tiled/f64/mixed", 4, WholeRows::Balanced, 6),
+        ("segregated6b4/wg32/seq1/matrix-local/merged/tiled/f32/mixed", 6, WholeRows::Segregated, 4),
+    ] {
+        let v: Variant = spec.parse().unwrap();
+        assert_eq!(v.partition, Partition::Mirror { threads, inputs: MirrorInputs::WholeElement { min_groups, rows } });
+        assert_eq!(v.to_string(), spec);
+        assert_eq!(reason(spec, 8), None, "{spec}");
+    }
+    for bad in [
+        "whole5b0",
+        "whole5b",
+        "wholeb5",
+        "whole5bx",
+        "balanced",
+        "balancedb5",
+        "balanced5b0",
+        "balanced0",
+        "segregated",
+        "segregatedx4",
+    ] {
         let spec = format!("{bad}/wg32/seq1/matrix-local/merged/tiled/f32/mixed");
         assert!(spec.parse::<Variant>().is_err(), "{spec} parsed");
     }
@@ -50,13 +78,18 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
         ("mirror17/wg32/seq1/matrix-local/merged/tiled/f32", 8, "1 to 16 work items"),
         // launch bounds for 10 groups of 7 · 32 work items: 2,240, more than a multiprocessor holds
         ("whole7b10/wg32/seq1/matrix-local/merged/tiled/f32/mixed", 8, "more than the 2048"),
+        // N = 7 has 16 pairs and 4 fixed nodes: five work items' even share (4 pairs, 1 fixed node each) leaves the
+        // fifth none
+        ("balanced5/wg32/seq1/matrix-local/merged/tiled/f32/mixed", 7, "leave one without a row"),
+        // segregated, five pair work items of four pairs hold N = 7's 16 pairs in four: the fifth has none
+        ("segregated6/wg32/seq1/matrix-local/merged/tiled/f32/mixed", 7, "leave one without a row"),
     ] {
         let why = reason(spec, order).unwrap_or_else(|| panic!("{spec} N={order} accepted"));
         assert!(why.contains(words), "{spec} N={order}: {why}");
     }
     // the list: mixed, matrix-local, tiled, three, four, five or seven work items, faces ahead in groups of 32 (and
-    // of 16 in f64), the whole element in one chunk with the faces' links in groups of 32 in f32 and of 16 in f64
-    // (`mirror<t>` and `unrolled<t>` on request)
+    // of 16 in f64), the whole element in one chunk with the faces' links in groups of 32 in f32 and of 16 in f64,
+    // its rows consecutive and balanced (`mirror<t>`, `unrolled<t>` and `segregated<t>` on request)
     for (precision, p) in [(Precision::F32, "f32"), (Precision::F64, "f64")] {
         let listed: Vec<String> = Variant::all(precision)
             .into_iter()
@@ -68,11 +101,13 @@ fn the_rules_refuse_what_the_mirror_kernel_does_not_generate_with_a_reason() {
         };
         let mut expected = spec("ahead", 32, 1).to_vec();
         expected.extend(match precision {
-            Precision::F32 => {
-                [spec("whole", 32, 1).to_vec(), vec!["whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed".into()]]
-                    .concat()
-            }
-            Precision::F64 => [spec("ahead", 16, 1), spec("whole", 16, 1)].concat(),
+            Precision::F32 => [
+                spec("whole", 32, 1).to_vec(),
+                spec("balanced", 32, 1).to_vec(),
+                vec!["whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed".into()],
+            ]
+            .concat(),
+            Precision::F64 => [spec("ahead", 16, 1), spec("whole", 16, 1), spec("balanced", 16, 1)].concat(),
         });
         assert_eq!(listed, expected);
     }
@@ -276,8 +311,12 @@ fn staged_mirror_tiles_match_the_cpu_on_opencl_and_planted_bugs_fail_them() {
 /// neighbours' materials, the GLM source in the store). With groups in sequence a later pass's first chunk, indices,
 /// face data and geometry are read during the lift of the pass before. The whole element in one chunk with the faces'
 /// links (`whole<t>`): Maxwell f32 at N = 6 and 8 (in groups of 16, two in sequence) and f64 at N = 7, Euler at N = 5
-/// (boundary conditions from the links), mhd2d at N = 3 (the neighbours' materials at the links' elements). Planted
-/// bugs (the last group skipped, the last element unwritten) must fail them.
+/// (boundary conditions from the links), mhd2d at N = 3 (the neighbours' materials at the links' elements). Its rows
+/// shared out evenly (`balanced<t>`): Maxwell f32 at N = 7 (four work items of four pairs and a fixed node), N = 8
+/// (five; three in groups of 16, two in sequence), f64 at N = 7 (field-local), Euler at N = 5 and mhd2d at N = 3 (the
+/// source in the fixed nodes' store too); the pairs' and the fixed nodes' rows on separate work items
+/// (`segregated<t>`, two classes of work items in branches): Maxwell f32 at N = 7, Euler at N = 5 (two in sequence),
+/// mhd2d at N = 3. Planted bugs (the last group skipped, the last element unwritten) must fail them.
 #[test]
 fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_them() {
     let Some((_turn, mut device)) = opencl_for_tests() else { return };
@@ -286,20 +325,36 @@ fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_t
     let mhd = dg_laws::mhd2d::Law::default();
     let at4 = ["ahead3/wg32/seq1/matrix-local/merged/tiled/f32/mixed"];
     let at6 = ["whole4/wg32/seq1/matrix-local/merged/tiled/f32/mixed"];
-    let at7 = ["ahead5/wg16/seq1/matrix-local/merged/tiled/f32/mixed"];
+    let at7 = [
+        "ahead5/wg16/seq1/matrix-local/merged/tiled/f32/mixed",
+        "balanced4/wg32/seq1/matrix-local/merged/tiled/f32/mixed",
+        "segregated5/wg32/seq1/matrix-local/merged/tiled/f32/mixed",
+    ];
     let at8 = [
         "ahead7/wg32/seq2/matrix-local/merged/tiled/f32/mixed",
         "unrolled4/wg32/seq1/matrix-local/merged/tiled/f32/mixed",
         "whole7/wg16/seq2/matrix-local/merged/tiled/f32/mixed",
+        "balanced5/wg32/seq1/matrix-local/merged/tiled/f32/mixed",
+        "balanced3/wg16/seq2/matrix-local/merged/tiled/f32/mixed",
     ];
-    let at7_f64 =
-        ["ahead4/wg32/seq1/field-local/merged/tiled/f64/mixed", "whole4/wg16/seq1/matrix-local/merged/tiled/f64/mixed"];
+    let at7_f64 = [
+        "ahead4/wg32/seq1/field-local/merged/tiled/f64/mixed",
+        "whole4/wg16/seq1/matrix-local/merged/tiled/f64/mixed",
+        "balanced3/wg16/seq1/field-local/merged/tiled/f64/mixed",
+    ];
     let euler_specs = [
         "ahead4/wg32/seq1/matrix-local/merged/tiled/f64",
         "ahead4/wg16/seq3/matrix-local/merged/tiled/f64",
         "whole4/wg16/seq2/matrix-local/merged/tiled/f64",
+        "balanced2/wg16/seq1/matrix-local/merged/tiled/f64",
+        "segregated4/wg16/seq2/matrix-local/merged/tiled/f64",
     ];
-    let mhd_specs = ["ahead3/wg8/seq2/matrix-local/merged/tiled/f64", "whole3/wg8/seq1/matrix-local/merged/tiled/f64"];
+    let mhd_specs = [
+        "ahead3/wg8/seq2/matrix-local/merged/tiled/f64",
+        "whole3/wg8/seq1/matrix-local/merged/tiled/f64",
+        "balanced2/wg8/seq2/matrix-local/merged/tiled/f64",
+        "segregated3/wg8/seq1/matrix-local/merged/tiled/f64",
+    ];
     let run = |device: &mut dyn Device| {
         let mut results = check::<_, f32>(device, &maxwell, 4, &at4);
         results.extend(check::<_, f32>(device, &maxwell, 6, &at6));
@@ -310,7 +365,7 @@ fn mirror_tiles_with_faces_ahead_match_the_cpu_on_opencl_and_planted_bugs_fail_t
         results.extend(check::<_, f64>(device, &mhd, 3, &mhd_specs));
         results
     };
-    passes_and_fails_with_planted_bugs(device.as_mut(), 13, run);
+    passes_and_fails_with_planted_bugs(device.as_mut(), 22, run);
 }
 
 /// `whole<t>b<G>` writes CUDA's launch bounds for G groups of the group's work items on its kernel, and nothing else
