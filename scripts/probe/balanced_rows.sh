@@ -9,7 +9,6 @@ set -u
 EXP=${EXP:?}; OUT=${OUT:?}; R=$OUT/r; mkdir -p "$R"; D="--device cuda:0"
 . "$(dirname "$0")/bench_variant_lib.sh"
 nvidia-smi -L; date -u +%FT%TZ | tee -a "$R/date"
-M=seq1/matrix-local/merged/tiled
 FIRST="6 wg32 f32 whole4 balanced4 balanced4b6 balanced4b8 balanced3
 7 wg32 f32 whole5 whole5b5 balanced4 balanced4b6 balanced4b8 balanced3 balanced7
 8 wg32 f32 whole7 balanced5 balanced5b5 balanced5b6 balanced4 balanced7 balanced3
@@ -22,10 +21,5 @@ BOUNDS="7 wg32 f32 whole5b5 balanced4b5 balanced4b7 whole4b5 whole4b6
 8 wg16 f64 balanced7 balanced7b4 balanced7b5
 8 wg32 f64 balanced7 balanced5"
 JOBS=$FIRST; [ "${SWEEP:-first}" = bounds ] && JOBS=$BOUNDS
-echo "$JOBS" | while read -r job; do
-  set -- $job; o=$1; g=$2; p=$3; shift 3
-  for t in "$@"; do
-    b $o $t/$g/$M/$p/mixed
-  done
-done | tee "$R/balanced-${SWEEP:-first}.txt"
+echo "$JOBS" | bench_jobs | tee "$R/balanced-${SWEEP:-first}.txt"
 date -u +%FT%TZ | tee -a "$R/date"; (cd "$OUT" && tar -czf results.tgz r)

@@ -9,7 +9,6 @@ set -u
 EXP=${EXP:?}; OUT=${OUT:?}; R=$OUT/r; mkdir -p "$R"; D="--device cuda:0"
 . "$(dirname "$0")/bench_variant_lib.sh"
 nvidia-smi -L; date -u +%FT%TZ | tee -a "$R/date"
-M=seq1/matrix-local/merged/tiled
 echo "${JOBS:-4 wg32 f32 balanced3 segregated3 segregated4
 5 wg32 f32 balanced3 segregated4 segregated3
 6 wg32 f32 whole4 segregated4 segregated4b5 segregated4b6 segregated5
@@ -17,10 +16,5 @@ echo "${JOBS:-4 wg32 f32 balanced3 segregated3 segregated4
 8 wg32 f32 balanced4 segregated6 segregated6b4 segregated5 segregated5b5
 6 wg16 f64 balanced4 segregated4 segregated5
 7 wg16 f64 ahead4 segregated5 segregated4 segregated5b6
-8 wg16 f64 balanced7 segregated6 segregated5 segregated6b5}" | while read -r job; do
-  set -- $job; o=$1; g=$2; p=$3; shift 3
-  for t in "$@"; do
-    b $o $t/$g/$M/$p/mixed
-  done
-done | tee "$R/segregated.txt"
+8 wg16 f64 balanced7 segregated6 segregated5 segregated6b5}" | bench_jobs | tee "$R/segregated.txt"
 date -u +%FT%TZ | tee -a "$R/date"; (cd "$OUT" && tar -czf results.tgz r)

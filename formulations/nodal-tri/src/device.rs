@@ -30,8 +30,8 @@ struct Buffers {
     /// Dr and Ds transposed and interleaved two rows at a time, then LIFT transposed, each column padded with zero
     /// rows to [`Geometry::tile_stride`] (the tile kernels; [`tile_matrices`]).
     tiled: BufferId,
-    /// The mirror tiles' folded volume operator and lift, each column's rows in the kernels' order (consecutive or shared out)
-    /// and padded with zero rows to [`Geometry::tile_stride`] ([`crate::mirror::mirror_matrices`]).
+    /// The mirror tiles' folded volume operator and lift, each column's rows in the kernels' order (consecutive or
+    /// shared out) and padded with zero rows to [`Geometry::tile_stride`] ([`crate::mirror::mirror_matrices`]).
     folded: BufferId,
     /// [−Dr −Ds LIFT] in tensor-core fragment order (the mma kernels).
     mma_a: BufferId,

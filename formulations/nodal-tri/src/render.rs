@@ -277,11 +277,11 @@ impl Geometry {
                     MirrorInputs::Staged => {
                         (slots * self.tile_chunk + nvars * (np + nf) + (3 * law.materials).max(1) + 9 + 3) * g
                     }
-                    // (faces ahead: the faces' normals and scales, boundary conditions and neighbours besides)
-                    MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement { .. } => {
-                        ((slots * self.tile_chunk).max(nf * nvars) + 9 + 6) * g
-                    }
-                    MirrorInputs::Chunks => (slots * self.tile_chunk).max(nf * nvars) * g,
+                    // (faces ahead: the faces' normals and scales, and their boundary conditions and neighbours
+                    // besides, or the whole-element tiles' one link per face)
+                    MirrorInputs::WholeElement { .. } => ((slots * self.tile_chunk).max(nf * nvars) + 9 + 3) * g,
+                    _ if inputs.reads_faces_ahead() => ((slots * self.tile_chunk).max(nf * nvars) + 9 + 6) * g,
+                    _ => (slots * self.tile_chunk).max(nf * nvars) * g,
                 };
                 let face_reps = crate::mirror::Mirror::face_reps_at(self.nfp - 1);
                 chunk + if local_mats { (np + face_reps) * self.tile_stride } else { 0 }
@@ -544,10 +544,7 @@ fn insert_mirror(
         _ => MirrorInputs::Chunks,
     };
     let staged = inputs == MirrorInputs::Staged;
-    let ahead = matches!(
-        inputs,
-        MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement { .. }
-    );
+    let ahead = inputs.reads_faces_ahead();
     ctx.insert("threads", &threads);
     ctx.insert("outputs", &outputs);
     // (a work item's block of a folded column is `item_rows` long, its first `pair_rows` rows its pairs'
@@ -610,10 +607,7 @@ fn insert_mirror(
     // (staged: the jumps are formed in the neighbours' face states, so the scratch holds a chunk alone)
     ctx.insert("staged", &staged);
     ctx.insert("ahead", &ahead);
-    ctx.insert(
-        "unroll_columns",
-        &matches!(inputs, MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement { .. }),
-    );
+    ctx.insert("unroll_columns", &inputs.unrolls_columns());
     // (`whole<t>b<G>`: CUDA's launch bounds, G groups of the group's work items per multiprocessor)
     let min_groups = match inputs {
         MirrorInputs::WholeElement { min_groups, .. } => min_groups,

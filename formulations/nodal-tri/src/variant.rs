@@ -195,6 +195,19 @@ pub enum WholeRows {
     Segregated,
 }
 
+impl MirrorInputs {
+    /// Whether a pass reads its face indices and face data as it starts and its first face states during the
+    /// volume sum's last chunk (`ahead<t>`, `unrolled<t>` and the whole-element tiles).
+    pub fn reads_faces_ahead(self) -> bool {
+        matches!(self, MirrorInputs::FacesAhead | MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement { .. })
+    }
+
+    /// Whether the volume's and the lift's column loops are unrolled (`unrolled<t>` and the whole-element tiles).
+    pub fn unrolls_columns(self) -> bool {
+        matches!(self, MirrorInputs::FacesAheadUnrolled | MirrorInputs::WholeElement { .. })
+    }
+}
+
 impl WholeRows {
     /// The partition's name in a SPEC.
     pub fn name(self) -> &'static str {
@@ -509,17 +522,16 @@ impl Variant {
                                 ..shared(Partition::Mirror { threads, inputs }, group, 1)
                             })
                         };
+                        // (`whole<t>` with its rows consecutive, then balanced)
+                        let whole_tiles = |group| {
+                            [WholeRows::Consecutive, WholeRows::Balanced]
+                                .map(|rows| mirror_tiles(MirrorInputs::WholeElement { min_groups: 0, rows }, group))
+                                .concat()
+                        };
                         out.extend(mirror_tiles(MirrorInputs::FacesAhead, 32));
                         match precision {
                             Precision::F32 => {
-                                out.extend(mirror_tiles(
-                                    MirrorInputs::WholeElement { min_groups: 0, rows: WholeRows::Consecutive },
-                                    32,
-                                ));
-                                out.extend(mirror_tiles(
-                                    MirrorInputs::WholeElement { min_groups: 0, rows: WholeRows::Balanced },
-                                    32,
-                                ));
+                                out.extend(whole_tiles(32));
                                 // (five work items under launch bounds for five groups: 8 % faster at N = 7 on an
                                 // H100, 2026-12-06, scripts/probe/whole_bounds.sh; four, six groups and the other work
                                 // item counts' bounds were no faster or slower)
@@ -541,14 +553,7 @@ impl Variant {
                             }
                             Precision::F64 => {
                                 out.extend(mirror_tiles(MirrorInputs::FacesAhead, 16));
-                                out.extend(mirror_tiles(
-                                    MirrorInputs::WholeElement { min_groups: 0, rows: WholeRows::Consecutive },
-                                    16,
-                                ));
-                                out.extend(mirror_tiles(
-                                    MirrorInputs::WholeElement { min_groups: 0, rows: WholeRows::Balanced },
-                                    16,
-                                ));
+                                out.extend(whole_tiles(16));
                             }
                         }
                     }
