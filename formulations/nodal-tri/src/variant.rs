@@ -209,6 +209,15 @@ impl MirrorInputs {
 }
 
 impl WholeRows {
+    /// Every way of sharing the rows, in the order the tuner's list names them.
+    pub const ALL: [WholeRows; 3] = [WholeRows::Consecutive, WholeRows::Balanced, WholeRows::Segregated];
+
+    /// The sharing a SPEC's partition names and what follows its name (`balanced4b5`: `Balanced`, `4b5`); `None`
+    /// for another partition.
+    pub fn split_prefix(partition: &str) -> Option<(Self, &str)> {
+        Self::ALL.into_iter().find_map(|rows| partition.strip_prefix(rows.name()).map(|rest| (rows, rest)))
+    }
+
     /// The partition's name in a SPEC.
     pub fn name(self) -> &'static str {
         match self {
@@ -343,15 +352,14 @@ impl FromStr for Variant {
             other if other.starts_with("unrolled") => {
                 Partition::Mirror { threads: number(other, "unrolled")?, inputs: MirrorInputs::FacesAheadUnrolled }
             }
-            other
-                if [WholeRows::Consecutive, WholeRows::Balanced, WholeRows::Segregated]
-                    .iter()
-                    .any(|r| other.starts_with(r.name())) =>
-            {
-                let (rows, rest) = [WholeRows::Consecutive, WholeRows::Balanced, WholeRows::Segregated]
-                    .into_iter()
-                    .find_map(|r| other.strip_prefix(r.name()).map(|rest| (r, rest)))
-                    .ok_or_else(|| bad(format!("unknown partition `{other}`")))?;
+            other if other.starts_with("staged") => {
+                Partition::Mirror { threads: number(other, "staged")?, inputs: MirrorInputs::Staged }
+            }
+            // (the whole-element tiles: `whole<t>`, `balanced<t>`, `segregated<t>`, each with `b<G>` or not)
+            other => {
+                let Some((rows, rest)) = WholeRows::split_prefix(other) else {
+                    return Err(bad(format!("unknown partition `{other}`")));
+                };
                 let (threads, min_groups) = match rest.split_once('b') {
                     Some((head, groups)) => (head, number(&format!("b{groups}"), "b")?),
                     None => (rest, 0),
@@ -361,10 +369,6 @@ impl FromStr for Variant {
                     inputs: MirrorInputs::WholeElement { min_groups, rows },
                 }
             }
-            other if other.starts_with("staged") => {
-                Partition::Mirror { threads: number(other, "staged")?, inputs: MirrorInputs::Staged }
-            }
-            other => return Err(bad(format!("unknown partition `{other}`"))),
         };
         let group = match partition {
             Partition::Node => number(parts[1], "mb")?,
