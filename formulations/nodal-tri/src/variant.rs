@@ -209,7 +209,7 @@ impl MirrorInputs {
 }
 
 impl WholeRows {
-    /// Every way of sharing the rows, in the order the tuner's list names them.
+    /// Every way of sharing the rows: `whole`, `balanced`, `segregated`.
     pub const ALL: [WholeRows; 3] = [WholeRows::Consecutive, WholeRows::Balanced, WholeRows::Segregated];
 
     /// The sharing a SPEC's partition names and what follows its name (`balanced4b5`: `Balanced`, `4b5`); `None`
