@@ -3,7 +3,7 @@
 
 use crate::microblock::{microblock, Microblock};
 use crate::variant::{
-    Layout, MirrorInputs, Partition, Precision, Storage, Surface, Variant, VolumeForm, WholeRows, TILE_ELEMENTS,
+    Layout, MirrorInputs, Partition, Precision, Storage, Surface, Variant, VolumeForm, TILE_ELEMENTS,
 };
 use dg_codegen::cexpr::Divisions;
 use dg_codegen::program::{
@@ -130,12 +130,7 @@ impl Geometry {
                 let reps = crate::mirror::Mirror::reps_at(order);
                 let width = if variant.precision == Precision::F32 { 4 } else { 2 };
                 let share = match inputs {
-                    MirrorInputs::WholeElement { rows: WholeRows::Balanced, .. } => {
-                        Some(crate::mirror::RowShare::balanced(order, threads, width))
-                    }
-                    MirrorInputs::WholeElement { rows: WholeRows::Segregated, .. } => {
-                        Some(crate::mirror::RowShare::segregated(order, threads, width))
-                    }
+                    MirrorInputs::WholeElement { rows, .. } => rows.share(order, threads, width),
                     _ => None,
                 };
                 let outputs = match share {
@@ -564,9 +559,8 @@ fn insert_mirror(
     ctx.insert("classes", &share_classes(share, outputs, width));
     // the first row of this work item's block
     let i0 = match share.map(|s| s.active().copied().collect::<Vec<_>>()).as_deref() {
-        Some([a, b]) => {
-            format!("part < {} ? part * {} : {} + (part - {}) * {}", b.first, a.item_rows, b.base, b.first, b.item_rows)
-        }
+        Some([a, b]) => format!("{} ? {} : {}", class_test(a), class_first_row(a), class_first_row(b)),
+        Some([a]) => class_first_row(a),
         _ => format!("part * {item_rows}"),
     };
     ctx.insert("i0", &i0);
@@ -705,11 +699,11 @@ fn share_classes(share: Option<crate::mirror::RowShare>, outputs: usize, width: 
         .map(|(n, c)| ClassContext {
             open: match (several, n) {
                 (false, _) => String::new(),
-                (true, 0) => format!("if (part < {}) {{", c.first + c.items),
+                (true, 0) => format!("if ({}) {{", class_test(c)),
                 (true, _) => "else {".into(),
             },
             close: if several { "}" } else { "" },
-            local: if c.first == 0 { "part".into() } else { format!("(part - {})", c.first) },
+            local: class_local(c),
             pairs: c.pairs,
             fixed: c.fixed,
             pair_rows: 2 * c.pairs,
@@ -718,6 +712,29 @@ fn share_classes(share: Option<crate::mirror::RowShare>, outputs: usize, width: 
             vectors: c.item_rows / width,
         })
         .collect()
+}
+
+/// The test, as C, that holds for the work items of class `c` and for no later class's (`part < 4`).
+fn class_test(c: &crate::mirror::ShareClass) -> String {
+    format!("part < {}", c.first + c.items)
+}
+
+/// The work item's index within class `c`, as C: `part` in the first class, `(part - first)` in a later one.
+fn class_local(c: &crate::mirror::ShareClass) -> String {
+    if c.first == 0 {
+        "part".into()
+    } else {
+        format!("(part - {})", c.first)
+    }
+}
+
+/// The first row of the work item's block of a folded column in class `c`, as C.
+fn class_first_row(c: &crate::mirror::ShareClass) -> String {
+    if c.base == 0 {
+        format!("{} * {}", class_local(c), c.item_rows)
+    } else {
+        format!("{} + {} * {}", c.base, class_local(c), c.item_rows)
+    }
 }
 
 /// Whether the closed form of the face mask (`FACE_NODE` in `face_jump.tera`) gives the element's:

@@ -218,6 +218,17 @@ impl WholeRows {
         Self::ALL.into_iter().find_map(|rows| partition.strip_prefix(rows.name()).map(|rest| (rows, rest)))
     }
 
+    /// How `t` work items of an element share its folded rows at order `order`, each block rounded up to `width`
+    /// rows: [`crate::mirror::RowShare::balanced`] or [`crate::mirror::RowShare::segregated`]; `None` for the
+    /// consecutive representatives of `whole<t>`.
+    pub fn share(self, order: usize, threads: usize, width: usize) -> Option<crate::mirror::RowShare> {
+        match self {
+            WholeRows::Consecutive => None,
+            WholeRows::Balanced => Some(crate::mirror::RowShare::balanced(order, threads, width)),
+            WholeRows::Segregated => Some(crate::mirror::RowShare::segregated(order, threads, width)),
+        }
+    }
+
     /// The partition's name in a SPEC.
     pub fn name(self) -> &'static str {
         match self {
