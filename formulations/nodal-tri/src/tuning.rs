@@ -43,6 +43,8 @@ pub fn code_hash() -> &'static str {
             include_str!("batch.rs"),
             // the mirror pairs, their order and the rows' shares (the mirror tiles' constants and blocks)
             include_str!("mirror.rs"),
+            // the tiles' operator layout, written into the matrix-const kernels (`tile_matrices`)
+            include_str!("device.rs"),
             // the mixed form's plan (which variables go flux-first, which gradients are shared)
             include_str!("../../../dg-ir/src/divergence.rs"),
         ]);
