@@ -218,8 +218,8 @@ impl WholeRows {
         Self::ALL.into_iter().find_map(|rows| partition.strip_prefix(rows.name()).map(|rest| (rows, rest)))
     }
 
-    /// How `t` work items of an element share its folded rows at order `order`, each block rounded up to `width`
-    /// rows: [`crate::mirror::RowShare::balanced`] or [`crate::mirror::RowShare::segregated`]; `None` for the
+    /// How `threads` work items of an element share its folded rows at order `order`, each block rounded up to
+    /// `width` rows: [`crate::mirror::RowShare::balanced`] or [`crate::mirror::RowShare::segregated`]; `None` for the
     /// consecutive representatives of `whole<t>`.
     pub fn share(self, order: usize, threads: usize, width: usize) -> Option<crate::mirror::RowShare> {
         match self {
