@@ -12,6 +12,12 @@
 
 use crate::jacobi::jacobi_gq;
 
+/// The source that makes the reference hexahedron's numbers (its Gauss–Legendre points, weights and 1D operators,
+/// with the Jacobi rules they come from). Generated kernels have these written into them (the weights), so the
+/// hexahedral formulation hashes this into its kernels' code fingerprint: a change here moves its tuning entries'
+/// keys.
+pub const GENERATOR_SOURCES: [&str; 2] = [include_str!("hexahedron.rs"), include_str!("jacobi.rs")];
+
 /// Corners of the reference cube in Gmsh's (and VTK's) hexahedron order.
 pub const HEX_CORNERS: [[f64; 3]; 8] = [
     [0.0, 0.0, 0.0],

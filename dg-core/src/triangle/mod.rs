@@ -17,6 +17,22 @@ pub use element::{
 pub use modal::{edge_points, ModalTriangle};
 pub use nodes::{equispaced_nodes, warp_blend_nodes};
 
+/// The source that makes the reference triangle's numbers and node order — its nodes, operators, modal basis and
+/// cubature rules, with the Jacobi polynomials, 1D rules and matrix inverse they are built from. Generated kernels
+/// have these written into them (constant operators and tables, face masks, mirror pairs), so each formulation on
+/// triangles hashes this into its kernels' code fingerprint: a change here moves its tuning entries' keys.
+pub const GENERATOR_SOURCES: [&str; 9] = [
+    include_str!("mod.rs"),
+    include_str!("basis.rs"),
+    include_str!("cubature.rs"),
+    include_str!("element.rs"),
+    include_str!("modal.rs"),
+    include_str!("nodes.rs"),
+    include_str!("../jacobi.rs"),
+    include_str!("../quadrature.rs"),
+    include_str!("../matrix.rs"),
+];
+
 /// Number of nodes of a degree-`n` triangle: (n + 1)(n + 2) / 2.
 pub const fn num_nodes(n: usize) -> usize {
     (n + 1) * (n + 2) / 2

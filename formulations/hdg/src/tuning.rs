@@ -16,6 +16,8 @@ pub fn code_hash() -> &'static str {
     HASH.get_or_init(|| {
         let mut inputs: Vec<&str> = TEMPLATES.iter().map(|(_, t)| *t).collect();
         inputs.extend([include_str!("render.rs"), include_str!("tables.rs")]);
+        // the reference triangle the tables are built on
+        inputs.extend(dg_core::triangle::GENERATOR_SOURCES);
         dg_codegen::fingerprint::code_hash(&inputs)
     })
 }

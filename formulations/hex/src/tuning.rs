@@ -30,12 +30,14 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Hex;
 
-/// The code fingerprint of the hexahedral kernels: their templates and generator source.
+/// The code fingerprint of the hexahedral kernels: their templates and generator source, the reference element's too.
 pub fn code_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
     HASH.get_or_init(|| {
         let mut inputs: Vec<&str> = TEMPLATES.iter().map(|(_, t)| *t).collect();
         inputs.extend([include_str!("variant.rs"), include_str!("render.rs"), include_str!("device.rs")]);
+        // the reference hexahedron's points and weights (written into the kernels)
+        inputs.extend(dg_core::hexahedron::GENERATOR_SOURCES);
         dg_codegen::fingerprint::code_hash(&inputs)
     })
 }

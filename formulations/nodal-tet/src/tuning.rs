@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NodalTet;
 
-/// The code fingerprint of the tetrahedral kernels: their templates and generator source.
+/// The code fingerprint of the tetrahedral kernels: their templates and generator source, the reference element's too.
 pub fn code_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
     HASH.get_or_init(|| {
@@ -40,6 +40,8 @@ pub fn code_hash() -> &'static str {
             include_str!("plan.rs"),
             include_str!("mma.rs"),
         ]);
+        // the reference tetrahedron's nodes and operators (the kernels' face masks)
+        inputs.extend(dg_core::tetrahedron::GENERATOR_SOURCES);
         dg_codegen::fingerprint::code_hash(&inputs)
     })
 }

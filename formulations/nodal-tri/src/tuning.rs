@@ -31,7 +31,7 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NodalTri;
 
-/// The code fingerprint of the nodal triangle kernels: their templates and generator source.
+/// The code fingerprint of the nodal triangle kernels: their templates and generator source, the reference element's too.
 pub fn code_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
     HASH.get_or_init(|| {
@@ -48,6 +48,8 @@ pub fn code_hash() -> &'static str {
             // the mixed form's plan (which variables go flux-first, which gradients are shared)
             include_str!("../../../dg-ir/src/divergence.rs"),
         ]);
+        // the reference triangle's nodes and operators (the matrix-const kernels' entries, face masks, mirror pairs)
+        inputs.extend(dg_core::triangle::GENERATOR_SOURCES);
         dg_codegen::fingerprint::code_hash(&inputs)
     })
 }
