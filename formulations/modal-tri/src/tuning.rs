@@ -34,10 +34,7 @@ pub fn code_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
     HASH.get_or_init(|| {
         let mut inputs: Vec<&str> = TEMPLATES.iter().map(|(_, t)| *t).collect();
-        inputs.extend([
-            include_str!("variant.rs"),
-            include_str!("render.rs"),
-        ]);
+        inputs.extend([include_str!("variant.rs"), include_str!("render.rs")]);
         inputs.extend(dg_core::triangle::GENERATOR_SOURCES);
         dg_codegen::fingerprint::code_hash(&inputs)
     })
