@@ -1,6 +1,7 @@
 //! The crate's integration tests, one binary (each a module: one link instead of one per file).
 
 mod fuzz_gmsh;
+mod generator_sources;
 mod gmsh;
 mod gmsh_hardening;
 mod gmsh_hex;
