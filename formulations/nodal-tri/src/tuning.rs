@@ -31,7 +31,8 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NodalTri;
 
-/// The code fingerprint of the nodal triangle kernels: their templates and generator source, the reference element's too.
+/// The code fingerprint of the nodal triangle kernels: their templates and generator source, the reference
+/// element's too.
 pub fn code_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
     HASH.get_or_init(|| {
