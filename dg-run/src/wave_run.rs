@@ -20,7 +20,7 @@ use dg_nodal_tet::TetVariant;
 use dg_runtime::backend::{BufferId, Device};
 use dg_runtime::cpu::BoundaryBinding;
 use dg_runtime::restart::Snapshot;
-use dg_runtime::run_loop::{non_finite, Integrated, LoopError, LoopStats, StepPoint, StepRule, Stepper};
+use dg_runtime::run_loop::{Integrated, LoopError, LoopStats, StepPoint, StepRule, Stepper};
 use dg_runtime::stability::StabilityLimit;
 use dg_runtime::startup::mark;
 use dg_runtime::step_system::StepOperator;
@@ -475,22 +475,17 @@ fn write_values<T: Real>(sys: &mut TetDeviceSystem<'_, T>, q: BufferId, v: &[f64
     Ok(sys.op.write_state(sys.device, q, &crate::narrowed::<T>(v))?)
 }
 
-/// The device state's check: the per-step reduction, and the whole state read back at the sampled steps up to
-/// 32 ([`StepPoint::sampled`]) and after the last.
+/// The device state's check: the per-step reduction, which finds a value that is not finite (the NaN it reduces
+/// to) and the largest value's growth, waited for at the sampled steps and after the last (the whole state is read
+/// once, after the loop; it was also read at the sampled steps up to 32 and after the last, for what the reduction
+/// had already checked).
 fn inspect_tet<T: Real>(
     sys: &mut TetDeviceSystem<'_, T>,
     q: BufferId,
     at: StepPoint,
     check: &crate::StepCheck,
 ) -> Result<Option<String>, DeviceOperatorError> {
-    if let Some(reason) = check.after_step_pipelined(sys.device, q, at, &mut sys.device_seconds)? {
-        return Ok(Some(reason));
-    }
-    // the per-step check covers non-finite values and growth; the whole state is read back early and at the end
-    if !(at.last || (at.sampled() && at.step <= 32)) {
-        return Ok(None);
-    }
-    Ok(non_finite(&sys.op.read_state(sys.device, q)?))
+    Ok(check.after_step_pipelined(sys.device, q, at, &mut sys.device_seconds)?)
 }
 
 /// Seed 002's AB3 on the device: two classical RK4 start-up steps (recording the right-hand sides AB3 needs),

@@ -51,6 +51,11 @@ struct Buffers {
     /// Every node's coordinates in the state's layout (x as variable 0, y as 1) where the law has a source term
     /// (the `source` kernel reads them), `None` otherwise.
     node_xy: Option<BufferId>,
+    /// The reference mass matrix, row-major, and each element's Jacobian (the energy kernel).
+    mass: BufferId,
+    jac: BufferId,
+    /// The energy kernel's output, one term per element.
+    energy_terms: BufferId,
 }
 
 /// The GEMM partition's buffers.
@@ -510,6 +515,9 @@ impl<T: Real> DeviceOperator<T> {
         let q = device.alloc(nv * fs * real)?;
         let rhs = device.alloc(nv * fs * real)?;
         let jumps = device.alloc(nv * k * 3 * nfp * real)?;
+        let mass = upload_real(device, dg_core::matrix::to_row_major(&el.mass))?;
+        let jac = upload_real(device, space.geometry.iter().map(|g| T::from_f64(g.j)).collect())?;
+        let energy_terms = device.alloc(k * real)?;
         let buffers = Buffers {
             q,
             rhs,
@@ -531,6 +539,9 @@ impl<T: Real> DeviceOperator<T> {
             links,
             face_xy,
             node_xy,
+            mass,
+            jac,
+            energy_terms,
         };
         Ok(Self { source, program, buffers, np, nv, k, fs, _t: std::marker::PhantomData })
     }
@@ -887,6 +898,36 @@ impl<T: Real> DeviceOperator<T> {
             }
         });
         Ok(out)
+    }
+
+    /// The mass-weighted square norm Σ_e J_e Σ_v q_evᵀ·M·q_ev of state buffer `buffer` (twice the energy of a
+    /// linear law's state; [`DgSpace2d::square_norm`] on the host), and the device seconds its kernel took: the
+    /// energy kernel writes one term per element, and only those K values come back, summed in f64 in the fixed
+    /// order of [`dg_core::space::element_sum`]. The terms are formed in the kernels' precision (in f32 about
+    /// 1e-6 relative), so that a growth check of a large run reads K values instead of the whole state; they are
+    /// poisoned with NaN before the launch, so that a term the kernel did not write makes the norm NaN.
+    pub fn square_norm(&self, device: &mut dyn Device, buffer: BufferId) -> Result<(f64, f64), BackendError> {
+        let group = crate::render::ENERGY_GROUP;
+        let args = vec![
+            Arg::Buffer(buffer),
+            Arg::Buffer(self.buffers.mass),
+            Arg::Buffer(self.buffers.jac),
+            Arg::Buffer(self.buffers.energy_terms),
+            Arg::I32(self.k as i32),
+            Arg::I32(kernel_variable_stride(&self.source, self.fs) as i32),
+        ];
+        let launch = Launch {
+            kernel: self.source.symbol("energy").to_string(),
+            groups: self.k.div_ceil(group),
+            local: group,
+            args,
+        };
+        // (the terms poisoned with NaN first: one the kernel did not write shows)
+        device.upload(self.buffers.energy_terms, as_bytes(&vec![T::nan(); self.k]))?;
+        let seconds = device.submit(self.program, &[Step::Kernel(launch)])?;
+        let mut terms = vec![T::zero(); self.k];
+        device.download(self.buffers.energy_terms, as_bytes_mut(&mut terms))?;
+        Ok((dg_core::space::element_sum(self.k, |e| terms[e].as_f64()), seconds))
     }
 
     /// The program handle.

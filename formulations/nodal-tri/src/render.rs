@@ -457,7 +457,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 15] = [
+pub const TEMPLATES: [(&str, &str); 16] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -473,11 +473,16 @@ pub const TEMPLATES: [(&str, &str); 15] = [
     ("gemm_flux", include_str!("../../../templates/nodal-tri/gemm_flux.tera")),
     ("source_node", include_str!("../../../templates/nodal-tri/source_node.tera")),
     ("source_at_node", include_str!("../../../templates/nodal-tri/source_at_node.tera")),
+    ("energy", include_str!("../../../templates/nodal-tri/energy.tera")),
 ];
 
 /// Elements (one work item each) per work group of the source kernel (`source_node.tera`), which a law with a
 /// source term adds after the right-hand-side kernels.
 pub const SOURCE_GROUP: usize = 64;
+
+/// Elements (one work item each) per work group of the energy kernel (`energy.tera`), which every program holds for
+/// the runs' growth check ([`crate::device::DeviceOperator::square_norm`]).
+pub const ENERGY_GROUP: usize = 128;
 
 /// One shared field of the mixed form, as the tile and element templates read it.
 #[derive(serde::Serialize)]
@@ -824,6 +829,7 @@ pub fn render_nodal_tri(
     ctx.insert("p", PRELUDE_SUFFIX);
     ctx.insert("k", KERNEL_SUFFIX);
     ctx.insert("source_group", &SOURCE_GROUP);
+    ctx.insert("energy_group", &ENERGY_GROUP);
     ctx.insert("group", &variant.group);
     ctx.insert("seq", &variant.seq);
     ctx.insert("fused", &(variant.surface == Surface::Fused));
@@ -1027,6 +1033,7 @@ pub fn render_nodal_tri(
         parts.push((vec!["source"], piece(&["source_node"])?));
     }
     parts.push((vec!["update", "lincomb"], piece(&["update"])?));
+    parts.push((vec!["energy"], piece(&["energy"])?));
     let pieces = ProgramPieces {
         dialect: piece(&["dialect"])?,
         // (a law with a source: the source at a node, which the source kernel or the merged kernels' store calls)

@@ -1,6 +1,7 @@
 //! Verification of the nodal triangle kernels against the CPU operator: the verification mesh (several work
 //! groups of every variant, perturbed elements, every boundary condition, random materials), random (not zero)
-//! states, outputs poisoned with NaN before each launch, relative L2 difference of the right-hand sides.
+//! states, outputs poisoned with NaN before each launch, relative L2 difference of the right-hand sides (and of the
+//! program's energy kernel against the host's square norm).
 
 use crate::batch::batches;
 use crate::cpu::NodalOperator2d;
@@ -157,7 +158,13 @@ fn check_operator<L: ConservationLaw + Clone, T: Real>(
         op.apply_over(device, 0.3, split..k)?;
         let in_two = relative_l2(&op.download_rhs(device)?, &reference);
         let stage = check_stage(device, &op, &q, &reference, seed)?;
-        Ok(dg_core::max_or_nan(dg_core::max_or_nan(whole, in_two), stage))
+        // the program's energy kernel (the runs' growth check) against the host's square norm of the same state
+        let state = op.new_state(device)?;
+        op.write_state(device, state, &q)?;
+        let (on_device, _) = op.square_norm(device, state)?;
+        let on_host = space.square_norm(q.len() / (space.num_elements() * space.element.np), &q);
+        let energy = (on_device - on_host).abs() / on_host.abs();
+        Ok([in_two, stage, energy].into_iter().fold(whole, dg_core::max_or_nan))
     };
     let outcome = run(device);
     device.free_buffers();

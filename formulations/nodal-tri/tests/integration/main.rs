@@ -1,6 +1,7 @@
 //! The crate's integration tests, one binary (each a module: one link instead of one per file).
 
 mod cost;
+mod energy;
 mod gemm_host;
 mod mirror;
 mod mixed;
