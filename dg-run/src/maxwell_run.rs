@@ -161,17 +161,15 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     crate::check_bindings(&opts.common.boundary, &space.connectivity.tag_names)?;
     let binding = BoundaryBinding::for_law(&law, space, &opts.common.boundary)?;
     let t_end = opts.common.t_end.unwrap_or_else(|| case.default_t_end());
+    let q0: Vec<T> = space.interpolate(nv, |x, y, q| case.initial(x, y, q));
+    let q0_f64 = crate::widened(&q0);
+    mark("initial state");
     let energy = |q: &[T]| 0.5 * space.square_norm(nv, q);
-    // the initial state in the run's precision and in f64, and its energy (a device run forms them on another
-    // thread while it builds its kernels and operator)
-    let initial_state = || {
-        let q0: Vec<T> = space.interpolate(nv, |x, y, q| case.initial(x, y, q));
-        let q0_f64 = crate::widened(&q0);
-        let energy_initial = energy(&q0);
-        (q0, q0_f64, energy_initial)
-    };
+    let energy_initial = energy(&q0);
     // a linear law's energy cannot grow without forcing or inflow: growth beyond the bound is a blow-up
-    let grows_on_blow_up = |energy_initial: f64| energy_initial > 0.0 && crate::energy_cannot_grow(&law, &binding);
+    let linear = energy_initial > 0.0 && crate::energy_cannot_grow(&law, &binding);
+    let verdict =
+        |q: &[T], e: f64| non_finite(q).or_else(|| linear.then(|| energy_growth(energy_initial, e)).flatten());
     let mut history = Vec::new();
     let names = law.variable_names();
     let np = space.element.np;
@@ -186,11 +184,6 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
         if opts.common.variant.is_some() {
             return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
         }
-        let (q0, q0_f64, energy_initial) = initial_state();
-        mark("initial state");
-        let linear = grows_on_blow_up(energy_initial);
-        let verdict =
-            |q: &[T], e: f64| non_finite(q).or_else(|| linear.then(|| energy_growth(energy_initial, e)).flatten());
         let op64 = || NodalOperator2d::<L, f64>::new(law.clone(), space, &binding);
         let Ok(limit) = StabilityLimit::of_built(op64, &q0_f64, 0.0, opts.scheme);
         crate::note_unestimated(&limit, q0_f64.len());
@@ -214,35 +207,21 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let dofs = (space.num_nodes() * nv) as u64;
     let order = space.element.order;
     let given = opts.common.variant.as_deref();
-    // the kernels and the operator on this thread, the initial state on another (it needs neither)
-    let build = |device: &mut dyn Device| -> Result<_, RunError> {
-        let choice =
-            given_or_chosen::<L, T>(FormulationId::NodalTri, device, &law, order, dofs, given, opts.common.no_tune)?;
-        let variant: Variant = choice.variant.parse()?;
-        let ir = law_ir(&law)?;
-        let target = target_of(device);
-        let nflux = law.numerical_flux_name();
-        mark("kernel choice");
-        let params = law.param_values();
-        let law_input = LawInput { ir: &ir, params: &params, numerical_flux: nflux };
-        let source = DeviceOperator::<T>::kernel_source(device, target, &law_input, &space.element, &variant)?;
-        mark("kernel source");
-        let program = DeviceOperator::<T>::compile(device, &source)?;
-        mark("kernel program");
-        let op = DeviceOperator::<T>::with_program(device, source, program, space, &binding, &[])?;
-        mark("device operator");
-        Ok((choice, op))
-    };
-    let (built, (q0, q0_f64, energy_initial)) = std::thread::scope(|scope| {
-        let initial = scope.spawn(initial_state);
-        let built = build(&mut *device);
-        (built, initial.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
-    let (choice, op) = built?;
-    mark("initial state");
-    let linear = grows_on_blow_up(energy_initial);
-    let verdict =
-        |q: &[T], e: f64| non_finite(q).or_else(|| linear.then(|| energy_growth(energy_initial, e)).flatten());
+    let choice =
+        given_or_chosen::<L, T>(FormulationId::NodalTri, device, &law, order, dofs, given, opts.common.no_tune)?;
+    let variant: Variant = choice.variant.parse()?;
+    let ir = law_ir(&law)?;
+    let target = target_of(device);
+    let nflux = law.numerical_flux_name();
+    mark("kernel choice");
+    let params = law.param_values();
+    let law_input = LawInput { ir: &ir, params: &params, numerical_flux: nflux };
+    let source = DeviceOperator::<T>::kernel_source(device, target, &law_input, &space.element, &variant)?;
+    mark("kernel source");
+    let program = DeviceOperator::<T>::compile(device, &source)?;
+    mark("kernel program");
+    let op = DeviceOperator::<T>::with_program(device, source, program, space, &binding, &[])?;
+    mark("device operator");
     let q = op.new_state(device)?;
     op.write_state(device, q, &q0)?;
     mark("state upload");
