@@ -162,7 +162,7 @@ fn check_operator<L: ConservationLaw + Clone, T: Real>(
         let state = op.new_state(device)?;
         op.write_state(device, state, &q)?;
         let (on_device, _) = op.square_norm(device, state)?;
-        let on_host = space.square_norm(q.len() / (space.num_elements() * space.element.np), &q);
+        let on_host = space.square_norm(L::NVARS, &q);
         let energy = (on_device - on_host).abs() / on_host.abs();
         Ok([in_two, stage, energy].into_iter().fold(whole, dg_core::max_or_nan))
     };
