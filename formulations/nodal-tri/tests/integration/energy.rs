@@ -10,19 +10,7 @@ use dg_nodal_tri::device::DeviceOperator;
 use dg_nodal_tri::variant::Variant;
 use dg_runtime::backend::{opencl_for_tests, Device};
 use dg_runtime::cpu::BoundaryBinding;
-
-/// Values in (−1, 1) from a hash of their index (no two elements alike).
-fn random_state<T: Real>(n: usize, seed: u64) -> Vec<T> {
-    (0..n as u64)
-        .map(|i| {
-            let mut x = (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seed;
-            x ^= x >> 31;
-            x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            x ^= x >> 29;
-            T::from_f64((x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
-        })
-        .collect()
-}
+use dg_runtime::verify::random_state;
 
 /// A random state's (device norm, host norm), then the same state's with its last value changed.
 type NormPairs = [(f64, f64); 2];
@@ -40,8 +28,9 @@ fn norms<T: Real>(device: &mut dyn Device, space: &DgSpace2d, spec: &str, last: 
     let program = DeviceOperator::<T>::compile(device, &source).expect("the program builds");
     let binding = BoundaryBinding::for_law(&law, space, &Default::default()).expect("bound");
     let op = DeviceOperator::<T>::with_program(device, source, program, space, &binding, &[]).expect("operator");
-    let nv = 3;
-    let mut q: Vec<T> = random_state(space.num_elements() * nv * space.element.np, spec.len() as u64);
+    let nv = dg_laws::MaxwellTm::NVARS;
+    let names = law.variable_names();
+    let mut q: Vec<T> = random_state(names, space.element.np, space.num_elements(), spec.len() as u64);
     let buffer = op.new_state(device).expect("a state buffer");
     let mut pair = |q: &[T]| {
         op.write_state(device, buffer, q).expect("upload");
