@@ -72,9 +72,15 @@ impl DgSpace2d {
                 yk[i] = l0 * p0[1] + l1 * p1[1] + l2 * p2[1];
             }
         });
-        let (geometry, faces): (Vec<ElementGeometry>, Vec<[FaceGeometry; 3]>) =
-            (0..k_count).into_par_iter().map(|k| ElementGeometry::of_element(&mesh, k)).unzip();
-        let faces: Vec<FaceGeometry> = faces.into_iter().flatten().collect();
+        // (each element's geometry and its three faces' written in place: no per-element arrays to flatten)
+        let unset = FaceGeometry { nx: 0.0, ny: 0.0, sj: 0.0, fscale: 0.0 };
+        let mut geometry = vec![ElementGeometry { rx: 0.0, ry: 0.0, sx: 0.0, sy: 0.0, j: 0.0 }; k_count];
+        let mut faces = vec![unset; 3 * k_count];
+        geometry.par_iter_mut().zip(faces.par_chunks_mut(3)).enumerate().for_each(|(k, (g, f))| {
+            let (element, element_faces) = ElementGeometry::of_element(&mesh, k);
+            *g = element;
+            f.copy_from_slice(&element_faces);
+        });
         let (mut vmap_m, mut vmap_p) = (vec![0; k_count * 3 * nfp], vec![0; k_count * 3 * nfp]);
         let mut face_tag = vec![None; 3 * k_count];
         let per_element = 3 * nfp;
@@ -98,6 +104,25 @@ impl DgSpace2d {
                         FaceLink::Interior { element: k2, face: f2 } => {
                             let own = &vm[f * nfp..(f + 1) * nfp];
                             let other = |j: usize| k2 * np + element.fmask[f2][j];
+                            // squared distances (hypot's care costs a third of the space's time on large meshes)
+                            let tol = (1e-8 * faces[3 * k + f].sj).powi(2);
+                            // two faces that meet run in opposite directions on a conforming mesh: node j meets the
+                            // other face's node nfp − 1 − j; checked first where the faces coincide (every face but
+                            // a periodic pair's), then with the translation between them, and searched for where
+                            // neither holds
+                            let reversed = |shift: (f64, f64)| {
+                                (0..nfp).all(|j| {
+                                    let (g, a) = (own[j], other(nfp - 1 - j));
+                                    let (dx, dy) = (x[a] - (x[g] + shift.0), y[a] - (y[g] + shift.1));
+                                    dx * dx + dy * dy <= tol
+                                })
+                            };
+                            if reversed((0.0, 0.0)) {
+                                for (j, slot) in vp.iter_mut().enumerate() {
+                                    *slot = other(nfp - 1 - j);
+                                }
+                                continue;
+                            }
                             // translation between the two faces (non-zero across a periodic pair)
                             let mid = |node: &dyn Fn(usize) -> usize| {
                                 let (sx, sy) =
@@ -106,15 +131,11 @@ impl DgSpace2d {
                             };
                             let (m1, m2) = (mid(&|j| own[j]), mid(&other));
                             let shift = (m2.0 - m1.0, m2.1 - m1.1);
-                            // squared distances (hypot's care costs a third of the space's time on large meshes)
-                            let tol = (1e-8 * faces[3 * k + f].sj).powi(2);
                             let distance = |g: usize, a: usize| {
                                 let (dx, dy) = (x[a] - (x[g] + shift.0), y[a] - (y[g] + shift.1));
                                 dx * dx + dy * dy
                             };
-                            // two faces that meet run in opposite directions on a conforming mesh: node j meets the
-                            // other face's node nfp − 1 − j; checked, and searched for where it does not hold
-                            if (0..nfp).all(|j| distance(own[j], other(nfp - 1 - j)) <= tol) {
+                            if reversed(shift) {
                                 for (j, slot) in vp.iter_mut().enumerate() {
                                     *slot = other(nfp - 1 - j);
                                 }

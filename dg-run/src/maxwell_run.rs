@@ -162,7 +162,6 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let binding = BoundaryBinding::for_law(&law, space, &opts.common.boundary)?;
     let t_end = opts.common.t_end.unwrap_or_else(|| case.default_t_end());
     let q0: Vec<T> = space.interpolate(nv, |x, y, q| case.initial(x, y, q));
-    let q0_f64 = crate::widened(&q0);
     mark("initial state");
     let energy = |q: &[T]| 0.5 * space.square_norm(nv, q);
     let energy_initial = energy(&q0);
@@ -184,6 +183,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
         if opts.common.variant.is_some() {
             return Err(RunError::InvalidOption("--variant needs a device (--device cuda:0 or opencl)".into()));
         }
+        let q0_f64 = crate::widened(&q0);
         let op64 = || NodalOperator2d::<L, f64>::new(law.clone(), space, &binding);
         let Ok(limit) = StabilityLimit::of_built(op64, &q0_f64, 0.0, opts.scheme);
         crate::note_unestimated(&limit, q0_f64.len());
@@ -228,49 +228,57 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let step_check = crate::StepCheck::new(device, &q0, linear)?;
     mark("state check");
     let mut system = DeviceSystem { device, op: &op, device_seconds: 0.0 };
-    let limit = StabilityLimit::of_device(
-        &mut system,
-        &q,
-        &q0_f64,
-        opts.scheme,
-        T::epsilon().as_f64(),
-        &mut |sys, b, v| write_values(sys, b, v),
-        &mut |sys, b| read_values(sys, b),
-    )?;
-    crate::note_unestimated(&limit, q0_f64.len());
+    // the initial state as f64 values only where the limit is estimated (a large state's copy would cost its
+    // memory and time for nothing: a state saved before the first step is read from the device)
+    let q0_f64 = (q0.len() <= StabilityLimit::MAX_VALUES).then(|| crate::widened(&q0));
+    let limit = match &q0_f64 {
+        Some(q0_f64) => StabilityLimit::of_device(
+            &mut system,
+            &q,
+            q0_f64,
+            opts.scheme,
+            T::epsilon().as_f64(),
+            &mut |sys, b, v| write_values(sys, b, v),
+            &mut |sys, b| read_values(sys, b),
+        )?,
+        None => StabilityLimit::not_estimated(),
+    };
+    crate::note_unestimated(&limit, q0.len());
     mark("stability limit");
     let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.common.step_scale);
     let loop_started = Instant::now();
     // the last step's state and energy, read for its check: the report's final state
     let mut last_read: Option<(Vec<T>, f64)> = None;
-    let mut stepper = Integrated::new(system, q, opts.scheme)
-        .with_values(read_values, write_values)
-        .with_initial_values(q0_f64)
-        .with_inspect(|sys: &mut DeviceSystem<'_, T>, q: &_, at| {
-            if let Some(reason) = step_check.after_step_pipelined(sys.device, *q, at, &mut sys.device_seconds)? {
-                return Ok(Some(reason));
+    let stepper = Integrated::new(system, q, opts.scheme).with_values(read_values, write_values);
+    let stepper = match q0_f64 {
+        Some(q0_f64) => stepper.with_initial_values(q0_f64),
+        None => stepper,
+    };
+    let mut stepper = stepper.with_inspect(|sys: &mut DeviceSystem<'_, T>, q: &_, at| {
+        if let Some(reason) = step_check.after_step_pipelined(sys.device, *q, at, &mut sys.device_seconds)? {
+            return Ok(Some(reason));
+        }
+        // the per-step check covers non-finite values and the largest value's growth; a linear law's energy is
+        // checked at the sampled steps too, formed on the device (K terms read back, not the state: it was read
+        // whole at steps 1, 2, 4 … 32 only); the whole state is read back at the end and when the energy's
+        // history is asked for
+        if !(opts.energy_history || at.last) {
+            if !(linear && at.sampled()) {
+                return Ok(None);
             }
-            // the per-step check covers non-finite values and the largest value's growth; a linear law's energy is
-            // checked at the sampled steps too, formed on the device (K terms read back, not the state: it was read
-            // whole at steps 1, 2, 4 … 32 only); the whole state is read back at the end and when the energy's
-            // history is asked for
-            if !(opts.energy_history || at.last) {
-                if !(linear && at.sampled()) {
-                    return Ok(None);
-                }
-                let (square_norm, seconds) = sys.op.square_norm(sys.device, *q)?;
-                sys.device_seconds += seconds;
-                return Ok(energy_growth(energy_initial, 0.5 * square_norm));
-            }
-            let state = sys.op.read_state(sys.device, *q)?;
-            let e = energy(&state);
-            if opts.energy_history {
-                history.push(e);
-            }
-            let reason = verdict(&state, e);
-            last_read = at.last.then_some((state, e));
-            Ok(reason)
-        });
+            let (square_norm, seconds) = sys.op.square_norm(sys.device, *q)?;
+            sys.device_seconds += seconds;
+            return Ok(energy_growth(energy_initial, 0.5 * square_norm));
+        }
+        let state = sys.op.read_state(sys.device, *q)?;
+        let e = energy(&state);
+        if opts.energy_history {
+            history.push(e);
+        }
+        let reason = verdict(&state, e);
+        last_read = at.last.then_some((state, e));
+        Ok(reason)
+    });
     let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, &vtu, progress)?;
     let (sys, q) = stepper.into_parts();
     let (final_state, energy_final) = match last_read {

@@ -162,6 +162,16 @@ impl Device for OpenClDevice {
         Ok(BufferId(self.buffers.len() - 1))
     }
 
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId, BackendError> {
+        let id = self.alloc(bytes)?;
+        let buf = &mut self.buffers[id.0];
+        // SAFETY: a fill of the whole buffer (`bytes.max(1)` bytes, a multiple of the one-byte pattern), waited for.
+        let filled = unsafe { self.queue.enqueue_fill_buffer(buf, &[0u8], 0, bytes.max(1), &[]) }
+            .map_err(call("clEnqueueFillBuffer"))?;
+        filled.wait().map_err(call("clWaitForEvents"))?;
+        Ok(id)
+    }
+
     fn buffer_bytes(&self, buffer: BufferId) -> Option<usize> {
         self.buffer_sizes.get(buffer.0).copied()
     }

@@ -261,6 +261,14 @@ impl Device for PlantedDevice<'_> {
         self.fault(None)?;
         self.inner.download(buffer, data)
     }
+    fn upload_range(&mut self, buffer: BufferId, offset: usize, data: &[u8]) -> Result<(), BackendError> {
+        self.fault(None)?;
+        self.inner.upload_range(buffer, offset, data)
+    }
+    fn download_range(&mut self, buffer: BufferId, offset: usize, data: &mut [u8]) -> Result<(), BackendError> {
+        self.fault(None)?;
+        self.inner.download_range(buffer, offset, data)
+    }
     fn copy_buffer(&mut self, source: BufferId, target: BufferId, bytes: usize) -> Result<(), BackendError> {
         self.fault(None)?;
         self.inner.copy_buffer(source, target, bytes)

@@ -336,23 +336,36 @@ fn flat_par<I: Sync, V: Copy + Send + Sync, const N: usize>(
     out
 }
 
-/// The coordinates of every face node (x, y) the kernels read: those of boundary faces, where a boundary state may
-/// depend on the position (`face_jump.tera` reads them nowhere else); zero on every other face, which saves the
-/// gather of tens of millions of coordinates on a large mesh.
-fn boundary_face_xy<T: Real>(space: &DgSpace2d) -> Vec<T> {
-    use rayon::prelude::*;
+/// The coordinates of every face node (x, y) the kernels read, in a device buffer: those of boundary faces, where a
+/// boundary state may depend on the position (`face_jump.tera` reads them nowhere else); zero on every other face.
+/// The buffer is cleared on the device and only the boundary faces' values travel, in runs of nearby faces (a
+/// run's interior faces carry zeros): a large mesh's few boundary faces cost kilobytes, not the hundreds of
+/// megabytes of every face's coordinates.
+fn upload_boundary_face_xy<T: Real>(device: &mut dyn Device, space: &DgSpace2d) -> Result<BufferId, BackendError> {
+    /// Faces between two boundary faces that one upload still spans (their zeros cost less than another upload).
+    const GAP: usize = 512;
     let nfp = space.element.nfp;
-    let mut xy = vec![T::zero(); space.vmap_m.len() * 2];
-    xy.par_chunks_mut(2 * nfp).zip(space.vmap_m.par_chunks(nfp)).zip(space.face_tag.par_iter()).for_each(
-        |((xy, nodes), tag)| {
-            if tag.is_some() {
-                for (pair, &g) in xy.chunks_mut(2).zip(nodes) {
-                    pair.copy_from_slice(&[T::from_f64(space.x[g]), T::from_f64(space.y[g])]);
-                }
+    let real = std::mem::size_of::<T>();
+    let buffer = device.alloc_zeroed((2 * space.vmap_m.len()).max(1) * real)?;
+    let boundary: Vec<usize> = (0..space.face_tag.len()).filter(|&face| space.face_tag[face].is_some()).collect();
+    let mut rest = boundary.as_slice();
+    while let Some(&first) = rest.first() {
+        // the run: boundary faces each at most GAP faces after the one before
+        let len = 1 + rest.windows(2).take_while(|w| w[1] - w[0] <= GAP).count();
+        let (run, after) = rest.split_at(len);
+        let last = run[len - 1];
+        let mut xy = vec![T::zero(); (last + 1 - first) * 2 * nfp];
+        for &face in run {
+            let nodes = &space.vmap_m[face * nfp..(face + 1) * nfp];
+            let values = &mut xy[(face - first) * 2 * nfp..(face + 1 - first) * 2 * nfp];
+            for (pair, &g) in values.chunks_mut(2).zip(nodes) {
+                pair.copy_from_slice(&[T::from_f64(space.x[g]), T::from_f64(space.y[g])]);
             }
-        },
-    );
-    xy
+        }
+        device.upload_range(buffer, first * 2 * nfp * real, as_bytes(&xy))?;
+        rest = after;
+    }
+    Ok(buffer)
 }
 
 /// Every node's coordinates as the `source` kernel reads them: x and y as the two variables of a state in the
@@ -475,7 +488,7 @@ impl<T: Real> DeviceOperator<T> {
         let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape, source.geometry.mma_sections))?;
         let face_geo =
             upload_real(device, flat_par(&space.faces, T::zero(), |_, f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
-        let face_xy = upload_real(device, boundary_face_xy(space))?;
+        let face_xy = upload_boundary_face_xy::<T>(device, space)?;
         let node_xy = match source.has_source() {
             true => Some(upload_real(device, node_coordinates(&source, space, fs))?),
             false => None,
