@@ -36,36 +36,52 @@ impl Connectivity {
     /// Matches faces by their (periodically identified) vertices and checks the mesh is conforming and
     /// manifold. Boundary faces without a tag get [`DEFAULT_BOUNDARY_TAG`].
     pub fn build(mesh: &TriMesh) -> Result<Self, MeshError> {
-        // every face keyed by its vertices, sorted (in parallel): equal keys are the faces that meet
-        // (an indexed iterator: collected in place)
-        let mut keyed: Vec<([usize; 2], usize, usize)> = (0..3 * mesh.num_elements())
+        // every face keyed by its vertices and numbered 3k + f, packed in one integer — the vertices (a < b) as
+        // a·2³² + b in the high 64 bits, the face in the low — and sorted (in parallel): equal keys are the faces
+        // that meet (16-byte integers sort faster than tuples of four words; an indexed iterator: collected in
+        // place)
+        if mesh.vertices.len() > u32::MAX as usize {
+            return Err(MeshError::Invalid(format!(
+                "{} vertices: the face connectivity takes at most 2^32",
+                mesh.vertices.len()
+            )));
+        }
+        let mut keyed: Vec<u128> = (0..3 * mesh.num_elements())
             .into_par_iter()
             .map(|face| {
-                let (k, f, e) = (face / 3, face % 3, mesh.elements[face / 3]);
-                (sorted_pair(mesh.canonical_vertex(e[f]), mesh.canonical_vertex(e[(f + 1) % 3])), k, f)
+                let (f, e) = (face % 3, mesh.elements[face / 3]);
+                let [a, b] = sorted_pair(mesh.canonical_vertex(e[f]), mesh.canonical_vertex(e[(f + 1) % 3]));
+                ((((a as u128) << 32) | b as u128) << 64) | face as u128
             })
             .collect();
         keyed.par_sort_unstable();
+        let unpack = |packed: u128| {
+            let (key, face) = ((packed >> 64) as u64, packed as u64 as usize);
+            ([(key >> 32) as usize, key as u32 as usize], face / 3, face % 3)
+        };
         let mut tag_names = mesh.tag_names.clone();
         let mut links = vec![[FaceLink::Boundary { tag: usize::MAX }; 3]; mesh.num_elements()];
         let mut open_faces = Vec::new();
-        for group in keyed.chunk_by(|a, b| a.0 == b.0) {
-            match group {
-                [(_, k1, f1), (_, k2, f2)] => {
-                    links[*k1][*f1] = FaceLink::Interior { element: *k2, face: *f2 };
-                    links[*k2][*f2] = FaceLink::Interior { element: *k1, face: *f1 };
+        for group in keyed.chunk_by(|a, b| a >> 64 == b >> 64) {
+            match *group {
+                [one, other] => {
+                    let ((_, k1, f1), (_, k2, f2)) = (unpack(one), unpack(other));
+                    links[k1][f1] = FaceLink::Interior { element: k2, face: f2 };
+                    links[k2][f2] = FaceLink::Interior { element: k1, face: f1 };
                 }
-                [(_, k, f)] => {
-                    let e = mesh.elements[*k];
-                    let geometric = sorted_pair(e[*f], e[(*f + 1) % 3]);
+                [alone] => {
+                    let (_, k, f) = unpack(alone);
+                    let e = mesh.elements[k];
+                    let geometric = sorted_pair(e[f], e[(f + 1) % 3]);
                     let tag = match mesh.boundary_tags.get(&geometric) {
                         Some(&t) => t,
                         None => default_boundary_tag(&mut tag_names),
                     };
-                    links[*k][*f] = FaceLink::Boundary { tag };
-                    open_faces.push((*k, *f));
+                    links[k][f] = FaceLink::Boundary { tag };
+                    open_faces.push((k, f));
                 }
-                many => {
+                _ => {
+                    let many: Vec<([usize; 2], usize, usize)> = group.iter().map(|&packed| unpack(packed)).collect();
                     let key = many[0].0;
                     let elements: Vec<usize> = many.iter().map(|&(_, k, _)| k).collect();
                     let origins = elements.iter().map(|&k| mesh.origin(k)).collect::<String>();

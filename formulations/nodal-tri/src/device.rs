@@ -96,7 +96,6 @@ pub struct DeviceOperator<T: Real> {
     _t: std::marker::PhantomData<T>,
 }
 
-/// Offset of node `i` of element `k` within one field, for a variant's layout.
 /// Each face's link: an interior face's neighbour packed as `8·element + 2·face + reversed` (decoded by `LINK_NODE`
 /// in `face_jump.tera`), so that the kernels find the neighbour's node of face node `i` as node
 /// `FACE_NODE(face, reversed ? NFP − 1 − i : i)` of that element without a load of `vmap_p`; a boundary face's
@@ -104,12 +103,15 @@ pub struct DeviceOperator<T: Real> {
 /// both. Every interior face node is checked against the space's `vmap_p`, so that a mesh whose faces do not meet
 /// that way is refused, not computed wrong; so is a boundary face without a condition.
 fn neighbour_links(space: &DgSpace2d, face_codes: &[i32]) -> Result<Vec<i32>, DeviceOperatorError> {
+    use rayon::prelude::*;
     let el = &space.element;
     let (np, nfp, k) = (el.np, el.nfp, space.num_elements());
     let mut out = vec![0i32; 3 * k];
-    for (e, links) in space.connectivity.links.iter().enumerate() {
+    // (every element's three links are independent: formed in parallel; where several faces are refused, one of
+    // them is named)
+    out.par_chunks_mut(3).zip(space.connectivity.links.par_iter()).enumerate().try_for_each(|(e, (out, links))| {
         for (f, link) in links.iter().enumerate() {
-            out[3 * e + f] = match *link {
+            out[f] = match *link {
                 FaceLink::Boundary { .. } => match face_codes.get(3 * e + f) {
                     Some(&c) if c >= 0 => -(c + 1),
                     _ => {
@@ -136,7 +138,8 @@ fn neighbour_links(space: &DgSpace2d, face_codes: &[i32]) -> Result<Vec<i32>, De
                 }
             };
         }
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
