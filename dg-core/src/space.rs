@@ -110,13 +110,12 @@ impl DgSpace2d {
                             // other face's node nfp − 1 − j; checked first where the faces coincide (every face but
                             // a periodic pair's), then with the translation between them, and searched for where
                             // neither holds
-                            let reversed = |shift: (f64, f64)| {
-                                (0..nfp).all(|j| {
-                                    let (g, a) = (own[j], other(nfp - 1 - j));
-                                    let (dx, dy) = (x[a] - (x[g] + shift.0), y[a] - (y[g] + shift.1));
-                                    dx * dx + dy * dy <= tol
-                                })
+                            let squared = |shift: (f64, f64), g: usize, a: usize| {
+                                let (dx, dy) = (x[a] - (x[g] + shift.0), y[a] - (y[g] + shift.1));
+                                dx * dx + dy * dy
                             };
+                            let reversed =
+                                |shift: (f64, f64)| (0..nfp).all(|j| squared(shift, own[j], other(nfp - 1 - j)) <= tol);
                             if reversed((0.0, 0.0)) {
                                 for (j, slot) in vp.iter_mut().enumerate() {
                                     *slot = other(nfp - 1 - j);
@@ -131,10 +130,7 @@ impl DgSpace2d {
                             };
                             let (m1, m2) = (mid(&|j| own[j]), mid(&other));
                             let shift = (m2.0 - m1.0, m2.1 - m1.1);
-                            let distance = |g: usize, a: usize| {
-                                let (dx, dy) = (x[a] - (x[g] + shift.0), y[a] - (y[g] + shift.1));
-                                dx * dx + dy * dy
-                            };
+                            let distance = |g: usize, a: usize| squared(shift, g, a);
                             if reversed(shift) {
                                 for (j, slot) in vp.iter_mut().enumerate() {
                                     *slot = other(nfp - 1 - j);
