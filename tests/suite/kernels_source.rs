@@ -268,6 +268,95 @@ fn mma16r_forms_b_in_registers_from_sectioned_operator_columns() {
     assert!(render(&input, &ReferenceTriangle::new(3).unwrap(), &v, Target::OpenCl).is_err());
 }
 
+/// The mirror tiles' products on the FP64 tensor cores (`mmamirror`, CUDA-only, so verified on a GPU, not in CI):
+/// compute capability 9.0, either precision (f32 multiplies in f64), wg16, field-local, merged, tiled, seq1, flux-first
+/// or mixed; one warp per tile of 8 symmetric folded rows; its local array (f64 whatever the precision) the size the
+/// rules checked; too large for a nine-variable law at N = 8; OpenCL refused; in the tuner's f64 list (flux-first and
+/// mixed).
+#[test]
+fn mmamirror_runs_the_folded_products_on_the_f64_tensor_cores() {
+    let (linear, hopper) = (linear_law(), hopper());
+    let maxwell = LawShape { nvars: 3, linear_flux: true, divergence_products: 2, shared_gradients: 1, materials: 0 };
+    for p in ["f32", "f64"] {
+        // (flux-first keeps four folded inputs per variable: past 48 KB of local memory from N = 7)
+        for (form, top) in [("", 6), ("/mixed", 8)] {
+            let spec = format!("mmamirror/wg16/seq1/field-local/merged/tiled/{p}{form}");
+            let v: Variant = spec.parse().unwrap();
+            assert_eq!(v.to_string(), spec);
+            let err = v.check(top + 1, &maxwell, &hopper).map_or_else(|e| e.to_string(), |_| String::new());
+            assert!(top == 8 || err.contains("local memory"), "{spec} N={}: {err}", top + 1);
+            for order in 1..=top {
+                assert!(
+                    v.check(order, &maxwell, &hopper).is_ok(),
+                    "{spec} N={order}: {:?}",
+                    v.check(order, &maxwell, &hopper)
+                );
+            }
+        }
+    }
+    let ampere = DeviceLimits { f64_mma_m16: false, ..hopper };
+    let v: Variant = "mmamirror/wg16/seq1/field-local/merged/tiled/f64".parse().unwrap();
+    assert!(v.check(8, &linear, &ampere).unwrap_err().to_string().contains("compute capability 9.0"));
+    let reasons = [
+        ("mmamirror/wg32/seq1/field-local/merged/tiled/f64", "wg16"),
+        ("mmamirror/wg16/seq1/matrix-local/merged/tiled/f64", "field-local"),
+        ("mmamirror/wg16/seq1/field-local/split/tiled/f64", "merged"),
+        ("mmamirror/wg16/seq1/field-local/merged/node-major/f64", "tiled"),
+        ("mmamirror/wg16/seq1/field-local/merged/tiled/f64/diff-first", "flux-first or mixed"),
+    ];
+    assert_rejected_at_n8(&reasons, &linear, &hopper);
+    // under launch bounds for G groups per multiprocessor (`mmamirrorb<G>`), within the 2,048 work items it holds
+    let bounded: Variant = "mmamirrorb3/wg16/seq1/field-local/merged/tiled/f64/mixed".parse().unwrap();
+    assert_eq!(bounded.to_string(), "mmamirrorb3/wg16/seq1/field-local/merged/tiled/f64/mixed");
+    assert!(bounded.check(8, &maxwell, &hopper).is_ok());
+    let err = "mmamirrorb17/wg16/seq1/field-local/merged/tiled/f64/mixed"
+        .parse::<Variant>()
+        .unwrap()
+        .check(8, &maxwell, &hopper)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("launch bounds"), "{err}");
+    assert!("mmamirrorb0/wg16/seq1/field-local/merged/tiled/f64".parse::<Variant>().is_err());
+    let mhd = LawShape { nvars: 9, linear_flux: false, divergence_products: 9, shared_gradients: 0, materials: 0 };
+    let err = v.check(8, &mhd, &hopper).unwrap_err().to_string();
+    assert!(err.contains("local memory"), "{err}");
+    let listed = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mmamirror/")).count();
+    assert_eq!((listed(Precision::F32), listed(Precision::F64)), (0, 2));
+    let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
+    let params = dg::dg_laws::maxwell2d::Law::default().param_values();
+    let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
+    for p in ["f32", "f64"] {
+        let spec: Variant = format!("mmamirror/wg16/seq1/field-local/merged/tiled/{p}/mixed").parse().unwrap();
+        for order in 1..=8 {
+            let el = ReferenceTriangle::new(order).unwrap();
+            let rendered = render(&input, &el, &spec, Target::Cuda).unwrap();
+            let source = &rendered.source;
+            assert!(source.contains("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64"), "{spec} N={order}");
+            let layout = dg::dg_nodal_tri::mirror_mma::MirrorMmaLayout::at(order);
+            assert_eq!(rendered.rhs_kernels[0].local_size, 32 * layout.warps(), "{spec} N={order}");
+            assert_eq!(rendered.rhs_kernels[0].name, "mmamirror");
+            assert!(
+                source.contains(&format!("__launch_bounds__({}) mmamirror(", 32 * layout.warps())),
+                "{spec} N={order}"
+            );
+            // s_x: its values in f64 (the folded inputs' columns and the jumps', 20 values each) are the bytes the
+            // rules checked
+            let declared: usize = source
+                .split("double s_x[(")
+                .nth(1)
+                .and_then(|rest| rest.split(" + ").next())
+                .and_then(|n| n.parse().ok())
+                .expect("the kernel declares s_x");
+            let values = (declared + 3 * 3 * (order + 1)) * 20;
+            assert!(source.contains(&format!("double s_x[({declared} + NV * NFACE_NODES) * 20];")), "{spec} N={order}");
+            let geometry = dg::dg_nodal_tri::render::Geometry::new(order, &spec);
+            let bytes = if p == "f32" { 4 } else { 8 };
+            assert_eq!(values * 8, geometry.local_bytes(&maxwell, bytes, &spec), "{spec} N={order}");
+        }
+    }
+    assert!(render(&input, &ReferenceTriangle::new(3).unwrap(), &v, Target::OpenCl).is_err());
+}
+
 #[test]
 fn diff_first_applies_to_linear_homogeneous_fluxes_only() {
     for reg in dg::dg_ir::registered_laws() {

@@ -27,25 +27,26 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     // flops per entry of a product with the reference derivatives: Dr's and Ds's (2 each), or the mirror tiles' one
     // folded matrix (`crate::mirror`: np·np nonzero entries per product, 2 flops each)
     let entry = match variant.partition {
-        Partition::Mirror { .. } => 2.0,
+        Partition::Mirror { .. } | Partition::MirrorMma { .. } => 2.0,
         _ => 4.0,
     };
     let volume = match (variant.partition, variant.form) {
         // the mixed form (tiles, mirror tiles, elements): the products of the flux-first variables' contravariant
         // fluxes (6 flops per node; the mirror tiles' folded inputs as many) and of the shared fields, then each other
         // variable's divergence from the gradients (4 flops per gradient it reads, per node)
-        (Partition::Tile { .. } | Partition::Mirror { .. } | Partition::Element, VolumeForm::Mixed) => {
-            match law.divergence_plan() {
-                Some(plan) => {
-                    let reads: usize = plan.from_gradients.iter().map(|(_, r)| r.len()).sum();
-                    np * flux
-                        + np * (entry * np * plan.products() as f64
-                            + 6.0 * plan.flux_first.len() as f64
-                            + 4.0 * reads as f64)
-                }
-                None => np * flux + nv * np * (entry * np + 6.0),
+        (
+            Partition::Tile { .. } | Partition::Mirror { .. } | Partition::MirrorMma { .. } | Partition::Element,
+            VolumeForm::Mixed,
+        ) => match law.divergence_plan() {
+            Some(plan) => {
+                let reads: usize = plan.from_gradients.iter().map(|(_, r)| r.len()).sum();
+                np * flux
+                    + np * (entry * np * plan.products() as f64
+                        + 6.0 * plan.flux_first.len() as f64
+                        + 4.0 * reads as f64)
             }
-        }
+            None => np * flux + nv * np * (entry * np + 6.0),
+        },
         // the two contravariant fluxes per node and variable (6 flops), then the products
         (
             Partition::Tile { .. }
@@ -53,6 +54,7 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
             | Partition::Mma
             | Partition::Mma16
             | Partition::Mma16Regs
+            | Partition::MirrorMma { .. }
             | Partition::Gemm,
             _,
         ) => np * flux + nv * np * (entry * np + 6.0),
@@ -66,7 +68,7 @@ pub fn rhs_cost(law: &LawIr, nflux: &str, order: usize, k: usize, variant: &Vari
     let lift = match variant.partition {
         // the folded lift: symmetric rows times the face representatives' sums, antisymmetric rows times the pairs'
         // differences (2 flops per entry), and the sum and difference of each face representative's jumps
-        Partition::Mirror { .. } => {
+        Partition::Mirror { .. } | Partition::MirrorMma { .. } => {
             let (reps, face_reps) = (Mirror::reps_at(order) as f64, Mirror::face_reps_at(order) as f64);
             let (pairs, face_pairs) = (np - reps, face_reps - ((order + 1) % 2) as f64);
             nv * (2.0 * (reps * face_reps + pairs * face_pairs) + 2.0 * face_reps)

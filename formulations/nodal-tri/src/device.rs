@@ -35,6 +35,9 @@ struct Buffers {
     folded: BufferId,
     /// [−Dr −Ds LIFT] in tensor-core fragment order (the mma kernels).
     mma_a: BufferId,
+    /// The folded operators in the FP64 tensor cores' fragments, f64 for either precision (the `mmamirror` kernels;
+    /// [`crate::mirror_mma::mirror_mma_fragments`]).
+    mirror_mma: BufferId,
     /// The GEMM partition's operator [−Dr −Ds LIFT], row-major (its transpose column-major) and its operand B
     /// (contravariant fluxes and face jumps of every element); `None` for the other partitions.
     gemm: Option<GemmBuffers>,
@@ -489,6 +492,13 @@ impl<T: Real> DeviceOperator<T> {
                 .unwrap_or_else(|_| vec![T::zero()]),
         )?;
         let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape, source.geometry.mma_sections))?;
+        // (f64 whatever the precision: the `mmamirror` kernels multiply in f64; one value without the symmetry)
+        let mirror_mma = {
+            let values = crate::mirror_mma::mirror_mma_fragments(el).unwrap_or_else(|_| vec![0.0]);
+            let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
+            device.upload(id, as_bytes(&values))?;
+            id
+        };
         let face_geo =
             upload_real(device, flat_par(&space.faces, T::zero(), |_, f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;
         let face_xy = upload_boundary_face_xy::<T>(device, space)?;
@@ -546,6 +556,7 @@ impl<T: Real> DeviceOperator<T> {
             tiled,
             folded,
             mma_a,
+            mirror_mma,
             gemm,
             face_geo,
             vmap_m,
@@ -688,7 +699,8 @@ impl<T: Real> DeviceOperator<T> {
     /// element-per-work-item kernel in f64 from N = 3 (its per-node loads of the register and the state cost the
     /// f64 kernel more than the two linear combinations they replace: +4 to +11 %), which keeps the unfolded stage.
     pub fn folds_stages(&self) -> bool {
-        let merged = self.source.rhs_kernels.iter().all(|k| matches!(k.name, "rhs" | "tile" | "mirror" | "mma"));
+        let merged =
+            self.source.rhs_kernels.iter().all(|k| matches!(k.name, "rhs" | "tile" | "mirror" | "mma" | "mmamirror"));
         let variant = &self.source.variant;
         let slower = variant.partition == crate::variant::Partition::Element
             && variant.precision == Precision::F64
@@ -806,6 +818,10 @@ impl<T: Real> DeviceOperator<T> {
                     ),
                     "mirror" => join(
                         &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.folded)],
+                        &[&[t, kk, fs, g0_arg][..], &stored_source, &step_args].concat(),
+                    ),
+                    "mmamirror" => join(
+                        &[buf(b.q), buf(b.rhs), buf(b.geo), buf(b.mat), buf(b.mirror_mma)],
                         &[&[t, kk, fs, g0_arg][..], &stored_source, &step_args].concat(),
                     ),
                     "mma" => join(

@@ -6,7 +6,8 @@
 //!   that reject combinations with a reason, and seed 000's padding rule.
 //! - [`render`], [`batch`]: kernel source from `templates/nodal-tri/`, and many variants in one program.
 //! - [`cost`]: flops and bytes per right-hand side (the roofline model).
-//! - [`mirror`]: the operator folded by the reference triangle's mirror symmetry (the mirror tiles' halved products).
+//! - [`mirror`]: the operator folded by the reference triangle's mirror symmetry (the mirror tiles' halved products);
+//!   [`mirror_mma`]: the same operator in the FP64 tensor cores' fragments.
 //! - [`cpu`]: the CPU reference operator, multithreaded with rayon.
 //! - [`device`], [`device_system`]: the right-hand side on a device and its time loop.
 //! - [`verify`]: the verification problem and the check of many variants.
@@ -19,6 +20,7 @@ pub mod device;
 pub mod device_system;
 pub mod microblock;
 pub mod mirror;
+pub mod mirror_mma;
 pub mod render;
 pub mod tuning;
 pub mod variant;

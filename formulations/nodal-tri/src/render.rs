@@ -155,6 +155,8 @@ impl Geometry {
             Partition::Mma16 => per_group(32 * np.div_ceil(mma_shape.0) * MMA16_KSPLIT, 0, 0),
             // (one warp per 8 elements; the rules allow groups of 8, 16 or 32)
             Partition::Mma16Regs => per_group(4 * variant.group, 0, 0),
+            // (one warp per tile of 8 symmetric folded rows, `crate::mirror_mma`)
+            Partition::MirrorMma { .. } => per_group(32 * crate::mirror_mma::MirrorMmaLayout::at(order).warps(), 0, 0),
             Partition::Gemm => per_group(variant.group, 0, 0),
         }
     }
@@ -287,11 +289,29 @@ impl Geometry {
                 .max(self.mma_ksplit(variant) * nvars * np * self.volume_elements),
             // B in registers, the output stored from them
             Partition::Mma16Regs => 0,
+            // the folded inputs (four per flux-first variable and representative, two per shared field, the
+            // representatives padded to whole steps of 4) and the face jumps, in f64 whatever the precision, each
+            // column the group's elements and 4 more (`mirror_mma_stride`)
+            Partition::MirrorMma { .. } => {
+                let slots = match variant.form {
+                    VolumeForm::Mixed => 4 * law.divergence_products - 2 * law.shared_gradients,
+                    _ => 4 * nvars,
+                };
+                let layout = crate::mirror_mma::MirrorMmaLayout::at(self.nfp - 1);
+                (slots * 4 * layout.sum_steps + nvars * nf) * mirror_mma_stride(self.volume_elements) * 8 / bytes
+            }
             // the fluxes and jumps go to global memory, the products to the library
             Partition::Gemm => 0,
         };
         values * bytes
     }
+}
+
+/// The `mmamirror` kernels' stride between the folded columns of their local memory: the group's elements and 4
+/// more, so that the 16 lanes of a half-warp reading A(g, t) and A(g + 8, t) (4 columns t of 4 elements g) meet 16
+/// different pairs of banks (8·t + 2·g).
+pub fn mirror_mma_stride(group: usize) -> usize {
+    group + 4
 }
 
 /// Tile partition: face nodes whose indices, face data and states a work item loads before it forms their jumps.
@@ -457,7 +477,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 16] = [
+pub const TEMPLATES: [(&str, &str); 17] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -470,6 +490,7 @@ pub const TEMPLATES: [(&str, &str); 16] = [
     ("rhs_mirror", include_str!("../../../templates/nodal-tri/rhs_mirror.tera")),
     ("rhs_mma", include_str!("../../../templates/nodal-tri/rhs_mma.tera")),
     ("rhs_mma_regs", include_str!("../../../templates/nodal-tri/rhs_mma_regs.tera")),
+    ("rhs_mirror_mma", include_str!("../../../templates/nodal-tri/rhs_mirror_mma.tera")),
     ("gemm_flux", include_str!("../../../templates/nodal-tri/gemm_flux.tera")),
     ("source_node", include_str!("../../../templates/nodal-tri/source_node.tera")),
     ("source_at_node", include_str!("../../../templates/nodal-tri/source_at_node.tera")),
@@ -657,6 +678,75 @@ fn insert_mirror(
     Ok(())
 }
 
+/// The `mmamirror` kernels' context (`rhs_mirror_mma.tera`): the mirror pairs, the fragments' sections and steps
+/// ([`crate::mirror_mma::MirrorMmaLayout`]), the group's work items in the loads (`parts` per element) and the
+/// folded inputs per representative (four per flux-first variable, two per shared field; every variable flux-first
+/// without the mixed form's plan).
+fn insert_mirror_mma(
+    ctx: &mut tera::Context,
+    element: &ReferenceTriangle,
+    variant: &Variant,
+    plan: Option<&dg_ir::DivergencePlan>,
+    nv: usize,
+) -> Result<(), RenderError> {
+    let mirror = crate::mirror::Mirror::of(element).map_err(|e| RenderError::Template(e.to_string()))?;
+    let layout = crate::mirror_mma::MirrorMmaLayout::at(element.order);
+    if (mirror.reps(), mirror.pairs, mirror.face_columns.len()) != (layout.reps, layout.pairs, layout.face_reps) {
+        return Err(RenderError::Template(format!(
+            "the element's mirror ({} representatives, {} pairs) differs from the fragments' layout {layout:?}",
+            mirror.reps(),
+            mirror.pairs
+        )));
+    }
+    let threads = 32 * layout.warps();
+    ctx.insert("threads", &threads);
+    let parts = threads / variant.group;
+    ctx.insert("parts", &parts);
+    // the representatives (whole steps of 4) and face nodes each work item takes in the loads
+    ctx.insert("reps_per", &(4 * layout.sum_steps).div_ceil(parts));
+    ctx.insert("face_per", &(3 * element.nfp).div_ceil(parts));
+    ctx.insert("reps", &layout.reps);
+    ctx.insert("pairs", &layout.pairs);
+    ctx.insert("face_reps", &layout.face_reps);
+    ctx.insert("reps_padded", &(4 * layout.sum_steps));
+    ctx.insert("sum_steps", &layout.sum_steps);
+    ctx.insert("diff_steps", &layout.diff_steps);
+    ctx.insert("face_steps", &layout.face_steps);
+    ctx.insert("volume_steps", &layout.volume_steps());
+    ctx.insert("anti_tiles", &layout.anti_tiles);
+    ctx.insert("anti_volume", &layout.anti_volume());
+    ctx.insert("sym_lift", &layout.sym_lift());
+    ctx.insert("anti_lift", &layout.anti_lift());
+    let min_groups = match variant.partition {
+        Partition::MirrorMma { min_groups } => min_groups,
+        _ => 0,
+    };
+    ctx.insert("min_groups", &min_groups);
+    ctx.insert("cs", &mirror_mma_stride(variant.group));
+    ctx.insert("mirror_nodes", &mirror.nodes);
+    ctx.insert("mirror_partners", &mirror.partners);
+    // the face representatives' columns and mirrors, padded to whole steps with a valid column (its value unused)
+    let pad = |v: &[usize]| {
+        let mut v = v.to_vec();
+        v.resize(4 * layout.face_steps, 0);
+        v
+    };
+    ctx.insert("face_columns", &pad(&mirror.face_columns));
+    ctx.insert("face_partners", &pad(&mirror.face_partners));
+    let (ff, ngw): (Vec<usize>, usize) = match plan {
+        Some(plan) => (plan.flux_first.clone(), plan.gradients.len()),
+        None => ((0..nv).collect(), 0),
+    };
+    ctx.insert("ff", &ff);
+    ctx.insert("gbase", &(4 * ff.len()));
+    ctx.insert("slots", &(4 * ff.len() + 2 * ngw));
+    if plan.is_none() {
+        ctx.insert("gw", &Vec::<usize>::new());
+        ctx.insert("shared", &Vec::<usize>::new());
+    }
+    Ok(())
+}
+
 /// One class of an element's work items as `rhs_mirror.tera` writes its volume sum, lift and store
 /// ([`crate::mirror::ShareClass`]): with two classes each in a branch on `part` (`open`, `close`).
 #[derive(serde::Serialize)]
@@ -774,6 +864,7 @@ pub fn uses_links(variant: &Variant) -> bool {
     (variant.partition == Partition::Element && variant.surface == Surface::Merged)
         || variant.partition.is_mma()
         || matches!(variant.partition, Partition::Mirror { inputs: MirrorInputs::WholeElement { .. }, .. })
+        || matches!(variant.partition, Partition::MirrorMma { .. })
 }
 
 /// Renders the nodal triangle program of `variant` for `law` on `element`.
@@ -847,6 +938,7 @@ pub fn render_nodal_tri(
                 | Partition::Mma
                 | Partition::Mma16
                 | Partition::Mma16Regs
+                | Partition::MirrorMma { .. }
         );
     ctx.insert("fold_source", &source_in_store);
     ctx.insert("diff_first", &(variant.form == VolumeForm::DiffFirst));
@@ -862,6 +954,7 @@ pub fn render_nodal_tri(
         Partition::Mirror { .. } => ("rhs_mirror", "rhs_mirror"),
         Partition::Mma | Partition::Mma16 => ("rhs_mma", "rhs_mma"),
         Partition::Mma16Regs => ("rhs_mma_regs", "rhs_mma_regs"),
+        Partition::MirrorMma { .. } => ("rhs_mirror_mma", "rhs_mirror_mma"),
         Partition::Gemm => ("gemm_flux", "gemm_flux"),
     };
     // the kernels that read links (`uses_links`) find the neighbour's nodes from each face's packed link, not from
@@ -1001,6 +1094,12 @@ pub fn render_nodal_tri(
         ctx.insert("lift_base", &(2 * geometry.np * kept));
         ctx.insert("lift_rows", &lift_rows);
     }
+    if matches!(variant.partition, Partition::MirrorMma { .. }) {
+        if target != Target::Cuda {
+            return Err(law_err(format!("{variant} is generated in CUDA C (tensor-core instructions)")));
+        }
+        insert_mirror_mma(&mut ctx, element, variant, plan.as_ref(), ir.variables.len())?;
+    }
     if let Partition::Mirror { threads, .. } = variant.partition {
         insert_mirror(&mut ctx, element, variant, &geometry, threads, plan.as_ref(), ir.variables.len(), target)?;
         // (staged: the neighbours' materials, at least one value)
@@ -1024,6 +1123,9 @@ pub fn render_nodal_tri(
             parts.push((vec!["mirror"], piece(&[volume])?))
         }
         Surface::Merged if variant.partition.is_mma() => parts.push((vec!["mma"], piece(&[volume])?)),
+        Surface::Merged if matches!(variant.partition, Partition::MirrorMma { .. }) => {
+            parts.push((vec!["mmamirror"], piece(&[volume])?))
+        }
         Surface::Merged if variant.partition == Partition::Gemm => parts.push((vec!["gemm_flux"], piece(&[volume])?)),
         Surface::Merged => parts.push((vec!["rhs"], piece(&[volume])?)),
     }
@@ -1057,6 +1159,7 @@ pub fn render_nodal_tri(
             (Partition::Tile { .. }, _) => "tile",
             (Partition::Mirror { .. }, _) => "mirror",
             (Partition::Mma | Partition::Mma16 | Partition::Mma16Regs, _) => "mma",
+            (Partition::MirrorMma { .. }, _) => "mmamirror",
             (Partition::Gemm, _) => "gemm_flux",
             (_, Surface::Merged) => "rhs",
             _ => "volume",

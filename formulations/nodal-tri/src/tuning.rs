@@ -44,6 +44,8 @@ pub fn code_hash() -> &'static str {
             include_str!("batch.rs"),
             // the mirror pairs, their order and the rows' shares (the mirror tiles' constants and blocks)
             include_str!("mirror.rs"),
+            // the folded operators' tensor-core fragments, their sections and offsets (the mmamirror kernels)
+            include_str!("mirror_mma.rs"),
             // the tiles' operator layout, written into the matrix-const kernels (`tile_matrices`)
             include_str!("device.rs"),
             // the mixed form's plan (which variables go flux-first, which gradients are shared)
@@ -544,7 +546,9 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
         // does half the work per issue of the larger shapes, a slower use of the same units, not a lower ceiling —
         // f32 against a third of the tf32 instruction's (three products per product)
         let units = match (variant.partition, variant.precision) {
-            (Partition::Mma, Precision::F64) | (Partition::Mma16 | Partition::Mma16Regs, _) => {
+            // (`mmamirror` multiplies in f64 on the same units for either precision)
+            (Partition::Mma, Precision::F64)
+            | (Partition::Mma16 | Partition::Mma16Regs | Partition::MirrorMma { .. }, _) => {
                 ArithmeticUnits::F64TensorCores
             }
             (Partition::Mma, Precision::F32) => ArithmeticUnits::SplitTf32,

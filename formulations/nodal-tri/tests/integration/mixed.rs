@@ -62,11 +62,13 @@ fn the_plan_shares_the_gradient_that_several_fluxes_read_and_only_where_it_saves
         let result = mixed.check(6, &LawShape::of(&ir), &limits);
         assert_eq!(result.is_ok(), valid, "{}: {result:?}", ir.name);
     }
-    // tiles (plain or mirror), and elements with volume and surface merged (the element's state is in registers for
-    // the face jumps)
+    // tiles (plain or mirror, or the mirror tiles' products on the tensor cores), and elements with volume and surface
+    // merged (the element's state is in registers for the face jumps)
     let listed = mixed_variants(Precision::F32);
-    assert!(listed.iter().all(|v| matches!(v.partition, Partition::Tile { .. } | Partition::Mirror { .. })
-        || (v.partition == Partition::Element && v.surface == Surface::Merged)));
+    assert!(listed.iter().all(|v| matches!(
+        v.partition,
+        Partition::Tile { .. } | Partition::Mirror { .. } | Partition::MirrorMma { .. }
+    ) || (v.partition == Partition::Element && v.surface == Surface::Merged)));
     assert!(listed.iter().filter(|v| v.partition == Partition::Element).count() >= 4, "{listed:?}");
     let maxwell_shape = LawShape::of(&law_ir(&dg_laws::MaxwellTm::default()).unwrap());
     let split: Variant = "elem/wg32/seq1/matrix-local/split/node-major/f32/mixed".parse().unwrap();
