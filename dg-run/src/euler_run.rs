@@ -250,7 +250,6 @@ pub(crate) fn run_euler_in<T: Real>(
     let mut prepared = prepare::<T>(case, mesh, opts)?;
     let (scheme, cfl, t_end) = (prepared.scheme, prepared.cfl, prepared.t_end);
     let scale = opts.common.step_scale;
-    let q0_f64: Vec<f64> = crate::widened(&prepared.q0);
     // the case's own scheme and Courant number are seed 001's, stable for its cases: the limit is estimated
     // (and the step checked against it) only when the user changes the scheme, the Courant number or the step
     let needs_limit = opts.common.cfl.is_some() || opts.common.dt.is_some() || scheme != case.default_scheme().0;
@@ -269,7 +268,7 @@ pub(crate) fn run_euler_in<T: Real>(
         }
         let dt0 = prepared.op.stable_time_step(&prepared.q0, cfl);
         let (rule, cfl) = if needs_limit {
-            let Ok(limit) = StabilityLimit::of(&mut prepared.op, &q0_f64, 0.0, scheme);
+            let Ok(limit) = StabilityLimit::of(&mut prepared.op, &crate::widened(&prepared.q0), 0.0, scheme);
             euler_step_rule(opts, scheme, cfl, dt0, &limit)?
         } else {
             default_step_rule(dt0, cfl)?
@@ -305,24 +304,31 @@ pub(crate) fn run_euler_in<T: Real>(
     mark("state check");
     let mut system = ModalDeviceSystem { device, op: &op, cpu, limiter: prepared.limiter, device_seconds: 0.0 };
     let dt0 = op.stable_time_step(system.device, q, cfl)?.0;
+    let q0_f64 = crate::initial_values_if_estimated(&prepared.q0);
     let (rule, cfl) = if needs_limit {
-        let limit = StabilityLimit::of_device(
-            &mut system,
-            &q,
-            &q0_f64,
-            scheme,
-            T::epsilon().as_f64(),
-            &mut |sys, b, v| write_values(sys, b, v),
-            &mut |sys, b| read_values(sys, b),
-        )?;
+        let limit = match &q0_f64 {
+            Some(q0_f64) => StabilityLimit::of_device(
+                &mut system,
+                &q,
+                q0_f64,
+                scheme,
+                T::epsilon().as_f64(),
+                &mut |sys, b, v| write_values(sys, b, v),
+                &mut |sys, b| read_values(sys, b),
+            )?,
+            None => StabilityLimit::not_estimated(),
+        };
         euler_step_rule(opts, scheme, cfl, dt0, &limit)?
     } else {
         default_step_rule(dt0, cfl)?
     };
     let loop_started = Instant::now();
-    let mut stepper = Integrated::new(system, q, scheme)
-        .with_values(read_values, write_values)
-        .with_initial_values(q0_f64)
+    let stepper = Integrated::new(system, q, scheme).with_values(read_values, write_values);
+    let stepper = match q0_f64 {
+        Some(q0_f64) => stepper.with_initial_values(q0_f64),
+        None => stepper,
+    };
+    let mut stepper = stepper
         .with_stable_dt(|sys: &mut ModalDeviceSystem<'_, euler2d::Law, T>, q: &_| {
             let (dt, seconds) = sys.op.stable_time_step(sys.device, *q, cfl)?;
             sys.device_seconds += seconds;

@@ -53,6 +53,14 @@ pub fn widened<T: dg_core::Real>(q: &[T]) -> Vec<f64> {
     q.par_iter().map(|v| v.as_f64()).collect()
 }
 
+/// The initial state as f64 values where the stability limit is estimated (at most
+/// [`StabilityLimit::MAX_VALUES`](dg_runtime::stability::StabilityLimit::MAX_VALUES) values); `None` above it, where
+/// the estimate is skipped and the loop's save before the first step reads the device's state instead (the same
+/// values): a large state's widened copy would cost its memory and time for nothing.
+pub fn initial_values_if_estimated<T: dg_core::Real>(q: &[T]) -> Option<Vec<f64>> {
+    (q.len() <= dg_runtime::stability::StabilityLimit::MAX_VALUES).then(|| widened(q))
+}
+
 /// The name of where a run goes: the device's name and selector, or `cpu` for the native CPU path.
 pub fn device_name(device: Option<&dyn dg_runtime::backend::Device>) -> String {
     match device {

@@ -228,9 +228,7 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     let step_check = crate::StepCheck::new(device, &q0, linear)?;
     mark("state check");
     let mut system = DeviceSystem { device, op: &op, device_seconds: 0.0 };
-    // the initial state as f64 values only where the limit is estimated (a large state's copy would cost its
-    // memory and time for nothing: a state saved before the first step is read from the device)
-    let q0_f64 = (q0.len() <= StabilityLimit::MAX_VALUES).then(|| crate::widened(&q0));
+    let q0_f64 = crate::initial_values_if_estimated(&q0);
     let limit = match &q0_f64 {
         Some(q0_f64) => StabilityLimit::of_device(
             &mut system,

@@ -422,17 +422,20 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     let step_check = crate::StepCheck::new(device, q0, crate::energy_cannot_grow(law, binding))?;
     mark("state check");
     let mut system = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
-    let q0_f64: Vec<f64> = crate::widened(q0);
-    let limit = StabilityLimit::of_device(
-        &mut system,
-        &q,
-        &q0_f64,
-        opts.scheme,
-        T::epsilon().as_f64(),
-        &mut |sys, b, v| write_values(sys, *b, v),
-        &mut |sys, b| read_values(sys, *b),
-    )?;
-    crate::note_unestimated(&limit, q0_f64.len());
+    let q0_f64 = crate::initial_values_if_estimated(q0);
+    let limit = match &q0_f64 {
+        Some(q0_f64) => StabilityLimit::of_device(
+            &mut system,
+            &q,
+            q0_f64,
+            opts.scheme,
+            T::epsilon().as_f64(),
+            &mut |sys, b, v| write_values(sys, *b, v),
+            &mut |sys, b| read_values(sys, *b),
+        )?,
+        None => StabilityLimit::not_estimated(),
+    };
+    crate::note_unestimated(&limit, q0.len());
     let rule = StepRule::Uniform(step_limit(law, problem, opts, &limit)? * opts.common.step_scale);
     op.write_state(system.device, q, q0)?;
     let loop_started = Instant::now();
@@ -448,8 +451,12 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
         let stats = run_stepper(&mut stepper, t_end, rule, &opts.common.output, vtu, progress)?;
         (stepper.system, stats)
     } else {
-        let mut stepper = Integrated::new(system, q, opts.scheme)
-            .with_initial_values(q0_f64)
+        let stepper = Integrated::new(system, q, opts.scheme);
+        let stepper = match q0_f64 {
+            Some(q0_f64) => stepper.with_initial_values(q0_f64),
+            None => stepper,
+        };
+        let mut stepper = stepper
             .with_values(
                 |sys: &mut TetDeviceSystem<'_, T>, q: &_| read_values(sys, *q),
                 |sys, q, v| write_values(sys, *q, v),
