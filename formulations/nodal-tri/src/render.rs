@@ -265,10 +265,7 @@ impl Geometry {
             // states, neighbours' face states, neighbours' materials, face data (three normals and scales per face)
             // and boundary conditions (one per face, counted as a value))
             Partition::Mirror { inputs, .. } => {
-                let slots = match variant.form {
-                    VolumeForm::Mixed => 4 * law.divergence_products - 2 * law.shared_gradients,
-                    _ => 4 * nvars,
-                };
+                let slots = mirror_input_slots(law, variant.form);
                 let g = self.volume_elements;
                 let chunk = match inputs {
                     MirrorInputs::Staged => {
@@ -293,10 +290,7 @@ impl Geometry {
             // representatives padded to whole steps of 4) and the face jumps, in f64 whatever the precision, each
             // column the group's elements and 4 more (`mirror_mma_stride`)
             Partition::MirrorMma { .. } => {
-                let slots = match variant.form {
-                    VolumeForm::Mixed => 4 * law.divergence_products - 2 * law.shared_gradients,
-                    _ => 4 * nvars,
-                };
+                let slots = mirror_input_slots(law, variant.form);
                 let layout = crate::mirror_mma::MirrorMmaLayout::at(self.nfp - 1);
                 (slots * 4 * layout.sum_steps + nvars * nf) * mirror_mma_stride(self.volume_elements) * 8 / bytes
             }
@@ -305,6 +299,36 @@ impl Geometry {
         };
         values * bytes
     }
+}
+
+/// The mirror tiles' folded inputs per representative (`rhs_mirror.tera` and `rhs_mirror_mma.tera`): four per
+/// flux-first variable (the sums and differences of a = gr + gs and b = gr − gs), two per shared field (its sums and
+/// differences); every variable flux-first outside the mixed form. [`insert_folded_inputs`] writes the same count from
+/// the law's plan.
+fn mirror_input_slots(law: &LawShape, form: VolumeForm) -> usize {
+    match form {
+        VolumeForm::Mixed => 4 * law.divergence_products - 2 * law.shared_gradients,
+        _ => 4 * law.nvars,
+    }
+}
+
+/// The mirror kernels' folded inputs in their templates' terms: `ff` (the flux-first variables: every variable without
+/// the mixed form's plan), `gbase` (the shared fields' first slot, after four per flux-first variable), `slots` (all of
+/// them, [`mirror_input_slots`]), and with no plan, empty `gw` and `shared`.
+fn insert_folded_inputs(ctx: &mut tera::Context, plan: Option<&dg_ir::DivergencePlan>, nv: usize) -> usize {
+    let (ff, ngw): (Vec<usize>, usize) = match plan {
+        Some(plan) => (plan.flux_first.clone(), plan.gradients.len()),
+        None => ((0..nv).collect(), 0),
+    };
+    let slots = 4 * ff.len() + 2 * ngw;
+    ctx.insert("ff", &ff);
+    ctx.insert("gbase", &(4 * ff.len()));
+    ctx.insert("slots", &slots);
+    if plan.is_none() {
+        ctx.insert("gw", &Vec::<usize>::new());
+        ctx.insert("shared", &Vec::<usize>::new());
+    }
+    slots
 }
 
 /// The `mmamirror` kernels' stride between the folded columns of their local memory: the group's elements and 4
@@ -613,16 +637,7 @@ fn insert_mirror(
     ctx.insert("mirror_partners", &mirror.partners);
     ctx.insert("face_columns", &mirror.face_columns);
     ctx.insert("face_partners", &mirror.face_partners);
-    let (ff, ngw): (Vec<usize>, usize) = match plan {
-        Some(plan) => (plan.flux_first.clone(), plan.gradients.len()),
-        None => ((0..nv).collect(), 0),
-    };
-    let slots = 4 * ff.len() + 2 * ngw;
-    ctx.insert("ff", &ff);
-    ctx.insert("gbase", &(4 * ff.len()));
-    if plan.is_none() {
-        ctx.insert("gw", &Vec::<usize>::new());
-    }
+    let slots = insert_folded_inputs(ctx, plan, nv);
     let nf = 3 * geometry.nfp;
     // (staged: the jumps are formed in the neighbours' face states, so the scratch holds a chunk alone)
     ctx.insert("staged", &staged);
@@ -733,17 +748,7 @@ fn insert_mirror_mma(
     };
     ctx.insert("face_columns", &pad(&mirror.face_columns));
     ctx.insert("face_partners", &pad(&mirror.face_partners));
-    let (ff, ngw): (Vec<usize>, usize) = match plan {
-        Some(plan) => (plan.flux_first.clone(), plan.gradients.len()),
-        None => ((0..nv).collect(), 0),
-    };
-    ctx.insert("ff", &ff);
-    ctx.insert("gbase", &(4 * ff.len()));
-    ctx.insert("slots", &(4 * ff.len() + 2 * ngw));
-    if plan.is_none() {
-        ctx.insert("gw", &Vec::<usize>::new());
-        ctx.insert("shared", &Vec::<usize>::new());
-    }
+    insert_folded_inputs(ctx, plan, nv);
     Ok(())
 }
 
