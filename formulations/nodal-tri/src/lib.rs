@@ -7,7 +7,8 @@
 //! - [`render`], [`batch`]: kernel source from `templates/nodal-tri/`, and many variants in one program.
 //! - [`cost`]: flops and bytes per right-hand side (the roofline model).
 //! - [`mirror`]: the operator folded by the reference triangle's mirror symmetry (the mirror tiles' halved products);
-//!   [`mirror_mma`]: the same operator in the FP64 tensor cores' fragments.
+//!   [`mirror_mma`]: the same operator in the FP64 tensor cores' fragments; [`symmetry`]: the bases in which the
+//!   triangle's whole symmetry group block-diagonalises the operators (groundwork, no kernel uses it yet).
 //! - [`cpu`]: the CPU reference operator, multithreaded with rayon.
 //! - [`device`], [`device_system`]: the right-hand side on a device and its time loop.
 //! - [`verify`]: the verification problem and the check of many variants.
@@ -22,6 +23,7 @@ pub mod microblock;
 pub mod mirror;
 pub mod mirror_mma;
 pub mod render;
+pub mod symmetry;
 pub mod tuning;
 pub mod variant;
 pub mod verify;
