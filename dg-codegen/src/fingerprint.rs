@@ -20,7 +20,7 @@ pub const COMMON_INPUTS: [&str; 5] = [
 ];
 
 /// The code fingerprint of [`COMMON_INPUTS`] followed by `inputs`: the first 12 hex digits of the SHA-256 of each
-/// input's [`code_lines`] prefixed by their length (so that moving text from one file to the next changes the hash
+/// input's `code_lines` prefixed by their length (so that moving text from one file to the next changes the hash
 /// too).
 pub fn code_hash(inputs: &[&str]) -> String {
     let mut hasher = Sha256::new();

@@ -127,7 +127,7 @@ fn device_file_kind(path: &std::path::Path) -> Option<DeviceFileKind> {
 }
 
 /// Deletes the user database (shipped results stay): the device files of the user directory (JSON files that are
-/// dg databases, damaged ones included: [`device_file_kind`]) and the lock, temporary and set-aside files the store
+/// dg databases, damaged ones included: `device_file_kind`) and the lock, temporary and set-aside files the store
 /// makes beside them; nothing else, since `--db` may name a directory that holds other files (the directory itself
 /// goes when nothing is left in it).
 pub fn clear() -> Result<(), CommandError> {

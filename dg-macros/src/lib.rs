@@ -5,8 +5,8 @@
 //! implementation of `dg_core::law::ConservationLaw` for the generated `Law` type, a `ir()` function building
 //! the law's IR, and a registration so that `dg laws` lists it.
 //!
-//! The crate has three parts: [`model`] reads and checks the module, [`body`] translates function bodies (and
-//! rejects anything outside the subset with a spanned error and a hint), [`emit`] writes the output.
+//! The crate has three parts: `model` reads and checks the module, `body` translates function bodies (and
+//! rejects anything outside the subset with a spanned error and a hint), `emit` writes the output.
 
 mod args;
 mod body;

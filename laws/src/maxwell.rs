@@ -4,8 +4,8 @@ use dg_macros::conservation_law;
 
 /// 2D transverse magnetic mode: ∂Hx/∂t = −∂Ez/∂y, ∂Hy/∂t = ∂Ez/∂x, ∂Ez/∂t = ∂Hy/∂x − ∂Hx/∂y.
 ///
-/// Numerical flux (Mohammadian et al.; Hesthaven & Warburton §6.5) with [q] = q⁻ − q⁺ and {q} the mean:
-/// F*·n = n·F({q}) − (α/2)(n (n·[H]) − [H]) for H, and + (α/2)[Ez] for Ez; α = 1 upwind, α = 0 central.
+/// Numerical flux (Mohammadian et al.; Hesthaven & Warburton §6.5) with \[q\] = q⁻ − q⁺ and {q} the mean: F*·n =
+/// n·F({q}) − (α/2)(n (n·\[H\]) − \[H\]) for H, and + (α/2)\[Ez\] for Ez; α = 1 upwind, α = 0 central.
 #[conservation_law(dim = 2, dg_path = crate::support)]
 pub mod maxwell2d {
     /// Magnetic field (Hx, Hy) and electric field Ez.
@@ -51,7 +51,7 @@ pub mod maxwell2d {
 
 /// 3D Maxwell: ∂E/∂t = ∇×H, ∂H/∂t = −∇×E. Normal flux n·F = (−n×H, n×E).
 ///
-/// Upwind-α flux: F* = (−n×{H} − (α/2) n×(n×[E]), n×{E} − (α/2) n×(n×[H])), [q] = q⁻ − q⁺.
+/// Upwind-α flux: F* = (−n×{H} − (α/2) n×(n×\[E\]), n×{E} − (α/2) n×(n×\[H\])), \[q\] = q⁻ − q⁺.
 #[conservation_law(dim = 3, dg_path = crate::support)]
 pub mod maxwell3d {
     pub struct State {

@@ -183,7 +183,7 @@ pub struct DeviceSolution {
     pub gemm_reference: Option<GemmReference>,
     /// The preconditioner.
     pub preconditioner: Preconditioner,
-    /// The residual norm at each iteration (the first [`HISTORY`]).
+    /// The residual norm at each iteration (the first `HISTORY`).
     pub residual_history: Vec<f64>,
     /// The local generation's rate: [`local_flops`] of every element over its device seconds, GFLOP/s.
     pub local_gflops: f64,
@@ -965,7 +965,7 @@ pub struct LocalCheck {
 }
 
 impl LocalCheck {
-    /// The CPU's Kᵉ and trace loads of [`CHECKED_ELEMENTS`] elements spread over `mesh` (all where fewer).
+    /// The CPU's Kᵉ and trace loads of `CHECKED_ELEMENTS` elements spread over `mesh` (all where fewer).
     pub fn new(mesh: &TriMesh, order: usize, space: &TraceSpace, problem: &HelmholtzProblem) -> Result<Self, HdgError> {
         let k = mesh.num_elements();
         let mut elements: Vec<usize> = if k <= CHECKED_ELEMENTS {

@@ -10,11 +10,11 @@
 //! Kᵉ  = G + (κ/J) [ (n_l'·n_l) sJ_l' sJ_l Σ_l' F_l'ᵀ F_l Σ_l ] − Rᵀ S⁻¹ R,     trace load Rᵀ S⁻¹ f,     u = S⁻¹(f + R λ)
 //! ```
 //!
-//! with S_r[i][j] = (φ_i, ∂φ_j/∂r), E_l and F_l the edge integrals of φφ and φψ, Σ_l the orientation signs. The last
-//! line is exact but cancels in f64 (its two terms are several times larger than Kᵉ, and Kᵉ's action on smooth traces
-//! is small), so the kernel refines the element solve on the mixed system A v = ρ, with D_k = J (r_k S_r + s_k S_s)
-//! from S_r and S_s, and forms Kᵉ = G + B v. The CPU reference ([`crate::local`]) builds A, B, C, G and factorises A
-//! whole: the two meet only in the tests.
+//! with S_r\[i\]\[j\] = (φ_i, ∂φ_j/∂r), E_l and F_l the edge integrals of φφ and φψ, Σ_l the orientation signs. The
+//! last line is exact but cancels in f64 (its two terms are several times larger than Kᵉ, and Kᵉ's action on smooth
+//! traces is small), so the kernel refines the element solve on the mixed system A v = ρ, with D_k = J (r_k S_r + s_k
+//! S_s) from S_r and S_s, and forms Kᵉ = G + B v. The CPU reference ([`crate::local`]) builds A, B, C, G and factorises
+//! A whole: the two meet only in the tests.
 
 use crate::local::HdgReference;
 use nalgebra::DMatrix;

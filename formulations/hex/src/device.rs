@@ -327,8 +327,9 @@ impl<T: Real> HexDeviceOperator<T> {
         }))
     }
 
-    /// [`Self::rhs_steps`] for the cells of `zones` only ([`Self::zones_over`]): their right-hand side, from
-    /// their own values and those of the cells across their faces; nothing else of `rhs` is written.
+    /// [`StepOperator::rhs_steps`](dg_runtime::step_system::StepOperator::rhs_steps) for the cells of `zones` only
+    /// ([`Self::zones_over`]): their right-hand side, from their own values and those of the cells across their faces;
+    /// nothing else of `rhs` is written.
     pub fn rhs_steps_over(
         &self,
         variant: &HexVariant,

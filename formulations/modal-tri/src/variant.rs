@@ -79,9 +79,9 @@ pub enum Tables {
 /// Device layout of the modal coefficients.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ModalLayout {
-    /// C[v][j][k]: element index fastest, so a work item per element reads coalesced (seed 001).
+    /// C\[v\]\[j\]\[k\]: element index fastest, so a work item per element reads coalesced (seed 001).
     ModeMajor,
-    /// C[k][v][j]: an element's coefficients together (the CPU layout).
+    /// C\[k\]\[v\]\[j\]: an element's coefficients together (the CPU layout).
     ElemMajor,
     /// Tiles of [`TILE_ELEMENTS`] elements, each tile one contiguous block of all its coefficients, element fastest
     /// inside it: coefficient j of variable v of element k at (k / 32)·32·NV·NM + (v·NM + j)·32 + k mod 32. A work

@@ -13,7 +13,7 @@
 //! - [`variant`], [`plan`], [`render`], [`mma`], [`cost`]: variant space, volume plan, kernel source from
 //!   `templates/nodal-tet/`, the tensor-core GEMM kernels' shapes and operands, flops and bytes per kernel.
 //! - [`cpu`]: the CPU reference operator. [`device`]: the operator on a device (right-hand side, AB3 step, GEMMs).
-//! - [`verify`]: every kernel on the verification mesh. [`bench`]: every kernel timed (seed 002's tables).
+//! - [`verify`]: every kernel on the verification mesh. [`bench`](mod@bench): every kernel timed (seed 002's tables).
 //! - [`tuning`]: the [`NodalTet`] formulation and its tuner (a variant timed as one whole AB3 step).
 
 pub mod bench;

@@ -2,10 +2,10 @@
 //! the fewest mat-vecs (seed 002's acoustic kernels: the gradient of p feeds v, the divergence of v feeds p).
 //!
 //! For a flux linear in q with per-element material, −∇·F(q) can be formed per output field v either
-//! - from derivatives of the fields it depends on: −Σ_d F_d(∂q/∂x_d)[v] (each such field costs three reference
+//! - from derivatives of the fields it depends on: −Σ_d F_d(∂q/∂x_d)\[v\] (each such field costs three reference
 //!   derivatives, shared by every output that uses it), or
-//! - by differentiating its own contravariant flux G_{j,v} = Σ_d (∂r_j/∂x_d) F_d(q)[v]: −Σ_j D_j G_{j,v} (three
-//!   mat-vecs of its own).
+//! - by differentiating its own contravariant flux G_{j,v} = Σ_d (∂r_j/∂x_d) F_d(q)\[v\]: −Σ_j D_j G_{j,v}
+//!   (three mat-vecs of its own).
 //!
 //! The plan takes the split with the fewest mat-vecs (all 2^NV splits are tried): 6 per element for acoustics
 //! (∇p, ∇·v) instead of 12, 18 for elasticity (∇v, ∇·σ) instead of 27.

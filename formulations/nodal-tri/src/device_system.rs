@@ -1,4 +1,4 @@
-//! Time integration on a device: the generic integrators of [`crate::time`] drive device state buffers through
+//! Time integration on a device: the generic integrators of [`dg_runtime::time`] drive device state buffers through
 //! the generated right-hand-side kernels and a linear-combination kernel.
 
 use crate::device::{DeviceOperator, FoldedStage};
