@@ -405,20 +405,43 @@ pub fn vector_multiplicities(order: usize) -> (usize, usize, usize) {
     (e, e, a + b + e)
 }
 
+/// An element's symmetry and its three adapted bases: nodal values, vector fields over the nodes (equilateral
+/// frame), face values.
+#[derive(Debug, Clone)]
+pub struct ElementBases {
+    /// The group's action.
+    pub symmetry: TriangleSymmetry,
+    /// Nodal values.
+    pub nodes: AdaptedBasis,
+    /// Vector fields over the nodes, component by component.
+    pub vectors: AdaptedBasis,
+    /// Face values (LIFT's columns).
+    pub faces: AdaptedBasis,
+}
+
+impl ElementBases {
+    /// The bases of `element`, each checked to have its orbits' multiplicities.
+    pub fn of(element: &ReferenceTriangle) -> Result<Self, SymmetryError> {
+        let symmetry = TriangleSymmetry::of(element)?;
+        let order = element.order;
+        let sym = &symmetry;
+        let nodes = TriangleSymmetry::adapted_basis(|g| sym.node_rep(g), "nodal values", node_multiplicities(order))?;
+        let vectors =
+            TriangleSymmetry::adapted_basis(|g| sym.vector_rep(g), "vector fields", vector_multiplicities(order))?;
+        let faces = TriangleSymmetry::adapted_basis(|g| sym.face_rep(g), "face values", face_multiplicities(order))?;
+        Ok(Self { symmetry, nodes, vectors, faces })
+    }
+}
+
 /// The nodal Maxwell operator's multiply-adds per element in D3's blocks, checked on `element`: the flux-first
 /// divergence [Dr Ds]·B (a vector field in the equilateral frame to nodal values) and the shared gradient
 /// Bᵀ·[Dr; Ds] (the converse), and the lift of three fields. Returns (volume, lift).
 pub fn maxwell_multiply_adds(element: &ReferenceTriangle) -> Result<(usize, usize), SymmetryError> {
-    let sym = TriangleSymmetry::of(element)?;
-    let order = element.order;
-    let nodes = TriangleSymmetry::adapted_basis(|g| sym.node_rep(g), "nodal values", node_multiplicities(order))?;
-    let vectors =
-        TriangleSymmetry::adapted_basis(|g| sym.vector_rep(g), "vector fields", vector_multiplicities(order))?;
-    let faces = TriangleSymmetry::adapted_basis(|g| sym.face_rep(g), "face values", face_multiplicities(order))?;
-    let (gradient, divergence) = frame_derivatives(&sym, element);
-    let g = TriangleSymmetry::blocks("gradient", &vectors, &gradient, &nodes)?;
-    let d = TriangleSymmetry::blocks("divergence", &nodes, &divergence, &vectors)?;
-    let l = TriangleSymmetry::blocks("lift", &nodes, &element.lift, &faces)?;
+    let b = ElementBases::of(element)?;
+    let (gradient, divergence) = frame_derivatives(&b.symmetry, element);
+    let g = TriangleSymmetry::blocks("gradient", &b.vectors, &gradient, &b.nodes)?;
+    let d = TriangleSymmetry::blocks("divergence", &b.nodes, &divergence, &b.vectors)?;
+    let l = TriangleSymmetry::blocks("lift", &b.nodes, &element.lift, &b.faces)?;
     Ok((g.multiply_adds() + d.multiply_adds(), 3 * l.multiply_adds()))
 }
 
@@ -429,14 +452,9 @@ pub fn maxwell_multiply_adds(element: &ReferenceTriangle) -> Result<(usize, usiz
 /// gradient node by node). An upper bound: the transforms have structure (sums and differences, a 3-point rotation)
 /// this count does not use.
 pub fn maxwell_transform_multiply_adds(element: &ReferenceTriangle) -> Result<usize, SymmetryError> {
-    let sym = TriangleSymmetry::of(element)?;
-    let order = element.order;
-    let nodes = TriangleSymmetry::adapted_basis(|g| sym.node_rep(g), "nodal values", node_multiplicities(order))?;
-    let vectors =
-        TriangleSymmetry::adapted_basis(|g| sym.vector_rep(g), "vector fields", vector_multiplicities(order))?;
-    let faces = TriangleSymmetry::adapted_basis(|g| sym.face_rep(g), "face values", face_multiplicities(order))?;
+    let b = ElementBases::of(element)?;
     let (n, v, f) =
-        (nodes.transform_multiply_adds(), vectors.transform_multiply_adds(), faces.transform_multiply_adds());
+        (b.nodes.transform_multiply_adds(), b.vectors.transform_multiply_adds(), b.faces.transform_multiply_adds());
     // in: shared field, flux, 3 jumps; out: divergence (+ its field's lift), gradient, the two other fields' lifts
     Ok((n + v + 3 * f) + (n + v + 2 * n))
 }
@@ -513,10 +531,7 @@ mod tests {
                 assert_eq!((volume, lift), (2250, 1020));
             }
             // the mass matrix too (scalar to scalar)
-            let sym = TriangleSymmetry::of(&el).expect("symmetric");
-            let nodes =
-                TriangleSymmetry::adapted_basis(|g| sym.node_rep(g), "nodal values", node_multiplicities(order))
-                    .expect("the orbits' multiplicities");
+            let nodes = ElementBases::of(&el).expect("the orbits' multiplicities").nodes;
             let q = &nodes.q;
             let identity = (q.transpose() * q - Matrix::identity(el.np, el.np)).abs().max();
             assert!(identity < 1e-10, "N={order}: the basis is orthonormal ({identity:e})");
@@ -528,13 +543,7 @@ mod tests {
     fn each_basis_vector_lies_on_one_orbit() {
         for order in 1..=10 {
             let el = element(order);
-            let sym = TriangleSymmetry::of(&el).expect("symmetric");
-            let nodes =
-                TriangleSymmetry::adapted_basis(|g| sym.node_rep(g), "nodal values", node_multiplicities(order))
-                    .expect("multiplicities");
-            let vectors =
-                TriangleSymmetry::adapted_basis(|g| sym.vector_rep(g), "vector fields", vector_multiplicities(order))
-                    .expect("multiplicities");
+            let ElementBases { symmetry: sym, nodes, vectors, .. } = ElementBases::of(&el).expect("multiplicities");
             let orbit_of = |i: usize| -> Vec<usize> {
                 let mut o: Vec<usize> = sym.nodes.iter().map(|p| p[i]).collect();
                 o.sort_unstable();
