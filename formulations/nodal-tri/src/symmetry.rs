@@ -147,16 +147,14 @@ impl TriangleSymmetry {
             let image = |column: usize| -> Result<usize, SymmetryError> {
                 let (face, a) = (column / nfp, column % nfp);
                 let ends = [perm[face], perm[(face + 1) % 3]];
-                let target = (0..3).find(|&f| ends.contains(&f) && ends.contains(&((f + 1) % 3))).unwrap_or(face);
-                let node = nodes[g][element.fmask[face][a]];
-                element.fmask[target].iter().position(|&n| n == node).map(|b| target * nfp + b).ok_or(
-                    SymmetryError::NoImage {
-                        node: element.fmask[face][a],
-                        r: element.r[element.fmask[face][a]],
-                        s: element.s[element.fmask[face][a]],
-                        perm: *perm,
-                    },
-                )
+                let own = element.fmask[face][a];
+                let missing = SymmetryError::NoImage { node: own, r: element.r[own], s: element.s[own], perm: *perm };
+                // (a permutation takes an edge to an edge: the face joining the two images always exists)
+                let target = (0..3).find(|&f| ends.contains(&f) && ends.contains(&((f + 1) % 3)));
+                let node = nodes[g][own];
+                target
+                    .and_then(|t| element.fmask[t].iter().position(|&n| n == node).map(|b| t * nfp + b))
+                    .ok_or(missing)
             };
             faces.push((0..3 * nfp).map(image).collect::<Result<Vec<_>, _>>()?);
         }
