@@ -306,18 +306,15 @@ pub(crate) fn run_euler_in<T: Real>(
     let dt0 = op.stable_time_step(system.device, q, cfl)?.0;
     let q0_f64 = crate::initial_values_if_estimated(&prepared.q0);
     let (rule, cfl) = if needs_limit {
-        let limit = match &q0_f64 {
-            Some(q0_f64) => StabilityLimit::of_device(
-                &mut system,
-                &q,
-                q0_f64,
-                scheme,
-                T::epsilon().as_f64(),
-                &mut |sys, b, v| write_values(sys, b, v),
-                &mut |sys, b| read_values(sys, b),
-            )?,
-            None => StabilityLimit::not_estimated(),
-        };
+        let limit = StabilityLimit::of_device(
+            &mut system,
+            &q,
+            q0_f64.as_deref(),
+            scheme,
+            T::epsilon().as_f64(),
+            &mut |sys, b, v| write_values(sys, b, v),
+            &mut |sys, b| read_values(sys, b),
+        )?;
         euler_step_rule(opts, scheme, cfl, dt0, &limit)?
     } else {
         default_step_rule(dt0, cfl)?

@@ -238,7 +238,7 @@ fn run_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
             let limit = StabilityLimit::of_device(
                 &mut system,
                 &q,
-                &q0_f64,
+                Some(&q0_f64),
                 opts.scheme,
                 T::epsilon().as_f64(),
                 &mut |sys, b, v| write_values(sys, *b, v),

@@ -229,18 +229,15 @@ pub fn run_with_law<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>
     mark("state check");
     let mut system = DeviceSystem { device, op: &op, device_seconds: 0.0 };
     let q0_f64 = crate::initial_values_if_estimated(&q0);
-    let limit = match &q0_f64 {
-        Some(q0_f64) => StabilityLimit::of_device(
-            &mut system,
-            &q,
-            q0_f64,
-            opts.scheme,
-            T::epsilon().as_f64(),
-            &mut |sys, b, v| write_values(sys, b, v),
-            &mut |sys, b| read_values(sys, b),
-        )?,
-        None => StabilityLimit::not_estimated(),
-    };
+    let limit = StabilityLimit::of_device(
+        &mut system,
+        &q,
+        q0_f64.as_deref(),
+        opts.scheme,
+        T::epsilon().as_f64(),
+        &mut |sys, b, v| write_values(sys, b, v),
+        &mut |sys, b| read_values(sys, b),
+    )?;
     crate::note_unestimated(&limit, q0.len());
     mark("stability limit");
     let rule = StepRule::Uniform(step_limit(space, opts, &limit)? * opts.common.step_scale);

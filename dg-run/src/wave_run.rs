@@ -423,18 +423,15 @@ fn device_loop<L: ConservationLaw + Clone + Send + Sync + 'static, T: Real>(
     mark("state check");
     let mut system = TetDeviceSystem { device, op: &op, variant, device_seconds: 0.0 };
     let q0_f64 = crate::initial_values_if_estimated(q0);
-    let limit = match &q0_f64 {
-        Some(q0_f64) => StabilityLimit::of_device(
-            &mut system,
-            &q,
-            q0_f64,
-            opts.scheme,
-            T::epsilon().as_f64(),
-            &mut |sys, b, v| write_values(sys, *b, v),
-            &mut |sys, b| read_values(sys, *b),
-        )?,
-        None => StabilityLimit::not_estimated(),
-    };
+    let limit = StabilityLimit::of_device(
+        &mut system,
+        &q,
+        q0_f64.as_deref(),
+        opts.scheme,
+        T::epsilon().as_f64(),
+        &mut |sys, b, v| write_values(sys, *b, v),
+        &mut |sys, b| read_values(sys, *b),
+    )?;
     crate::note_unestimated(&limit, q0.len());
     let rule = StepRule::Uniform(step_limit(law, problem, opts, &limit)? * opts.common.step_scale);
     op.write_state(system.device, q, q0)?;

@@ -269,18 +269,20 @@ impl StabilityLimit {
 
     /// The limit of `scheme` on a device system (any [`OdeSystem`] whose states live on a device) at state `q0`:
     /// `write` and `read` move a state between the CPU layout and a device state; two scratch states are made.
+    /// Not estimated without a state (`None`: the caller did not widen one so large) or above
+    /// [`Self::MAX_VALUES`].
     pub fn of_device<S: OdeSystem>(
         system: &mut S,
         like: &S::State,
-        q0: &[f64],
+        q0: Option<&[f64]>,
         scheme: Scheme,
         rounding: f64,
         write: &mut WriteState<'_, S>,
         read: &mut ReadState<'_, S>,
     ) -> Result<StabilityLimit, S::Error> {
-        if q0.len() > Self::MAX_VALUES {
+        let Some(q0) = q0.filter(|q0| q0.len() <= Self::MAX_VALUES) else {
             return Ok(Self::not_estimated());
-        }
+        };
         let mut input = system.zeros_like(like)?;
         let mut output = system.zeros_like(like)?;
         let mut rhs = |q: &[f64], out: &mut [f64]| {
