@@ -4,6 +4,7 @@ use dg::dg_codegen::LawInput;
 use dg::dg_codegen::Target;
 use dg::dg_core::law::ConservationLaw;
 use dg::dg_core::triangle::ReferenceTriangle;
+use dg::dg_nodal_tri::mirror_mma::MirrorMmaShape;
 use dg::dg_nodal_tri::render::render_nodal_tri as render;
 use dg::dg_nodal_tri::variant::{DeviceLimits, LawShape, Layout, Precision, Variant};
 use std::process::Command;
@@ -268,18 +269,18 @@ fn mma16r_forms_b_in_registers_from_sectioned_operator_columns() {
     assert!(render(&input, &ReferenceTriangle::new(3).unwrap(), &v, Target::OpenCl).is_err());
 }
 
-/// The mirror tiles' products on the FP64 tensor cores (`mmamirror`, CUDA-only, so verified on a GPU, not in CI):
-/// compute capability 9.0, either precision (f32 multiplies in f64), wg16, field-local, merged, tiled, seq1, flux-first
-/// or mixed; one warp per tile of 8 symmetric folded rows; its local array (f64 whatever the precision) the size the
-/// rules checked; too large for a nine-variable law at N = 8; OpenCL refused; in the tuner's f64 list (flux-first and
-/// mixed).
+/// The mirror tiles' products on the tensor cores (`mmamirror`, CUDA-only, so verified on a GPU, not in CI): f64 on
+/// `m16n8k4.f64` (compute capability 9.0), f32 as three `m16n8k8.tf32` products (compute capability 8.0), wg16,
+/// field-local, merged, tiled, seq1, flux-first or mixed; one warp per tile of 8 symmetric folded rows; its local
+/// array (in the products' precision) the size the rules checked; too large for a nine-variable law at N = 8; OpenCL
+/// refused; in the tuner's lists (f64 flux-first and mixed, f32 mixed).
 #[test]
-fn mmamirror_runs_the_folded_products_on_the_f64_tensor_cores() {
+fn mmamirror_runs_the_folded_products_on_the_tensor_cores() {
     let (linear, hopper) = (linear_law(), hopper());
     let maxwell = LawShape { nvars: 3, linear_flux: true, divergence_products: 2, shared_gradients: 1, materials: 0 };
     for p in ["f32", "f64"] {
-        // (flux-first keeps four folded inputs per variable: past 48 KB of local memory from N = 7)
-        for (form, top) in [("", 6), ("/mixed", 8)] {
+        // (flux-first keeps four folded inputs per variable: in f64 past 48 KB of local memory from N = 7)
+        for (form, top) in [("", if p == "f64" { 6 } else { 8 }), ("/mixed", 8)] {
             let spec = format!("mmamirror/wg16/seq1/field-local/merged/tiled/{p}{form}");
             let v: Variant = spec.parse().unwrap();
             assert_eq!(v.to_string(), spec);
@@ -297,6 +298,10 @@ fn mmamirror_runs_the_folded_products_on_the_f64_tensor_cores() {
     let ampere = DeviceLimits { f64_mma_m16: false, ..hopper };
     let v: Variant = "mmamirror/wg16/seq1/field-local/merged/tiled/f64".parse().unwrap();
     assert!(v.check(8, &linear, &ampere).unwrap_err().to_string().contains("compute capability 9.0"));
+    let v32: Variant = "mmamirror/wg16/seq1/field-local/merged/tiled/f32/mixed".parse().unwrap();
+    assert!(v32.check(8, &maxwell, &ampere).is_ok(), "{:?}", v32.check(8, &maxwell, &ampere));
+    let no_tensor_cores = DeviceLimits { tensor_cores: false, ..ampere };
+    assert!(v32.check(8, &maxwell, &no_tensor_cores).unwrap_err().to_string().contains("compute capability 8.0"));
     let reasons = [
         ("mmamirror/wg32/seq1/field-local/merged/tiled/f64", "wg16"),
         ("mmamirror/wg16/seq1/matrix-local/merged/tiled/f64", "field-local"),
@@ -321,7 +326,7 @@ fn mmamirror_runs_the_folded_products_on_the_f64_tensor_cores() {
     let err = v.check(8, &mhd, &hopper).unwrap_err().to_string();
     assert!(err.contains("local memory"), "{err}");
     let listed = |p| Variant::all(p).into_iter().filter(|v| v.to_string().starts_with("mmamirror/")).count();
-    assert_eq!((listed(Precision::F32), listed(Precision::F64)), (0, 2));
+    assert_eq!((listed(Precision::F32), listed(Precision::F64)), (1, 2));
     let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
     let params = dg::dg_laws::maxwell2d::Law::default().param_values();
     let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
@@ -331,27 +336,36 @@ fn mmamirror_runs_the_folded_products_on_the_f64_tensor_cores() {
             let el = ReferenceTriangle::new(order).unwrap();
             let rendered = render(&input, &el, &spec, Target::Cuda).unwrap();
             let source = &rendered.source;
-            assert!(source.contains("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64"), "{spec} N={order}");
-            let layout = dg::dg_nodal_tri::mirror_mma::MirrorMmaLayout::at(order);
+            let (instruction, shape) = match p {
+                "f64" => ("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64", MirrorMmaShape::F64),
+                _ => ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", MirrorMmaShape::Tf32),
+            };
+            assert!(source.contains(instruction), "{spec} N={order}");
+            let layout = dg::dg_nodal_tri::mirror_mma::MirrorMmaLayout::at(order, shape);
             assert_eq!(rendered.rhs_kernels[0].local_size, 32 * layout.warps(), "{spec} N={order}");
             assert_eq!(rendered.rhs_kernels[0].name, "mmamirror");
             assert!(
                 source.contains(&format!("__launch_bounds__({}) mmamirror(", 32 * layout.warps())),
                 "{spec} N={order}"
             );
-            // s_x: its values in f64 (the folded inputs' columns and the jumps', 20 values each) are the bytes the
-            // rules checked
+            // s_x: its values (f64, 20 a column, or the tf32 shape's f32, 24 a column; the folded inputs' columns
+            // and the jumps') are the bytes the rules checked
+            let (xt, column, bytes) = if p == "f32" { ("real", 24, 4) } else { ("double", 20, 8) };
             let declared: usize = source
-                .split("double s_x[(")
+                .split(&format!("{xt} s_x[("))
                 .nth(1)
                 .and_then(|rest| rest.split(" + ").next())
                 .and_then(|n| n.parse().ok())
                 .expect("the kernel declares s_x");
-            let values = (declared + 3 * 3 * (order + 1)) * 20;
-            assert!(source.contains(&format!("double s_x[({declared} + NV * NFACE_NODES) * 20];")), "{spec} N={order}");
+            // (the folded inputs' columns: whole steps of the shape's width)
+            assert_eq!(declared % (6 * shape.width()), 0, "{spec} N={order}");
+            let values = (declared + 3 * 3 * (order + 1)) * column;
+            assert!(
+                source.contains(&format!("{xt} s_x[({declared} + NV * NFACE_NODES) * {column}];")),
+                "{spec} N={order}"
+            );
             let geometry = dg::dg_nodal_tri::render::Geometry::new(order, &spec);
-            let bytes = if p == "f32" { 4 } else { 8 };
-            assert_eq!(values * 8, geometry.local_bytes(&maxwell, bytes, &spec), "{spec} N={order}");
+            assert_eq!(values * bytes, geometry.local_bytes(&maxwell, bytes, &spec), "{spec} N={order}");
         }
     }
     assert!(render(&input, &ReferenceTriangle::new(3).unwrap(), &v, Target::OpenCl).is_err());

@@ -492,12 +492,21 @@ impl<T: Real> DeviceOperator<T> {
                 .unwrap_or_else(|_| vec![T::zero()]),
         )?;
         let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape, source.geometry.mma_sections))?;
-        // (f64 whatever the precision: the `mmamirror` kernels multiply in f64; one value without the symmetry)
+        // (the `mmamirror` kernels' fragments in their products' precision: f64 for the f64 shape, the tf32 shape's
+        // split parts as f32; one value without the symmetry)
         let mirror_mma = {
-            let values = crate::mirror_mma::mirror_mma_fragments(el).unwrap_or_else(|_| vec![0.0]);
-            let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
-            device.upload(id, as_bytes(&values))?;
-            id
+            let shape = crate::mirror_mma::MirrorMmaShape::of(dg_runtime::formulation::precision_of::<T>());
+            let values = crate::mirror_mma::mirror_mma_fragments(el, shape).unwrap_or_else(|_| vec![0.0]);
+            match shape {
+                crate::mirror_mma::MirrorMmaShape::F64 => {
+                    let id = device.alloc(std::mem::size_of_val(values.as_slice()))?;
+                    device.upload(id, as_bytes(&values))?;
+                    id
+                }
+                crate::mirror_mma::MirrorMmaShape::Tf32 => {
+                    upload_real(device, values.into_iter().map(T::from_f64).collect())?
+                }
+            }
         };
         let face_geo =
             upload_real(device, flat_par(&space.faces, T::zero(), |_, f| [f.nx, f.ny, f.fscale].map(T::from_f64)))?;

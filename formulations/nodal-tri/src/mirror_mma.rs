@@ -1,40 +1,86 @@
-//! The folded operators ([`crate::mirror`]) in the fragments of the FP64 tensor cores' `mma.m16n8k4.f64`, for the
-//! `mmamirror` kernels ([`crate::variant::Partition::MirrorMma`]).
+//! The folded operators ([`crate::mirror`]) in the tensor cores' fragments, for the `mmamirror` kernels
+//! ([`crate::variant::Partition::MirrorMma`]): in f64 `mma.m16n8k4.f64`, in f32 `mma.m16n8k8.tf32` three times on
+//! operands split into high and low tf32 parts ([`MirrorMmaShape`]).
 //!
 //! The kernel forms the transposed products: a group's 16 elements are the instruction's 16 rows (its A operand,
 //! the folded inputs in local memory: lane l = 4·g + t holds A(g, t) and A(g + 8, t), element g and g + 8 at folded
-//! column 4·step + t), the folded rows come in tiles of 8 (its B operand, from this buffer: lane l holds B(t, g), the
-//! operator's folded row 8·tile + g at folded column 4·step + t) and the accumulators hold C(g, 2t), C(g, 2t + 1),
-//! C(g + 8, 2t), C(g + 8, 2t + 1) (elements g and g + 8, folded rows 8·tile + 2t and 8·tile + 2t + 1). A warp owns one
-//! row tile of the symmetric rows and the same tile of the antisymmetric rows, so that it writes y_i = sym + anti and
-//! y_P(i) = sym − anti from its own registers.
+//! column w·step + t, and with the tf32 shape also A(g, t + 4) and A(g + 8, t + 4)), the folded rows come in tiles of
+//! 8 (its B operand, from this buffer: lane l holds B(t, g), and with the tf32 shape B(t + 4, g), the operator's
+//! folded row 8·tile + g at folded columns w·step + t and w·step + t + 4) and the accumulators hold C(g, 2t),
+//! C(g, 2t + 1), C(g + 8, 2t), C(g + 8, 2t + 1) (elements g and g + 8, folded rows 8·tile + 2t and 8·tile + 2t + 1),
+//! w being the shape's step width (4 or 8 folded columns). A warp owns one row tile of the symmetric rows and the
+//! same tile of the antisymmetric rows, so that it writes y_i = sym + anti and y_P(i) = sym − anti from its own
+//! registers.
 //!
-//! Four sections, each `[tile][step][lane]`: the volume operator's symmetric rows (negated: the right-hand side
-//! is −∇·F), its antisymmetric rows, the lift's symmetric rows, its antisymmetric rows. A volume step below
-//! [`MirrorMmaLayout::sum_steps`] reads the representatives' sums (folded columns 4·step + t < reps), a later one
-//! the pairs' differences (column `reps` + 4·(step − sum_steps) + t, for 4·(step − sum_steps) + t < pairs); a lift
-//! step the face representatives (4·step + t < face reps). Entries past a section's rows or columns are zero.
+//! Four sections, each `[tile][step][lane][value]`: the volume operator's symmetric rows (negated: the right-hand
+//! side is −∇·F), its antisymmetric rows, the lift's symmetric rows, its antisymmetric rows. A volume step below
+//! [`MirrorMmaLayout::sum_steps`] reads the representatives' sums (folded columns w·step + t < reps), a later one
+//! the pairs' differences (column `reps` + w·(step − sum_steps) + t, for w·(step − sum_steps) + t < pairs); a lift
+//! step the face representatives (w·step + t < face reps). Entries past a section's rows or columns are zero. A
+//! lane's values: one f64 (f64 shape); B(t, g) and B(t + 4, g) rounded to tf32, then what each leaves, rounded to
+//! tf32 (tf32 shape: four values, one 16-byte load).
 
 use crate::mirror::{Mirror, MirrorError};
+use crate::variant::Precision;
+use dg_codegen::tensor_cores::tf32_split;
 use dg_core::triangle::ReferenceTriangle;
 
-/// Lanes of a warp: a fragment holds one f64 per lane.
+/// Lanes of a warp.
 const LANES: usize = 32;
+
+/// The tensor-core instruction of the `mmamirror` kernels, by precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MirrorMmaShape {
+    /// f64: `mma.m16n8k4.f64` (compute capability 9.0), 4 folded columns a step, one value per lane.
+    F64,
+    /// f32: `mma.m16n8k8.tf32` three times (A_lo·B_hi + A_hi·B_lo + A_hi·B_hi, each part rounded to tf32, which
+    /// keeps f32 accuracy; compute capability 8.0), 8 folded columns a step, four values per lane (the high parts of
+    /// B(t, g) and B(t + 4, g), then their low parts).
+    Tf32,
+}
+
+impl MirrorMmaShape {
+    /// The shape the kernels of `precision` run.
+    pub fn of(precision: Precision) -> Self {
+        match precision {
+            Precision::F64 => Self::F64,
+            Precision::F32 => Self::Tf32,
+        }
+    }
+
+    /// Folded columns a step (the instruction's k).
+    pub fn width(self) -> usize {
+        match self {
+            Self::F64 => 4,
+            Self::Tf32 => 8,
+        }
+    }
+
+    /// Values a lane holds of a step's B fragment.
+    pub fn lane_values(self) -> usize {
+        match self {
+            Self::F64 => 1,
+            Self::Tf32 => 4,
+        }
+    }
+}
 
 /// The sizes and offsets of the `mmamirror` kernels' operator fragments at one order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MirrorMmaLayout {
+    /// The instruction.
+    pub shape: MirrorMmaShape,
     /// Mirror representatives (pairs, then fixed nodes).
     pub reps: usize,
     /// Pairs among them.
     pub pairs: usize,
     /// Face representatives (the lift's folded columns).
     pub face_reps: usize,
-    /// Volume steps over the representatives' sums: ⌈reps / 4⌉.
+    /// Volume steps over the representatives' sums: ⌈reps / w⌉ (w: the shape's width).
     pub sum_steps: usize,
-    /// Volume steps over the pairs' differences: ⌈pairs / 4⌉.
+    /// Volume steps over the pairs' differences: ⌈pairs / w⌉.
     pub diff_steps: usize,
-    /// Lift steps: ⌈face reps / 4⌉.
+    /// Lift steps: ⌈face reps / w⌉.
     pub face_steps: usize,
     /// Tiles of 8 symmetric rows: ⌈reps / 8⌉ (one warp each).
     pub sym_tiles: usize,
@@ -43,18 +89,20 @@ pub struct MirrorMmaLayout {
 }
 
 impl MirrorMmaLayout {
-    /// The layout at order `order`.
-    pub fn at(order: usize) -> Self {
+    /// The layout at order `order` for the instruction `shape`.
+    pub fn at(order: usize, shape: MirrorMmaShape) -> Self {
         let reps = Mirror::reps_at(order);
         let pairs = reps - Mirror::fixed_nodes(order);
         let face_reps = Mirror::face_reps_at(order);
+        let w = shape.width();
         Self {
+            shape,
             reps,
             pairs,
             face_reps,
-            sum_steps: reps.div_ceil(4),
-            diff_steps: pairs.div_ceil(4),
-            face_steps: face_reps.div_ceil(4),
+            sum_steps: reps.div_ceil(w),
+            diff_steps: pairs.div_ceil(w),
+            face_steps: face_reps.div_ceil(w),
             sym_tiles: reps.div_ceil(8),
             anti_tiles: pairs.div_ceil(8),
         }
@@ -70,24 +118,29 @@ impl MirrorMmaLayout {
         self.sum_steps + self.diff_steps
     }
 
+    /// Values of one step's fragment (every lane's).
+    pub fn step_values(&self) -> usize {
+        LANES * self.shape.lane_values()
+    }
+
     /// Where the antisymmetric rows' volume fragments start.
     pub fn anti_volume(&self) -> usize {
-        self.sym_tiles * self.volume_steps() * LANES
+        self.sym_tiles * self.volume_steps() * self.step_values()
     }
 
     /// Where the symmetric rows' lift fragments start.
     pub fn sym_lift(&self) -> usize {
-        self.anti_volume() + self.anti_tiles * self.volume_steps() * LANES
+        self.anti_volume() + self.anti_tiles * self.volume_steps() * self.step_values()
     }
 
     /// Where the antisymmetric rows' lift fragments start.
     pub fn anti_lift(&self) -> usize {
-        self.sym_lift() + self.sym_tiles * self.face_steps * LANES
+        self.sym_lift() + self.sym_tiles * self.face_steps * self.step_values()
     }
 
     /// Values in the buffer.
     pub fn len(&self) -> usize {
-        self.anti_lift() + self.anti_tiles * self.face_steps * LANES
+        self.anti_lift() + self.anti_tiles * self.face_steps * self.step_values()
     }
 
     /// Whether the buffer is empty (never: every order has a representative).
@@ -95,25 +148,32 @@ impl MirrorMmaLayout {
         self.len() == 0
     }
 
-    /// The folded column a volume step's lane column `t` (0..4) reads: a representative's sum (`c`), a pair's
+    /// The folded column a volume step's column `t` (0..w) reads: a representative's sum (`c`), a pair's
     /// difference (`reps + c`), or none (padding).
     pub fn volume_column(&self, step: usize, t: usize) -> Option<usize> {
+        let w = self.shape.width();
         if step < self.sum_steps {
-            let c = 4 * step + t;
+            let c = w * step + t;
             (c < self.reps).then_some(c)
         } else {
-            let c = 4 * (step - self.sum_steps) + t;
+            let c = w * (step - self.sum_steps) + t;
             (c < self.pairs).then_some(self.reps + c)
         }
     }
+
+    /// The face representative a lift step's column `t` (0..w) reads, or none (padding).
+    pub fn face_column(&self, step: usize, t: usize) -> Option<usize> {
+        Some(self.shape.width() * step + t).filter(|&c| c < self.face_reps)
+    }
 }
 
-/// The operator fragments of the `mmamirror` kernels for `element` ([`MirrorMmaLayout`]'s sections and order).
-pub fn mirror_mma_fragments(element: &ReferenceTriangle) -> Result<Vec<f64>, MirrorError> {
+/// The operator fragments of the `mmamirror` kernels for `element` and the instruction `shape`
+/// ([`MirrorMmaLayout`]'s sections and order; the tf32 shape's values are f32 values, exact in f64).
+pub fn mirror_mma_fragments(element: &ReferenceTriangle, shape: MirrorMmaShape) -> Result<Vec<f64>, MirrorError> {
     let mirror = Mirror::of(element)?;
     let volume = mirror.volume_operator(element)?;
     let lift = mirror.lift_operator(element)?;
-    let layout = MirrorMmaLayout::at(element.order);
+    let layout = MirrorMmaLayout::at(element.order, shape);
     let mut out = Vec::with_capacity(layout.len());
     // (rows of the section: representative r's symmetric row 2r or antisymmetric row 2r + 1, for r below `rows`)
     let sections: [(&dg_core::matrix::Matrix, usize, usize, f64, usize, usize); 4] = [
@@ -128,15 +188,21 @@ pub fn mirror_mma_fragments(element: &ReferenceTriangle) -> Result<Vec<f64>, Mir
                 for lane in 0..LANES {
                     let (g, t) = (lane / 4, lane % 4);
                     let rep = 8 * tile + g;
-                    let column = if s < 2 {
-                        layout.volume_column(step, t)
-                    } else {
-                        Some(4 * step + t).filter(|&c| c < layout.face_reps)
+                    // B(k, g): the entry of folded row `rep` at the step's column k
+                    let entry = |k: usize| {
+                        let column = if s < 2 { layout.volume_column(step, k) } else { layout.face_column(step, k) };
+                        match column {
+                            Some(c) if rep < rows => sign * matrix[(2 * rep + odd, c)],
+                            _ => 0.0,
+                        }
                     };
-                    out.push(match column {
-                        Some(c) if rep < rows => sign * matrix[(2 * rep + odd, c)],
-                        _ => 0.0,
-                    });
+                    match shape {
+                        MirrorMmaShape::F64 => out.push(entry(t)),
+                        MirrorMmaShape::Tf32 => {
+                            let ((h0, l0), (h1, l1)) = (tf32_split(entry(t)), tf32_split(entry(t + 4)));
+                            out.extend([h0, h1, l0, l1].map(f64::from));
+                        }
+                    }
                 }
             }
         }
@@ -148,27 +214,47 @@ pub fn mirror_mma_fragments(element: &ReferenceTriangle) -> Result<Vec<f64>, Mir
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dg_codegen::tensor_cores::tf32_round;
     use rand::{Rng, SeedableRng};
 
     fn dense(m: &dg_core::matrix::Matrix, x: &[f64]) -> Vec<f64> {
         (0..m.nrows()).map(|i| (0..m.ncols()).map(|j| m[(i, j)] * x[j]).sum()).collect()
     }
 
-    /// One `mma.m16n8k4.f64` as the hardware defines it, lane by lane: lane l = 4·g + t gives A(g, t), A(g + 8, t)
-    /// (`a[l]`) and B(t, g) (`b[l]`), and receives C(g, 2t), C(g, 2t + 1), C(g + 8, 2t), C(g + 8, 2t + 1) (`c[l]`).
-    fn mma(c: &mut [[f64; 4]; 32], a: &[[f64; 2]; 32], b: &[f64; 32]) {
-        let (mut am, mut bm) = ([[0.0; 4]; 16], [[0.0; 8]; 4]);
+    /// One step of the kernel's product as the hardware defines it, lane by lane (g = l / 4, t = l % 4): A(g, k)
+    /// and A(g + 8, k) of lane l's columns k (t, and with the tf32 shape t + 4; `a[l]`, f32 values for tf32), B(k,
+    /// g) of the same columns (`b`, the buffer's values of lane l), C(g, 2t), C(g, 2t + 1), C(g + 8, 2t), C(g + 8,
+    /// 2t + 1) accumulated into `c[l]`. The tf32 shape splits each A value as the kernel does (its high part rounded
+    /// to tf32, the rest rounded to tf32) and forms A_lo·B_hi + A_hi·B_lo + A_hi·B_hi.
+    fn mma(shape: MirrorMmaShape, c: &mut [[f64; 4]; 32], a: &[[[f64; 2]; 2]; 32], b: &[[f64; 4]; 32]) {
+        let w = shape.width();
+        let (mut am, mut bh, mut bl) = ([[[0.0; 8]; 16]; 2], [[0.0; 8]; 8], [[0.0; 8]; 8]);
         for l in 0..32 {
             let (g, t) = (l / 4, l % 4);
-            am[g][t] = a[l][0];
-            am[g + 8][t] = a[l][1];
-            bm[t][g] = b[l];
+            for (half, k) in [t, t + 4].into_iter().enumerate().take(w / 4) {
+                for (h, row) in [g, g + 8].into_iter().enumerate() {
+                    let x = a[l][half][h];
+                    match shape {
+                        MirrorMmaShape::F64 => am[0][row][k] = x,
+                        MirrorMmaShape::Tf32 => {
+                            let hi = tf32_round(x as f32);
+                            am[0][row][k] = hi as f64;
+                            am[1][row][k] = tf32_round(x as f32 - hi) as f64;
+                        }
+                    }
+                }
+                match shape {
+                    MirrorMmaShape::F64 => bh[k][g] = b[l][0],
+                    MirrorMmaShape::Tf32 => (bh[k][g], bl[k][g]) = (b[l][half], b[l][2 + half]),
+                }
+            }
         }
         for (l, cl) in c.iter_mut().enumerate() {
             let (g, t) = (l / 4, l % 4);
             for (j, cj) in cl.iter_mut().enumerate() {
                 let (row, col) = (g + 8 * (j / 2), 2 * t + j % 2);
-                *cj += (0..4).map(|k| am[row][k] * bm[k][col]).sum::<f64>();
+                let (ah, al) = (&am[0][row], &am[1][row]);
+                *cj += (0..w).map(|k| al[k] * bh[k][col] + ah[k] * bl[k][col] + ah[k] * bh[k][col]).sum::<f64>();
             }
         }
     }
@@ -176,111 +262,152 @@ mod tests {
     /// The fragments, multiplied lane by lane as the kernel does (the group's 16 elements' folded inputs as A, each
     /// warp's symmetric and antisymmetric row tiles as B, y_i = sym + anti and y_P(i) = sym − anti from the lanes'
     /// accumulators), give −(Dr·gr + Ds·gs) + LIFT·J of random data for 16 elements at N = 1..10, against the
-    /// element's dense matrices; a fragment planted one lane off fails.
+    /// element's dense matrices: to 1e-11 with the f64 shape, to f32's accuracy (2e-5 of 1 + |value|) with the tf32
+    /// shape's three split products, and not with its high parts alone (from N = 3); a fragment planted one lane off
+    /// fails.
     #[test]
     fn the_fragments_reproduce_the_dense_right_hand_side() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-        for order in 1..=10 {
-            let el = ReferenceTriangle::new(order).expect("element");
-            let m = Mirror::of(&el).expect("mirror");
-            let layout = MirrorMmaLayout::at(order);
-            assert_eq!((layout.reps, layout.pairs, layout.face_reps), (m.reps(), m.pairs, m.face_columns.len()));
-            let frags = mirror_mma_fragments(&el).expect("fragments");
-            assert_eq!(frags.len(), layout.len());
-            let (np, nf) = (el.np, 3 * el.nfp);
-            let mut planted = frags.clone();
-            // (an entry swapped with a different one a lane on)
-            let i = (0..planted.len() - 1)
-                .find(|&i| (planted[i] - planted[i + 1]).abs() > 0.1)
-                .expect("two different entries");
-            planted.swap(i, i + 1);
-            for (frags, planted) in [(&frags, false), (&planted, true)] {
-                let mut rand_vec = |n: usize| (0..n).map(|_| rng.random_range(-1.0..1.0)).collect::<Vec<f64>>();
-                let elements: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
-                    (0..16).map(|_| (rand_vec(np), rand_vec(np), rand_vec(nf))).collect();
-                // the folded inputs per element: a = gr + gs, b = gr − gs at the representatives' sums and the
-                // pairs' differences, and the jumps' sums and differences
-                let sum = |x: &[f64], c: usize| x[m.nodes[c]] + x[m.partners[c]];
-                let diff = |x: &[f64], c: usize| x[m.nodes[c]] - x[m.partners[c]];
-                let input = |e: usize, anti: bool, column: Option<usize>| -> f64 {
-                    let (gr, gs, _) = &elements[e];
-                    let a: Vec<f64> = gr.iter().zip(gs).map(|(r, s)| r + s).collect();
-                    let b: Vec<f64> = gr.iter().zip(gs).map(|(r, s)| r - s).collect();
-                    match column {
-                        None => 0.0,
-                        Some(c) if c < m.reps() => sum(if anti { &b } else { &a }, c),
-                        Some(c) => diff(if anti { &a } else { &b }, c - m.reps()),
-                    }
-                };
-                let jump_input = |e: usize, anti: bool, c: usize| -> f64 {
-                    let j = &elements[e].2;
-                    match c < m.face_columns.len() {
-                        false => 0.0,
-                        true if anti => j[m.face_columns[c]] - j[m.face_partners[c]],
-                        true => j[m.face_columns[c]] + j[m.face_partners[c]],
-                    }
-                };
-                let mut got = vec![vec![f64::NAN; np]; 16];
-                for w in 0..layout.warps() {
-                    let has_anti = w < layout.anti_tiles;
-                    let (mut sym, mut anti) = ([[0.0; 4]; 32], [[0.0; 4]; 32]);
-                    for (sec, steps) in [(0, layout.volume_steps()), (1, layout.face_steps)] {
-                        for step in 0..steps {
-                            for half in [false, true] {
-                                if half && !has_anti {
-                                    continue;
-                                }
-                                let (base, tiles_before) = match (sec, half) {
-                                    (0, false) => (0, w),
-                                    (0, true) => (layout.anti_volume(), w),
-                                    (_, false) => (layout.sym_lift(), w),
-                                    (_, true) => (layout.anti_lift(), w),
-                                };
-                                let b: [f64; 32] =
-                                    std::array::from_fn(|l| frags[base + (tiles_before * steps + step) * LANES + l]);
-                                let a: [[f64; 2]; 32] = std::array::from_fn(|l| {
-                                    let (g, t) = (l / 4, l % 4);
-                                    let value = |e: usize| match sec {
-                                        0 => input(e, half, layout.volume_column(step, t)),
-                                        _ => jump_input(e, half, 4 * step + t),
-                                    };
-                                    [value(g), value(g + 8)]
-                                });
-                                mma(if half { &mut anti } else { &mut sym }, &a, &b);
-                            }
-                        }
-                    }
-                    for l in 0..32 {
-                        let (g, t) = (l / 4, l % 4);
-                        for j in 0..4 {
-                            let (e, r) = (g + 8 * (j / 2), 8 * w + 2 * t + j % 2);
-                            if r >= m.reps() {
-                                continue;
-                            }
-                            let (s, an) = (sym[l][j], if r < m.pairs { anti[l][j] } else { 0.0 });
-                            got[e][m.nodes[r]] = s + an;
-                            if r < m.pairs {
-                                got[e][m.partners[r]] = s - an;
-                            }
-                        }
-                    }
-                }
-                let mut worst = 0.0f64;
-                for (e, (gr, gs, jump)) in elements.iter().enumerate() {
-                    let (dgr, dgs, lj) = (dense(&el.dr, gr), dense(&el.ds, gs), dense(&el.lift, jump));
-                    for i in 0..np {
-                        let want = -(dgr[i] + dgs[i]) + lj[i];
-                        let err = (got[e][i] - want).abs();
-                        worst = if err.is_nan() || err > worst { err } else { worst };
-                    }
-                }
-                match planted {
-                    false => assert!(worst < 1e-11, "N = {order}: off by {worst:e}"),
-                    true => {
-                        assert!(worst.is_nan() || worst >= 1e-6, "N = {order}: a planted fragment passed ({worst:e})")
+        for shape in [MirrorMmaShape::F64, MirrorMmaShape::Tf32] {
+            for order in 1..=10 {
+                let el = ReferenceTriangle::new(order).expect("element");
+                let m = Mirror::of(&el).expect("mirror");
+                let layout = MirrorMmaLayout::at(order, shape);
+                assert_eq!((layout.reps, layout.pairs, layout.face_reps), (m.reps(), m.pairs, m.face_columns.len()));
+                let frags = mirror_mma_fragments(&el, shape).expect("fragments");
+                assert_eq!(frags.len(), layout.len());
+                let mut planted = frags.clone();
+                // (an entry swapped with a different one a lane on)
+                let lv = shape.lane_values();
+                let i = (0..planted.len() - lv)
+                    .find(|&i| (planted[i] - planted[i + lv]).abs() > 0.1)
+                    .expect("two different entries");
+                planted.swap(i, i + lv);
+                // (the tf32 shape with its low parts zeroed: one tf32 product)
+                let coarse: Vec<f64> = frags
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &x)| if shape == MirrorMmaShape::Tf32 && i % 4 >= 2 { 0.0 } else { x })
+                    .collect();
+                // (below N = 3 nearly every entry is exact in tf32: too few low parts to drop; from N = 3 one tf32
+                // product is 1.7e-3 … 1e-2 off, the split 6.5e-7 … 5.3e-6, most of it the inputs' rounding to f32)
+                let cases = [(&frags, "right"), (&planted, "planted"), (&coarse, "coarse")];
+                let tf32_from_3 = shape == MirrorMmaShape::Tf32 && order >= 3;
+                for (frags, case) in cases.into_iter().take(if tf32_from_3 { 3 } else { 2 }) {
+                    let worst = product_error(&mut rng, &el, &m, &layout, frags);
+                    let tolerance = match shape {
+                        MirrorMmaShape::F64 => 1e-11,
+                        MirrorMmaShape::Tf32 => 2e-5,
+                    };
+                    match case {
+                        "right" => assert!(worst < tolerance, "{shape:?} N = {order}: off by {worst:e}"),
+                        "planted" => assert!(
+                            worst.is_nan() || worst >= 1e-3,
+                            "{shape:?} N = {order}: a planted fragment passed ({worst:e})"
+                        ),
+                        _ => assert!(worst > 1e-3, "{shape:?} N = {order}: one tf32 product is {worst:e} off"),
                     }
                 }
             }
         }
+    }
+
+    /// The largest difference, over 16 elements of random data, between the kernel's product (emulated lane by lane
+    /// from `frags`) and −(Dr·gr + Ds·gs) + LIFT·J from the element's dense matrices; NaN stays NaN.
+    fn product_error(
+        rng: &mut rand::rngs::StdRng,
+        el: &ReferenceTriangle,
+        m: &Mirror,
+        layout: &MirrorMmaLayout,
+        frags: &[f64],
+    ) -> f64 {
+        let shape = layout.shape;
+        let (np, nf, w, lv) = (el.np, 3 * el.nfp, shape.width(), shape.lane_values());
+        let mut rand_vec = |n: usize| (0..n).map(|_| rng.random_range(-1.0..1.0)).collect::<Vec<f64>>();
+        let elements: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+            (0..16).map(|_| (rand_vec(np), rand_vec(np), rand_vec(nf))).collect();
+        // the folded inputs per element: a = gr + gs, b = gr − gs at the representatives' sums and the pairs'
+        // differences, and the jumps' sums and differences
+        let sum = |x: &[f64], c: usize| x[m.nodes[c]] + x[m.partners[c]];
+        let diff = |x: &[f64], c: usize| x[m.nodes[c]] - x[m.partners[c]];
+        let input = |e: usize, anti: bool, column: Option<usize>| -> f64 {
+            let (gr, gs, _) = &elements[e];
+            let a: Vec<f64> = gr.iter().zip(gs).map(|(r, s)| r + s).collect();
+            let b: Vec<f64> = gr.iter().zip(gs).map(|(r, s)| r - s).collect();
+            match column {
+                None => 0.0,
+                Some(c) if c < m.reps() => sum(if anti { &b } else { &a }, c),
+                Some(c) => diff(if anti { &a } else { &b }, c - m.reps()),
+            }
+        };
+        let jump_input = |e: usize, anti: bool, column: Option<usize>| -> f64 {
+            let j = &elements[e].2;
+            match column {
+                None => 0.0,
+                Some(c) if anti => j[m.face_columns[c]] - j[m.face_partners[c]],
+                Some(c) => j[m.face_columns[c]] + j[m.face_partners[c]],
+            }
+        };
+        let mut got = vec![vec![f64::NAN; np]; 16];
+        for wp in 0..layout.warps() {
+            let has_anti = wp < layout.anti_tiles;
+            let (mut sym, mut anti) = ([[0.0; 4]; 32], [[0.0; 4]; 32]);
+            for (sec, steps) in [(0, layout.volume_steps()), (1, layout.face_steps)] {
+                for step in 0..steps {
+                    for half in [false, true] {
+                        if half && !has_anti {
+                            continue;
+                        }
+                        let base = match (sec, half) {
+                            (0, false) => 0,
+                            (0, true) => layout.anti_volume(),
+                            (_, false) => layout.sym_lift(),
+                            (_, true) => layout.anti_lift(),
+                        };
+                        let b: [[f64; 4]; 32] = std::array::from_fn(|l| {
+                            let at = base + (wp * steps + step) * layout.step_values() + l * lv;
+                            std::array::from_fn(|v| if v < lv { frags[at + v] } else { 0.0 })
+                        });
+                        let a: [[[f64; 2]; 2]; 32] = std::array::from_fn(|l| {
+                            let (g, t) = (l / 4, l % 4);
+                            std::array::from_fn(|h| {
+                                let k = t + 4 * h;
+                                let value = |e: usize| match (k < w, sec) {
+                                    (false, _) => 0.0,
+                                    (true, 0) => input(e, half, layout.volume_column(step, k)),
+                                    (true, _) => jump_input(e, half, layout.face_column(step, k)),
+                                };
+                                [value(g), value(g + 8)]
+                            })
+                        });
+                        mma(shape, if half { &mut anti } else { &mut sym }, &a, &b);
+                    }
+                }
+            }
+            for l in 0..32 {
+                let (g, t) = (l / 4, l % 4);
+                for j in 0..4 {
+                    let (e, r) = (g + 8 * (j / 2), 8 * wp + 2 * t + j % 2);
+                    if r >= m.reps() {
+                        continue;
+                    }
+                    let (s, an) = (sym[l][j], if r < m.pairs { anti[l][j] } else { 0.0 });
+                    got[e][m.nodes[r]] = s + an;
+                    if r < m.pairs {
+                        got[e][m.partners[r]] = s - an;
+                    }
+                }
+            }
+        }
+        let mut worst = 0.0f64;
+        for (e, (gr, gs, jump)) in elements.iter().enumerate() {
+            let (dgr, dgs, lj) = (dense(&el.dr, gr), dense(&el.ds, gs), dense(&el.lift, jump));
+            for i in 0..np {
+                let want = -(dgr[i] + dgs[i]) + lj[i];
+                let err = (got[e][i] - want).abs() / (1.0 + want.abs());
+                worst = if err.is_nan() || err > worst { err } else { worst };
+            }
+        }
+        worst
     }
 }

@@ -156,7 +156,10 @@ impl Geometry {
             // (one warp per 8 elements; the rules allow groups of 8, 16 or 32)
             Partition::Mma16Regs => per_group(4 * variant.group, 0, 0),
             // (one warp per tile of 8 symmetric folded rows, `crate::mirror_mma`)
-            Partition::MirrorMma { .. } => per_group(32 * crate::mirror_mma::MirrorMmaLayout::at(order).warps(), 0, 0),
+            Partition::MirrorMma { .. } => {
+                let shape = crate::mirror_mma::MirrorMmaShape::of(variant.precision);
+                per_group(32 * crate::mirror_mma::MirrorMmaLayout::at(order, shape).warps(), 0, 0)
+            }
             Partition::Gemm => per_group(variant.group, 0, 0),
         }
     }
@@ -287,12 +290,20 @@ impl Geometry {
             // B in registers, the output stored from them
             Partition::Mma16Regs => 0,
             // the folded inputs (four per flux-first variable and representative, two per shared field, the
-            // representatives padded to whole steps of 4) and the face jumps, in f64 whatever the precision, each
-            // column the group's elements and 4 more (`mirror_mma_stride`)
+            // representatives padded to whole steps) and the face jumps, in the products' precision (f64 or the
+            // tf32 shape's f32), each column the group's elements and a few more (`mirror_mma_stride`)
             Partition::MirrorMma { .. } => {
                 let slots = mirror_input_slots(law, variant.form);
-                let layout = crate::mirror_mma::MirrorMmaLayout::at(self.nfp - 1);
-                (slots * 4 * layout.sum_steps + nvars * nf) * mirror_mma_stride(self.volume_elements) * 8 / bytes
+                let shape = crate::mirror_mma::MirrorMmaShape::of(variant.precision);
+                let layout = crate::mirror_mma::MirrorMmaLayout::at(self.nfp - 1, shape);
+                let value = match shape {
+                    crate::mirror_mma::MirrorMmaShape::F64 => 8,
+                    crate::mirror_mma::MirrorMmaShape::Tf32 => 4,
+                };
+                (slots * shape.width() * layout.sum_steps + nvars * nf)
+                    * mirror_mma_stride(self.volume_elements, shape)
+                    * value
+                    / bytes
             }
             // the fluxes and jumps go to global memory, the products to the library
             Partition::Gemm => 0,
@@ -331,11 +342,16 @@ fn insert_folded_inputs(ctx: &mut tera::Context, plan: Option<&dg_ir::Divergence
     slots
 }
 
-/// The `mmamirror` kernels' stride between the folded columns of their local memory: the group's elements and 4
-/// more, so that the 16 lanes of a half-warp reading A(g, t) and A(g + 8, t) (4 columns t of 4 elements g) meet 16
-/// different pairs of banks (8·t + 2·g).
-pub fn mirror_mma_stride(group: usize) -> usize {
-    group + 4
+/// The `mmamirror` kernels' stride between the folded columns of their local memory: with the f64 shape the group's
+/// elements and 4 more, so that the 16 lanes of a half-warp reading A(g, t) and A(g + 8, t) (4 columns t of 4
+/// elements g, 8-byte values) meet 16 different pairs of banks (8·t + 2·g); with the tf32 shape (4-byte values) the
+/// elements and 8 more, so that a warp's 32 lanes reading A(g, t) (4 columns t of 8 elements g) meet 32 different
+/// banks (24·t + g modulo 32, at 16 elements).
+pub fn mirror_mma_stride(group: usize, shape: crate::mirror_mma::MirrorMmaShape) -> usize {
+    match shape {
+        crate::mirror_mma::MirrorMmaShape::F64 => group + 4,
+        crate::mirror_mma::MirrorMmaShape::Tf32 => group + 8,
+    }
 }
 
 /// Tile partition: face nodes whose indices, face data and states a work item loads before it forms their jumps.
@@ -705,7 +721,9 @@ fn insert_mirror_mma(
     nv: usize,
 ) -> Result<(), RenderError> {
     let mirror = crate::mirror::Mirror::of(element).map_err(|e| RenderError::Template(e.to_string()))?;
-    let layout = crate::mirror_mma::MirrorMmaLayout::at(element.order);
+    let shape = crate::mirror_mma::MirrorMmaShape::of(variant.precision);
+    let layout = crate::mirror_mma::MirrorMmaLayout::at(element.order, shape);
+    let width = shape.width();
     if (mirror.reps(), mirror.pairs, mirror.face_columns.len()) != (layout.reps, layout.pairs, layout.face_reps) {
         return Err(RenderError::Template(format!(
             "the element's mirror ({} representatives, {} pairs) differs from the fragments' layout {layout:?}",
@@ -717,33 +735,41 @@ fn insert_mirror_mma(
     ctx.insert("threads", &threads);
     let parts = threads / variant.group;
     ctx.insert("parts", &parts);
-    // the representatives (whole steps of 4) and face nodes each work item takes in the loads
-    ctx.insert("reps_per", &(4 * layout.sum_steps).div_ceil(parts));
+    // the representatives (whole steps) and face nodes each work item takes in the loads
+    ctx.insert("reps_per", &(width * layout.sum_steps).div_ceil(parts));
     ctx.insert("face_per", &(3 * element.nfp).div_ceil(parts));
     ctx.insert("reps", &layout.reps);
     ctx.insert("pairs", &layout.pairs);
     ctx.insert("face_reps", &layout.face_reps);
-    ctx.insert("reps_padded", &(4 * layout.sum_steps));
+    ctx.insert("reps_padded", &(width * layout.sum_steps));
+    ctx.insert("width", &width);
+    // (the products' precision: the f64 shape's, or the tf32 shape's f32 with its fragments as float4 per lane)
+    let tf32 = shape == crate::mirror_mma::MirrorMmaShape::Tf32;
+    ctx.insert("tf32", &tf32);
+    ctx.insert("xt", if tf32 { "real" } else { "double" });
+    ctx.insert("ops_t", if tf32 { "float4" } else { "double" });
     ctx.insert("sum_steps", &layout.sum_steps);
     ctx.insert("diff_steps", &layout.diff_steps);
     ctx.insert("face_steps", &layout.face_steps);
     ctx.insert("volume_steps", &layout.volume_steps());
     ctx.insert("anti_tiles", &layout.anti_tiles);
-    ctx.insert("anti_volume", &layout.anti_volume());
-    ctx.insert("sym_lift", &layout.sym_lift());
-    ctx.insert("anti_lift", &layout.anti_lift());
+    // (the sections' offsets in lanes' fragments: `ops_t` values)
+    let lv = shape.lane_values();
+    ctx.insert("anti_volume", &(layout.anti_volume() / lv));
+    ctx.insert("sym_lift", &(layout.sym_lift() / lv));
+    ctx.insert("anti_lift", &(layout.anti_lift() / lv));
     let min_groups = match variant.partition {
         Partition::MirrorMma { min_groups } => min_groups,
         _ => 0,
     };
     ctx.insert("min_groups", &min_groups);
-    ctx.insert("cs", &mirror_mma_stride(variant.group));
+    ctx.insert("cs", &mirror_mma_stride(variant.group, shape));
     ctx.insert("mirror_nodes", &mirror.nodes);
     ctx.insert("mirror_partners", &mirror.partners);
     // the face representatives' columns and mirrors, padded to whole steps with a valid column (its value unused)
     let pad = |v: &[usize]| {
         let mut v = v.to_vec();
-        v.resize(4 * layout.face_steps, 0);
+        v.resize(width * layout.face_steps, 0);
         v
     };
     ctx.insert("face_columns", &pad(&mirror.face_columns));

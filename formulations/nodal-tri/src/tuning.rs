@@ -546,12 +546,9 @@ impl<L: ConservationLaw + Clone, T: Real> Tuner for NodalTriTuner<L, T> {
         // does half the work per issue of the larger shapes, a slower use of the same units, not a lower ceiling —
         // f32 against a third of the tf32 instruction's (three products per product)
         let units = match (variant.partition, variant.precision) {
-            // (`mmamirror` multiplies in f64 on the same units for either precision)
-            (Partition::Mma, Precision::F64)
-            | (Partition::Mma16 | Partition::Mma16Regs | Partition::MirrorMma { .. }, _) => {
-                ArithmeticUnits::F64TensorCores
-            }
-            (Partition::Mma, Precision::F32) => ArithmeticUnits::SplitTf32,
+            (Partition::Mma | Partition::MirrorMma { .. }, Precision::F64)
+            | (Partition::Mma16 | Partition::Mma16Regs, _) => ArithmeticUnits::F64TensorCores,
+            (Partition::Mma | Partition::MirrorMma { .. }, Precision::F32) => ArithmeticUnits::SplitTf32,
             // the GEMM partition's products run in the library at its measured rate
             (Partition::Gemm, _) => ArithmeticUnits::LibraryGemm,
             _ => ArithmeticUnits::Fma,

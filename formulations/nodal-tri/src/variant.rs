@@ -17,7 +17,7 @@ use std::str::FromStr;
 pub const MAX_RESIDENT_WORK_ITEMS: usize = 2048;
 
 /// The SPEC grammar, shown with every SPEC that does not parse.
-pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products; on request), ahead<t> (mirror tiles reading their face indices and face data as a pass starts and their first face states during the last chunk's sum), unrolled<t> (ahead<t> with the volume's and the lift's column loops unrolled; on request), whole<t> (unrolled<t> over the whole element in one chunk, each face's neighbour found from its packed link; whole<t>b<G>: the same under CUDA's __launch_bounds__ asking for G groups per multiprocessor), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), mmamirror (the mirror tiles' products on the f64 tensor cores, m16n8k4, CUDA sm_90+: f64, or f32 with f64 products (on request); wg16, field-local, tiled, seq1; mmamirrorb<G>: under __launch_bounds__ for G groups per multiprocessor), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, ahead, unrolled, whole, staged, mma, mma16, mma16r, mmamirror, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, ahead3, 4, 5, 7 mixed on the tiled layout, matrix-local, with wg32, seq1 (and with wg16 in f64), whole3, 4, 5, 7 the same with wg32 in f32 (and whole5b5) and wg16 in f64, mmamirror (f64) flux-first and mixed, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
+pub const GRAMMAR: &str = "  expected <partition>/<group>/seq<s>/<storage>/<surface>/<layout>/<precision>[/<form>]\n  partition: node, elem, tile<t> (t work items per element), mirror<t> (tiles on the operator folded by the triangle's mirror symmetry: half the products; on request), ahead<t> (mirror tiles reading their face indices and face data as a pass starts and their first face states during the last chunk's sum), unrolled<t> (ahead<t> with the volume's and the lift's column loops unrolled; on request), whole<t> (unrolled<t> over the whole element in one chunk, each face's neighbour found from its packed link; whole<t>b<G>: the same under CUDA's __launch_bounds__ asking for G groups per multiprocessor), staged<t> (mirror tiles whose group's states, face data and neighbours' face states reach local memory by asynchronous copies: CUDA sm_80+ cp.async; tiled layout, wg8, wg16 or wg32; on request), mma (tensor cores, CUDA sm_80+: f64, or f32 as three tf32 products), mma16 (f64 on m16n8k4, CUDA sm_90+), mma16r (mma16 with B formed in registers, a warp per 8 elements: field-local), mmamirror (the mirror tiles' products on the tensor cores: f64 on m16n8k4, CUDA sm_90+, or f32 as three tf32 products on m16n8k8, CUDA sm_80+ (on request); wg16, field-local, tiled, seq1; mmamirrorb<G>: under __launch_bounds__ for G groups per multiprocessor), gemm (a flux kernel, then cuBLAS GEMMs: field-local, merged, node-major, seq1); group: mb<k> (node: microblocks per group) or wg<k> (elem, tile, mirror, ahead, unrolled, whole, staged, mma, mma16, mma16r, mmamirror, gemm: elements per group); seq: seq<s>; the tuner explores mb1, mb2, wg32, wg128, seq1, seq2, tile4, tile8 (and tile6 mixed; mixed tiles and merged elements in f32 only) with wg32, seq1, mma (f64) with wg8, wg16, wg32, seq1, seq2, mma16 and mma16r the same field-local, ahead3, 4, 5, 7 mixed on the tiled layout, matrix-local, with wg32, seq1 (and with wg16 in f64), whole3, 4, 5, 7 the same with wg32 in f32 (and whole5b5) and wg16 in f64, mmamirror (f64) flux-first and mixed, and gemm with wg32, wg128\n  storage: field-local, matrix-local, matrix-const; surface: fused, split, merged; layout: elem-major, node-major, tiled (merged elements, tiles and mma kernels: tiles of 32 elements, each contiguous; mma ones on request); precision: f32, f64; form (optional): flux-first (default), diff-first (linear laws), mixed (tiles and merged elements of linear laws whose variables share fields' gradients)\n  example: node/mb2/seq1/field-local/fused/elem-major/f32";
 
 /// What one work item computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -82,13 +82,14 @@ pub enum Partition {
     /// steps ([`crate::render::Geometry::mma_sections`]). Fragments of A read through the cache (field-local). f64,
     /// compute capability 9.0.
     Mma16Regs,
-    /// The mirror tiles' products ([`Partition::Mirror`]) on the FP64 tensor cores (`mma.m16n8k4.f64`, CUDA compute
-    /// capability 9.0; [`crate::mirror_mma`]): a group of 16 elements forms its folded inputs and face jumps in local
-    /// memory (in f64 for either precision), then each warp multiplies them by one tile of 8 symmetric and one of 8
-    /// antisymmetric folded rows (the elements as the instruction's rows, the operator's fragments read through the
-    /// cache) and stores y_i = sym + anti, y_P(i) = sym − anti from its accumulators. One warp per tile of symmetric
-    /// rows (4 at N = 8), 16 elements per group, field-local, merged, tiled, flux-first or mixed. f32 converts its
-    /// inputs and outputs: its products run in f64. `mmamirror b<G>` (`min_groups` = G > 0): CUDA's
+    /// The mirror tiles' products ([`Partition::Mirror`]) on the tensor cores ([`crate::mirror_mma`]): in f64
+    /// `mma.m16n8k4.f64` (CUDA compute capability 9.0), in f32 `mma.m16n8k8.tf32` three times per product on
+    /// operands split into high and low tf32 parts (compute capability 8.0), which keeps f32 accuracy. A group of 16
+    /// elements forms its folded inputs and face jumps in local memory (in the products' precision), then each warp
+    /// multiplies them by one tile of 8 symmetric and one of 8 antisymmetric folded rows (the elements as the
+    /// instruction's rows, the operator's fragments read through the cache) and stores y_i = sym + anti, y_P(i) =
+    /// sym − anti from its accumulators. One warp per tile of symmetric rows (4 at N = 8), 16 elements per group,
+    /// field-local, merged, tiled, flux-first or mixed. `mmamirror b<G>` (`min_groups` = G > 0): CUDA's
     /// `__launch_bounds__(work items, G)`, which caps the registers so that G groups fit a multiprocessor.
     MirrorMma {
         /// Groups per multiprocessor the launch bounds ask for; 0: none.
@@ -500,12 +501,13 @@ impl Variant {
                     // In f32, whose products it also runs in f64, 0.113, 0.118, 0.099, 0.111 ms: slower than the FMA
                     // kernels (N = 8: balanced4 0.083), valid on request only; so are the launch bounds, `b<G>`, which
                     // gained at most 3 % at N = 8 in either precision)
-                    if surface == Surface::Merged
-                        && seq == 1
-                        && storage == Storage::FieldLocal
-                        && precision == Precision::F64
-                    {
-                        for form in [VolumeForm::FluxFirst, VolumeForm::Mixed] {
+                    // (in f32 the products as three tf32 products each, mixed only: 2026-12-07, scripts/probe/mirror_tf32.sh)
+                    if surface == Surface::Merged && seq == 1 && storage == Storage::FieldLocal {
+                        let forms = match precision {
+                            Precision::F64 => &[VolumeForm::FluxFirst, VolumeForm::Mixed][..],
+                            Precision::F32 => &[VolumeForm::Mixed][..],
+                        };
+                        for &form in forms {
                             out.push(Variant {
                                 form,
                                 layout: Layout::Tiled,
@@ -815,7 +817,8 @@ impl Variant {
             }
         }
         if let Partition::MirrorMma { min_groups } = self.partition {
-            let threads = 32 * crate::mirror_mma::MirrorMmaLayout::at(order).warps();
+            let shape = crate::mirror_mma::MirrorMmaShape::of(self.precision);
+            let threads = 32 * crate::mirror_mma::MirrorMmaLayout::at(order, shape).warps();
             if min_groups * threads > MAX_RESIDENT_WORK_ITEMS {
                 return reject(format!(
                     "launch bounds for {min_groups} groups of {threads} work items ask for more than the {} a \
@@ -823,11 +826,16 @@ impl Variant {
                     MAX_RESIDENT_WORK_ITEMS
                 ));
             }
-            if !limits.f64_mma_m16 {
+            if shape == crate::mirror_mma::MirrorMmaShape::F64 && !limits.f64_mma_m16 {
                 return reject(
-                    "mmamirror needs the f64 tensor-core shape m16n8k4 of a CUDA device of compute capability 9.0 or \
-                     later"
+                    "mmamirror in f64 needs the f64 tensor-core shape m16n8k4 of a CUDA device of compute capability \
+                     9.0 or later"
                         .into(),
+                );
+            }
+            if !limits.tensor_cores {
+                return reject(
+                    "mmamirror needs the tensor cores of a CUDA device of compute capability 8.0 or later".into(),
                 );
             }
             if self.surface != Surface::Merged

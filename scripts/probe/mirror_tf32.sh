@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The mirror tiles' products on the tf32 tensor cores in f32 (`mmamirror/…/f32`: three m16n8k8.tf32 products of split
+# operands): registers and spills (nvcc -Xptxas -v of the emitted N = 5..8 sources), verification on the device
+# (maxwell2d mixed and flux-first, euler2d, acoustics2d with materials, mhd2d with a source term; a planted bug), then
+# `dg bench --variant` at N = 5..8 (and at N = 8 under launch bounds for each G of BOUNDS), beside the f32 winners of
+# N = 7, 8 and the f64 mmamirror at N = 8 (unchanged kernels); Nsight Compute on the N = 8 kernel (SKIP_NCU=1: not).
+# Usage: DG=path/to/dg OUT=dir [BOUNDS="5 6 8"] bash scripts/probe/mirror_tf32.sh
+set -u
+DG=${DG:?DG=path to the dg binary}; OUT=${OUT:-/tmp/mirror_tf32}
+R="$OUT/r"; mkdir -p "$R"; D="--device cuda:0"
+pack() { (cd "$OUT" && tar -czf results.tgz r); }
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u; } | tee -a "$R/date"
+MM=mmamirror/wg16/seq1/field-local/merged/tiled
+for n in 5 6 7 8; do
+  "$DG" emit maxwell2d --order $n --variant "$MM/f32/mixed" > "$R/mm${n}_f32.cu"
+  nvcc -arch=sm_90 -Xptxas -v -cubin -o /dev/null "$R/mm${n}_f32.cu" 2>&1 | grep -A2 "Compiling entry function 'mmamirror'" | tr '\n' ' ' | sed "s/^/N=$n: /" | tee -a "$R/ptxas.txt"; echo | tee -a "$R/ptxas.txt"
+done
+nvcc -arch=sm_90 -cubin -o "$R/mm8_f32.cubin" "$R/mm8_f32.cu" && cuobjdump -sass "$R/mm8_f32.cubin" > "$R/mm8_f32.sass" 2>&1
+echo "N=8 SASS: $(grep -c HMMA "$R/mm8_f32.sass") HMMA, $(grep -cE 'LDS' "$R/mm8_f32.sass") LDS, $(grep -cE '^ +/\*[0-9a-f]+\*/' "$R/mm8_f32.sass") instructions" | tee -a "$R/ptxas.txt"
+pack
+for job in "maxwell2d 1..8 /mixed" "maxwell2d 1..8 " "euler2d 1..5 " "acoustics2d 1..6 /mixed" "mhd2d 1..2 "; do
+  set -- $job
+  "$DG" verify "$1" --order "$2" --variant "$MM/f32${3:-}" $D 2>&1 | tail -2 | tee -a "$R/check.txt"
+done
+"$DG" verify maxwell2d --order 8 --variant "$MM/f32/mixed" $D --plant-bug skip-last-group > "$R/planted.txt" 2>&1
+echo "planted bug: exit $? (must be non-zero)" | tee -a "$R/check.txt"
+pack
+bench() { "$DG" bench maxwell2d --orders "$1" --variant "$2" $D 2>&1 | grep -E "^ *[0-9] " | sed "s|^|$2 |" | tee -a "$R/bench.txt"; }
+bench 5..8 "$MM/f32/mixed"
+bench 8 balanced4/wg32/seq1/matrix-local/merged/tiled/f32/mixed
+bench 7 whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed
+bench 8 "$MM/f32"
+for b in ${BOUNDS:-}; do bench 8 "${MM/mmamirror/mmamirrorb$b}/f32/mixed"; done
+bench 8 "$MM/f64/mixed"
+bench 5..8 "$MM/f32/mixed"
+pack
+if [ "${SKIP_NCU:-0}" != 1 ]; then
+  timeout 150 ncu --launch-skip 3 --launch-count 1 -k regex:mmamirror --section SpeedOfLight --section Occupancy \
+    --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis --section InstructionStats \
+    "$DG" run maxwell-cavity --order 8 --nx 244 --t-end 1e-4 --precision f32 --variant "$MM/f32/mixed" $D > "$R/ncu-f32.txt" 2>&1
+  echo "== ncu rc $?"
+  grep -E "Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|DRAM Throughput|Compute \(SM\)|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc|Static Shared" "$R/ncu-f32.txt" | head -20
+fi
+pack
+date -u | tee -a "$R/date"
