@@ -35,8 +35,8 @@ struct Buffers {
     folded: BufferId,
     /// [−Dr −Ds LIFT] in tensor-core fragment order (the mma kernels).
     mma_a: BufferId,
-    /// The folded operators in the FP64 tensor cores' fragments, f64 for either precision (the `mmamirror` kernels;
-    /// [`crate::mirror_mma::mirror_mma_fragments`]).
+    /// The folded operators in the tensor cores' fragments, in the products' precision: f64 for the f64 shape, the
+    /// tf32 shape's split parts as f32 (the `mmamirror` kernels; [`crate::mirror_mma::mirror_mma_fragments`]).
     mirror_mma: BufferId,
     /// The GEMM partition's operator [−Dr −Ds LIFT], row-major (its transpose column-major) and its operand B
     /// (contravariant fluxes and face jumps of every element); `None` for the other partitions.
@@ -1125,7 +1125,15 @@ mod tests {
         let input = LawInput { ir: &ir, params: &params, numerical_flux: law.numerical_flux_name() };
         let tiled: Variant = "elem/wg32/seq1/matrix-local/merged/tiled/f32".parse().expect("a tiled variant");
         for layout in [Layout::ElementMajor, Layout::NodeMajor, Layout::Tiled] {
-            let variant = Variant::all(Precision::F32).into_iter().find(|v| v.layout == layout).unwrap_or(tiled);
+            // (the first listed variant of the layout that OpenCL C renders: the tensor-core kernels are CUDA C)
+            let opencl = |v: &Variant| {
+                let element = ReferenceTriangle::new(1).expect("element");
+                render_nodal_tri(&input, &element, v, Target::OpenCl).is_ok()
+            };
+            let variant = Variant::all(Precision::F32)
+                .into_iter()
+                .find(|v| v.layout == layout && opencl(v))
+                .unwrap_or(tiled);
             for order in [1, 4, 7] {
                 let element = ReferenceTriangle::new(order).expect("element");
                 let source = render_nodal_tri(&input, &element, &variant, Target::OpenCl).expect("renders");
