@@ -8,14 +8,17 @@
 # flux-first, euler2d, acoustics2d with materials, mhd2d with a source term) and a planted bug; maxwell2d's f32 right-hand
 # side and stage tuned at N = 7, 8 into an empty database and benched from it; Nsight Compute on the N = 8 kernel
 # (SKIP_NCU=1: not).
-# Usage: DG=path/to/dg OUT=dir [PROBE=path/to/probe-dg] [BOUNDS="5 6"] bash scripts/probe/mirror_tf32.sh
+# LEAN=1: only N = 8's registers, maxwell2d's verification and benches, the probe's bench at N = 8, euler2d's
+# verification and the planted bug (no tuning, no Nsight Compute).
+# Usage: DG=path/to/dg OUT=dir [PROBE=path/to/probe-dg] [BOUNDS="5 6"] [LEAN=1] bash scripts/probe/mirror_tf32.sh
 set -u
 DG=${DG:?DG=path to the dg binary}; OUT=${OUT:-/tmp/mirror_tf32}
 R="$OUT/r"; mkdir -p "$R"; D="--device cuda:0"
 pack() { (cd "$OUT" && tar -czf results.tgz r db 2>/dev/null || tar -czf results.tgz r); }
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u; } | tee -a "$R/date"
 MM=mmamirror/wg16/seq1/field-local/merged/tiled
-for n in 5 6 7 8; do
+ORDERS_PTXAS="5 6 7 8"; [ "${LEAN:-0}" = 1 ] && ORDERS_PTXAS=8
+for n in $ORDERS_PTXAS; do
   "$DG" emit maxwell2d --order $n --variant "$MM/f32/mixed" > "$R/mm${n}_f32.cu"
   nvcc -arch=sm_90 -Xptxas -v -cubin -o /dev/null "$R/mm${n}_f32.cu" 2>&1 | grep -A2 "Compiling entry function 'mmamirror'" | tr '\n' ' ' | sed "s/^/N=$n: /" | tee -a "$R/ptxas.txt"; echo | tee -a "$R/ptxas.txt"
 done
@@ -27,24 +30,27 @@ pack
 bench() { "$DG" bench maxwell2d --orders "$1" --variant "$2" $D 2>&1 | grep -E "^ *[0-9] " | sed "s|^|$2 |" | tee -a "$R/bench.txt"; }
 bench 5..8 "$MM/f32/mixed"
 bench 8 balanced4/wg32/seq1/matrix-local/merged/tiled/f32/mixed
-bench 7 whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed
+[ "${LEAN:-0}" = 1 ] || bench 7 whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed
 for b in ${BOUNDS:-}; do bench 8 "${MM/mmamirror/mmamirrorb$b}/f32/mixed"; done
-bench 8 "$MM/f64/mixed"
+[ "${LEAN:-0}" = 1 ] || bench 8 "$MM/f64/mixed"
 pack
 if [ -n "${PROBE:-}" ]; then
   DG_PROBE_PRESPLIT=1 "$PROBE" emit maxwell2d --order 8 --variant "$MM/f32/mixed" > "$R/presplit8.cu"
   nvcc -arch=sm_90 -Xptxas -v -cubin -o /dev/null "$R/presplit8.cu" 2>&1 | grep -A2 "Compiling entry function 'mmamirror'" | tr '\n' ' ' | sed "s/^/presplit N=8: /" | tee -a "$R/ptxas.txt"; echo | tee -a "$R/ptxas.txt"
-  DG_PROBE_PRESPLIT=1 "$PROBE" verify maxwell2d --order 1..8 --variant "$MM/f32/mixed" $D 2>&1 | tail -3 | sed "s/^/presplit: /" | tee -a "$R/check.txt"
-  DG_PROBE_PRESPLIT=1 "$PROBE" bench maxwell2d --orders 5..8 --variant "$MM/f32/mixed" $D 2>&1 | grep -E "^ *[0-9] " | sed "s|^|presplit $MM/f32/mixed |" | tee -a "$R/bench.txt"
+  [ "${LEAN:-0}" = 1 ] || DG_PROBE_PRESPLIT=1 "$PROBE" verify maxwell2d --order 1..8 --variant "$MM/f32/mixed" $D 2>&1 | tail -3 | sed "s/^/presplit: /" | tee -a "$R/check.txt"
+  PO=5..8; [ "${LEAN:-0}" = 1 ] && PO=8
+  DG_PROBE_PRESPLIT=1 "$PROBE" bench maxwell2d --orders $PO --variant "$MM/f32/mixed" $D 2>&1 | grep -E "^ *[0-9] " | sed "s|^|presplit $MM/f32/mixed |" | tee -a "$R/bench.txt"
   pack
 fi
-for job in "maxwell2d 1..8 " "euler2d 1..5 " "acoustics2d 1..6 /mixed" "mhd2d 1..2 "; do
+JOBS=("maxwell2d 1..8 " "euler2d 1..5 " "acoustics2d 1..6 /mixed" "mhd2d 1..2 "); [ "${LEAN:-0}" = 1 ] && JOBS=("euler2d 1..5 ")
+for job in "${JOBS[@]}"; do
   set -- $job
   "$DG" verify "$1" --order "$2" --variant "$MM/f32${3:-}" $D 2>&1 | tail -2 | tee -a "$R/check.txt"
 done
 "$DG" verify maxwell2d --order 8 --variant "$MM/f32/mixed" $D --plant-bug skip-last-group > "$R/planted.txt" 2>&1
 echo "planted bug: exit $? (must be non-zero)" | tee -a "$R/check.txt"
 pack
+[ "${LEAN:-0}" = 1 ] && { date -u | tee -a "$R/date"; exit 0; }
 DB=$OUT/db; mkdir -p "$DB"
 for op in unit stage; do
   t0=$(date +%s.%N)
