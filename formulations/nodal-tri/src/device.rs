@@ -1130,10 +1130,8 @@ mod tests {
                 let element = ReferenceTriangle::new(1).expect("element");
                 render_nodal_tri(&input, &element, v, Target::OpenCl).is_ok()
             };
-            let variant = Variant::all(Precision::F32)
-                .into_iter()
-                .find(|v| v.layout == layout && opencl(v))
-                .unwrap_or(tiled);
+            let variant =
+                Variant::all(Precision::F32).into_iter().find(|v| v.layout == layout && opencl(v)).unwrap_or(tiled);
             for order in [1, 4, 7] {
                 let element = ReferenceTriangle::new(order).expect("element");
                 let source = render_nodal_tri(&input, &element, &variant, Target::OpenCl).expect("renders");

@@ -498,16 +498,16 @@ impl Variant {
                     // (the mirror tiles' products on the FP64 tensor cores, flux-first and mixed, in f64: on an H100
                     // (2026-12-06, scripts/probe/mirror_mma.sh) mixed at N = 5..8 took 0.127, 0.130, 0.121, 0.131 ms
                     // (73, 69, 74, 67 % of the roofline; N = 8's best before, balanced7 in groups of 16, 0.157 ms).
-                    // In f32, whose products it also runs in f64, 0.113, 0.118, 0.099, 0.111 ms: slower than the FMA
-                    // kernels (N = 8: balanced4 0.083), valid on request only; so are the launch bounds, `b<G>`, which
-                    // gained at most 3 % at N = 8 in either precision)
-                    // (in f32 the products as three tf32 products each, mixed only: 2026-12-07, scripts/probe/mirror_tf32.sh)
-                    if surface == Surface::Merged && seq == 1 && storage == Storage::FieldLocal {
-                        let forms = match precision {
-                            Precision::F64 => &[VolumeForm::FluxFirst, VolumeForm::Mixed][..],
-                            Precision::F32 => &[VolumeForm::Mixed][..],
-                        };
-                        for &form in forms {
+                    // In f32 with f64 products it took 0.113, 0.118, 0.099, 0.111 ms: slower than the FMA kernels
+                    // (N = 8: balanced4 0.083); so did the launch bounds, `b<G>`, which gained at most 3 % at N = 8 in
+                    // either precision. Since 2026-12-07 f32 runs its products as three tf32 products each, not yet
+                    // timed on a GPU (scripts/probe/mirror_tf32.sh): valid on request only)
+                    if surface == Surface::Merged
+                        && seq == 1
+                        && storage == Storage::FieldLocal
+                        && precision == Precision::F64
+                    {
+                        for form in [VolumeForm::FluxFirst, VolumeForm::Mixed] {
                             out.push(Variant {
                                 form,
                                 layout: Layout::Tiled,
