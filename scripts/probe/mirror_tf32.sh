@@ -4,7 +4,7 @@
 # sources) and the N = 8 kernel's SASS counts; verification of maxwell2d mixed N = 1..8 on the device; `dg bench
 # --variant` at N = 5..8 (and at N = 8 under launch bounds for each G of BOUNDS) beside the f32 winners of N = 7, 8 and
 # the f64 mmamirror at N = 8; with PROBE=path to a second dg binary, the same verification and bench with
-# DG_PROBE_PRESPLIT=1 (scripts/probe/mirror_tf32_presplit.py's probe); the other laws verified (maxwell2d
+# DG_PROBE_PRESPLIT=1 (scripts/probe/mirror_tf32_presplit.py); the other laws verified (maxwell2d
 # flux-first, euler2d, acoustics2d with materials, mhd2d with a source term) and a planted bug; maxwell2d's f32 right-hand
 # side and stage tuned at N = 7, 8 into an empty database and benched from it; Nsight Compute on the N = 8 kernel
 # (SKIP_NCU=1: not).
