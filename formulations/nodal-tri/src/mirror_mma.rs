@@ -63,6 +63,14 @@ impl MirrorMmaShape {
             Self::Tf32 => 4,
         }
     }
+
+    /// Bytes of one value of the products' operands (f64, or the tf32 parts kept as f32).
+    pub fn value_bytes(self) -> usize {
+        match self {
+            Self::F64 => 8,
+            Self::Tf32 => 4,
+        }
+    }
 }
 
 /// The sizes and offsets of the `mmamirror` kernels' operator fragments at one order.

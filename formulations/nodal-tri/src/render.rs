@@ -296,13 +296,9 @@ impl Geometry {
                 let slots = mirror_input_slots(law, variant.form);
                 let shape = crate::mirror_mma::MirrorMmaShape::of(variant.precision);
                 let layout = crate::mirror_mma::MirrorMmaLayout::at(self.nfp - 1, shape);
-                let value = match shape {
-                    crate::mirror_mma::MirrorMmaShape::F64 => 8,
-                    crate::mirror_mma::MirrorMmaShape::Tf32 => 4,
-                };
                 (slots * shape.width() * layout.sum_steps + nvars * nf)
                     * mirror_mma_stride(self.volume_elements, shape)
-                    * value
+                    * shape.value_bytes()
                     / bytes
             }
             // the fluxes and jumps go to global memory, the products to the library

@@ -500,8 +500,8 @@ impl Variant {
                     // (73, 69, 74, 67 % of the roofline; N = 8's best before, balanced7 in groups of 16, 0.157 ms).
                     // In f32 with f64 products it took 0.113, 0.118, 0.099, 0.111 ms: slower than the FMA kernels
                     // (N = 8: balanced4 0.083); so did the launch bounds, `b<G>`, which gained at most 3 % at N = 8 in
-                    // either precision. Since 2026-12-07 f32 runs its products as three tf32 products each, not yet
-                    // timed on a GPU (scripts/probe/mirror_tf32.sh): valid on request only)
+                    // either precision. Since 2026-12-07 f32 runs its products as three tf32 products each: verified
+                    // on an H100 and slower still, 0.1216 ms at N = 8 (scripts/probe/mirror_tf32.sh): on request only)
                     if surface == Surface::Merged
                         && seq == 1
                         && storage == Storage::FieldLocal
