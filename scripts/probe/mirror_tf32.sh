@@ -20,7 +20,7 @@ MM=mmamirror/wg16/seq1/field-local/merged/tiled
 ORDERS_PTXAS="5 6 7 8"; [ "${LEAN:-0}" = 1 ] && ORDERS_PTXAS=8
 for n in $ORDERS_PTXAS; do
   "$DG" emit maxwell2d --order $n --variant "$MM/f32/mixed" > "$R/mm${n}_f32.cu"
-  nvcc -arch=sm_90 -Xptxas -v -cubin -o /dev/null "$R/mm${n}_f32.cu" 2>&1 | grep -A2 "Compiling entry function 'mmamirror'" | tr '\n' ' ' | sed "s/^/N=$n: /" | tee -a "$R/ptxas.txt"; echo | tee -a "$R/ptxas.txt"
+  nvcc -arch=sm_90 -Xptxas -v -cubin -o /dev/null "$R/mm${n}_f32.cu" 2>&1 | grep -E "registers|spill" | tail -2 | tr '\n' ' ' | sed "s/^/N=$n: /" | tee -a "$R/ptxas.txt"; echo | tee -a "$R/ptxas.txt"
 done
 nvcc -arch=sm_90 -cubin -o "$R/mm8_f32.cubin" "$R/mm8_f32.cu" && cuobjdump -sass "$R/mm8_f32.cubin" > "$R/mm8_f32.sass" 2>&1
 echo "N=8 SASS: $(grep -c HMMA "$R/mm8_f32.sass") HMMA, $(grep -c 'LDS' "$R/mm8_f32.sass") LDS, $(grep -cE '^ +/\*[0-9a-f]+\*/' "$R/mm8_f32.sass") instructions" | tee -a "$R/ptxas.txt"
