@@ -270,18 +270,25 @@ fn mma16r_forms_b_in_registers_from_sectioned_operator_columns() {
 }
 
 /// The mirror tiles' products on the tensor cores (`mmamirror`, CUDA-only, so verified on a GPU, not in CI): f64 on
-/// `m16n8k4.f64` (compute capability 9.0), f32 as three `m16n8k8.tf32` products (compute capability 8.0), wg16,
-/// field-local, merged, tiled, seq1, flux-first or mixed; one warp per tile of 8 symmetric folded rows; its local
-/// array (in the products' precision) the size the rules checked; too large for a nine-variable law at N = 8; OpenCL
-/// refused; in the tuner's f64 list (flux-first and mixed; f32 on request).
+/// `m16n8k4.f64` (compute capability 9.0), f32 as three `m16n8k8.tf32` products (compute capability 8.0), wg16 (f32
+/// also wg32, two halves of 16), field-local, merged, tiled, seq1, flux-first or mixed; one warp per tile of 8
+/// symmetric folded rows; its local array (f64 columns, or f32 in the lanes' fragment order) the size the rules
+/// checked; too large for a nine-variable law at N = 8; OpenCL refused; in the tuner's f64 list (flux-first and mixed;
+/// f32 on request).
 #[test]
 fn mmamirror_runs_the_folded_products_on_the_tensor_cores() {
     let (linear, hopper) = (linear_law(), hopper());
     let maxwell = LawShape { nvars: 3, linear_flux: true, divergence_products: 2, shared_gradients: 1, materials: 0 };
-    for p in ["f32", "f64"] {
-        // (flux-first keeps four folded inputs per variable: in f64 past 48 KB of local memory from N = 7)
-        for (form, top) in [("", if p == "f64" { 6 } else { 8 }), ("/mixed", 8)] {
-            let spec = format!("mmamirror/wg16/seq1/field-local/merged/tiled/{p}{form}");
+    for (p, group) in [("f32", 16), ("f32", 32), ("f64", 16)] {
+        // (flux-first keeps four folded inputs per variable: in f64 past 48 KB of local memory from N = 7, in f32 in
+        // groups of 32 at N = 8)
+        let flux_first_top = match (p, group) {
+            ("f64", _) => 6,
+            (_, 32) => 7,
+            _ => 8,
+        };
+        for (form, top) in [("", flux_first_top), ("/mixed", 8)] {
+            let spec = format!("mmamirror/wg{group}/seq1/field-local/merged/tiled/{p}{form}");
             let v: Variant = spec.parse().unwrap();
             assert_eq!(v.to_string(), spec);
             let err = v.check(top + 1, &maxwell, &hopper).map_or_else(|e| e.to_string(), |_| String::new());
@@ -304,6 +311,7 @@ fn mmamirror_runs_the_folded_products_on_the_tensor_cores() {
     assert!(v32.check(8, &maxwell, &no_tensor_cores).unwrap_err().to_string().contains("compute capability 8.0"));
     let reasons = [
         ("mmamirror/wg32/seq1/field-local/merged/tiled/f64", "wg16"),
+        ("mmamirror/wg8/seq1/field-local/merged/tiled/f32", "wg16"),
         ("mmamirror/wg16/seq1/matrix-local/merged/tiled/f64", "field-local"),
         ("mmamirror/wg16/seq1/field-local/split/tiled/f64", "merged"),
         ("mmamirror/wg16/seq1/field-local/merged/node-major/f64", "tiled"),
@@ -330,8 +338,8 @@ fn mmamirror_runs_the_folded_products_on_the_tensor_cores() {
     let ir = dg::dg_runtime::formulation::law_ir(&dg::dg_laws::maxwell2d::Law::default()).unwrap();
     let params = dg::dg_laws::maxwell2d::Law::default().param_values();
     let input = LawInput { ir: &ir, params: &params, numerical_flux: "numerical_flux" };
-    for p in ["f32", "f64"] {
-        let spec: Variant = format!("mmamirror/wg16/seq1/field-local/merged/tiled/{p}/mixed").parse().unwrap();
+    for (p, group) in [("f32", 16), ("f32", 32), ("f64", 16)] {
+        let spec: Variant = format!("mmamirror/wg{group}/seq1/field-local/merged/tiled/{p}/mixed").parse().unwrap();
         for order in 1..=8 {
             let el = ReferenceTriangle::new(order).unwrap();
             let rendered = render(&input, &el, &spec, Target::Cuda).unwrap();
@@ -348,24 +356,34 @@ fn mmamirror_runs_the_folded_products_on_the_tensor_cores() {
                 source.contains(&format!("__launch_bounds__({}) mmamirror(", 32 * layout.warps())),
                 "{spec} N={order}"
             );
-            // s_x: its values (f64, 20 a column, or the tf32 shape's f32, 24 a column; the folded inputs' columns
-            // and the jumps') are the bytes the rules checked
-            let (xt, column, bytes) = if p == "f32" { ("real", 24, 4) } else { ("double", 20, 8) };
-            let declared: usize = source
-                .split(&format!("{xt} s_x[("))
-                .nth(1)
-                .and_then(|rest| rest.split(" + ").next())
-                .and_then(|n| n.parse().ok())
-                .expect("the kernel declares s_x");
-            // (the folded inputs' columns: whole steps of the shape's width)
-            assert_eq!(declared % (6 * shape.width()), 0, "{spec} N={order}");
-            let values = (declared + 3 * 3 * (order + 1)) * column;
-            assert!(
-                source.contains(&format!("{xt} s_x[({declared} + NV * NFACE_NODES) * {column}];")),
-                "{spec} N={order}"
-            );
             let geometry = dg::dg_nodal_tri::render::Geometry::new(order, &spec);
-            assert_eq!(values * bytes, geometry.local_bytes(&maxwell, bytes, &spec), "{spec} N={order}");
+            let checked = geometry.local_bytes(&maxwell, if p == "f32" { 4 } else { 8 }, &spec);
+            if p == "f64" {
+                // s_x: f64 values, 20 a column (the folded inputs' columns and the jumps'), the bytes the rules
+                // checked
+                let declared: usize = source
+                    .split("double s_x[(")
+                    .nth(1)
+                    .and_then(|rest| rest.split(" + ").next())
+                    .and_then(|n| n.parse().ok())
+                    .expect("the kernel declares s_x");
+                // (the folded inputs' columns: whole steps of the shape's width)
+                assert_eq!(declared % (6 * shape.width()), 0, "{spec} N={order}");
+                let values = (declared + 3 * 3 * (order + 1)) * 20;
+                let declaration = format!("double s_x[({declared} + NV * NFACE_NODES) * 20];");
+                assert!(source.contains(&declaration), "{spec} N={order}");
+                assert_eq!(values * 8, checked, "{spec} N={order}");
+            } else {
+                // s_x: f32 blocks of 128 values per half of 16 elements (maxwell2d mixed: one flux-first variable,
+                // one shared field, three variables' folded jumps), the bytes the rules checked; the lanes'
+                // positions as `mirror_mma::tf32_lane_position` computes them; no cvt (two instructions a split)
+                let values = layout.tf32_blocks(1, 1, 3).blocks * (group / 16) * 128;
+                assert!(source.contains(&format!("float s_x[{values}];")), "{spec} N={order}");
+                assert_eq!(values * 4, checked, "{spec} N={order}");
+                assert!(source
+                    .contains("#define XPOS(g_, t_) (8 * ((g_) >> 1) + ((4 * ((g_) & 1) + ((g_) >> 1) + (t_)) & 7))"));
+                assert!(!source.contains("cvt.rna.tf32.f32 %0"), "{spec} N={order}");
+            }
         }
     }
     assert!(render(&input, &ReferenceTriangle::new(3).unwrap(), &v, Target::OpenCl).is_err());

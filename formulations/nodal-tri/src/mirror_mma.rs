@@ -173,6 +173,62 @@ impl MirrorMmaLayout {
     pub fn face_column(&self, step: usize, t: usize) -> Option<usize> {
         Some(self.shape.width() * step + t).filter(|&c| c < self.face_reps)
     }
+
+    /// Where the tf32 kernel (`rhs_mirror_tf32.tera`) keeps its A fragments in local memory, for `flux_first`
+    /// flux-first variables, `shared` shared fields and `nv` variables ([`Tf32Blocks`]).
+    pub fn tf32_blocks(&self, flux_first: usize, shared: usize, nv: usize) -> Tf32Blocks {
+        let ff_blocks = 2 * self.sum_steps + 2 * self.diff_steps;
+        let gw_blocks = self.sum_steps + self.diff_steps;
+        let gw_base = flux_first * ff_blocks;
+        let jump_base = gw_base + shared * gw_blocks;
+        Tf32Blocks { ff_blocks, gw_base, gw_blocks, jump_base, blocks: jump_base + 2 * nv * self.face_steps }
+    }
+}
+
+/// Values in one block of the tf32 kernel's local memory per half of 16 elements: the 32 lanes' A fragments of one
+/// step (four values each).
+pub const TF32_BLOCK_VALUES: usize = LANES * 4;
+
+/// The tf32 kernel's local memory in blocks ([`TF32_BLOCK_VALUES`] f32 values per half of 16 elements), each one
+/// step of one folded input: a flux-first variable's sums of a and sums of b (`sum_steps` blocks each), then its
+/// differences of b and differences of a (`diff_steps` each); a shared field's sums, then its differences; each
+/// variable's folded jumps, their sums, then their differences (`face_steps` each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tf32Blocks {
+    /// Blocks per flux-first variable.
+    pub ff_blocks: usize,
+    /// The first shared field's first block.
+    pub gw_base: usize,
+    /// Blocks per shared field.
+    pub gw_blocks: usize,
+    /// The first variable's first folded-jump block.
+    pub jump_base: usize,
+    /// All of them.
+    pub blocks: usize,
+}
+
+/// Where lane `lane` = 4·g + t's four A values sit in a block of the tf32 kernel's local memory (per half of 16
+/// elements): values 4·p … 4·p + 3 with p = 8·⌊g/2⌋ + ((4·(g mod 2) + ⌊g/2⌋ + t) mod 8), `XPOS` in
+/// `rhs_mirror_tf32.tera`. Each quarter-warp's 8 lanes (the 16-byte reads' unit) cover 8 consecutive 16-byte words,
+/// and for a fixed t the 8 values of g land in 8 different words modulo 8, so that the 32 elements writing one
+/// column meet 16 banks.
+pub fn tf32_lane_position(lane: usize) -> usize {
+    let (g, t) = (lane / 4, lane % 4);
+    8 * (g >> 1) + ((4 * (g & 1) + (g >> 1) + t) & 7)
+}
+
+/// The value of a block (per half) that element `el` (0..16 of the half) at the step's folded column `c` (0..8) goes
+/// to (`XAT` in `rhs_mirror_tf32.tera`): lane (el mod 8, c mod 4)'s value ⌊el/8⌋ + 2·⌊c/4⌋, so that each lane holds
+/// A(g, t), A(g + 8, t), A(g, t + 4), A(g + 8, t + 4) in the order of the instruction's registers a0 … a3.
+pub fn tf32_value_at(el: usize, c: usize) -> usize {
+    4 * tf32_lane_position(4 * (el & 7) + (c & 3)) + (el >> 3) + 2 * ((c >> 2) & 1)
+}
+
+impl Tf32Blocks {
+    /// Bytes of local memory for a group of `group` elements (whole halves of 16).
+    pub fn bytes(&self, group: usize) -> usize {
+        self.blocks * group.div_ceil(16) * TF32_BLOCK_VALUES * 4
+    }
 }
 
 /// The operator fragments of the `mmamirror` kernels for `element` and the instruction `shape`
@@ -222,7 +278,6 @@ pub fn mirror_mma_fragments(element: &ReferenceTriangle, shape: MirrorMmaShape) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dg_codegen::tensor_cores::tf32_round;
     use rand::{Rng, SeedableRng};
 
     fn dense(m: &dg_core::matrix::Matrix, x: &[f64]) -> Vec<f64> {
@@ -232,8 +287,8 @@ mod tests {
     /// One step of the kernel's product as the hardware defines it, lane by lane (g = l / 4, t = l % 4): A(g, k)
     /// and A(g + 8, k) of lane l's columns k (t, and with the tf32 shape t + 4; `a[l]`, f32 values for tf32), B(k,
     /// g) of the same columns (`b`, the buffer's values of lane l), C(g, 2t), C(g, 2t + 1), C(g + 8, 2t), C(g + 8,
-    /// 2t + 1) accumulated into `c[l]`. The tf32 shape splits each A value as the kernel does (its high part rounded
-    /// to tf32, the rest rounded to tf32) and forms A_lo·B_hi + A_hi·B_lo + A_hi·B_hi.
+    /// 2t + 1) accumulated into `c[l]`. The tf32 shape splits each A value as the kernel does (its high part truncated
+    /// to tf32, the rest truncated as the tensor cores read it) and forms A_lo·B_hi + A_hi·B_lo + A_hi·B_hi.
     fn mma(shape: MirrorMmaShape, c: &mut [[f64; 4]; 32], a: &[[[f64; 2]; 2]; 32], b: &[[f64; 4]; 32]) {
         let w = shape.width();
         let (mut am, mut bh, mut bl) = ([[[0.0; 8]; 16]; 2], [[0.0; 8]; 8], [[0.0; 8]; 8]);
@@ -245,9 +300,11 @@ mod tests {
                     match shape {
                         MirrorMmaShape::F64 => am[0][row][k] = x,
                         MirrorMmaShape::Tf32 => {
-                            let hi = tf32_round(x as f32);
+                            // (the high part truncated to tf32 as the kernel does)
+                            let hi = f32::from_bits((x as f32).to_bits() & 0xffff_e000);
                             am[0][row][k] = hi as f64;
-                            am[1][row][k] = tf32_round(x as f32 - hi) as f64;
+                            // (the rest, as the kernel passes it: the tensor cores read its leading tf32 bits)
+                            am[1][row][k] = f32::from_bits((x as f32 - hi).to_bits() & 0xffff_e000) as f64;
                         }
                     }
                 }
@@ -317,6 +374,40 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The tf32 kernel's block layout: every (element, column) of a step has its own value; lane 4·g + t finds
+    /// A(g, t), A(g + 8, t), A(g, t + 4), A(g + 8, t + 4) in its four; each quarter-warp's 16-byte reads meet
+    /// 8 different 16-byte words modulo 8 (no bank conflict); the 32 elements of a group writing one column (two
+    /// halves, 128 values apart) meet 16 banks (2-way at most).
+    #[test]
+    fn the_tf32_blocks_hold_each_lanes_fragment_in_one_word() {
+        let mut seen = [false; TF32_BLOCK_VALUES];
+        for el in 0..16 {
+            for c in 0..8 {
+                let at = tf32_value_at(el, c);
+                assert!(at < TF32_BLOCK_VALUES && !seen[at], "element {el} column {c}: value {at} taken");
+                seen[at] = true;
+            }
+        }
+        for lane in 0..LANES {
+            let (g, t) = (lane / 4, lane % 4);
+            let p = tf32_lane_position(lane);
+            let want = [(g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)].map(|(el, c)| tf32_value_at(el, c));
+            assert_eq!(want, [4 * p, 4 * p + 1, 4 * p + 2, 4 * p + 3], "lane {lane}");
+        }
+        for quarter in 0..4 {
+            let mut words: Vec<usize> = (8 * quarter..8 * quarter + 8).map(|l| tf32_lane_position(l) % 8).collect();
+            words.sort_unstable();
+            assert_eq!(words, (0..8).collect::<Vec<_>>(), "quarter-warp {quarter}");
+        }
+        for c in 0..8 {
+            let mut per_bank = [0usize; 32];
+            for e in 0..32 {
+                per_bank[((e >> 4) * TF32_BLOCK_VALUES + tf32_value_at(e & 15, c)) % 32] += 1;
+            }
+            assert!(per_bank.iter().all(|&n| n <= 2), "column {c}: {per_bank:?}");
         }
     }
 

@@ -290,16 +290,25 @@ impl Geometry {
             // B in registers, the output stored from them
             Partition::Mma16Regs => 0,
             // the folded inputs (four per flux-first variable and representative, two per shared field, the
-            // representatives padded to whole steps) and the face jumps, in the products' precision (f64 or the
-            // tf32 shape's f32), each column the group's elements and a few more (`mirror_mma_stride`)
+            // representatives padded to whole steps) and the face jumps: in f64 each column the group's elements and
+            // a few more (`mirror_mma_stride`); in f32 in the lanes' fragment order, the jumps folded
             Partition::MirrorMma { .. } => {
                 let slots = mirror_input_slots(law, variant.form);
                 let shape = crate::mirror_mma::MirrorMmaShape::of(variant.precision);
                 let layout = crate::mirror_mma::MirrorMmaLayout::at(self.nfp - 1, shape);
-                (slots * shape.width() * layout.sum_steps + nvars * nf)
-                    * mirror_mma_stride(self.volume_elements, shape)
-                    * shape.value_bytes()
-                    / bytes
+                match shape {
+                    // ([`crate::mirror_mma::Tf32Blocks`])
+                    crate::mirror_mma::MirrorMmaShape::Tf32 => {
+                        let (flux_first, shared) = mirror_folded_counts(law, variant.form);
+                        layout.tf32_blocks(flux_first, shared, nvars).bytes(self.volume_elements) / bytes
+                    }
+                    crate::mirror_mma::MirrorMmaShape::F64 => {
+                        (slots * shape.width() * layout.sum_steps + nvars * nf)
+                            * mirror_mma_stride(self.volume_elements)
+                            * shape.value_bytes()
+                            / bytes
+                    }
+                }
             }
             // the fluxes and jumps go to global memory, the products to the library
             Partition::Gemm => 0,
@@ -316,6 +325,15 @@ fn mirror_input_slots(law: &LawShape, form: VolumeForm) -> usize {
     match form {
         VolumeForm::Mixed => 4 * law.divergence_products - 2 * law.shared_gradients,
         _ => 4 * law.nvars,
+    }
+}
+
+/// The flux-first variables and the shared fields whose folded inputs the mirror kernels form
+/// ([`mirror_input_slots`]: four slots per flux-first variable, two per shared field).
+fn mirror_folded_counts(law: &LawShape, form: VolumeForm) -> (usize, usize) {
+    match form {
+        VolumeForm::Mixed => (law.divergence_products - law.shared_gradients, law.shared_gradients),
+        _ => (law.nvars, 0),
     }
 }
 
@@ -338,16 +356,12 @@ fn insert_folded_inputs(ctx: &mut tera::Context, plan: Option<&dg_ir::Divergence
     slots
 }
 
-/// The `mmamirror` kernels' stride between the folded columns of their local memory: with the f64 shape the group's
-/// elements and 4 more, so that the 16 lanes of a half-warp reading A(g, t) and A(g + 8, t) (4 columns t of 4
-/// elements g, 8-byte values) meet 16 different pairs of banks (8·t + 2·g); with the tf32 shape (4-byte values) the
-/// elements and 8 more, so that a warp's 32 lanes reading A(g, t) (4 columns t of 8 elements g) meet 32 different
-/// banks (24·t + g modulo 32, at 16 elements).
-pub fn mirror_mma_stride(group: usize, shape: crate::mirror_mma::MirrorMmaShape) -> usize {
-    match shape {
-        crate::mirror_mma::MirrorMmaShape::F64 => group + 4,
-        crate::mirror_mma::MirrorMmaShape::Tf32 => group + 8,
-    }
+/// The f64 `mmamirror` kernel's stride between the folded columns of its local memory (`rhs_mirror_mma.tera`): the
+/// group's elements and 4 more, so that the 16 lanes of a half-warp reading A(g, t) and A(g + 8, t) (4 columns t of 4
+/// elements g, 8-byte values) meet 16 different pairs of banks (8·t + 2·g). (The f32 kernel keeps its fragments in
+/// the lanes' order, [`crate::mirror_mma::Tf32Blocks`].)
+pub fn mirror_mma_stride(group: usize) -> usize {
+    group + 4
 }
 
 /// Tile partition: face nodes whose indices, face data and states a work item loads before it forms their jumps.
@@ -513,7 +527,7 @@ impl KernelSource {
 }
 
 /// The nodal triangle templates (`templates/nodal-tri/`), besides the common ones.
-pub const TEMPLATES: [(&str, &str); 17] = [
+pub const TEMPLATES: [(&str, &str); 18] = [
     ("sizes", include_str!("../../../templates/nodal-tri/sizes.tera")),
     ("matrices", include_str!("../../../templates/nodal-tri/matrices.tera")),
     ("face_jump", include_str!("../../../templates/nodal-tri/face_jump.tera")),
@@ -527,6 +541,7 @@ pub const TEMPLATES: [(&str, &str); 17] = [
     ("rhs_mma", include_str!("../../../templates/nodal-tri/rhs_mma.tera")),
     ("rhs_mma_regs", include_str!("../../../templates/nodal-tri/rhs_mma_regs.tera")),
     ("rhs_mirror_mma", include_str!("../../../templates/nodal-tri/rhs_mirror_mma.tera")),
+    ("rhs_mirror_tf32", include_str!("../../../templates/nodal-tri/rhs_mirror_tf32.tera")),
     ("gemm_flux", include_str!("../../../templates/nodal-tri/gemm_flux.tera")),
     ("source_node", include_str!("../../../templates/nodal-tri/source_node.tera")),
     ("source_at_node", include_str!("../../../templates/nodal-tri/source_at_node.tera")),
@@ -705,10 +720,11 @@ fn insert_mirror(
     Ok(())
 }
 
-/// The `mmamirror` kernels' context (`rhs_mirror_mma.tera`): the mirror pairs, the fragments' sections and steps
-/// ([`crate::mirror_mma::MirrorMmaLayout`]), the group's work items in the loads (`parts` per element) and the
-/// folded inputs per representative (four per flux-first variable, two per shared field; every variable flux-first
-/// without the mixed form's plan).
+/// The `mmamirror` kernels' context (`rhs_mirror_mma.tera` in f64, `rhs_mirror_tf32.tera` in f32): the mirror pairs,
+/// the fragments' sections and steps ([`crate::mirror_mma::MirrorMmaLayout`]), the group's work items in the loads
+/// (`parts` per element) and the folded inputs per representative (four per flux-first variable, two per shared
+/// field; every variable flux-first without the mixed form's plan); in f32 also the local memory's blocks
+/// ([`crate::mirror_mma::Tf32Blocks`]).
 fn insert_mirror_mma(
     ctx: &mut tera::Context,
     element: &ReferenceTriangle,
@@ -739,11 +755,7 @@ fn insert_mirror_mma(
     ctx.insert("face_reps", &layout.face_reps);
     ctx.insert("reps_padded", &(width * layout.sum_steps));
     ctx.insert("width", &width);
-    // (the products' precision: the f64 shape's, or the tf32 shape's f32 with its fragments as float4 per lane)
     let tf32 = shape == crate::mirror_mma::MirrorMmaShape::Tf32;
-    ctx.insert("tf32", &tf32);
-    ctx.insert("xt", if tf32 { "real" } else { "double" });
-    ctx.insert("ops_t", if tf32 { "float4" } else { "double" });
     ctx.insert("sum_steps", &layout.sum_steps);
     ctx.insert("diff_steps", &layout.diff_steps);
     ctx.insert("face_steps", &layout.face_steps);
@@ -759,7 +771,7 @@ fn insert_mirror_mma(
         _ => 0,
     };
     ctx.insert("min_groups", &min_groups);
-    ctx.insert("cs", &mirror_mma_stride(variant.group, shape));
+    ctx.insert("cs", &mirror_mma_stride(variant.group));
     ctx.insert("mirror_nodes", &mirror.nodes);
     ctx.insert("mirror_partners", &mirror.partners);
     // the face representatives' columns and mirrors, padded to whole steps with a valid column (its value unused)
@@ -771,6 +783,21 @@ fn insert_mirror_mma(
     ctx.insert("face_columns", &pad(&mirror.face_columns));
     ctx.insert("face_partners", &pad(&mirror.face_partners));
     insert_folded_inputs(ctx, plan, nv);
+    if tf32 {
+        // (`rhs_mirror_tf32.tera`: the group in halves of 16 elements; each work item's representatives and face
+        // representatives, the columns past them written zero in a loop of their own; the A fragments' blocks)
+        let (flux_first, shared) = plan.map_or((nv, 0), |plan| (plan.flux_first.len(), plan.gradients.len()));
+        let blocks = layout.tf32_blocks(flux_first, shared, nv);
+        ctx.insert("halves", &variant.group.div_ceil(16));
+        ctx.insert("reps_per", &layout.reps.div_ceil(parts));
+        ctx.insert("face_per", &layout.face_reps.div_ceil(parts));
+        ctx.insert("diff_cols", &(width * layout.diff_steps));
+        ctx.insert("ff_blocks", &blocks.ff_blocks);
+        ctx.insert("gw_base", &blocks.gw_base);
+        ctx.insert("gw_blocks", &blocks.gw_blocks);
+        ctx.insert("jump_base", &blocks.jump_base);
+        ctx.insert("blocks", &blocks.blocks);
+    }
     Ok(())
 }
 
@@ -981,6 +1008,7 @@ pub fn render_nodal_tri(
         Partition::Mirror { .. } => ("rhs_mirror", "rhs_mirror"),
         Partition::Mma | Partition::Mma16 => ("rhs_mma", "rhs_mma"),
         Partition::Mma16Regs => ("rhs_mma_regs", "rhs_mma_regs"),
+        Partition::MirrorMma { .. } if variant.precision == Precision::F32 => ("rhs_mirror_tf32", "rhs_mirror_tf32"),
         Partition::MirrorMma { .. } => ("rhs_mirror_mma", "rhs_mirror_mma"),
         Partition::Gemm => ("gemm_flux", "gemm_flux"),
     };
