@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Round 2 of the tf32 mirror kernel (rhs_mirror_tf32.tera): the shipped split (high part truncated, two instructions a
 # value) against a probe binary whose local memory holds both parts split once as stored (PROBE, built with the
-# pre-split edit described in docs/data/mirror-tf32-halves-h100-2026-12-07/README.md): registers, maxwell2d N = 8
+# pre-split edit, scripts/probe/mirror_tf32_presplit.patch): registers, maxwell2d N = 8
 # verification, benches of wg16 and wg32 beside balanced4, and Nsight Compute (pipes, stalls) of one stage launch of
 # the wg16 kernel and of balanced4.
 # Usage: DG=path/to/dg PROBE=path/to/probe-dg OUT=dir bash scripts/probe/mirror_tf32_round2.sh
