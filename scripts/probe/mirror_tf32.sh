@@ -12,6 +12,7 @@
 # verification and the planted bug (no tuning, no Nsight Compute).
 # Usage: DG=path/to/dg OUT=dir [PROBE=path/to/probe-dg] [BOUNDS="5 6"] [LEAN=1] bash scripts/probe/mirror_tf32.sh
 set -u
+. "$(dirname "$0")/mirror_probe_lib.sh"
 DG=${DG:?DG=path to the dg binary}; OUT=${OUT:-/tmp/mirror_tf32}
 R="$OUT/r"; mkdir -p "$R"; D="--device cuda:0"
 pack() { (cd "$OUT" && tar -czf results.tgz r db 2>/dev/null || tar -czf results.tgz r); }
@@ -23,11 +24,10 @@ for n in $ORDERS_PTXAS; do
   nvcc -arch=sm_90 -Xptxas -v -cubin -o /dev/null "$R/mm${n}_f32.cu" 2>&1 | grep -E "registers|spill" | tail -2 | tr '\n' ' ' | sed "s/^/N=$n: /" | tee -a "$R/ptxas.txt"; echo | tee -a "$R/ptxas.txt"
 done
 nvcc -arch=sm_90 -cubin -o "$R/mm8_f32.cubin" "$R/mm8_f32.cu" && cuobjdump -sass "$R/mm8_f32.cubin" > "$R/mm8_f32.sass" 2>&1
-echo "N=8 SASS: $(grep -c HMMA "$R/mm8_f32.sass") HMMA, $(grep -c 'LDS' "$R/mm8_f32.sass") LDS, $(grep -cE '^ +/\*[0-9a-f]+\*/' "$R/mm8_f32.sass") instructions" | tee -a "$R/ptxas.txt"
+sass_counts "N=8" "$R/mm8_f32.sass"
 pack
-"$DG" verify maxwell2d --order 1..8 --variant "$MM/f32/mixed" $D 2>&1 | tail -3 | tee -a "$R/check.txt"
+verify_maxwell "$MM/f32/mixed"
 pack
-bench() { "$DG" bench maxwell2d --orders "$1" --variant "$2" $D 2>&1 | grep -E "^ *[0-9] " | sed "s|^|$2 |" | tee -a "$R/bench.txt"; }
 bench 5..8 "$MM/f32/mixed"
 bench 8 balanced4/wg32/seq1/matrix-local/merged/tiled/f32/mixed
 [ "${LEAN:-0}" = 1 ] || bench 7 whole5b5/wg32/seq1/matrix-local/merged/tiled/f32/mixed
@@ -43,12 +43,7 @@ if [ -n "${PROBE:-}" ]; then
   pack
 fi
 JOBS=("maxwell2d 1..8 " "euler2d 1..5 " "acoustics2d 1..6 /mixed" "mhd2d 1..2 "); [ "${LEAN:-0}" = 1 ] && JOBS=("euler2d 1..5 ")
-for job in "${JOBS[@]}"; do
-  set -- $job
-  "$DG" verify "$1" --order "$2" --variant "$MM/f32${3:-}" $D 2>&1 | tail -2 | tee -a "$R/check.txt"
-done
-"$DG" verify maxwell2d --order 8 --variant "$MM/f32/mixed" $D --plant-bug skip-last-group > "$R/planted.txt" 2>&1
-echo "planted bug: exit $? (must be non-zero)" | tee -a "$R/check.txt"
+verify_laws "$MM" "${JOBS[@]}"
 pack
 [ "${LEAN:-0}" = 1 ] && { date -u | tee -a "$R/date"; exit 0; }
 DB=$OUT/db; mkdir -p "$DB"

@@ -1,0 +1,20 @@
+# Functions the mirror kernels' probe scripts share (sourced; the caller sets DG, D and R, the results folder).
+# The SASS counts of a listing, one line in ptxas.txt: sass_counts LABEL LISTING
+sass_counts() {
+  echo "$1 SASS: $(grep -c HMMA "$2") HMMA, $(grep -c 'LDS' "$2") LDS, $(grep -cE '^ +/\*[0-9a-f]+\*/' "$2") instructions" | tee -a "$R/ptxas.txt"
+}
+# maxwell2d's verification at N = 1..8, the last lines in check.txt: verify_maxwell SPEC
+verify_maxwell() { "$DG" verify maxwell2d --order 1..8 --variant "$1" $D 2>&1 | tail -3 | tee -a "$R/check.txt"; }
+# `dg bench` rows of maxwell2d, prefixed with the SPEC, in bench.txt: bench ORDERS SPEC
+bench() { "$DG" bench maxwell2d --orders "$1" --variant "$2" $D 2>&1 | grep -E "^ *[0-9] " | sed "s|^|$2 |" | tee -a "$R/bench.txt"; }
+# The other laws' verification of a group's f32 SPEC (PREFIX: the SPEC up to the precision), then the planted bug at
+# maxwell2d N = 8, in check.txt (its output in planted.txt): verify_laws PREFIX [JOB ...], each JOB "law orders [/form]"
+verify_laws() {
+  local prefix=$1; shift
+  for job in "$@"; do
+    set -- $job
+    "$DG" verify "$1" --order "$2" --variant "$prefix/f32${3:-}" $D 2>&1 | tail -2 | tee -a "$R/check.txt"
+  done
+  "$DG" verify maxwell2d --order 8 --variant "$prefix/f32/mixed" $D --plant-bug skip-last-group > "$R/planted.txt" 2>&1
+  echo "planted bug: exit $? (must be non-zero)" | tee -a "$R/check.txt"
+}
