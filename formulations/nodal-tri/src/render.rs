@@ -317,19 +317,21 @@ impl Geometry {
     }
 }
 
-/// The mirror tiles' folded inputs per representative (`rhs_mirror.tera` and `rhs_mirror_mma.tera`): four per
-/// flux-first variable (the sums and differences of a = gr + gs and b = gr − gs), two per shared field (its sums and
-/// differences); every variable flux-first outside the mixed form. [`insert_folded_inputs`] writes the same count from
-/// the law's plan.
-fn mirror_input_slots(law: &LawShape, form: VolumeForm) -> usize {
-    match form {
-        VolumeForm::Mixed => 4 * law.divergence_products - 2 * law.shared_gradients,
-        _ => 4 * law.nvars,
-    }
+/// The mirror tiles' folded inputs per representative (`rhs_mirror.tera`, `rhs_mirror_mma.tera`,
+/// `rhs_mirror_tf32.tera`) for `flux_first` flux-first variables and `shared` shared fields: four per flux-first
+/// variable (the sums and differences of a = gr + gs and b = gr − gs), two per shared field (its sums and differences).
+fn folded_slots(flux_first: usize, shared: usize) -> usize {
+    4 * flux_first + 2 * shared
 }
 
-/// The flux-first variables and the shared fields whose folded inputs the mirror kernels form
-/// ([`mirror_input_slots`]: four slots per flux-first variable, two per shared field).
+/// [`folded_slots`] from the law's shape: every variable flux-first outside the mixed form.
+fn mirror_input_slots(law: &LawShape, form: VolumeForm) -> usize {
+    let (flux_first, shared) = mirror_folded_counts(law, form);
+    folded_slots(flux_first, shared)
+}
+
+/// The flux-first variables and the shared fields whose folded inputs the mirror kernels form, from the law's shape
+/// ([`insert_folded_inputs`] finds the same counts in the law's plan).
 fn mirror_folded_counts(law: &LawShape, form: VolumeForm) -> (usize, usize) {
     match form {
         VolumeForm::Mixed => (law.divergence_products - law.shared_gradients, law.shared_gradients),
@@ -339,13 +341,14 @@ fn mirror_folded_counts(law: &LawShape, form: VolumeForm) -> (usize, usize) {
 
 /// The mirror kernels' folded inputs in their templates' terms: `ff` (the flux-first variables: every variable without
 /// the mixed form's plan), `gbase` (the shared fields' first slot, after four per flux-first variable), `slots` (all of
-/// them, [`mirror_input_slots`]), and with no plan, empty `gw` and `shared`.
-fn insert_folded_inputs(ctx: &mut tera::Context, plan: Option<&dg_ir::DivergencePlan>, nv: usize) -> usize {
+/// them, [`folded_slots`]), and with no plan, empty `gw` and `shared`. Returns the flux-first variables' and the shared
+/// fields' counts.
+fn insert_folded_inputs(ctx: &mut tera::Context, plan: Option<&dg_ir::DivergencePlan>, nv: usize) -> (usize, usize) {
     let (ff, ngw): (Vec<usize>, usize) = match plan {
         Some(plan) => (plan.flux_first.clone(), plan.gradients.len()),
         None => ((0..nv).collect(), 0),
     };
-    let slots = 4 * ff.len() + 2 * ngw;
+    let slots = folded_slots(ff.len(), ngw);
     ctx.insert("ff", &ff);
     ctx.insert("gbase", &(4 * ff.len()));
     ctx.insert("slots", &slots);
@@ -353,7 +356,7 @@ fn insert_folded_inputs(ctx: &mut tera::Context, plan: Option<&dg_ir::Divergence
         ctx.insert("gw", &Vec::<usize>::new());
         ctx.insert("shared", &Vec::<usize>::new());
     }
-    slots
+    (ff.len(), ngw)
 }
 
 /// The f64 `mmamirror` kernel's stride between the folded columns of its local memory (`rhs_mirror_mma.tera`): the
@@ -664,7 +667,8 @@ fn insert_mirror(
     ctx.insert("mirror_partners", &mirror.partners);
     ctx.insert("face_columns", &mirror.face_columns);
     ctx.insert("face_partners", &mirror.face_partners);
-    let slots = insert_folded_inputs(ctx, plan, nv);
+    let (flux_first, shared) = insert_folded_inputs(ctx, plan, nv);
+    let slots = folded_slots(flux_first, shared);
     let nf = 3 * geometry.nfp;
     // (staged: the jumps are formed in the neighbours' face states, so the scratch holds a chunk alone)
     ctx.insert("staged", &staged);
@@ -747,15 +751,22 @@ fn insert_mirror_mma(
     ctx.insert("threads", &threads);
     let parts = threads / variant.group;
     ctx.insert("parts", &parts);
-    // the representatives (whole steps) and face nodes each work item takes in the loads
-    ctx.insert("reps_per", &(width * layout.sum_steps).div_ceil(parts));
-    ctx.insert("face_per", &(3 * element.nfp).div_ceil(parts));
+    let tf32 = shape == crate::mirror_mma::MirrorMmaShape::Tf32;
+    // the representatives and face nodes each work item takes in the loads: in f64 whole steps of representatives and
+    // the face nodes; in f32 the representatives and the face representatives (`rhs_mirror_tf32.tera` writes the
+    // columns past them zero in loops of their own)
+    let (reps_per, face_per) = if tf32 {
+        (layout.reps.div_ceil(parts), layout.face_reps.div_ceil(parts))
+    } else {
+        ((width * layout.sum_steps).div_ceil(parts), (3 * element.nfp).div_ceil(parts))
+    };
+    ctx.insert("reps_per", &reps_per);
+    ctx.insert("face_per", &face_per);
     ctx.insert("reps", &layout.reps);
     ctx.insert("pairs", &layout.pairs);
     ctx.insert("face_reps", &layout.face_reps);
     ctx.insert("reps_padded", &(width * layout.sum_steps));
     ctx.insert("width", &width);
-    let tf32 = shape == crate::mirror_mma::MirrorMmaShape::Tf32;
     ctx.insert("sum_steps", &layout.sum_steps);
     ctx.insert("diff_steps", &layout.diff_steps);
     ctx.insert("face_steps", &layout.face_steps);
@@ -782,15 +793,11 @@ fn insert_mirror_mma(
     };
     ctx.insert("face_columns", &pad(&mirror.face_columns));
     ctx.insert("face_partners", &pad(&mirror.face_partners));
-    insert_folded_inputs(ctx, plan, nv);
+    let (flux_first, shared) = insert_folded_inputs(ctx, plan, nv);
     if tf32 {
-        // (`rhs_mirror_tf32.tera`: the group in halves of 16 elements; each work item's representatives and face
-        // representatives, the columns past them written zero in a loop of their own; the A fragments' blocks)
-        let (flux_first, shared) = plan.map_or((nv, 0), |plan| (plan.flux_first.len(), plan.gradients.len()));
+        // (`rhs_mirror_tf32.tera`: the group in halves of 16 elements; the A fragments' blocks)
         let blocks = layout.tf32_blocks(flux_first, shared, nv);
         ctx.insert("halves", &variant.group.div_ceil(16));
-        ctx.insert("reps_per", &layout.reps.div_ceil(parts));
-        ctx.insert("face_per", &layout.face_reps.div_ceil(parts));
         ctx.insert("diff_cols", &(width * layout.diff_steps));
         ctx.insert("ff_blocks", &blocks.ff_blocks);
         ctx.insert("gw_base", &blocks.gw_base);
