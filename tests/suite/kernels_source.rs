@@ -271,9 +271,9 @@ fn mma16r_forms_b_in_registers_from_sectioned_operator_columns() {
 
 /// The mirror tiles' products on the tensor cores (`mmamirror`, CUDA-only, so verified on a GPU, not in CI): f64 on
 /// `m16n8k4.f64` (compute capability 9.0), f32 as three `m16n8k8.tf32` products (compute capability 8.0), wg16 (f32
-/// also wg32, two halves of 16), field-local, merged, tiled, seq1, flux-first or mixed; one warp per tile of 8
-/// symmetric folded rows; its local array (f64 columns, or f32 in the lanes' fragment order) the size the rules
-/// checked; too large for a nine-variable law at N = 8; OpenCL refused; in the tuner's f64 list (flux-first and mixed;
+/// also wg32, two halves of 16), field-local, merged, tiled, seq1, flux-first or mixed; f64 one warp per tile of 8
+/// symmetric folded rows, f32 one per two tiles of one kind; its local array (f64 columns, or f32 in the lanes'
+/// fragment order and the results) the size the rules checked; too large for a nine-variable law at N = 8; OpenCL refused; in the tuner's f64 list (flux-first and mixed;
 /// f32 on request).
 #[test]
 fn mmamirror_runs_the_folded_products_on_the_tensor_cores() {
@@ -375,11 +375,18 @@ fn mmamirror_runs_the_folded_products_on_the_tensor_cores() {
                 assert_eq!(values * 8, checked, "{spec} N={order}");
             } else {
                 // s_x: f32 blocks of 128 values per half of 16 elements (maxwell2d mixed: one flux-first variable,
-                // one shared field, three variables' folded jumps), the bytes the rules checked; the lanes'
-                // positions as `mirror_mma::tf32_lane_position` computes them; no cvt (two instructions a split)
-                let values = layout.tf32_blocks(1, 1, 3).blocks * (group / 16) * 128;
+                // one shared field, three variables' folded jumps) and one half's results (three variables' rows of
+                // both kinds, whole pairs of tiles, 20 values a row, written over the half's inputs): each half the
+                // larger in whole blocks; the bytes the rules checked; the lanes' positions as
+                // `mirror_mma::tf32_lane_position` computes them; no cvt (two instructions a split); the instruction
+                // written once (in its macro)
+                let inputs = layout.tf32_blocks(1, 1, 3).blocks;
+                let tiles = |rows: usize| rows.div_ceil(16) * 2;
+                let results = (3 * 8 * (tiles(layout.reps) + tiles(layout.pairs)) * 20).div_ceil(128);
+                let values = inputs.max(results) * (group / 16) * 128;
                 assert!(source.contains(&format!("float s_x[{values}];")), "{spec} N={order}");
                 assert_eq!(values * 4, checked, "{spec} N={order}");
+                assert_eq!(source.matches("mma.sync.aligned.m16n8k8").count(), 1, "{spec} N={order}");
                 assert!(source
                     .contains("#define XPOS(g_, t_) (8 * ((g_) >> 1) + ((4 * ((g_) & 1) + ((g_) >> 1) + (t_)) & 7))"));
                 assert!(!source.contains("cvt.rna.tf32.f32 %0"), "{spec} N={order}");

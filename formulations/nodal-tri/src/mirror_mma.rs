@@ -8,9 +8,11 @@
 //! 8 (its B operand, from this buffer: lane l holds B(t, g), and with the tf32 shape B(t + 4, g), the operator's
 //! folded row 8·tile + g at folded columns w·step + t and w·step + t + 4) and the accumulators hold C(g, 2t),
 //! C(g, 2t + 1), C(g + 8, 2t), C(g + 8, 2t + 1) (elements g and g + 8, folded rows 8·tile + 2t and 8·tile + 2t + 1),
-//! w being the shape's step width (4 or 8 folded columns). A warp owns one row tile of the symmetric rows and the
-//! same tile of the antisymmetric rows, so that it writes y_i = sym + anti and y_P(i) = sym − anti from its own
-//! registers.
+//! w being the shape's step width (4 or 8 folded columns). With the f64 shape a warp owns one row tile of the
+//! symmetric rows and the same tile of the antisymmetric rows, so that it writes y_i = sym + anti and y_P(i) = sym −
+//! anti from its own registers; with the tf32 shape a warp owns [`TF32_TILES_PER_WARP`] tiles of one kind (the
+//! symmetric rows' warps first), so that it splits each A fragment it reads once for all of them, and the group
+//! combines sym and anti through local memory ([`tf32_result_values`]).
 //!
 //! Four sections, each `[tile][step][lane][value]`: the volume operator's symmetric rows (negated: the right-hand
 //! side is −∇·F), its antisymmetric rows, the lift's symmetric rows, its antisymmetric rows. A volume step below
@@ -90,11 +92,21 @@ pub struct MirrorMmaLayout {
     pub diff_steps: usize,
     /// Lift steps: ⌈face reps / w⌉.
     pub face_steps: usize,
-    /// Tiles of 8 symmetric rows: ⌈reps / 8⌉ (one warp each).
+    /// Tiles of 8 symmetric rows: ⌈reps / 8⌉ (f64: one warp each), with the tf32 shape rounded up to whole
+    /// [`TF32_TILES_PER_WARP`] (the tiles past the rows zero).
     pub sym_tiles: usize,
-    /// Tiles of 8 antisymmetric rows: ⌈pairs / 8⌉ (the first warps').
+    /// Tiles of 8 antisymmetric rows: ⌈pairs / 8⌉ (f64: the first warps'), with the tf32 shape rounded up as
+    /// `sym_tiles`.
     pub anti_tiles: usize,
 }
+
+/// Row tiles of one kind a warp of the tf32 kernel multiplies (`rhs_mirror_tf32.tera`): each A fragment it reads is
+/// split once for all of them.
+pub const TF32_TILES_PER_WARP: usize = 2;
+
+/// Values a row takes in the tf32 kernel's results (its 16 elements and 4 more, so that the 32 lanes writing one
+/// accumulator meet 32 banks: lane 4·g + t's row 2·t apart from lane g's, 40·t ≡ 8·t modulo 32).
+pub const TF32_RESULT_STRIDE: usize = 20;
 
 impl MirrorMmaLayout {
     /// The layout at order `order` for the instruction `shape`.
@@ -103,6 +115,10 @@ impl MirrorMmaLayout {
         let pairs = reps - Mirror::fixed_nodes(order);
         let face_reps = Mirror::face_reps_at(order);
         let w = shape.width();
+        let tiles = |rows: usize| match shape {
+            MirrorMmaShape::F64 => rows.div_ceil(8),
+            MirrorMmaShape::Tf32 => rows.div_ceil(8).next_multiple_of(TF32_TILES_PER_WARP),
+        };
         Self {
             shape,
             reps,
@@ -111,14 +127,23 @@ impl MirrorMmaLayout {
             sum_steps: reps.div_ceil(w),
             diff_steps: pairs.div_ceil(w),
             face_steps: face_reps.div_ceil(w),
-            sym_tiles: reps.div_ceil(8),
-            anti_tiles: pairs.div_ceil(8),
+            sym_tiles: tiles(reps),
+            anti_tiles: tiles(pairs),
         }
     }
 
-    /// Warps per group: one per tile of symmetric rows.
+    /// Warps per group: f64 one per tile of symmetric rows; tf32 [`TF32_TILES_PER_WARP`] tiles each, the
+    /// symmetric rows' ([`MirrorMmaLayout::sym_warps`]), then the antisymmetric rows'.
     pub fn warps(&self) -> usize {
-        self.sym_tiles
+        match self.shape {
+            MirrorMmaShape::F64 => self.sym_tiles,
+            MirrorMmaShape::Tf32 => (self.sym_tiles + self.anti_tiles) / TF32_TILES_PER_WARP,
+        }
+    }
+
+    /// The tf32 kernel's warps of symmetric rows (the first ones).
+    pub fn sym_warps(&self) -> usize {
+        self.sym_tiles / TF32_TILES_PER_WARP
     }
 
     /// Volume steps of a tile: the sums', then the differences'.
@@ -224,10 +249,23 @@ pub fn tf32_value_at(el: usize, c: usize) -> usize {
     4 * tf32_lane_position(4 * (el & 7) + (c & 3)) + (el >> 3) + 2 * ((c >> 2) & 1)
 }
 
+/// Values of the tf32 kernel's results for one half of 16 elements and `nv` variables: the symmetric rows'
+/// accumulators (`[variable][row][element]`, [`TF32_RESULT_STRIDE`] values a row), then the antisymmetric rows', in
+/// the half's blocks ([`Tf32Blocks::half_blocks`]).
+pub fn tf32_result_values(layout: &MirrorMmaLayout, nv: usize) -> usize {
+    nv * 8 * (layout.sym_tiles + layout.anti_tiles) * TF32_RESULT_STRIDE
+}
+
 impl Tf32Blocks {
-    /// Bytes of local memory for a group of `group` elements (whole halves of 16).
-    pub fn bytes(&self, group: usize) -> usize {
-        self.blocks * group.div_ceil(16) * TF32_BLOCK_VALUES * 4
+    /// Blocks a half takes in local memory: its A fragments' or its results' (`results` values,
+    /// [`tf32_result_values`], written over its inputs once its products are done), whichever are more.
+    pub fn half_blocks(&self, results: usize) -> usize {
+        self.blocks.max(results.div_ceil(TF32_BLOCK_VALUES))
+    }
+
+    /// Bytes of local memory for a group of `group` elements (whole halves of 16, [`Tf32Blocks::half_blocks`] each).
+    pub fn bytes(&self, group: usize, results: usize) -> usize {
+        4 * self.half_blocks(results) * group.div_ceil(16) * TF32_BLOCK_VALUES
     }
 }
 
@@ -448,7 +486,9 @@ mod tests {
             }
         };
         let mut got = vec![vec![f64::NAN; np]; 16];
-        for wp in 0..layout.warps() {
+        // (tile by tile: the symmetric rows' tile and the antisymmetric rows' of the same rows, whichever warps
+        // multiply them)
+        for wp in 0..layout.sym_tiles {
             let has_anti = wp < layout.anti_tiles;
             let (mut sym, mut anti) = ([[0.0; 4]; 32], [[0.0; 4]; 32]);
             for (sec, steps) in [(0, layout.volume_steps()), (1, layout.face_steps)] {

@@ -300,7 +300,8 @@ impl Geometry {
                     // ([`crate::mirror_mma::Tf32Blocks`])
                     crate::mirror_mma::MirrorMmaShape::Tf32 => {
                         let (flux_first, shared) = mirror_folded_counts(law, variant.form);
-                        layout.tf32_blocks(flux_first, shared, nvars).bytes(self.volume_elements) / bytes
+                        let results = crate::mirror_mma::tf32_result_values(&layout, nvars);
+                        layout.tf32_blocks(flux_first, shared, nvars).bytes(self.volume_elements, results) / bytes
                     }
                     crate::mirror_mma::MirrorMmaShape::F64 => {
                         (slots * shape.width() * layout.sum_steps + nvars * nf)
@@ -797,7 +798,16 @@ fn insert_mirror_mma(
     if tf32 {
         // (`rhs_mirror_tf32.tera`: the group in halves of 16 elements; the A fragments' blocks)
         let blocks = layout.tf32_blocks(flux_first, shared, nv);
-        ctx.insert("halves", &variant.group.div_ceil(16));
+        let results = crate::mirror_mma::tf32_result_values(&layout, nv);
+        // (each half's results over its inputs: its blocks hold the larger)
+        let halves = variant.group.div_ceil(16);
+        ctx.insert("x_values", &(blocks.half_blocks(results) * halves * crate::mirror_mma::TF32_BLOCK_VALUES));
+        ctx.insert("tpw", &crate::mirror_mma::TF32_TILES_PER_WARP);
+        ctx.insert("sym_warps", &layout.sym_warps());
+        ctx.insert("sym_rows", &(8 * layout.sym_tiles));
+        ctx.insert("anti_rows", &(8 * layout.anti_tiles));
+        ctx.insert("ystride", &crate::mirror_mma::TF32_RESULT_STRIDE);
+        ctx.insert("halves", &halves);
         ctx.insert("diff_cols", &(width * layout.diff_steps));
         ctx.insert("ff_blocks", &blocks.ff_blocks);
         ctx.insert("gw_base", &blocks.gw_base);
