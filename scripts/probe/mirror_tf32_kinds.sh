@@ -51,7 +51,7 @@ if [ -n "${ALT:-}" ]; then
 fi
 if [ "${NCU:-0}" = 1 ]; then
   for v in "$M16/f32/mixed:mmamirror" "$B4:mirror"; do
-    timeout 150 ncu --launch-skip 10 --launch-count 1 -k "regex:^${v##*:}$" --section SpeedOfLight --section Occupancy \
+    timeout 150 ncu --launch-skip 10 --launch-count 1 -k "regex:${v##*:}" --section SpeedOfLight --section Occupancy \
       --section LaunchStats --metrics smsp__inst_executed.sum,smsp__cycles_active.avg,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active \
       "$DG" bench maxwell2d --orders 8 --variant "${v%:*}" $D > "$R/ncu_${v##*:}.txt" 2>&1
     echo "${v%:*}: $(grep -E 'smsp__inst_executed.sum|Duration|Achieved Occupancy|Registers Per|pipe_tensor|pipe_fma' "$R/ncu_${v##*:}.txt" | awk '{$1=$1; print}' | tr '\n' ';')" | tee -a "$R/ncu.txt"
