@@ -18,3 +18,13 @@ verify_laws() {
   "$DG" verify maxwell2d --order 8 --variant "$prefix/f32/mixed" $D --plant-bug skip-last-group > "$R/planted.txt" 2>&1
   echo "planted bug: exit $? (must be non-zero)" | tee -a "$R/check.txt"
 }
+# The results folder R under OUT, the device option D, the device and the start time in date: probe_start
+probe_start() {
+  R="$OUT/r"; mkdir -p "$R"; D="--device cuda:0"
+  { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u; } | tee -a "$R/date"
+}
+# The results folder packed into one file (the device returns few files): pack
+pack() { (cd "$OUT" && tar -czf results.tgz r); }
+# The tf32 mirror kernel's SPECs up to the precision, in groups of 16 and of 32
+M16=mmamirror/wg16/seq1/field-local/merged/tiled
+M32=mmamirror/wg32/seq1/field-local/merged/tiled

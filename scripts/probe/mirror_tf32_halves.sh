@@ -11,11 +11,7 @@
 set -u
 . "$(dirname "$0")/mirror_probe_lib.sh"
 DG=${DG:?DG=path to the dg binary}; OUT=${OUT:-/tmp/mirror_tf32_halves}
-R="$OUT/r"; mkdir -p "$R"; D="--device cuda:0"
-pack() { (cd "$OUT" && tar -czf results.tgz r); }
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u; } | tee -a "$R/date"
-M32=mmamirror/wg32/seq1/field-local/merged/tiled
-M16=mmamirror/wg16/seq1/field-local/merged/tiled
+probe_start
 # MAIN: the group the verification, the other laws, the planted bug and the launch bounds take
 MAIN=${MAIN:-$M16}
 for n in 5 6 7 8; do

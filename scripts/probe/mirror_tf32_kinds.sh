@@ -14,11 +14,7 @@
 set -u
 . "$(dirname "$0")/mirror_probe_lib.sh"
 DG=${DG:?DG=path to the dg binary}; OUT=${OUT:-/tmp/mirror_tf32_kinds}
-R="$OUT/r"; mkdir -p "$R"; D="--device cuda:0"
-pack() { (cd "$OUT" && tar -czf results.tgz r); }
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u; } | tee -a "$R/date"
-M16=mmamirror/wg16/seq1/field-local/merged/tiled
-M32=mmamirror/wg32/seq1/field-local/merged/tiled
+probe_start
 B4=balanced4/wg32/seq1/matrix-local/merged/tiled/f32/mixed
 verify_maxwell "$M16/f32/mixed"
 pack
