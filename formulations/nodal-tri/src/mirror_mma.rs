@@ -263,9 +263,15 @@ impl Tf32Blocks {
         self.blocks.max(results.div_ceil(TF32_BLOCK_VALUES))
     }
 
-    /// Bytes of local memory for a group of `group` elements (whole halves of 16, [`Tf32Blocks::half_blocks`] each).
+    /// f32 values of local memory for a group of `group` elements (whole halves of 16, [`Tf32Blocks::half_blocks`]
+    /// each).
+    pub fn values(&self, group: usize, results: usize) -> usize {
+        self.half_blocks(results) * group.div_ceil(16) * TF32_BLOCK_VALUES
+    }
+
+    /// Bytes of local memory for a group of `group` elements ([`Tf32Blocks::values`], 4 bytes each).
     pub fn bytes(&self, group: usize, results: usize) -> usize {
-        4 * self.half_blocks(results) * group.div_ceil(16) * TF32_BLOCK_VALUES
+        4 * self.values(group, results)
     }
 }
 

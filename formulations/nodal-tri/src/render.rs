@@ -800,14 +800,13 @@ fn insert_mirror_mma(
         let blocks = layout.tf32_blocks(flux_first, shared, nv);
         let results = crate::mirror_mma::tf32_result_values(&layout, nv);
         // (each half's results over its inputs: its blocks hold the larger)
-        let halves = variant.group.div_ceil(16);
-        ctx.insert("x_values", &(blocks.half_blocks(results) * halves * crate::mirror_mma::TF32_BLOCK_VALUES));
+        ctx.insert("x_values", &blocks.values(variant.group, results));
         ctx.insert("tpw", &crate::mirror_mma::TF32_TILES_PER_WARP);
         ctx.insert("sym_warps", &layout.sym_warps());
         ctx.insert("sym_rows", &(8 * layout.sym_tiles));
         ctx.insert("anti_rows", &(8 * layout.anti_tiles));
         ctx.insert("ystride", &crate::mirror_mma::TF32_RESULT_STRIDE);
-        ctx.insert("halves", &halves);
+        ctx.insert("halves", &variant.group.div_ceil(16));
         ctx.insert("diff_cols", &(width * layout.diff_steps));
         ctx.insert("ff_blocks", &blocks.ff_blocks);
         ctx.insert("gw_base", &blocks.gw_base);
