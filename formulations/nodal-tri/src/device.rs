@@ -36,7 +36,8 @@ struct Buffers {
     /// [−Dr −Ds LIFT] in tensor-core fragment order (the mma kernels).
     mma_a: BufferId,
     /// The folded operators in the tensor cores' fragments, in the products' precision: f64 for the f64 shape, the
-    /// tf32 shape's split parts as f32 (the `mmamirror` kernels; [`crate::mirror_mma::mirror_mma_fragments`]).
+    /// tf32 shape's values as f32, split by the kernel (the `mmamirror` kernels;
+    /// [`crate::mirror_mma::mirror_mma_fragments`]).
     mirror_mma: BufferId,
     /// The GEMM partition's operator [−Dr −Ds LIFT], row-major (its transpose column-major) and its operand B
     /// (contravariant fluxes and face jumps of every element); `None` for the other partitions.
@@ -493,7 +494,7 @@ impl<T: Real> DeviceOperator<T> {
         )?;
         let mma_a = upload_real(device, mma_fragments(el, source.geometry.mma_shape, source.geometry.mma_sections))?;
         // (the `mmamirror` kernels' fragments in their products' precision: f64 for the f64 shape, the tf32 shape's
-        // split parts as f32; one value without the symmetry)
+        // values as f32; one value without the symmetry)
         let mirror_mma = {
             let shape = crate::mirror_mma::MirrorMmaShape::of(dg_runtime::formulation::precision_of::<T>());
             let values = crate::mirror_mma::mirror_mma_fragments(el, shape).unwrap_or_else(|_| vec![0.0]);

@@ -19,12 +19,11 @@
 //! [`MirrorMmaLayout::sum_steps`] reads the representatives' sums (folded columns w·step + t < reps), a later one
 //! the pairs' differences (column `reps` + w·(step − sum_steps) + t, for w·(step − sum_steps) + t < pairs); a lift
 //! step the face representatives (w·step + t < face reps). Entries past a section's rows or columns are zero. A
-//! lane's values: one f64 (f64 shape); B(t, g) and B(t + 4, g) rounded to tf32, then what each leaves, rounded to
-//! tf32 (tf32 shape: four values, one 16-byte load).
+//! lane's values: one f64 (f64 shape); B(t, g) and B(t + 4, g) rounded to f32 (tf32 shape: two values, one 8-byte
+//! load; the kernel splits each into its high tf32 part and the rest, as it splits A).
 
 use crate::mirror::{Mirror, MirrorError};
 use crate::variant::Precision;
-use dg_codegen::tensor_cores::tf32_split;
 use dg_core::triangle::ReferenceTriangle;
 
 /// Lanes of a warp.
@@ -35,9 +34,9 @@ const LANES: usize = 32;
 pub enum MirrorMmaShape {
     /// f64: `mma.m16n8k4.f64` (compute capability 9.0), 4 folded columns a step, one value per lane.
     F64,
-    /// f32: `mma.m16n8k8.tf32` three times (A_lo·B_hi + A_hi·B_lo + A_hi·B_hi, each part rounded to tf32, which
-    /// keeps f32 accuracy; compute capability 8.0), 8 folded columns a step, four values per lane (the high parts of
-    /// B(t, g) and B(t + 4, g), then their low parts).
+    /// f32: `mma.m16n8k8.tf32` three times (A_lo·B_hi + A_hi·B_lo + A_hi·B_hi, the high parts truncated to tf32,
+    /// which keeps f32 accuracy; compute capability 8.0), 8 folded columns a step, two values per lane (B(t, g) and
+    /// B(t + 4, g) in f32, which the kernel splits as it splits A).
     Tf32,
 }
 
@@ -62,7 +61,7 @@ impl MirrorMmaShape {
     pub fn lane_values(self) -> usize {
         match self {
             Self::F64 => 1,
-            Self::Tf32 => 4,
+            Self::Tf32 => 2,
         }
     }
 
@@ -306,10 +305,7 @@ pub fn mirror_mma_fragments(element: &ReferenceTriangle, shape: MirrorMmaShape) 
                     };
                     match shape {
                         MirrorMmaShape::F64 => out.push(entry(t)),
-                        MirrorMmaShape::Tf32 => {
-                            let ((h0, l0), (h1, l1)) = (tf32_split(entry(t)), tf32_split(entry(t + 4)));
-                            out.extend([h0, h1, l0, l1].map(f64::from));
-                        }
+                        MirrorMmaShape::Tf32 => out.extend([entry(t), entry(t + 4)].map(|x| x as f32 as f64)),
                     }
                 }
             }
@@ -328,12 +324,19 @@ mod tests {
         (0..m.nrows()).map(|i| (0..m.ncols()).map(|j| m[(i, j)] * x[j]).sum()).collect()
     }
 
+    /// A value in f32 split as the tf32 kernel splits its operands: the high part truncated to tf32, and the rest
+    /// (exact in f32) as the tensor cores read it, truncated to its leading tf32 bits.
+    fn split_as_kernel(x: f64) -> (f64, f64) {
+        let hi = f32::from_bits((x as f32).to_bits() & 0xffff_e000);
+        (hi as f64, f32::from_bits((x as f32 - hi).to_bits() & 0xffff_e000) as f64)
+    }
+
     /// One step of the kernel's product as the hardware defines it, lane by lane (g = l / 4, t = l % 4): A(g, k)
     /// and A(g + 8, k) of lane l's columns k (t, and with the tf32 shape t + 4; `a[l]`, f32 values for tf32), B(k,
     /// g) of the same columns (`b`, the buffer's values of lane l), C(g, 2t), C(g, 2t + 1), C(g + 8, 2t), C(g + 8,
-    /// 2t + 1) accumulated into `c[l]`. The tf32 shape splits each A value as the kernel does (its high part truncated
-    /// to tf32, the rest truncated as the tensor cores read it) and forms A_lo·B_hi + A_hi·B_lo + A_hi·B_hi.
-    fn mma(shape: MirrorMmaShape, c: &mut [[f64; 4]; 32], a: &[[[f64; 2]; 2]; 32], b: &[[f64; 4]; 32]) {
+    /// 2t + 1) accumulated into `c[l]`. The tf32 shape splits each A and B value as the kernel does
+    /// ([`split_as_kernel`]) and forms A_lo·B_hi + A_hi·B_lo + A_hi·B_hi.
+    fn mma(shape: MirrorMmaShape, c: &mut [[f64; 4]; 32], a: &[[[f64; 2]; 2]; 32], b: &[[f64; 2]; 32]) {
         let w = shape.width();
         let (mut am, mut bh, mut bl) = ([[[0.0; 8]; 16]; 2], [[0.0; 8]; 8], [[0.0; 8]; 8]);
         for l in 0..32 {
@@ -343,18 +346,12 @@ mod tests {
                     let x = a[l][half][h];
                     match shape {
                         MirrorMmaShape::F64 => am[0][row][k] = x,
-                        MirrorMmaShape::Tf32 => {
-                            // (the high part truncated to tf32 as the kernel does)
-                            let hi = f32::from_bits((x as f32).to_bits() & 0xffff_e000);
-                            am[0][row][k] = hi as f64;
-                            // (the rest, as the kernel passes it: the tensor cores read its leading tf32 bits)
-                            am[1][row][k] = f32::from_bits((x as f32 - hi).to_bits() & 0xffff_e000) as f64;
-                        }
+                        MirrorMmaShape::Tf32 => (am[0][row][k], am[1][row][k]) = split_as_kernel(x),
                     }
                 }
                 match shape {
                     MirrorMmaShape::F64 => bh[k][g] = b[l][0],
-                    MirrorMmaShape::Tf32 => (bh[k][g], bl[k][g]) = (b[l][half], b[l][2 + half]),
+                    MirrorMmaShape::Tf32 => (bh[k][g], bl[k][g]) = split_as_kernel(b[l][half]),
                 }
             }
         }
@@ -392,12 +389,8 @@ mod tests {
                     .find(|&i| (planted[i] - planted[i + lv]).abs() > 0.1)
                     .expect("two different entries");
                 planted.swap(i, i + lv);
-                // (the tf32 shape with its low parts zeroed: one tf32 product)
-                let coarse: Vec<f64> = frags
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &x)| if shape == MirrorMmaShape::Tf32 && i % 4 >= 2 { 0.0 } else { x })
-                    .collect();
+                // (the tf32 shape with B truncated to tf32: no low parts, one tf32 product)
+                let coarse: Vec<f64> = frags.iter().map(|&x| split_as_kernel(x).0).collect();
                 // (below N = 3 nearly every entry is exact in tf32: too few low parts to drop; from N = 3 one tf32
                 // product is 1.7e-3 … 1e-2 off, the split 6.5e-7 … 5.3e-6, most of it the inputs' rounding to f32)
                 let cases = [(&frags, "right"), (&planted, "planted"), (&coarse, "coarse")];
@@ -509,7 +502,7 @@ mod tests {
                             (_, false) => layout.sym_lift(),
                             (_, true) => layout.anti_lift(),
                         };
-                        let b: [[f64; 4]; 32] = std::array::from_fn(|l| {
+                        let b: [[f64; 2]; 32] = std::array::from_fn(|l| {
                             let at = base + (wp * steps + step) * layout.step_values() + l * lv;
                             std::array::from_fn(|v| if v < lv { frags[at + v] } else { 0.0 })
                         });
