@@ -273,8 +273,8 @@ fn mma16r_forms_b_in_registers_from_sectioned_operator_columns() {
 /// `m16n8k4.f64` (compute capability 9.0), f32 as three `m16n8k8.tf32` products (compute capability 8.0), wg16 (f32
 /// also wg32, two halves of 16), field-local, merged, tiled, seq1, flux-first or mixed; f64 one warp per tile of 8
 /// symmetric folded rows, f32 one per two tiles of one kind; its local array (f64 columns, or f32 in the lanes'
-/// fragment order and the results) the size the rules checked; too large for a nine-variable law at N = 8; OpenCL refused; in the tuner's f64 list (flux-first and mixed;
-/// f32 on request).
+/// fragment order and the results) the size the rules checked; too large for a nine-variable law at N = 8; OpenCL
+/// refused; in the tuner's f64 list (flux-first and mixed; f32 on request).
 #[test]
 fn mmamirror_runs_the_folded_products_on_the_tensor_cores() {
     let (linear, hopper) = (linear_law(), hopper());
