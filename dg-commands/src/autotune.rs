@@ -107,6 +107,9 @@ pub fn autotune_law(law: &dyn LawCommands, device: &mut dyn Device, run: &Autotu
                 entry.candidates.iter().filter(|c| !c.verified()).count(),
                 started.elapsed().as_secs_f64()
             );
+            if let Some(note) = kept_by_hysteresis(&entry, run.opts.hysteresis) {
+                println!("  {note}");
+            }
             if let (Some(c), Ok(cost)) = (ceilings.as_ref(), tuner.cost(&entry.winner)) {
                 if let Some(raw) = c.exceeded_by(cost.flops, cost.bytes, entry.median_s, double, cost.units) {
                     eprintln!("{}", ceiling_warning(&entry.winner, raw));
@@ -146,4 +149,61 @@ pub fn ceiling_warning(variant: &str, raw_percent: f64) -> String {
         "warning: {variant} reached {raw_percent:.1}% of the roofline of the measured ceilings: they were measured \
          too low (the figure is shown as 100%); re-measure them with `dg devices --measure`"
     )
+}
+
+/// What a tuning that kept the stored winner measured faster: the fastest verified candidate when it is not the
+/// winner (the stored winner stays unless the new fastest beats it by `hysteresis`, both timed now), as one line.
+fn kept_by_hysteresis(entry: &tuning_db::Entry, hysteresis: f64) -> Option<String> {
+    let fastest = entry
+        .candidates
+        .iter()
+        .filter(|c| c.verified())
+        .filter_map(|c| c.median_s.map(|t| (c, t)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+    (fastest.0.variant != entry.winner && fastest.1 < entry.median_s).then(|| {
+        format!(
+            "kept the stored winner: {} timed {:.4} ms, {:.1} % faster, under the {:.0} % hysteresis",
+            fastest.0.variant,
+            fastest.1 * 1e3,
+            100.0 * (1.0 - fastest.1 / entry.median_s),
+            100.0 * hysteresis
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kept_by_hysteresis;
+    use dg_runtime::tuning_db::{Candidate, Entry};
+    use dg_runtime::verify::VerifyOutcome;
+
+    fn candidate(variant: &str, passed: bool, seconds: f64) -> Candidate {
+        let check = VerifyOutcome::compared(variant.into(), if passed { 1e-9 } else { 1.0 }, 1e-6);
+        Candidate::checked(&check, Some((seconds, 0.01)), None)
+    }
+
+    fn entry(winner: &str, seconds: f64, candidates: Vec<Candidate>) -> Entry {
+        Entry {
+            winner: winner.into(),
+            median_s: seconds,
+            dofs: 1 << 24,
+            gflops: 1.0,
+            gbs: 1.0,
+            roofline_percent: None,
+            candidates,
+            date: "2026-12-07".into(),
+            driver: None,
+            strategy: "exhaustive".into(),
+        }
+    }
+
+    #[test]
+    fn a_faster_verified_candidate_than_the_kept_winner_is_reported() {
+        let c = vec![candidate("old", true, 82.2e-6), candidate("new", true, 80.4e-6), candidate("bad", false, 1e-6)];
+        let note = kept_by_hysteresis(&entry("old", 82.2e-6, c), 0.03).expect("a note");
+        assert!(note.contains("new timed 0.0804 ms, 2.2 % faster, under the 3 % hysteresis"), "{note}");
+        // the winner the fastest, or only a failed candidate faster: nothing to report
+        let c = vec![candidate("old", true, 82.2e-6), candidate("bad", false, 1e-6)];
+        assert_eq!(kept_by_hysteresis(&entry("old", 82.2e-6, c), 0.03), None);
+    }
 }

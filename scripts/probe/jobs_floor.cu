@@ -9,10 +9,13 @@
 // -DREAL=double: the same in f64 (dg's f64 minimum: every value 8 bytes, the links 4; the stand-in's multiply-adds on
 // the f64 FMA pipe, 33.3 TFLOP/s; checked to 1e-12 of the largest value).
 // Build: nvcc -O3 -arch=sm_90 -DN=8 -DTPE=4 -o floor scripts/probe/jobs_floor.cu; run: ./floor [dofs] [ceiling GB/s]
+// [each] (each launch timed by its own pair of events, the median, as dg times; default: 100 launches, one pair)
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include <algorithm>
+#include <string>
 #include <cuda_runtime.h>
 
 #ifndef N
@@ -131,6 +134,8 @@ int main(int argc, char** argv)
 {
     const long dofs = argc > 1 ? atol(argv[1]) : (1L << 24);
     const double ceiling = argc > 2 ? atof(argv[2]) : 4377.7;
+    /* "each": every launch timed by its own pair of events (dg's way); otherwise 100 launches between two events */
+    const bool each = argc > 3 && std::string(argv[3]) == "each";
     const int K = (int)(dofs / (NP * NV)), KP = (K + 31) / 32 * 32;
     const long fs = (long)NP * KP;
     unsigned seed = 12345u;
@@ -198,13 +203,30 @@ int main(int argc, char** argv)
     cudaEventCreate(&e1);
     for (int w = 0; w < 20; ++w) floor_rhs<<<blocks, BLOCK>>>(dq, dr, dg, dfg, dl, K, KP);
     const int reps = 100;
-    cudaEventRecord(e0);
-    for (int w = 0; w < reps; ++w) floor_rhs<<<blocks, BLOCK>>>(dq, dr, dg, dfg, dl, K, KP);
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
     float ms;
-    cudaEventElapsedTime(&ms, e0, e1);
-    ms /= reps;
+    if (each) {
+        /* as dg's timing does: a pair of events around every launch, all enqueued before the first is read; the
+           median of the launches' times */
+        std::vector<cudaEvent_t> ev(2 * reps);
+        for (auto& x : ev) cudaEventCreate(&x);
+        for (int w = 0; w < reps; ++w) {
+            cudaEventRecord(ev[2 * w]);
+            floor_rhs<<<blocks, BLOCK>>>(dq, dr, dg, dfg, dl, K, KP);
+            cudaEventRecord(ev[2 * w + 1]);
+        }
+        cudaEventSynchronize(ev[2 * reps - 1]);
+        std::vector<float> t(reps);
+        for (int w = 0; w < reps; ++w) cudaEventElapsedTime(&t[w], ev[2 * w], ev[2 * w + 1]);
+        std::sort(t.begin(), t.end());
+        ms = 0.5f * (t[reps / 2 - 1] + t[reps / 2]);
+    } else {
+        cudaEventRecord(e0);
+        for (int w = 0; w < reps; ++w) floor_rhs<<<blocks, BLOCK>>>(dq, dr, dg, dfg, dl, K, KP);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+        ms /= reps;
+    }
     /* dg's minimum bytes (formulations/nodal-tri/src/cost.rs): state in, rhs out, metric terms, face normals and
        scales, one link per face */
     const double bytes = (double)K * (2.0 * NV * NP * b + 4 * b + 9 * b + 3 * 4);
@@ -214,9 +236,9 @@ int main(int argc, char** argv)
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, floor_rhs, BLOCK, 0);
     /* the stand-in products' time on the FMA pipe at its measured ceiling in this precision */
     const double fma_ms = 2.0 * FMAS * NV * NP * (double)K / FMA_PEAK * 1e3;
-    printf("%s N=%d LAYOUT=%d TPE=%d STREAM=%d FMAS=%d block=%d K=%d regs=%d blocks/SM=%d | %.4f ms, minimum bytes %.1f MB at %.0f GB/s = "
+    printf("%s %s N=%d LAYOUT=%d TPE=%d STREAM=%d FMAS=%d block=%d K=%d regs=%d blocks/SM=%d | %.4f ms, minimum bytes %.1f MB at %.0f GB/s = "
            "%.1f %% of %.0f, multiply-adds alone %.4f ms at the pipe's peak | rel err %.2e, non-finite %ld\n",
-           F64 ? "f64" : "f32", N, LAYOUT, TPE, STREAM, FMAS, BLOCK, K, fa.numRegs, occ, ms, bytes * 1e-6, bytes / ms * 1e-6,
+           F64 ? "f64" : "f32", each ? "each" : "batch", N, LAYOUT, TPE, STREAM, FMAS, BLOCK, K, fa.numRegs, occ, ms, bytes * 1e-6, bytes / ms * 1e-6,
            bytes / ms * 1e-6 / ceiling * 100, ceiling, fma_ms, maxerr / maxref, bad);
     return bad > 0 || !(maxerr <= TOLERANCE * maxref) ? 2 : 0;
 }

@@ -28,3 +28,14 @@ pack() { (cd "$OUT" && tar -czf results.tgz r); }
 # The tf32 mirror kernel's SPECs up to the precision, in groups of 16 and of 32
 M16=mmamirror/wg16/seq1/field-local/merged/tiled
 M32=mmamirror/wg32/seq1/field-local/merged/tiled
+# The N = 8 f32 SPECs the probes time beside their own: the FMA winner and the tf32 kernel under launch bounds for 9
+# groups
+B4=balanced4/wg32/seq1/matrix-local/merged/tiled/f32/mixed
+B9=${M16/mmamirror/mmamirrorb9}/f32/mixed
+# Each probe binary's maxwell2d verification (mixed, N = 1..8, groups of 16) in check.txt, then pack (DG unchanged):
+# verify_probes BINARY ...
+verify_probes() {
+  local keep=$DG alt
+  for alt in "$@"; do echo "--- $alt:" | tee -a "$R/check.txt"; DG=$alt; verify_maxwell "$M16/f32/mixed"; done
+  DG=$keep; pack
+}

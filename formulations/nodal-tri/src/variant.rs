@@ -500,8 +500,9 @@ impl Variant {
                     // (73, 69, 74, 67 % of the roofline; N = 8's best before, balanced7 in groups of 16, 0.157 ms).
                     // In f32 with f64 products it took 0.113, 0.118, 0.099, 0.111 ms: slower than the FMA kernels
                     // (N = 8: balanced4 0.083); so did the launch bounds, `b<G>`, which gained at most 3 % at N = 8 in
-                    // either precision. Since 2026-12-07 f32 runs its products as three tf32 products each: verified
-                    // on an H100 and slower still, 0.1216 ms at N = 8 (scripts/probe/mirror_tf32.sh): on request only)
+                    // either precision. Since 2026-12-07 f32 runs its products as three tf32 products each: first
+                    // verified on an H100 and slower still, 0.1216 ms at N = 8 (scripts/probe/mirror_tf32.sh); rebuilt
+                    // since, below)
                     if surface == Surface::Merged
                         && seq == 1
                         && storage == Storage::FieldLocal
@@ -514,6 +515,22 @@ impl Variant {
                                 ..shared(Partition::MirrorMma { min_groups: 0 }, 16, 1)
                             });
                         }
+                    }
+                    // (in f32 the tf32 products, mixed, under launch bounds for nine groups, `mmamirrorb9`: on an H100
+                    // (2026-12-07, scripts/probe/mirror_tf32_one_tile.sh, batch_timing.sh, mirror_tf32_face_tables.sh)
+                    // 0.0803–0.0811 ms at N = 8 in seven processes on three machines, against balanced4's 0.0822–0.0835
+                    // beside them: the fastest N = 8 f32 kernel measured. Without the bounds, in groups of 32 or with
+                    // one tile a warp it was slower, as at N = 5..7 against those orders' winners)
+                    if surface == Surface::Merged
+                        && seq == 1
+                        && storage == Storage::FieldLocal
+                        && precision == Precision::F32
+                    {
+                        out.push(Variant {
+                            form: VolumeForm::Mixed,
+                            layout: Layout::Tiled,
+                            ..shared(Partition::MirrorMma { min_groups: 9 }, 16, 1)
+                        });
                     }
                     // (the GEMM strategy: the library reads the operator, so the storage axis is field-local only)
                     if surface == Surface::Merged && seq == 1 && storage == Storage::FieldLocal {
