@@ -219,6 +219,7 @@ int main(int argc, char** argv)
         for (int w = 0; w < reps; ++w) cudaEventElapsedTime(&t[w], ev[2 * w], ev[2 * w + 1]);
         std::sort(t.begin(), t.end());
         ms = 0.5f * (t[reps / 2 - 1] + t[reps / 2]);
+        for (auto& x : ev) cudaEventDestroy(x);
     } else {
         cudaEventRecord(e0);
         for (int w = 0; w < reps; ++w) floor_rhs<<<blocks, BLOCK>>>(dq, dr, dg, dfg, dl, K, KP);

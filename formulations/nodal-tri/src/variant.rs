@@ -520,7 +520,9 @@ impl Variant {
                     // (2026-12-07, scripts/probe/mirror_tf32_one_tile.sh, batch_timing.sh, mirror_tf32_face_tables.sh)
                     // 0.0803–0.0811 ms at N = 8 in seven processes on three machines, against balanced4's 0.0822–0.0835
                     // beside them: the fastest N = 8 f32 kernel measured. Without the bounds, in groups of 32 or with
-                    // one tile a warp it was slower, as at N = 5..7 against those orders' winners)
+                    // one tile a warp it was slower, as at N = 5..7 against those orders' winners. Tuned with this list
+                    // (scripts/probe/tune_tf32_b9.sh) it timed fastest at N = 8, 0.0804 ms against 0.0822, and the
+                    // tuner's 3 % hysteresis kept balanced4, the stored winner)
                     if surface == Surface::Merged
                         && seq == 1
                         && storage == Storage::FieldLocal
