@@ -503,19 +503,6 @@ impl Variant {
                     // either precision. Since 2026-12-07 f32 runs its products as three tf32 products each: first
                     // verified on an H100 and slower still, 0.1216 ms at N = 8 (scripts/probe/mirror_tf32.sh); rebuilt
                     // since, below)
-                    if surface == Surface::Merged
-                        && seq == 1
-                        && storage == Storage::FieldLocal
-                        && precision == Precision::F64
-                    {
-                        for form in [VolumeForm::FluxFirst, VolumeForm::Mixed] {
-                            out.push(Variant {
-                                form,
-                                layout: Layout::Tiled,
-                                ..shared(Partition::MirrorMma { min_groups: 0 }, 16, 1)
-                            });
-                        }
-                    }
                     // (in f32 the tf32 products, mixed, under launch bounds for nine groups, `mmamirrorb9`: on an H100
                     // (2026-12-07, scripts/probe/mirror_tf32_one_tile.sh, batch_timing.sh, mirror_tf32_face_tables.sh)
                     // 0.0803–0.0811 ms at N = 8 in seven processes on three machines, against balanced4's 0.0822–0.0835
@@ -523,19 +510,19 @@ impl Variant {
                     // one tile a warp it was slower, as at N = 5..7 against those orders' winners. Tuned with this list
                     // (scripts/probe/tune_tf32_b9.sh) it timed fastest at N = 8, 0.0804 ms against 0.0822, and the
                     // tuner's 3 % hysteresis kept balanced4, the stored winner)
-                    if surface == Surface::Merged
-                        && seq == 1
-                        && storage == Storage::FieldLocal
-                        && precision == Precision::F32
-                    {
-                        out.push(Variant {
-                            form: VolumeForm::Mixed,
-                            layout: Layout::Tiled,
-                            ..shared(Partition::MirrorMma { min_groups: 9 }, 16, 1)
-                        });
-                    }
                     // (the GEMM strategy: the library reads the operator, so the storage axis is field-local only)
                     if surface == Surface::Merged && seq == 1 && storage == Storage::FieldLocal {
+                        let mirror_mma = |form, min_groups| Variant {
+                            form,
+                            layout: Layout::Tiled,
+                            ..shared(Partition::MirrorMma { min_groups }, 16, 1)
+                        };
+                        match precision {
+                            Precision::F64 => {
+                                out.extend([VolumeForm::FluxFirst, VolumeForm::Mixed].map(|form| mirror_mma(form, 0)))
+                            }
+                            Precision::F32 => out.push(mirror_mma(VolumeForm::Mixed, 9)),
+                        }
                         out.extend([32, 128].map(|group| shared(Partition::Gemm, group, 1)));
                     }
                     if surface == Surface::Merged && seq == 1 {
