@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The tf32 mirror kernel's global accesses of four consecutive elements (`mirror_tf32_quad_access.patch`; one 16-byte
+# access each, the tiled layout's rows holding 32 consecutive elements): its representatives' states and metric terms
+# loaded so (one representative and four elements a work item) and its results stored so (one trip of the store
+# instead of four, the step's test outside it). F verified (maxwell2d mixed N = 1..8 under launch bounds for 9
+# groups), then `dg bench` at N = 8 in two rounds beside the submitted kernel (DG) and `balanced4` (once also F under
+# bounds for 10 groups, and Q if given: a build with part of the change), each build's executed instructions (Nsight
+# Compute, one launch); F verified on the other laws and with two planted bugs; then, with F, maxwell2d's f32
+# right-hand side and stage at N = 8 tuned into $DB, `dg bench --precision f32` with them and one timed tuning of N =
+# 8. Packing after each step.
+# F: `git apply scripts/probe/mirror_tf32_quad_access.patch`, `cargo build --release`; the patch moves the nodal-tri
+# fingerprint (only `mmamirrorb9`'s kernels differ: `scripts/same_kernels.sh`, 2026-12-07, 8 of 10,460), so
+# `scripts/rekey_db.py OLD NEW tuning-db/*.json` and a second build make the shipped winners the stored ones.
+# Usage: [TUNE=0] [Q=path/to/dg] DG=path/to/dg F=path/to/dg DB=dir OUT=dir bash scripts/probe/quad_access.sh
+set -u
+. "$(dirname "$0")/mirror_probe_lib.sh"
+DG=${DG:?DG=path to the dg binary}; MAIN=$DG; OUT=${OUT:-/tmp/quad_access}
+Q=${Q:-}; F=${F:?}; DB=${DB:?}
+probe_start
+echo "--- $F:" | tee -a "$R/check.txt"; DG=$F; verify_maxwell "$B9"; pack
+for round in 1 2; do
+  echo "--- round $round" >> "$R/bench.txt"
+  DG=$MAIN; bench 8 "$B9"
+  echo "--- F" >> "$R/bench.txt"; DG=$F; bench 8 "$B9"
+  [ $round = 1 ] && bench 8 "${B9/mmamirrorb9/mmamirrorb10}"
+  [ $round = 1 ] && [ -n "$Q" ] && { echo "--- Q" >> "$R/bench.txt"; DG=$Q; bench 8 "$B9"; }
+  echo "--- main" >> "$R/bench.txt"; DG=$MAIN; bench 8 "$B4"
+  pack
+done
+# executed instructions and DRAM bytes of one timed launch at 16M DOFs (the 21st: past the verification's), each build
+for b in "DG $MAIN" "F $F"; do
+  set -- $b
+  timeout 90 ncu --launch-skip 20 --launch-count 1 -k regex:mmamirror \
+    --metrics smsp__inst_executed.sum,dram__bytes.sum,launch__grid_size,gpu__time_duration.sum \
+    "$2" bench maxwell2d --orders 8 --variant "$B9" $D > "$R/ncu-$1.txt" 2>&1
+  echo "ncu $1 rc $?: $(grep -E 'inst_executed|dram__bytes|grid_size|time_duration' "$R/ncu-$1.txt" | awk '{print $1, $(NF-1), $NF}' | tr '\n' ' ')" | tee -a "$R/ncu.txt"
+done
+pack
+echo "--- $F:" | tee -a "$R/check.txt"; DG=$F
+verify_laws "$M16" "euler2d 1..5" "acoustics2d 1..6 /mixed" "mhd2d 1..2"
+"$DG" verify maxwell2d --order 8 --variant "$B9" $D --plant-bug stage-register-dropped > "$R/planted-stage.txt" 2>&1
+echo "planted stage-register-dropped: exit $? (must be non-zero)" | tee -a "$R/check.txt"
+pack
+# F's tuning (as scripts/probe/tune_tf32_b9.sh; TUNE=0 stops here)
+[ "${TUNE:-1}" = 0 ] && { date -u | tee -a "$R/date"; exit 0; }
+mkdir -p "$DB"
+tune() { # LABEL ARGS…
+  local label=$1; shift; local t0=$SECONDS
+  DG_CACHE_DIR=$(mktemp -d) timeout 200 "$F" --db "$DB" autotune "$@" $D > "$R/tune-$label.txt" 2> "$R/tune-$label.err"
+  echo "tune $label rc $? ($(( SECONDS - t0 )) s)"; grep -E "winner|kept" "$R/tune-$label.txt" | cut -c1-160
+  rm -rf "$OUT/db"; cp -r "$DB" "$OUT/db"; (cd "$OUT" && tar -czf results.tgz r db)
+}
+tune rhs8-f32 maxwell2d --orders 8 --precision f32
+tune stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
+timeout 90 "$F" --db "$DB" bench maxwell2d --orders 1..8 --precision f32 $D > "$R/bench-f32.txt" 2>&1
+echo "bench rc $?"; grep -E "^ *[0-9] " "$R/bench-f32.txt"
+for run in a; do
+  C=$(mktemp -d); T=$(mktemp -d); t0=$(date +%s.%N)
+  DG_CACHE_DIR=$C timeout 60 "$F" --db "$T" autotune maxwell2d --orders 8 --precision f32 $D > "$R/tunetime-$run.txt" 2>&1
+  echo "tunetime $run rc $? ($(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s): $(grep winner "$R/tunetime-$run.txt" | tail -1 | sed 's/.*winner //')"
+done
+date -u | tee -a "$R/date"; rm -rf "$OUT/db"; cp -r "$DB" "$OUT/db"; (cd "$OUT" && tar -czf results.tgz r db)
