@@ -39,3 +39,13 @@ verify_probes() {
   for alt in "$@"; do echo "--- $alt:" | tee -a "$R/check.txt"; DG=$alt; verify_maxwell "$M16/f32/mixed"; done
   DG=$keep; pack
 }
+# $DB copied to $OUT/db, then the results folder and it packed into one file: pack_db
+pack_db() { rm -rf "$OUT/db"; cp -r "$DB" "$OUT/db"; (cd "$OUT" && tar -czf results.tgz r db); }
+# $DG's tuning into $DB with a fresh kernel cache, its winners (and a stored winner it kept) printed, then pack_db:
+# tune_into LABEL ARGS… (the autotune arguments)
+tune_into() {
+  local label=$1; shift; local t0=$SECONDS
+  DG_CACHE_DIR=$(mktemp -d) timeout 300 "$DG" --db "$DB" autotune "$@" $D > "$R/tune-$label.txt" 2> "$R/tune-$label.err"
+  echo "tune $label rc $? ($(( SECONDS - t0 )) s)"; grep -E "winner|kept" "$R/tune-$label.txt" | cut -c1-160
+  pack_db
+}

@@ -44,14 +44,9 @@ pack
 # F's tuning (as scripts/probe/tune_tf32_b9.sh; TUNE=0 stops here)
 [ "${TUNE:-1}" = 0 ] && { date -u | tee -a "$R/date"; exit 0; }
 mkdir -p "$DB"
-tune() { # LABEL ARGS…
-  local label=$1; shift; local t0=$SECONDS
-  DG_CACHE_DIR=$(mktemp -d) timeout 200 "$F" --db "$DB" autotune "$@" $D > "$R/tune-$label.txt" 2> "$R/tune-$label.err"
-  echo "tune $label rc $? ($(( SECONDS - t0 )) s)"; grep -E "winner|kept" "$R/tune-$label.txt" | cut -c1-160
-  rm -rf "$OUT/db"; cp -r "$DB" "$OUT/db"; (cd "$OUT" && tar -czf results.tgz r db)
-}
-tune rhs8-f32 maxwell2d --orders 8 --precision f32
-tune stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
+DG=$F
+tune_into rhs8-f32 maxwell2d --orders 8 --precision f32
+tune_into stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
 timeout 90 "$F" --db "$DB" bench maxwell2d --orders 1..8 --precision f32 $D > "$R/bench-f32.txt" 2>&1
 echo "bench rc $?"; grep -E "^ *[0-9] " "$R/bench-f32.txt"
 for run in a; do
@@ -59,4 +54,4 @@ for run in a; do
   DG_CACHE_DIR=$C timeout 60 "$F" --db "$T" autotune maxwell2d --orders 8 --precision f32 $D > "$R/tunetime-$run.txt" 2>&1
   echo "tunetime $run rc $? ($(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s): $(grep winner "$R/tunetime-$run.txt" | tail -1 | sed 's/.*winner //')"
 done
-date -u | tee -a "$R/date"; rm -rf "$OUT/db"; cp -r "$DB" "$OUT/db"; (cd "$OUT" && tar -czf results.tgz r db)
+date -u | tee -a "$R/date"; pack_db

@@ -6,19 +6,13 @@
 # $OUT/results.tgz packed after each step.
 # Usage: DG=path/to/dg DB=dir OUT=dir bash scripts/probe/tune_tf32_b9.sh
 set -u
+. "$(dirname "$0")/mirror_probe_lib.sh"
 DG=${DG:?}; DB=${DB:?}; R=$OUT/r; mkdir -p "$R" "$DB"; D="--device cuda:0"
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u; } | tee -a "$R/date"
-pack() { rm -rf "$OUT/db"; cp -r "$DB" "$OUT/db"; (cd "$OUT" && tar -czf results.tgz r db); }
-tune() { # LABEL ARGS…
-  local label=$1; shift; local t0=$SECONDS
-  DG_CACHE_DIR=$(mktemp -d) timeout 300 "$DG" --db "$DB" autotune "$@" $D > "$R/tune-$label.txt" 2> "$R/tune-$label.err"
-  echo "tune $label rc $? ($(( SECONDS - t0 )) s)"; grep -E "winner" "$R/tune-$label.txt" | cut -c1-160
-  pack
-}
-tune rhs-f32 maxwell2d --orders 1..8 --precision f32
-tune stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
+tune_into rhs-f32 maxwell2d --orders 1..8 --precision f32
+tune_into stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
 timeout 120 "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision f32 $D > "$R/bench-f32.txt" 2>&1
-echo "bench rc $?"; grep -E "^ *[0-9] " "$R/bench-f32.txt"; pack
+echo "bench rc $?"; grep -E "^ *[0-9] " "$R/bench-f32.txt"; pack_db
 for run in a b; do
   C=$(mktemp -d); T=$(mktemp -d); t0=$(date +%s.%N)
   DG_CACHE_DIR=$C timeout 60 "$DG" --db "$T" autotune maxwell2d --orders 8 --precision f32 $D > "$R/tunetime-$run.txt" 2>&1
@@ -27,4 +21,4 @@ done
 T=$(mktemp -d)
 DG_CACHE_DIR=$C timeout 120 "$DG" --db "$T" autotune maxwell2d --orders 8 --precision f32 --every-variant --no-early-stop $D > "$R/tunetime-u.txt" 2>&1
 echo "tunetime untruncated rc $?: $(grep winner "$R/tunetime-u.txt" | tail -1 | sed 's/.*winner //')"
-date -u | tee -a "$R/date"; pack
+date -u | tee -a "$R/date"; pack_db
