@@ -49,3 +49,10 @@ tune_into() {
   echo "tune $label rc $? ($(( SECONDS - t0 )) s)"; grep -E "winner|kept" "$R/tune-$label.txt" | cut -c1-160
   pack_db
 }
+# One timed tuning of maxwell2d N = 8 f32 by $DG in a fresh process on an empty database and kernel cache (the cache
+# left in C), its time and winner printed: timed_tuning RUN
+timed_tuning() {
+  C=$(mktemp -d); local T; T=$(mktemp -d); local t0; t0=$(date +%s.%N)
+  DG_CACHE_DIR=$C timeout 60 "$DG" --db "$T" autotune maxwell2d --orders 8 --precision f32 $D > "$R/tunetime-$1.txt" 2>&1
+  echo "tunetime $1 rc $? (process $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s): $(grep winner "$R/tunetime-$1.txt" | tail -1 | sed 's/.*winner //')"
+}

@@ -49,9 +49,5 @@ tune_into rhs8-f32 maxwell2d --orders 8 --precision f32
 tune_into stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
 timeout 90 "$F" --db "$DB" bench maxwell2d --orders 1..8 --precision f32 $D > "$R/bench-f32.txt" 2>&1
 echo "bench rc $?"; grep -E "^ *[0-9] " "$R/bench-f32.txt"
-for run in a; do
-  C=$(mktemp -d); T=$(mktemp -d); t0=$(date +%s.%N)
-  DG_CACHE_DIR=$C timeout 60 "$F" --db "$T" autotune maxwell2d --orders 8 --precision f32 $D > "$R/tunetime-$run.txt" 2>&1
-  echo "tunetime $run rc $? ($(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s): $(grep winner "$R/tunetime-$run.txt" | tail -1 | sed 's/.*winner //')"
-done
+timed_tuning a
 date -u | tee -a "$R/date"; pack_db

@@ -13,11 +13,7 @@ tune_into rhs-f32 maxwell2d --orders 1..8 --precision f32
 tune_into stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
 timeout 120 "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision f32 $D > "$R/bench-f32.txt" 2>&1
 echo "bench rc $?"; grep -E "^ *[0-9] " "$R/bench-f32.txt"; pack_db
-for run in a b; do
-  C=$(mktemp -d); T=$(mktemp -d); t0=$(date +%s.%N)
-  DG_CACHE_DIR=$C timeout 60 "$DG" --db "$T" autotune maxwell2d --orders 8 --precision f32 $D > "$R/tunetime-$run.txt" 2>&1
-  echo "tunetime $run rc $? (process $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s): $(grep winner "$R/tunetime-$run.txt" | tail -1 | sed 's/.*winner //')"
-done
+timed_tuning a; timed_tuning b
 T=$(mktemp -d)
 DG_CACHE_DIR=$C timeout 120 "$DG" --db "$T" autotune maxwell2d --orders 8 --precision f32 --every-variant --no-early-stop $D > "$R/tunetime-u.txt" 2>&1
 echo "tunetime untruncated rc $?: $(grep winner "$R/tunetime-u.txt" | tail -1 | sed 's/.*winner //')"
