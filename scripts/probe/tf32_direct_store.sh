@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The tf32 mirror kernel storing from its registers (issue 14): the antisymmetric rows' warps put their accumulators in
+# local memory, the symmetric rows' warps store y_i = sym + anti and y_P(i) = sym − anti from theirs (no results' rows
+# in local memory, no store loop). F (the build with it) verified: maxwell2d mixed N = 1..8 under launch bounds for 9
+# groups, in groups of 32 (two halves), without bounds; once under compute-sanitizer (memcheck, N = 8); euler2d,
+# acoustics2d, mhd2d and two planted bugs. Then `dg bench` at N = 8 in two rounds beside DG (the binary before it) and
+# `balanced4`, each build's executed instructions (Nsight Compute, one launch), and with F (TUNE=0 stops before it)
+# the nine f32 entries whose list holds `mmamirrorb9` tuned into $DB: maxwell2d's right-hand side N = 1..8 and its
+# stage at N = 8; `dg bench --precision f32` with them; two timed tunings of N = 8 in fresh processes and one
+# untruncated. Packing after each step.
+# F: `git apply scripts/probe/mirror_tf32_direct_store.patch`, its shipped entries re-keyed (`scripts/same_kernels.sh`
+# against the binary before it: only the 8 tf32 `mmamirrorb9` kernels of the lists differ, 2026-12-08;
+# `scripts/rekey_db.py`), `cargo build --release`.
+# Usage: [TUNE=0] DG=path/to/dg F=path/to/dg DB=dir OUT=dir bash scripts/probe/tf32_direct_store.sh
+set -u
+. "$(dirname "$0")/mirror_probe_lib.sh"
+DG=${DG:?DG=path to the dg binary}; MAIN=$DG; OUT=${OUT:-/tmp/direct_store}; F=${F:?}; DB=${DB:?}
+probe_start
+DG=$F
+for spec in "$B9" "$M32/f32/mixed" "$M16/f32/mixed"; do echo "--- F $spec:" | tee -a "$R/check.txt"; verify_maxwell "$spec"; done
+timeout 180 compute-sanitizer --tool memcheck --error-exitcode 9 "$F" verify maxwell2d --order 8 --variant "$B9" $D \
+  > "$R/memcheck.txt" 2>&1
+echo "memcheck F b9 N = 8: exit $? ($(grep -c 'Invalid' "$R/memcheck.txt") invalid accesses)" | tee -a "$R/check.txt"
+pack
+for round in 1 2; do
+  echo "--- round $round" >> "$R/bench.txt"
+  DG=$MAIN; bench 8 "$B9"
+  echo "--- F" >> "$R/bench.txt"; DG=$F; bench 8 "$B9"
+  [ $round = 1 ] && { bench 8 "${B9/mmamirrorb9/mmamirrorb10}"; bench 8 "${B9/mmamirrorb9/mmamirrorb8}"; bench 8 "$M32/f32/mixed"; }
+  echo "--- main" >> "$R/bench.txt"; DG=$MAIN; bench 8 "$B4"
+  pack
+done
+for b in "DG $MAIN" "F $F"; do
+  set -- $b
+  timeout 90 ncu --launch-skip 20 --launch-count 1 -k regex:mmamirror \
+    --metrics smsp__inst_executed.sum,dram__bytes.sum,launch__grid_size,gpu__time_duration.sum \
+    "$2" bench maxwell2d --orders 8 --variant "$B9" $D > "$R/ncu-$1.txt" 2>&1
+  echo "ncu $1 rc $?: $(grep -E 'inst_executed|dram__bytes|grid_size|time_duration' "$R/ncu-$1.txt" | awk '{print $1, $(NF-1), $NF}' | tr '\n' ' ')" | tee -a "$R/ncu.txt"
+done
+pack
+echo "--- F laws:" | tee -a "$R/check.txt"; DG=$F
+verify_laws "$M16" "euler2d 1..5" "acoustics2d 1..6 /mixed" "mhd2d 1..2"
+"$DG" verify mhd2d --order 1..2 --variant "$M32/f32" $D 2>&1 | tail -2 | tee -a "$R/check.txt"
+"$DG" verify maxwell2d --order 8 --variant "$B9" $D --plant-bug stage-register-dropped > "$R/planted-stage.txt" 2>&1
+echo "planted stage-register-dropped: exit $? (must be non-zero)" | tee -a "$R/check.txt"
+"$DG" verify mhd2d --order 2 --variant "$M16/f32" $D --plant-bug source-dropped > "$R/planted-source.txt" 2>&1
+echo "planted source-dropped (mhd2d N = 2): exit $? (must be non-zero)" | tee -a "$R/check.txt"
+pack
+[ "${TUNE:-1}" = 0 ] && { date -u | tee -a "$R/date"; exit 0; }
+mkdir -p "$DB"
+tune_into rhs-f32 maxwell2d --orders 1..8 --precision f32
+tune_into stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
+timeout 120 "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision f32 $D > "$R/bench-f32.txt" 2>&1
+echo "bench rc $?"; grep -E "^ *[0-9] " "$R/bench-f32.txt"; pack_db
+timed_tuning a; timed_tuning b
+T=$(mktemp -d)
+DG_CACHE_DIR=$C timeout 120 "$DG" --db "$T" autotune maxwell2d --orders 8 --precision f32 --every-variant --no-early-stop $D > "$R/tunetime-u.txt" 2>&1
+echo "tunetime untruncated rc $?: $(grep winner "$R/tunetime-u.txt" | tail -1 | sed 's/.*winner //')"
+date -u | tee -a "$R/date"; pack_db
