@@ -1,5 +1,6 @@
 //! Measured device ceilings for the roofline: memory bandwidth (the best of a 4-byte and a 16-byte per work item
-//! copy of 256 MB and a stream of four reads per write, bytes read and written), fused-multiply-add throughput, the library GEMM's throughput where the device has one, and
+//! copy of 256 MB on a GPU, 16 MB on a CPU device, and a stream of four reads per write, bytes read and written),
+//! fused-multiply-add throughput, the library GEMM's throughput where the device has one, and
 //! the tf32 and f64 `m8n8k4` tensor-core instructions' where generated kernels may use them.
 
 use crate::backend::{Arg, BackendError, BufferId, Device, Launch};
@@ -86,13 +87,40 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// How much work the bandwidth and FMA kernels do, and how often each is timed.
+struct Sizes {
+    /// f32 values of each buffer the copies and the stream move.
+    values: usize,
+    /// Work items of an FMA launch (each 4,096 multiply-adds).
+    fma_items: usize,
+    /// Untimed launches before each FMA measurement (three before each copy's or the stream's).
+    fma_warm: usize,
+    /// Timed launches of an FMA kernel (their median counts; twenty of a copy or the stream).
+    fma_runs: usize,
+}
+
+impl Sizes {
+    /// A GPU's: 256 MB buffers (far past its caches) and 16M FMA work items (every multiprocessor full many times
+    /// over), two untimed and ten timed FMA launches. A CPU device's (PoCL, which runs the tests): 16 MB buffers and
+    /// 65,536 FMA work items, one untimed and three timed launches — the FMA kernels at a GPU's size took a CPU
+    /// 15–25 s in every process that met an empty database, and a CPU's figures only scale the roofline's column.
+    fn of(gpu: bool) -> Self {
+        if gpu {
+            Sizes { values: 1 << 26, fma_items: 1 << 24, fma_warm: 2, fma_runs: 10 }
+        } else {
+            Sizes { values: 1 << 22, fma_items: 1 << 16, fma_warm: 1, fma_runs: 3 }
+        }
+    }
+}
+
 /// Measures memory bandwidth (bytes read + written, the best of two copies and a four-reads-per-write stream) and
-/// FMA throughput in f32 and f64.
+/// FMA throughput in f32 and f64 (the FMA kernels smaller on a CPU device).
 pub fn measure(device: &mut dyn Device) -> Result<Ceilings, BackendError> {
     let cuda = device.fingerprint().backend == "cuda";
     let kernels = ["copy_f32", "copy4_f32", "read4_f32", "fma_f32", "copy_f64", "fma_f64"].map(String::from);
     let program = device.compile(&source(cuda), &kernels)?;
-    let n: usize = if device.fingerprint().is_gpu { 1 << 26 } else { 1 << 22 };
+    let sizes = Sizes::of(device.fingerprint().is_gpu);
+    let n = sizes.values;
     let a = device.alloc(n * 4)?;
     let b = device.alloc(n * 4)?;
     let local = 256;
@@ -128,15 +156,15 @@ pub fn measure(device: &mut dyn Device) -> Result<Ceilings, BackendError> {
     let t_read4 = median(device.run(program, &[read4], 20)?);
     // the best of the three: the ceiling is what the memory system can do, not what one access pattern gets
     let bandwidth_gbs = (2.0 * (n * 4) as f64 / t_copy.min(t_copy4)).max(5.0 * (n * 4) as f64 / t_read4) * 1e-9;
-    let threads = n / 4;
+    let threads = sizes.fma_items;
     let mut gflops = [0.0; 2];
     for (slot, (name, x)) in [("fma_f32", Arg::F32(0.999)), ("fma_f64", Arg::F64(0.999))].into_iter().enumerate() {
         let launch = Launch { kernel: name.into(), groups: threads / local, local, args: vec![Arg::Buffer(a), x] };
         if slot == 1 && !device.supports_f64() {
             continue;
         }
-        device.run(program, std::slice::from_ref(&launch), 2)?;
-        let t = median(device.run(program, &[launch], 10)?);
+        device.run(program, std::slice::from_ref(&launch), sizes.fma_warm)?;
+        let t = median(device.run(program, &[launch], sizes.fma_runs)?);
         gflops[slot] = threads as f64 * 1024.0 * 4.0 * 2.0 / t * 1e-9;
     }
     device.free_buffers();
