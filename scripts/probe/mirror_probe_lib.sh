@@ -56,3 +56,30 @@ timed_tuning() {
   DG_CACHE_DIR=$C timeout 60 "$DG" --db "$T" autotune maxwell2d --orders 8 --precision f32 $D > "$R/tunetime-$1.txt" 2>&1
   echo "tunetime $1 rc $? (process $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s): $(grep winner "$R/tunetime-$1.txt" | tail -1 | sed 's/.*winner //')"
 }
+# Nsight Compute on one timed launch at 16M DOFs (the 21st: past the verification's) of BINARY's SPEC at N = 8, the
+# counters METRICS (default: executed warp instructions, DRAM bytes, grid, duration) in ncu-FILE.txt and one line in
+# ncu.txt: ncu_launch FILE BINARY SPEC [METRICS]
+ncu_launch() {
+  local metrics=${4:-smsp__inst_executed.sum,dram__bytes.sum,launch__grid_size,gpu__time_duration.sum}
+  local names; names=$(echo "$metrics" | tr ',' '\n' | sed 's/\..*//' | paste -sd'|')
+  timeout 90 ncu --launch-skip 20 --launch-count 1 -k regex:mmamirror --metrics "$metrics" \
+    "$2" bench maxwell2d --orders 8 --variant "$3" $D > "$R/ncu-$1.txt" 2>&1
+  echo "ncu $1 rc $?: $(grep -E "$names" "$R/ncu-$1.txt" | awk '{print $1, $NF}' | tr '\n' ' ')" | tee -a "$R/ncu.txt"
+}
+# $DG's f32 entries whose list holds `mmamirrorb9` tuned into $DB (maxwell2d's right-hand side N = 1..8 and its stage
+# at N = 8, exhaustive, each candidate verified first, fresh kernel cache), `dg bench maxwell2d --orders 1..8
+# --precision f32` with them, the tuning of N = 8 timed in two processes on empty databases and caches and once
+# untruncated; packed after each step: tune_b9_keys
+tune_b9_keys() {
+  mkdir -p "$DB"
+  tune_into rhs-f32 maxwell2d --orders 1..8 --precision f32
+  tune_into stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
+  timeout 120 "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision f32 $D > "$R/bench-f32.txt" 2>&1
+  echo "bench rc $?"; grep -E "^ *[0-9] " "$R/bench-f32.txt"; pack_db
+  timed_tuning a; timed_tuning b
+  local T; T=$(mktemp -d)
+  DG_CACHE_DIR=$C timeout 120 "$DG" --db "$T" autotune maxwell2d --orders 8 --precision f32 --every-variant \
+    --no-early-stop $D > "$R/tunetime-u.txt" 2>&1
+  echo "tunetime untruncated rc $?: $(grep winner "$R/tunetime-u.txt" | tail -1 | sed 's/.*winner //')"
+  date -u | tee -a "$R/date"; pack_db
+}

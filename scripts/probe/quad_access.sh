@@ -28,13 +28,7 @@ for round in 1 2; do
   pack
 done
 # executed instructions and DRAM bytes of one timed launch at 16M DOFs (the 21st: past the verification's), each build
-for b in "DG $MAIN" "F $F"; do
-  set -- $b
-  timeout 90 ncu --launch-skip 20 --launch-count 1 -k regex:mmamirror \
-    --metrics smsp__inst_executed.sum,dram__bytes.sum,launch__grid_size,gpu__time_duration.sum \
-    "$2" bench maxwell2d --orders 8 --variant "$B9" $D > "$R/ncu-$1.txt" 2>&1
-  echo "ncu $1 rc $?: $(grep -E 'inst_executed|dram__bytes|grid_size|time_duration' "$R/ncu-$1.txt" | awk '{print $1, $(NF-1), $NF}' | tr '\n' ' ')" | tee -a "$R/ncu.txt"
-done
+ncu_launch DG "$MAIN" "$B9"; ncu_launch F "$F" "$B9"
 pack
 echo "--- $F:" | tee -a "$R/check.txt"; DG=$F
 verify_laws "$M16" "euler2d 1..5" "acoustics2d 1..6 /mixed" "mhd2d 1..2"

@@ -30,13 +30,7 @@ for round in 1 2; do
   echo "--- main" >> "$R/bench.txt"; DG=$MAIN; bench 8 "$B4"
   pack
 done
-for b in "DG $MAIN" "F $F"; do
-  set -- $b
-  timeout 90 ncu --launch-skip 20 --launch-count 1 -k regex:mmamirror \
-    --metrics smsp__inst_executed.sum,dram__bytes.sum,launch__grid_size,gpu__time_duration.sum \
-    "$2" bench maxwell2d --orders 8 --variant "$B9" $D > "$R/ncu-$1.txt" 2>&1
-  echo "ncu $1 rc $?: $(grep -E 'inst_executed|dram__bytes|grid_size|time_duration' "$R/ncu-$1.txt" | awk '{print $1, $(NF-1), $NF}' | tr '\n' ' ')" | tee -a "$R/ncu.txt"
-done
+ncu_launch DG "$MAIN" "$B9"; ncu_launch F "$F" "$B9"
 pack
 echo "--- F laws:" | tee -a "$R/check.txt"; DG=$F
 verify_laws "$M16" "euler2d 1..5" "acoustics2d 1..6 /mixed" "mhd2d 1..2"
@@ -47,13 +41,4 @@ echo "planted stage-register-dropped: exit $? (must be non-zero)" | tee -a "$R/c
 echo "planted source-dropped (mhd2d N = 2): exit $? (must be non-zero)" | tee -a "$R/check.txt"
 pack
 [ "${TUNE:-1}" = 0 ] && { date -u | tee -a "$R/date"; exit 0; }
-mkdir -p "$DB"
-tune_into rhs-f32 maxwell2d --orders 1..8 --precision f32
-tune_into stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
-timeout 120 "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision f32 $D > "$R/bench-f32.txt" 2>&1
-echo "bench rc $?"; grep -E "^ *[0-9] " "$R/bench-f32.txt"; pack_db
-timed_tuning a; timed_tuning b
-T=$(mktemp -d)
-DG_CACHE_DIR=$C timeout 120 "$DG" --db "$T" autotune maxwell2d --orders 8 --precision f32 --every-variant --no-early-stop $D > "$R/tunetime-u.txt" 2>&1
-echo "tunetime untruncated rc $?: $(grep winner "$R/tunetime-u.txt" | tail -1 | sed 's/.*winner //')"
-date -u | tee -a "$R/date"; pack_db
+tune_b9_keys

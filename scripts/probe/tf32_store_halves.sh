@@ -23,14 +23,10 @@ for round in 1 2; do
   echo "--- DG" >> "$R/bench.txt"; DG=$MAIN; bench 8 "$B4"
   pack
 done
+M5=smsp__inst_executed.sum,dram__bytes.sum,gpu__time_duration.sum,l1tex__data_pipe_lsu_wavefronts.sum,sm__warps_active.avg.pct_of_peak_sustained_active
 for b in "DG $MAIN" "G $G"; do
   set -- $b
-  for spec in "$B9" "$B8"; do
-    timeout 90 ncu --launch-skip 20 --launch-count 1 -k regex:mmamirror \
-      --metrics smsp__inst_executed.sum,dram__bytes.sum,gpu__time_duration.sum,l1tex__data_pipe_lsu_wavefronts.sum,sm__warps_active.avg.pct_of_peak_sustained_active \
-      "$2" bench maxwell2d --orders 8 --variant "$spec" $D > "$R/ncu-$1-${spec%%/*}.txt" 2>&1
-    echo "ncu $1 ${spec%%/*} rc $?: $(grep -E 'inst_executed|dram__bytes|time_duration|wavefronts|warps_active' "$R/ncu-$1-${spec%%/*}.txt" | awk '{print $1, $NF}' | tr '\n' ' ')" | tee -a "$R/ncu.txt"
-  done
+  for spec in "$B9" "$B8"; do ncu_launch "$1-${spec%%/*}" "$2" "$spec" "$M5"; done
 done
 pack
 echo "--- G laws:" | tee -a "$R/check.txt"; DG=$G

@@ -7,14 +7,6 @@
 # Usage: DG=path/to/dg DB=dir OUT=dir bash scripts/probe/tune_tf32_b9.sh
 set -u
 . "$(dirname "$0")/mirror_probe_lib.sh"
-DG=${DG:?}; DB=${DB:?}; R=$OUT/r; mkdir -p "$R" "$DB"; D="--device cuda:0"
+DG=${DG:?}; DB=${DB:?}; R=$OUT/r; mkdir -p "$R"; D="--device cuda:0"
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u; } | tee -a "$R/date"
-tune_into rhs-f32 maxwell2d --orders 1..8 --precision f32
-tune_into stage8-f32 maxwell2d --orders 8 --precision f32 --operation stage
-timeout 120 "$DG" --db "$DB" bench maxwell2d --orders 1..8 --precision f32 $D > "$R/bench-f32.txt" 2>&1
-echo "bench rc $?"; grep -E "^ *[0-9] " "$R/bench-f32.txt"; pack_db
-timed_tuning a; timed_tuning b
-T=$(mktemp -d)
-DG_CACHE_DIR=$C timeout 120 "$DG" --db "$T" autotune maxwell2d --orders 8 --precision f32 --every-variant --no-early-stop $D > "$R/tunetime-u.txt" 2>&1
-echo "tunetime untruncated rc $?: $(grep winner "$R/tunetime-u.txt" | tail -1 | sed 's/.*winner //')"
-date -u | tee -a "$R/date"; pack_db
+tune_b9_keys
