@@ -79,7 +79,8 @@ pub fn verify_law(law: &dyn LawCommands, device: &mut dyn Device, run: &VerifyRu
             let started = std::time::Instant::now();
             let outcomes = dg_runtime::pipeline::verify(tuner.as_mut(), device, run.only, &mut |o| {
                 bar.inc(1);
-                if lines {
+                // (a named variant's refusal is said on its order's line)
+                if lines && !(run.only.is_some() && o.rejected) {
                     eprintln!("{}", outcome_line(o));
                 }
             });
@@ -125,6 +126,8 @@ struct Tally {
     /// Variants the rules rejected before any compilation.
     ruled_out: usize,
     failed: Vec<serde_json::Value>,
+    /// Why a variant named on the command line was refused or rejected, per order.
+    refusals: Vec<String>,
 }
 
 impl Tally {
@@ -141,11 +144,19 @@ impl Tally {
         let ok = outcomes.iter().filter(|o| o.passed).count();
         let no = outcomes.iter().filter(|o| o.rejected).count();
         let by = if ruled_out { "rejected by the rules" } else { "refused by the device" };
+        // one variant (a SPEC named on the command line) refused: why, on its line and in the summary
+        let why = match outcomes.as_slice() {
+            [o] if o.rejected => o.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default(),
+            _ => String::new(),
+        };
         eprintln!(
-            "{what}: {} tested, {ok} passed, {no} {by} ({:.1} s)",
+            "{what}: {} tested, {ok} passed, {no} {by} ({:.1} s){why}",
             outcomes.len() - no,
             started.elapsed().as_secs_f64()
         );
+        if !why.is_empty() {
+            self.refusals.push(format!("N={order} {} {by}{why}", outcomes[0].variant));
+        }
         for o in outcomes {
             if o.rejected && ruled_out {
                 self.ruled_out += 1;
@@ -165,7 +176,7 @@ impl Tally {
 
     /// Prints the summary (JSON or text); an error when anything failed.
     fn finish(self, law: &str, formulation: &str, device: &dyn Device, json: bool) -> Result<(), CommandError> {
-        let Tally { tested, passed, refused, ruled_out, failed } = self;
+        let Tally { tested, passed, refused, ruled_out, failed, refusals } = self;
         if json {
             let doc = serde_json::json!({"law": law, "formulation": formulation, "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused + ruled_out, "refused_by_device": refused, "ruled_out": ruled_out, "failed": failed});
             println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -181,6 +192,9 @@ impl Tally {
         }
         if !failed.is_empty() {
             bail!("{} {formulation} variant(s) failed verification", failed.len());
+        }
+        if tested == 0 && !refusals.is_empty() {
+            bail!("nothing was verified: {}", refusals.join("; "));
         }
         if tested == 0 {
             bail!(
@@ -222,5 +236,13 @@ mod tests {
         tally.add("N=1", 1, vec![rules], true, started);
         tally.add("N=6", 6, vec![VerifyOutcome::rejected("mma/wg32".into(), "92160 bytes".into())], false, started);
         assert_eq!((tally.ruled_out, tally.refused, tally.tested, tally.passed), (1, 1, 0, 0));
+        // each named variant's reason is kept for the summary's error
+        assert_eq!(tally.refusals.len(), 2);
+        assert!(
+            tally.refusals[1].starts_with("N=6 mma/wg32 refused by the device: 92160 bytes"),
+            "{:?}",
+            tally.refusals
+        );
+        assert!(tally.refusals[0].contains("rejected by the rules: 8 work items"), "{:?}", tally.refusals);
     }
 }
