@@ -191,6 +191,78 @@ fn the_rules_count_at_least_the_local_memory_a_mirror_tile_declares() {
     }
 }
 
+/// The tensor-core kernels (`mma`, `mma16`, `mma16r`, `mmamirror`, `mmamirrorb<G>`) run on CUDA only, so CI's OpenCL
+/// device never launches them: the rules' count of their local memory is checked here against what each program
+/// declares, for laws of 3 and 9 variables, orders 1, 2, 4, 6, 8, both precisions and forms. A count below the declaration
+/// would let through a kernel that the device refuses at launch (mhd2d's tf32 mirror kernel in groups of 32 declares
+/// 55,296 bytes: over a CUDA device's 48 KiB of static local memory, the rules reject it).
+#[test]
+fn the_rules_count_at_least_the_local_memory_a_tensor_core_kernel_declares() {
+    let cuda = dg_codegen::DeviceLimits {
+        local_memory: usize::MAX,
+        max_work_group: 1024,
+        tensor_cores: true,
+        f64_mma_m16: true,
+        blas: true,
+        async_copies: true,
+    };
+    let mut checked = std::collections::BTreeMap::<&str, usize>::new();
+    for law in [law_ir(&dg_laws::MaxwellTm::default()).unwrap(), law_ir(&dg_laws::mhd2d::Law::default()).unwrap()] {
+        let shape = LawShape::of(&law);
+        let params: Vec<f64> = law.params.iter().map(|(_, value)| *value).collect();
+        let input = dg_codegen::LawInput { ir: &law, params: &params, numerical_flux: "numerical_flux" };
+        for order in [1, 2, 4, 6, 8] {
+            let element = dg_core::triangle::ReferenceTriangle::new(order).unwrap();
+            for partition in ["mma", "mma16", "mma16r", "mmamirror", "mmamirrorb9"] {
+                for group in [8, 16, 32] {
+                    for storage in ["field-local", "matrix-local"] {
+                        for layout in ["node-major", "tiled"] {
+                            for (precision, bytes) in [("f32", 4), ("f64", 8)] {
+                                for form in ["", "/mixed"] {
+                                    let spec = format!(
+                                        "{partition}/wg{group}/seq1/{storage}/merged/{layout}/{precision}{form}"
+                                    );
+                                    let variant: Variant = spec.parse().unwrap();
+                                    if variant.check(order, &shape, &cuda).is_err() {
+                                        continue;
+                                    }
+                                    let source = dg_nodal_tri::render::render_nodal_tri(
+                                        &input,
+                                        &element,
+                                        &variant,
+                                        Target::Cuda,
+                                    )
+                                    .unwrap();
+                                    let declared = crate::declared_local_values(&source.source) * bytes;
+                                    let counted = source.geometry.local_bytes(&shape, bytes, &variant);
+                                    assert!(
+                                        declared <= counted,
+                                        "{spec} N={order} ({}): declares {declared} bytes, rules count {counted}",
+                                        law.name
+                                    );
+                                    *checked.entry(partition).or_default() += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // every partition met, each in many variants (its rules let through at least this many)
+    for partition in ["mma", "mma16", "mma16r", "mmamirror", "mmamirrorb9"] {
+        assert!(checked.get(partition).copied().unwrap_or(0) >= 20, "{partition}: {checked:?}");
+    }
+    // the case that a device refused: over 48 KiB, the rules say so before anything is compiled
+    let mhd = law_ir(&dg_laws::mhd2d::Law::default()).unwrap();
+    let gpu = dg_codegen::DeviceLimits { local_memory: 48 * 1024, ..cuda };
+    let wide: Variant = "mmamirror/wg32/seq1/field-local/merged/tiled/f32".parse().unwrap();
+    let why = wide.check(1, &LawShape::of(&mhd), &gpu).unwrap_err().to_string();
+    assert!(why.contains("55296 bytes of local memory exceed the device limit 49152"), "{why}");
+    let narrow: Variant = "mmamirror/wg16/seq1/field-local/merged/tiled/f32".parse().unwrap();
+    assert!(narrow.check(1, &LawShape::of(&mhd), &gpu).is_ok());
+}
+
 /// Maxwell TM at N = 7 on 1000 elements: the mixed tile multiplies Dr and Ds (two products: Ez's flux and ∇Ez) and
 /// LIFT; the mirror tile multiplies one folded matrix per product and the folded lift. By hand: np = 36, 20
 /// representatives (16 pairs, 4 on r = s), 3·8 = 24 face nodes in 12 face pairs (no face node is its own mirror at
