@@ -39,7 +39,7 @@ pub struct DevicesArgs {
 /// Arguments of `dg variants`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dg variants maxwell2d --order 4\n  dg variants euler2d --order 3 --formulation modal-tri --precision f64\n  dg variants acoustics3d --order 4"
+    after_help = "Examples:\n  dg variants maxwell2d --order 4\n  dg variants euler2d --order 3 --formulation modal-tri --precision f64\n  dg variants acoustics3d --order 4\n  dg variants maxwell2d --order 8 --device cuda:0   (the rules at this GPU's limits: its tensor-core kernels too)"
 )]
 pub struct VariantsArgs {
     /// Law (see `dg laws`).
@@ -53,6 +53,11 @@ pub struct VariantsArgs {
     /// Precision.
     #[arg(long, value_enum, default_value_t = PrecisionArg::F32)]
     pub precision: PrecisionArg,
+    /// Apply this device's limits (auto, cuda:N, opencl, opencl:P:D: its local memory, work-group size, tensor
+    /// cores, BLAS), as `dg verify` and `dg autotune` do [default: a minimal device's: 32 KiB local memory, 256 work
+    /// items, no tensor cores, no BLAS].
+    #[arg(long)]
+    pub device: Option<DeviceSelector>,
 }
 
 /// Arguments of `dg emit`.
@@ -221,8 +226,23 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
     check_orders(formulation, &[args.order])?;
     let inputs = dg_commands::KernelInputs::of(law, None)?;
     let call = inputs.call();
+    let (limits, whose) = match &args.device {
+        None => (
+            DeviceLimits::default(),
+            "limits of a minimal device: 32 KiB local memory, 256 work items, no tensor cores, no BLAS; `dg verify` \
+             and `dg autotune` apply the device's own (--device)"
+                .to_string(),
+        ),
+        Some(selector) => {
+            let mut device = open_device(selector)?;
+            let limits = dg_commands::limits_of(device.as_mut());
+            let fp = device.fingerprint();
+            let whose = limits_text(&format!("{} ({})", fp.name, fp.selector), &limits);
+            (limits, whose)
+        }
+    };
     for precision in args.precision.list() {
-        let all = f.variants(&call, args.order, precision, &DeviceLimits::default());
+        let all = f.variants(&call, args.order, precision, &limits);
         // the valid variants, each with whether a search visits it
         let valid: Vec<(&String, bool)> =
             all.iter().filter(|(_, r)| r.is_none()).map(|(v, _)| (v, f.searched_at(v, args.order))).collect();
@@ -231,8 +251,7 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
             n => format!(" ({n} left out of a search)"),
         };
         println!(
-            "{} {formulation} N={} {:?}: {} valid{left_out}, {} rejected (limits of a minimal device: 32 KiB local \
-             memory, 256 work items, no tensor cores, no BLAS; `dg verify` and `dg autotune` apply the device's own)",
+            "{} {formulation} N={} {:?}: {} valid{left_out}, {} rejected ({whose})",
             args.law,
             args.order,
             precision,
@@ -250,6 +269,19 @@ pub fn variants(args: VariantsArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// What `dg variants` says of a device's limits: its name, local memory, work-group size, tensor cores and BLAS.
+fn limits_text(device: &str, limits: &DeviceLimits) -> String {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    format!(
+        "limits of {device}: {} KiB local memory, {} work items, tensor cores {} (f64 m16 shapes {}), BLAS {}",
+        limits.local_memory / 1024,
+        limits.max_work_group,
+        yes_no(limits.tensor_cores),
+        yes_no(limits.f64_mma_m16),
+        yes_no(limits.blas)
+    )
 }
 
 /// A rule's reason without the "variant … is rejected: " the formulations' errors start with.

@@ -507,6 +507,44 @@ fn nodal_kernels_use_the_selected_numerical_flux() {
     assert!((rusanov[1] - cpu[1]).abs() > 1e-6 * cpu[1], "HLLC and Rusanov gave the same error {cpu:?}");
 }
 
+/// `dg variants --device` applies that device's limits (PoCL's 2 MiB of local memory and 4,096 work items let
+/// through variants a minimal device's 32 KiB and 256 refuse), names them, and refuses a device that is not there.
+#[test]
+fn variants_apply_the_named_devices_limits() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let listing = |extra: &[&str]| {
+        let out = dg(&[&["variants", "maxwell2d", "--order", "8"][..], extra].concat(), cache.path());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let valid = |text: &str| -> Vec<String> {
+        text.lines().filter_map(|l| l.trim_start().strip_prefix("valid ")).map(|v| v.trim().to_string()).collect()
+    };
+    let (minimal, pocl) = (listing(&[]), listing(&["--device", "opencl"]));
+    assert!(minimal.lines().next().unwrap().contains("limits of a minimal device"), "{minimal}");
+    let header = pocl.lines().next().unwrap();
+    assert!(
+        header.contains("limits of ") && header.contains("(opencl:") && header.contains("tensor cores no"),
+        "{header}"
+    );
+    let (small, large) = (valid(&minimal), valid(&pocl));
+    assert!(small.iter().all(|v| large.contains(v)), "a variant valid on a minimal device is refused on PoCL");
+    let more: Vec<&String> = large.iter().filter(|v| !small.contains(v)).collect();
+    assert!(!more.is_empty(), "PoCL's limits let nothing more through:\n{pocl}");
+    // each of those is one the minimal device refuses for its local memory or its work items
+    for v in more {
+        let line = minimal.lines().find(|l| l.contains(&format!(" {v}:"))).unwrap_or_else(|| panic!("{v} not listed"));
+        assert!(line.contains("local memory") || line.contains("work items"), "{line}");
+    }
+    let out = dg(&["variants", "maxwell2d", "--order", "8", "--device", "opencl:9:9"], cache.path());
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no device `opencl:9:9`"));
+}
+
 /// Laws with materials that jump across faces, and a law with a positivity-sensitive state, at low order.
 #[test]
 fn variants_of_laws_with_jumping_materials_match_the_cpu_reference_on_opencl() {
