@@ -178,7 +178,7 @@ impl Tally {
     fn finish(self, law: &str, formulation: &str, device: &dyn Device, json: bool) -> Result<(), CommandError> {
         let Tally { tested, passed, refused, ruled_out, failed, refusals } = self;
         if json {
-            let doc = serde_json::json!({"law": law, "formulation": formulation, "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused + ruled_out, "refused_by_device": refused, "ruled_out": ruled_out, "failed": failed});
+            let doc = serde_json::json!({"law": law, "formulation": formulation, "device": device.fingerprint(), "tested": tested, "passed": passed, "rejected": refused + ruled_out, "refused_by_device": refused, "ruled_out": ruled_out, "failed": failed, "refusals": refusals});
             println!("{}", serde_json::to_string_pretty(&doc)?);
         } else {
             println!(

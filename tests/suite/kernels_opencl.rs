@@ -545,6 +545,29 @@ fn variants_apply_the_named_devices_limits() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no device `opencl:9:9`"));
 }
 
+/// A variant named to `dg verify` that the device refuses (a tensor-core kernel on OpenCL) ends the command with an
+/// error that says why, in text and in JSON, and it is not counted as tested.
+#[test]
+fn a_named_variant_the_device_refuses_says_why() {
+    let _serial = crate::heavy();
+    if !opencl_available() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let spec = "mmamirror/wg32/seq1/field-local/merged/tiled/f32";
+    let args = ["verify", "mhd2d", "--order", "2", "--device", "opencl", "--variant", spec];
+    let out = dg(&args, cache.path());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("nothing was verified: N=2 {spec} refused by the device")), "{err}");
+    assert!(err.contains("needs the tensor cores"), "{err}");
+    let out = dg(&[&args[..], &["--json"]].concat(), cache.path());
+    assert!(!out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((doc["tested"].as_u64(), doc["refused_by_device"].as_u64()), (Some(0), Some(1)), "{doc}");
+    assert!(doc["refusals"][0].as_str().is_some_and(|r| r.contains("needs the tensor cores")), "{doc}");
+}
+
 /// Laws with materials that jump across faces, and a law with a positivity-sensitive state, at low order.
 #[test]
 fn variants_of_laws_with_jumping_materials_match_the_cpu_reference_on_opencl() {
