@@ -6,11 +6,12 @@
 # persistent loop over the groups g0 + GROUP_ID, + gridDim.x, … (the grid DG_PROBE_GRID groups, 528 by default: four
 # a multiprocessor of an H100). Without DG_PROBE_WS, W's kernels are DG's.
 # Checks first (each a line in check.txt): maxwell2d mixed N = 1..8 under launch bounds for 4 groups in grids of 7
-# (eight groups a work group at the verification's 874 elements) and 528, groups of 32 (two halves), without bounds,
-# flux-first; euler2d, acoustics2d, mhd2d (mhd2d's two buffers may exceed 48 KiB: refused, said); the planted bug;
+# (eight groups a work group at the verification's 874 elements) and 528, groups of 32 (two halves: two buffers of
+# 67,584 bytes at N = 8, over 48 KiB of static local memory, so refused there, said), without bounds, flux-first;
+# euler2d (N = 5: 49,152 bytes, the limit), acoustics2d, mhd2d (55,296 bytes: refused, said); the planted bug;
 # compute-sanitizer's memcheck, racecheck and synccheck at N = 8. Then `dg bench` at N = 8 beside DG's `mmamirrorb9`
-# and `balanced4` in two rounds: W under bounds for 3, 4, 5 groups, grids of 264, 396, 528, 1,056; Nsight Compute on
-# one launch of each kind.
+# and `balanced4` in two rounds: W under bounds for 3, 4, 5 groups (grids of 396, 528, 660: one resident wave on an
+# H100's 132 multiprocessors), under 4 in grids of 264, 396, 1,056; Nsight Compute on one launch of each kind.
 # ptxas here (NVRTC 12.9, sm_90, `scripts/sass_local.py --sass`, maxwell2d N = 8 mixed, 33,792 bytes of local memory):
 # under bounds for 4 groups (256 work items each) 64 registers and an 8-byte spill, 1,920 static SASS instructions
 # (`mmamirrorb9`: 56 registers, 1,712); for 3 groups 80 registers; for 5 groups 48 and a 288-byte spill.
@@ -43,7 +44,8 @@ for round in 1 2; do
   echo "--- round $round" >> "$R/bench.txt"
   unset DG_PROBE_WS; DG=$MAIN; bench 8 "$B9"; bench 8 "$B4"
   export DG_PROBE_WS=1; DG=$W
-  for b in 4 3 5; do bench 8 "${M16/mmamirror/mmamirrorb$b}/f32/mixed"; done
+  # (a grid of the work groups resident at once: 132 multiprocessors × the bounds' groups)
+  for b in 4 3 5; do DG_PROBE_GRID=$(( 132 * b )) bench 8 "${M16/mmamirror/mmamirrorb$b}/f32/mixed"; done
   for grid in 264 396 1056; do
     echo "--- W grid $grid" | tee -a "$R/bench.txt"; DG_PROBE_GRID=$grid bench 8 "$WB4"
   done
