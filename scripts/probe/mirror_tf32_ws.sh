@@ -12,6 +12,7 @@
 # compute-sanitizer's memcheck, racecheck and synccheck at N = 8. Then `dg bench` at N = 8 beside DG's `mmamirrorb9`
 # and `balanced4` in two rounds: W under bounds for 3, 4, 5 groups (grids of 396, 528, 660: one resident wave on an
 # H100's 132 multiprocessors), under 4 in grids of 264, 396, 1,056; Nsight Compute on one launch of each kind.
+# The barriers' protocol is modelled and checked by mirror_tf32_ws_barriers.py (random interleavings, 0..8 groups).
 # ptxas here (NVRTC 12.9, sm_90, `scripts/sass_local.py --sass`, maxwell2d N = 8 mixed, 33,792 bytes of local memory):
 # under bounds for 4 groups (256 work items each) 64 registers and an 8-byte spill, 1,920 static SASS instructions
 # (`mmamirrorb9`: 56 registers, 1,712); for 3 groups 80 registers; for 5 groups 48 and a 288-byte spill.
