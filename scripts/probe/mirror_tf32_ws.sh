@@ -56,8 +56,8 @@ if [ "$PHASE" != bench ]; then
       set -- $job
       DG_PROBE_GRID=7 timeout 150 compute-sanitizer --tool $1 --error-exitcode 9 "$W" verify maxwell2d --order $2 \
         --variant "$WB4" $D > "$R/sanitizer-$1-$dynamic.txt" 2>&1
-      echo "$1 W b4 N = $2 claimed=$dynamic grid 7: exit $? ($(grep -m1 'ERROR SUMMARY' "$R/sanitizer-$1-$dynamic.txt"))" \
-        | tee -a "$R/check.txt"
+      rc=$?; summary=$(grep -m1 'ERROR SUMMARY' "$R/sanitizer-$1-$dynamic.txt")
+      echo "$1 W b4 N = $2 claimed=$dynamic grid 7: exit $rc ($summary)" | tee -a "$R/check.txt"
     done
     pack
   done

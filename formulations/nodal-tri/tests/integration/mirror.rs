@@ -193,9 +193,9 @@ fn the_rules_count_at_least_the_local_memory_a_mirror_tile_declares() {
 
 /// The tensor-core kernels (`mma`, `mma16`, `mma16r`, `mmamirror`, `mmamirrorb<G>`) run on CUDA only, so CI's OpenCL
 /// device never launches them: the rules' count of their local memory is checked here against what each program
-/// declares, for laws of 3 and 9 variables, orders 1, 2, 4, 6, 8, both precisions and forms. A count below the declaration
-/// would let through a kernel that the device refuses at launch (mhd2d's tf32 mirror kernel in groups of 32 declares
-/// 55,296 bytes: over a CUDA device's 48 KiB of static local memory, the rules reject it).
+/// declares, for laws of 3 and 9 variables, orders 1, 2, 4, 6, 8, both precisions and forms. A count below the
+/// declaration would let through a kernel that the device refuses at launch (mhd2d's tf32 mirror kernel in groups of
+/// 32 declares 55,296 bytes: over a CUDA device's 48 KiB of static local memory, the rules reject it).
 #[test]
 fn the_rules_count_at_least_the_local_memory_a_tensor_core_kernel_declares() {
     let cuda = dg_codegen::DeviceLimits {
