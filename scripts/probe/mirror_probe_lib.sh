@@ -32,6 +32,19 @@ M32=mmamirror/wg32/seq1/field-local/merged/tiled
 # groups
 B4=balanced4/wg32/seq1/matrix-local/merged/tiled/f32/mixed
 B9=${M16/mmamirror/mmamirrorb9}/f32/mixed
+# Two rounds of N = 8 timings in bench.txt: MAIN's and F's `mmamirrorb9`, in round 1 also what the function EXTRA
+# times (called with DG=F; none when not given), then MAIN's `balanced4`; packed after each round: ab_rounds [EXTRA]
+ab_rounds() {
+  local round
+  for round in 1 2; do
+    echo "--- round $round" >> "$R/bench.txt"
+    DG=$MAIN; bench 8 "$B9"
+    echo "--- F" >> "$R/bench.txt"; DG=$F; bench 8 "$B9"
+    [ $round = 1 ] && [ -n "${1:-}" ] && "$1"
+    echo "--- main" >> "$R/bench.txt"; DG=$MAIN; bench 8 "$B4"
+    pack
+  done
+}
 # Each probe binary's maxwell2d verification (mixed, N = 1..8, groups of 16) in check.txt, then pack (DG unchanged):
 # verify_probes BINARY ...
 verify_probes() {

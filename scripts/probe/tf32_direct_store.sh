@@ -22,14 +22,9 @@ timeout 180 compute-sanitizer --tool memcheck --error-exitcode 9 "$F" verify max
   > "$R/memcheck.txt" 2>&1
 echo "memcheck F b9 N = 8: exit $? ($(grep -c 'Invalid' "$R/memcheck.txt") invalid accesses)" | tee -a "$R/check.txt"
 pack
-for round in 1 2; do
-  echo "--- round $round" >> "$R/bench.txt"
-  DG=$MAIN; bench 8 "$B9"
-  echo "--- F" >> "$R/bench.txt"; DG=$F; bench 8 "$B9"
-  [ $round = 1 ] && { bench 8 "${B9/mmamirrorb9/mmamirrorb10}"; bench 8 "${B9/mmamirrorb9/mmamirrorb8}"; bench 8 "$M32/f32/mixed"; }
-  echo "--- main" >> "$R/bench.txt"; DG=$MAIN; bench 8 "$B4"
-  pack
-done
+# (round 1 also times F under bounds for 10 and 8 groups and in groups of 32)
+f_bounds() { bench 8 "${B9/mmamirrorb9/mmamirrorb10}"; bench 8 "${B9/mmamirrorb9/mmamirrorb8}"; bench 8 "$M32/f32/mixed"; }
+ab_rounds f_bounds
 ncu_launch DG "$MAIN" "$B9"; ncu_launch F "$F" "$B9"
 pack
 echo "--- F laws:" | tee -a "$R/check.txt"; DG=$F
